@@ -1,0 +1,18 @@
+import type { Redis } from 'ioredis';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Database, Db } from './db/database.ts';
+import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
+
+/**
+ * The dependencies every module's routes and services receive, made once at start-up by
+ * buildApp. Nothing is module-level state, so a test may build as many apps as it likes.
+ */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  clock: Clock;
+  tokens: TokenAuthenticator;
+  redis: Redis | undefined;
+}

@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { rootCertificates } from 'node:tls';
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+export class ApiClientError extends Error {
+  readonly response: ApiResponse;
+  constructor(response: ApiResponse) {
+    const body = response.body as { message?: string; errors?: { field: string; message: string }[] } | undefined;
+    const details = body?.errors?.map((error) => `\n  ${error.field}: ${error.message}`).join('') ?? '';
+    super(`${response.status}: ${body?.message ?? 'request failed'}${details}`);
+    this.response = response;
+  }
+}
+
+/**
+ * A small HTTPS client of the Nativa API for the CLI. It trusts the system's CAs and, for a
+ * local server with a generated certificate, the one in DATA_DIR/tls.
+ */
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly token: string;
+  private readonly agent: https.Agent;
+
+  constructor(baseUrl: string, token: string, dataDir: string) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.token = token;
+    const localCert = path.join(dataDir, 'tls', 'cert.pem');
+    const ca = existsSync(localCert) ? [...rootCertificates, readFileSync(localCert, 'utf8')] : undefined;
+    this.agent = new https.Agent({ ca, keepAlive: true });
+  }
+
+  request(method: string, apiPath: string, body?: unknown): Promise<ApiResponse> {
+    const url = new URL(`${this.baseUrl}${apiPath}`);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const request = https.request(
+        url,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            Accept: 'application/json',
+            'Auth-Token': this.token,
+            ...(payload
+              ? { 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': Buffer.byteLength(payload) }
+              : {}),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = text;
+            try {
+              parsed = text === '' ? undefined : JSON.parse(text);
+            } catch {
+              // Not JSON: keep the text.
+            }
+            const result = { status: response.statusCode ?? 0, headers: response.headers, body: parsed };
+            if (result.status >= 400) reject(new ApiClientError(result));
+            else resolve(result);
+          });
+        },
+      );
+      request.on('error', reject);
+      if (payload) request.write(payload);
+      request.end();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

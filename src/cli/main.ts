@@ -1,0 +1,106 @@
+import { ConfigError, loadConfig } from '../config.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
+import { closeOnSignals, startServer } from '../server.ts';
+import { ApiClientError } from './api-client.ts';
+import { parseArgs } from './args.ts';
+import { type Command, operatorClient, UsageError } from './command.ts';
+import { operatorCommands } from './operator-commands.ts';
+
+const serverCommands: Command[] = [
+  {
+    name: 'serve',
+    usage: 'serve',
+    summary: 'Start the HTTPS API server (configuration from the environment).',
+    async run() {
+      const server = await startServer(loadConfig());
+      closeOnSignals(server);
+    },
+  },
+  {
+    name: 'migrate',
+    usage: 'migrate',
+    summary: 'Apply pending database migrations and exit.',
+    async run({ json }) {
+      const config = loadConfig();
+      const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        const applied = await migrate(database);
+        if (json) process.stdout.write(`${JSON.stringify({ applied })}\n`);
+        else process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+      } finally {
+        await database.close();
+      }
+    },
+  },
+];
+
+/** Every command of `nativa`; modules append theirs here. */
+export const commands: Command[] = [...serverCommands, ...operatorCommands];
+
+function help(): string {
+  const width = Math.max(...commands.map((command) => command.usage.length));
+  return [
+    'Usage: nativa COMMAND [options] [--json]',
+    '',
+    ...commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`),
+    '',
+    'Operator commands talk to NATIVA_URL (default https://localhost:8443) with NATIVA_TOKEN',
+    '(default: the token in DATA_DIR/operator.token).',
+    '',
+  ].join('\n');
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.words.length === 0 || args.flags.has('help') || args.flags.has('h') || args.words[0] === 'help') {
+    process.stdout.write(help());
+    return 0;
+  }
+  // The longest command name that the words start with wins (`users create` before `users`).
+  const command = [...commands]
+    .sort((a, b) => b.name.length - a.name.length)
+    .find((candidate) => {
+      const parts = candidate.name.split(' ');
+      return parts.every((part, index) => args.words[index] === part);
+    });
+  if (command === undefined) {
+    process.stderr.write(`nativa: unknown command '${args.words.join(' ')}'\n\n${help()}`);
+    return 2;
+  }
+  const rest = { ...args, words: args.words.slice(command.name.split(' ').length) };
+  let client: ReturnType<typeof operatorClient> | undefined;
+  try {
+    await command.run({
+      args: rest,
+      json: args.flags.has('json'),
+      client: () => {
+        client ??= operatorClient();
+        return client;
+      },
+    });
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`nativa ${command.name}: ${error.message}\nusage: nativa ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`nativa: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof ApiClientError) {
+      process.stderr.write(`nativa ${command.name}: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`nativa ${command.name}: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    client?.close();
+  }
+}
+
+if (import.meta.main) {
+  const code = await runCli(process.argv.slice(2));
+  if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exitCode = code;
+}

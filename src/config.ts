@@ -1,0 +1,124 @@
+import path from 'node:path';
+import { type Clock, systemClock } from './clock.ts';
+
+/** Everything the server needs from its environment, validated once at start. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
+  tlsCertPath: string | undefined;
+  tlsKeyPath: string | undefined;
+  trustProxy: boolean;
+  rateLimitPerSecond: number;
+  timeZone: string;
+  publicUrl: string | undefined;
+  smtpUrl: string | undefined;
+  bodyLimitBytes: number;
+  logLevel: string;
+  /** Share of a billed click that goes to the publisher, as a fraction of 1. */
+  revenueShare: number;
+  /** Secret for signing click links; generated into DATA_DIR when not given. */
+  signingSecret: string | undefined;
+  clock: Clock;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Reads the configuration from environment variables. Every bad value is reported at once,
+ * one line each, so an operator fixes them all in one go.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name}=${raw}: expected an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name}: expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+      }
+    } catch {
+      problems.push(`${name}: not a valid URL`);
+    }
+    return raw;
+  };
+  const bool = (name: string): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return false;
+    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name}=${raw}: expected true or false`);
+    return false;
+  };
+
+  const timeZone = env.TZ || 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    problems.push(`TZ=${timeZone}: unknown time zone`);
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL=${logLevel}: expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const tlsCertPath = env.TLS_CERT || undefined;
+  const tlsKeyPath = env.TLS_KEY || undefined;
+  if ((tlsCertPath === undefined) !== (tlsKeyPath === undefined)) {
+    problems.push('TLS_CERT and TLS_KEY: give both or neither');
+  }
+  const sharePercent = int('REVENUE_SHARE_PERCENT', 70, 0, 100);
+  const publicUrl = url('PUBLIC_URL', ['https:']);
+  const signingSecret = env.SIGNING_SECRET || undefined;
+  if (signingSecret !== undefined && signingSecret.length < 32) {
+    problems.push('SIGNING_SECRET: must be at least 32 characters');
+  }
+
+  const config: Config = {
+    port: int('PORT', 8443, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'nativa:',
+    tlsCertPath,
+    tlsKeyPath,
+    trustProxy: bool('TRUST_PROXY'),
+    rateLimitPerSecond: int('RATE_LIMIT_RPS', 5, 1, 1_000_000),
+    timeZone,
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    logLevel,
+    revenueShare: sharePercent / 100,
+    signingSecret,
+    clock: systemClock,
+    ...overrides,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

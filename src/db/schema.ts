@@ -1,0 +1,159 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** A column the database fills when an insert leaves it out. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export type AccountKind = 'advertiser' | 'publisher' | 'operator';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  kind: AccountKind;
+  username: string;
+  email: string;
+  name: Defaulted<string>;
+  url: Defaulted<string>;
+  whatsapp: Defaulted<string>;
+  telegram: Defaulted<string>;
+  skype: Defaulted<string>;
+  phone: Defaulted<string>;
+  daily_budget_micros: Defaulted<number>;
+  balance_micros: Defaulted<number>;
+  parent_id: number | null;
+  password_hash: string | null;
+  email_confirmed_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  account_id: number;
+  name: Defaulted<string>;
+  token_hash: Buffer;
+  created_at: CreatedAt;
+  revoked_at: Date | null;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  account_id: number;
+  amount_micros: number;
+  balance_after_micros: number;
+  kind: string;
+  counterparty_id: number | null;
+  reference: string | null;
+  comment: Defaulted<string>;
+  created_by: number | null;
+  created_at: CreatedAt;
+}
+
+export interface CategoriesTable {
+  id: Generated<number>;
+  parent_id: number | null;
+  title: string;
+}
+
+export interface CampaignsTable {
+  id: Generated<number>;
+  advertiser_id: number;
+  title: string;
+  category_id: number | null;
+  geo: Defaulted<string[]>;
+  is_retarget: Defaulted<boolean>;
+  active: Defaulted<boolean>;
+  moderation_status: Defaulted<number>;
+  archived: Defaulted<boolean>;
+  daily_budget_micros: Defaulted<number>;
+  daily_click_limit: Defaulted<number>;
+  created_at: CreatedAt;
+  updated_at: Defaulted<Date>;
+}
+
+export interface OffersTable {
+  id: Generated<number>;
+  campaign_id: number;
+  title: string;
+  description: string;
+  price_text: Defaulted<string>;
+  price: number | null;
+  old_price: number | null;
+  discount: number | null;
+  discount_type: string | null;
+  sub_category_id: number | null;
+  url: string;
+  url_mobile: Defaulted<string>;
+  bid_micros: number;
+  image_square: string | null;
+  image_wide: string | null;
+  active: Defaulted<boolean>;
+  moderation_status: Defaulted<number>;
+  deleted_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Defaulted<Date>;
+}
+
+export interface SitesTable {
+  id: Generated<number>;
+  publisher_id: number;
+  url: string;
+  category_id: number | null;
+  status: Defaulted<number>;
+  monthly_uniq_users: Defaulted<number>;
+  created_at: CreatedAt;
+}
+
+export interface BlocksTable {
+  id: Generated<number>;
+  site_id: number;
+  title: string;
+  teaser_count: Defaulted<number>;
+  created_at: CreatedAt;
+}
+
+export interface SiteCoefficientsTable {
+  campaign_id: number;
+  site_id: number;
+  block_id: Defaulted<number>;
+  coef: number;
+  updated_at: Defaulted<Date>;
+}
+
+export interface DeviceCoefficientsTable {
+  campaign_id: number;
+  device: number;
+  coef: number;
+  updated_at: Defaulted<Date>;
+}
+
+export interface StatsDailyTable {
+  day: string;
+  campaign_id: number;
+  offer_id: number;
+  site_id: number;
+  block_id: number;
+  device: number;
+  country: Defaulted<string>;
+  views: Defaulted<number>;
+  clicks: Defaulted<number>;
+  spend_micros: Defaulted<number>;
+  publisher_income_micros: Defaulted<number>;
+  conversions_purchase: Defaulted<number>;
+  conversions_registration: Defaulted<number>;
+  conversions_intermediate: Defaulted<number>;
+}
+
+/** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
+export interface DatabaseSchema {
+  accounts: AccountsTable;
+  api_tokens: ApiTokensTable;
+  ledger_entries: LedgerEntriesTable;
+  categories: CategoriesTable;
+  site_categories: CategoriesTable;
+  campaigns: CampaignsTable;
+  offers: OffersTable;
+  sites: SitesTable;
+  blocks: BlocksTable;
+  site_coefficients: SiteCoefficientsTable;
+  device_coefficients: DeviceCoefficientsTable;
+  stats_daily: StatsDailyTable;
+}

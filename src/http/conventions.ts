@@ -1,0 +1,215 @@
+import { hash } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import type { AccountKind } from '../db/schema.ts';
+import { ApiError, errorBody, forbidden, unauthorized } from './errors.ts';
+import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
+import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
+import type { RateLimitDecision } from './rate-limit.ts';
+import { toXml } from './xml.ts';
+
+/** Who may call a route. Routes under /api/advertiser, /api/webmaster and /api/admin get theirs from the path. */
+export type Access = 'public' | 'authenticated' | AccountKind;
+
+/** The account behind a request's token. */
+export interface Principal {
+  accountId: number;
+  kind: AccountKind;
+  tokenId: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | undefined;
+    format: ResponseFormat;
+  }
+}
+
+export interface ConventionDependencies {
+  authenticate(token: string): Promise<Principal | undefined>;
+  rateLimit(key: string): Promise<RateLimitDecision>;
+  trustProxy: boolean;
+}
+
+const ACCESS_BY_PREFIX: [string, Access][] = [
+  ['/api/advertiser/', 'advertiser'],
+  ['/api/webmaster/', 'publisher'],
+  ['/api/admin/', 'operator'],
+  ['/api/docs', 'public'],
+];
+
+const ENTRY_POINT_NAMES: Record<AccountKind, string> = {
+  advertiser: 'advertisers',
+  publisher: 'publishers',
+  operator: 'operators',
+};
+
+const XML_TYPE = 'application/xml; charset=UTF-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Fastify's own error codes that are the client's fault, with the status they deserve. */
+const CLIENT_ERROR_CODES: Record<string, number> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 413,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 400,
+  FST_ERR_CTP_EMPTY_JSON_BODY: 400,
+  FST_ERR_CTP_INVALID_JSON_BODY: 400,
+};
+
+/**
+ * Installs every HTTP convention of the API on the root instance, for all routes present and
+ * future: input parsing, format negotiation, authentication, access by entry point, rate
+ * limiting, the error body, 404/405/OPTIONS, `fields`, and ETags.
+ */
+export function registerHttpConventions(app: FastifyInstance, dependencies: ConventionDependencies): void {
+  registerBodyParsers(app);
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('format', 'json');
+
+  const knownRoutes = FindMyWay();
+  app.addHook('onRoute', (routeOptions) => {
+    const config = (routeOptions.config ?? {}) as { access?: Access };
+    if (config.access === undefined) {
+      config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
+    }
+    routeOptions.config = config as typeof routeOptions.config;
+    mergeInputsOnRoute(routeOptions);
+    for (const method of [routeOptions.method].flat()) {
+      try {
+        knownRoutes.on(method.toUpperCase() as 'GET', routeOptions.url, () => undefined);
+      } catch {
+        // The same method and path registered twice (HEAD for GET): one entry is enough.
+      }
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
+      throw forbidden('Requests must be made over HTTPS.');
+    }
+    request.format = negotiateFormat(request.headers.accept);
+    reply.header('Vary', 'Accept');
+    if (request.format === 'xml') {
+      reply.serializer(toXml);
+      reply.type(XML_TYPE);
+    }
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === 'public') return;
+    await authorize(request, reply, access);
+  });
+
+  async function authorize(request: FastifyRequest, reply: FastifyReply, access: Access): Promise<void> {
+    const token = request.headers['auth-token'];
+    if (typeof token !== 'string' || token === '') throw unauthorized('The Auth-Token header is missing.');
+    const principal = await dependencies.authenticate(token);
+    if (principal === undefined) throw unauthorized();
+    request.principal = principal;
+    const decision = await dependencies.rateLimit(`t${principal.tokenId}`);
+    reply.header('X-Rate-Limit-Limit', decision.limit);
+    reply.header('X-Rate-Limit-Remaining', decision.remaining);
+    reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
+    if (!decision.allowed) {
+      throw new ApiError(429, 'Rate limit exceeded.', { headers: { 'Retry-After': String(decision.resetSeconds) } });
+    }
+    if (access !== 'authenticated' && principal.kind !== access) {
+      throw forbidden(`This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
+    }
+  }
+
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (reply.statusCode >= 300) return payload;
+    const fields = (request.query as { fields?: unknown } | undefined)?.fields;
+    if (typeof fields !== 'string' || fields.trim() === '') return payload;
+    const wanted = new Set(fields.split(',').map((field) => field.trim()));
+    if (request.format === 'json') reply.serializer(JSON.stringify);
+    return Array.isArray(payload) ? payload.map((item) => pick(item, wanted)) : pick(payload, wanted);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    const etag = `"${hash('sha1', payload, 'base64url')}"`;
+    reply.header('ETag', etag);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch.split(',').some((tag) => tag.trim() === etag))) {
+      reply.code(304);
+      reply.removeHeader('Content-Type');
+      return '';
+    }
+    return payload;
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
+      (method) => knownRoutes.find(method, path) !== null,
+    );
+    if (allowed.length === 0) throw new ApiError(404, 'Page not found.');
+    const allow = [...allowed, 'OPTIONS'].join(', ');
+    reply.header('Allow', allow);
+    if (request.method === 'OPTIONS') {
+      reply.code(200);
+      return '';
+    }
+    throw new ApiError(405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`);
+  });
+
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    const failure = classify(error);
+    if (failure.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    if (request.format !== 'xml') reply.type(JSON_TYPE);
+    for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
+    reply.code(failure.status);
+    return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);
+  });
+}
+
+interface Failure {
+  status: number;
+  message: string;
+  code: number;
+  fieldErrors?: ApiError['fieldErrors'];
+  headers: Record<string, string>;
+}
+
+function classify(error: FastifyError | ApiError): Failure {
+  if (error instanceof ApiError) {
+    return {
+      status: error.status,
+      message: error.message,
+      code: error.code,
+      fieldErrors: error.fieldErrors,
+      headers: error.headers,
+    };
+  }
+  if (error.validation) {
+    if (error.validationContext === 'params') return { status: 404, message: 'Object not found.', code: 0, headers: {} };
+    const fieldErrors = fieldErrorsFromValidation(error.validation as Parameters<typeof fieldErrorsFromValidation>[0]);
+    return {
+      status: 422,
+      message: fieldErrors.map((entry) => `${entry.field}: ${entry.message}`).join(' '),
+      code: 0,
+      fieldErrors,
+      headers: {},
+    };
+  }
+  const known = error.code ? CLIENT_ERROR_CODES[error.code] : undefined;
+  if (known !== undefined) return { status: known, message: error.message, code: 0, headers: {} };
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: error.statusCode, message: error.message, code: 0, headers: {} };
+  }
+  return { status: 500, message: 'An internal server error occurred.', code: 0, headers: {} };
+}
+
+function pick(value: unknown, wanted: Set<string>): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) if (wanted.has(key)) result[key] = (value as Record<string, unknown>)[key];
+  return result;
+}
+
+export { parseQueryString };

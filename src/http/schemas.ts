@@ -1,0 +1,43 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Shapes shared by many routes. Every property carries a description: that is the API documentation. */
+
+export const IdParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Numeric identifier.' }),
+});
+
+/** A boolean input; `true/false/1/0` are all accepted (the conventions layer normalizes `"1"`/`"0"`). */
+export const Flag = (description: string) => Type.Boolean({ description });
+
+/** An amount of money: a number (or decimal string) with at most 4 fraction digits. */
+export const MoneyInput = (description: string) =>
+  Type.Union([Type.Number(), Type.String({ pattern: '^-?\\d+(\\.\\d+)?$' })], { description });
+
+export const IsoDate = (description: string) =>
+  Type.String({ format: 'date', description: `${description} ISO 8601 date, YYYY-MM-DD.` });
+
+export const ErrorBodySchema = Type.Object(
+  {
+    name: Type.String({ description: 'The status phrase.' }),
+    message: Type.String({ description: 'What went wrong, for a person.' }),
+    code: Type.Integer({ description: 'A stable error code; 0 when the status says it all.' }),
+    status: Type.Integer({ description: 'The HTTP status.' }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'The failing field.' }),
+          message: Type.String({ description: 'Why it failed.' }),
+        }),
+        { description: 'With 422: one entry per failing field.' },
+      ),
+    ),
+  },
+  { $id: 'Error', description: 'The error body of every failed request.' },
+);
+
+/** Standard error responses a route documents besides its success. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, Type.Ref(ErrorBodySchema)]));
+}
+
+export const NoContent = Type.Null({ description: 'No content.' });

@@ -1,0 +1,104 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { AccountKind, AccountsTable } from '../../db/schema.ts';
+
+export type AccountRow = Selectable<AccountsTable>;
+export type NewAccount = Insertable<AccountsTable>;
+
+export async function insertAccount(db: Db, account: NewAccount): Promise<AccountRow> {
+  return db.insertInto('accounts').values(account).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findAccountById(db: Db, id: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Which of `username` and `email` are already taken, case-insensitively. */
+export async function findTakenIdentity(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['username', 'email'])
+    .where((eb) =>
+      eb.or([
+        eb(eb.fn('lower', ['username']), '=', username.toLowerCase()),
+        eb(eb.fn('lower', ['email']), '=', email.toLowerCase()),
+      ]),
+    )
+    .execute();
+  return {
+    username: rows.some((row) => row.username.toLowerCase() === username.toLowerCase()),
+    email: rows.some((row) => row.email.toLowerCase() === email.toLowerCase()),
+  };
+}
+
+export interface AccountFilter {
+  kind?: AccountKind;
+  parentId?: number;
+}
+
+export async function listAccounts(
+  db: Db,
+  filter: AccountFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: AccountRow[]; total: number }> {
+  let query = db.selectFrom('accounts');
+  if (filter.kind) query = query.where('kind', '=', filter.kind);
+  if (filter.parentId !== undefined) query = query.where('parent_id', '=', filter.parentId);
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+export async function operatorExists(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('id').where('kind', '=', 'operator').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertToken(db: Db, accountId: number, name: string, tokenHash: Buffer) {
+  return db
+    .insertInto('api_tokens')
+    .values({ account_id: accountId, name, token_hash: tokenHash, revoked_at: null })
+    .returning(['id', 'account_id', 'name', 'created_at'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function findActiveTokenByHash(db: Db, tokenHash: Buffer) {
+  return db
+    .selectFrom('api_tokens')
+    .innerJoin('accounts', 'accounts.id', 'api_tokens.account_id')
+    .select(['api_tokens.id', 'api_tokens.account_id', 'api_tokens.token_hash', 'accounts.kind'])
+    .where('api_tokens.token_hash', '=', tokenHash)
+    .where('api_tokens.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function listTokens(db: Db, accountId: number) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'account_id', 'name', 'created_at', 'revoked_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function findToken(db: Db, tokenId: number) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'account_id', 'name', 'created_at', 'revoked_at'])
+    .where('id', '=', tokenId)
+    .executeTakeFirst();
+}
+
+/** Marks a token revoked; returns false when it does not exist or was revoked already. */
+export async function revokeToken(db: Db, tokenId: number, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: at })
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,105 @@
+import type { Db } from '../../db/database.ts';
+import type { AccountKind } from '../../db/schema.ts';
+import { type FieldError, notFound, validationFailed } from '../../http/errors.ts';
+import { applyLedgerChange, insufficientFundsAsValidation } from '../ledger/ledger.ts';
+import {
+  type AccountRow,
+  findAccountById,
+  findTakenIdentity,
+  findToken,
+  insertAccount,
+  insertToken,
+  revokeToken,
+} from './account-repository.ts';
+import { generateToken, hashToken } from './tokens.ts';
+
+export interface NewAccountInput {
+  kind: AccountKind;
+  username: string;
+  email: string;
+  name?: string;
+  url?: string;
+  whatsapp?: string;
+  telegram?: string;
+  skype?: string;
+  phone?: string;
+  dailyBudgetMicros?: number;
+  parentId?: number | null;
+  passwordHash?: string | null;
+  emailConfirmed?: boolean;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Creates an account; a taken username or e-mail is a 422 on that field. Runs inside `trx`. */
+export async function createAccount(trx: Db, input: NewAccountInput, now: Date): Promise<AccountRow> {
+  const taken = await findTakenIdentity(trx, input.username, input.email);
+  const problems: FieldError[] = [];
+  if (taken.username) problems.push({ field: 'username', message: 'This username is already taken.' });
+  if (taken.email) problems.push({ field: 'email', message: 'This e-mail is already registered.' });
+  if (problems.length > 0) throw validationFailed(problems);
+  try {
+    return await insertAccount(trx, {
+      kind: input.kind,
+      username: input.username,
+      email: input.email,
+      name: input.name,
+      url: input.url,
+      whatsapp: input.whatsapp,
+      telegram: input.telegram,
+      skype: input.skype,
+      phone: input.phone,
+      daily_budget_micros: input.dailyBudgetMicros,
+      parent_id: input.parentId ?? null,
+      password_hash: input.passwordHash ?? null,
+      email_confirmed_at: input.emailConfirmed ? now : null,
+      created_at: now,
+    });
+  } catch (error) {
+    // Two requests racing for the same name: the unique index decides, and the loser gets the same 422.
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+      throw validationFailed([{ field: 'username', message: 'This username or e-mail is already taken.' }]);
+    }
+    throw error;
+  }
+}
+
+export async function getAccount(db: Db, id: number): Promise<AccountRow> {
+  const account = await findAccountById(db, id);
+  if (account === undefined) throw notFound('User');
+  return account;
+}
+
+/** Issues a new token for an account; the token itself is returned only here. */
+export async function issueToken(db: Db, accountId: number, name: string): Promise<{ id: number; token: string }> {
+  return db.transaction().execute(async (trx) => {
+    await getAccount(trx, accountId);
+    const token = generateToken();
+    const row = await insertToken(trx, accountId, name, hashToken(token));
+    return { id: row.id, token };
+  });
+}
+
+export async function revokeTokenById(db: Db, tokenId: number, now: Date): Promise<void> {
+  const token = await findToken(db, tokenId);
+  if (token === undefined || token.revoked_at !== null) throw notFound('Token');
+  await revokeToken(db, tokenId, now);
+}
+
+/** An operator's credit (positive) or debit (negative) of a balance, recorded in the ledger. */
+export async function adjustBalance(
+  db: Db,
+  change: { accountId: number; amountMicros: number; comment: string; operatorId: number },
+): Promise<AccountRow> {
+  return db.transaction().execute(async (trx) => {
+    await getAccount(trx, change.accountId);
+    await applyLedgerChange(trx, {
+      accountId: change.accountId,
+      amountMicros: change.amountMicros,
+      kind: change.amountMicros >= 0 ? 'deposit' : 'withdrawal',
+      comment: change.comment,
+      createdBy: change.operatorId,
+    }).catch((error: unknown) => insufficientFundsAsValidation(error, 'amount'));
+    return getAccount(trx, change.accountId);
+  });
+}

@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { getAccount } from './account-service.ts';
+import { toUser, UserSchema } from './user-schema.ts';
+
+export function registerMeRoutes(app: FastifyInstance, context: AppContext): void {
+  app.get(
+    '/api/me',
+    {
+      schema: {
+        tags: ['User'],
+        summary: 'The account that owns the token.',
+        response: { 200: UserSchema, ...errorResponses(401, 429) },
+      },
+    },
+    async (request) => toUser(await getAccount(context.db, request.principal?.accountId ?? 0)),
+  );
+}

@@ -1,0 +1,123 @@
+import type { Db } from '../../db/database.ts';
+
+/** Device types as the API numbers them. */
+export const DEVICES = { desktop: 1, mobile: 2, tablet: 3 } as const;
+export type DeviceId = (typeof DEVICES)[keyof typeof DEVICES];
+
+/** Conversion goals as the API numbers them (`targetId`). */
+export const GOALS = { purchase: 1, registration: 2, intermediate: 3 } as const;
+export type GoalId = (typeof GOALS)[keyof typeof GOALS];
+
+/**
+ * What happened for one ad in one place: any mix of views, clicks, money and conversions.
+ * The serving engine and tests describe traffic with these; nothing else writes statistics.
+ */
+export interface TrafficEvent {
+  /** When it happened (epoch ms); the rollup day is taken in the platform time zone. */
+  at: number;
+  campaignId: number;
+  offerId: number;
+  siteId: number;
+  blockId: number;
+  device: DeviceId;
+  /** ISO 3166-1 alpha-2, or '' when unknown. */
+  country?: string;
+  views?: number;
+  clicks?: number;
+  /** What the advertiser was charged. */
+  spendMicros?: number;
+  /** What the publisher earned from it. */
+  publisherIncomeMicros?: number;
+  conversions?: Partial<Record<GoalId, number>>;
+}
+
+type RollupRow = {
+  day: string;
+  campaign_id: number;
+  offer_id: number;
+  site_id: number;
+  block_id: number;
+  device: number;
+  country: string;
+  views: number;
+  clicks: number;
+  spend_micros: number;
+  publisher_income_micros: number;
+  conversions_purchase: number;
+  conversions_registration: number;
+  conversions_intermediate: number;
+};
+
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
+export function dayOf(epochMs: number, timeZone: string): string {
+  let formatter = dayFormatters.get(timeZone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormatters.set(timeZone, formatter);
+  }
+  return formatter.format(epochMs);
+}
+
+/**
+ * Adds events to the daily rollup. Events with the same key are summed in memory first, then
+ * each key is one upsert that adds to what the row already holds, so concurrent writers and
+ * repeated batches are both safe. Run it inside the transaction that owns the events (a click's
+ * billing, an impression batch) so statistics and money move together.
+ */
+export async function recordEvents(trx: Db, events: readonly TrafficEvent[], timeZone: string): Promise<void> {
+  const rows = new Map<string, RollupRow>();
+  for (const event of events) {
+    const day = dayOf(event.at, timeZone);
+    const country = (event.country ?? '').toUpperCase();
+    const key = `${day}|${event.campaignId}|${event.offerId}|${event.siteId}|${event.blockId}|${event.device}|${country}`;
+    let row = rows.get(key);
+    if (row === undefined) {
+      row = {
+        day,
+        campaign_id: event.campaignId,
+        offer_id: event.offerId,
+        site_id: event.siteId,
+        block_id: event.blockId,
+        device: event.device,
+        country,
+        views: 0,
+        clicks: 0,
+        spend_micros: 0,
+        publisher_income_micros: 0,
+        conversions_purchase: 0,
+        conversions_registration: 0,
+        conversions_intermediate: 0,
+      };
+      rows.set(key, row);
+    }
+    row.views += event.views ?? 0;
+    row.clicks += event.clicks ?? 0;
+    row.spend_micros += event.spendMicros ?? 0;
+    row.publisher_income_micros += event.publisherIncomeMicros ?? 0;
+    row.conversions_purchase += event.conversions?.[GOALS.purchase] ?? 0;
+    row.conversions_registration += event.conversions?.[GOALS.registration] ?? 0;
+    row.conversions_intermediate += event.conversions?.[GOALS.intermediate] ?? 0;
+  }
+  if (rows.size === 0) return;
+  // Sorted so that two batches touching the same keys lock them in the same order.
+  const values = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
+  for (let start = 0; start < values.length; start += 500) {
+    await trx
+      .insertInto('stats_daily')
+      .values(values.slice(start, start + 500))
+      .onConflict((conflict) =>
+        conflict.columns(['campaign_id', 'day', 'offer_id', 'site_id', 'block_id', 'device', 'country']).doUpdateSet((eb) => ({
+          views: eb('stats_daily.views', '+', eb.ref('excluded.views')),
+          clicks: eb('stats_daily.clicks', '+', eb.ref('excluded.clicks')),
+          spend_micros: eb('stats_daily.spend_micros', '+', eb.ref('excluded.spend_micros')),
+          publisher_income_micros: eb('stats_daily.publisher_income_micros', '+', eb.ref('excluded.publisher_income_micros')),
+          conversions_purchase: eb('stats_daily.conversions_purchase', '+', eb.ref('excluded.conversions_purchase')),
+          conversions_registration: eb('stats_daily.conversions_registration', '+', eb.ref('excluded.conversions_registration')),
+          conversions_intermediate: eb('stats_daily.conversions_intermediate', '+', eb.ref('excluded.conversions_intermediate')),
+        })),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Money is kept in integer micro-units (1 unit = 1,000,000 micros) so that sums are exact.
+ * The API shows amounts rounded to 4 fraction digits, as the platform always has.
+ */
+export const MICROS_PER_UNIT = 1_000_000;
+
+/** The largest amount accepted in one input, in units; keeps every sum a safe integer. */
+export const MAX_MONEY_UNITS = 1_000_000_000;
+
+const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Converts an API amount (number or decimal string) to micros exactly, without passing through
+ * binary floating-point arithmetic. Returns undefined for anything that is not a plain decimal
+ * with at most 4 fraction digits within the accepted range.
+ */
+export function parseMoney(value: unknown): number | undefined {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return undefined;
+    text = Math.abs(value) < 1e-6 && value !== 0 ? value.toFixed(10) : String(value);
+  } else if (typeof value === 'string') {
+    text = value.trim();
+  } else {
+    return undefined;
+  }
+  const match = DECIMAL.exec(text);
+  if (!match) return undefined;
+  const [, sign, whole = '0', fraction = ''] = match;
+  const significantFraction = fraction.replace(/0+$/, '');
+  if (significantFraction.length > 4) return undefined;
+  if (Number(whole) > MAX_MONEY_UNITS) return undefined;
+  const micros = Number(whole) * MICROS_PER_UNIT + Number(significantFraction.padEnd(6, '0'));
+  return sign ? -micros : micros;
+}
+
+/** The API's view of an amount: units rounded to 4 fraction digits. */
+export function microsToAmount(micros: number): number {
+  return Math.round(micros / 100) / 10_000;
+}
+
+/** Whole cents, rounded down: publisher income fields are integers in the spec. */
+export function microsToCents(micros: number): number {
+  return Math.floor(micros / 10_000);
+}

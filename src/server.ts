@@ -1,0 +1,114 @@
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { buildApp } from './app.ts';
+import type { AppContext } from './app-context.ts';
+import type { Config } from './config.ts';
+import { type Database, openDatabase } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { operatorExists } from './modules/accounts/account-repository.ts';
+import { createAccount, issueToken } from './modules/accounts/account-service.ts';
+import { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import { loadTls, type TlsMaterial } from './tls.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  context: AppContext;
+  /** The base URL the server listens on, e.g. https://127.0.0.1:8443. */
+  url: string;
+  /** Token of the first operator, when this start created it. */
+  bootstrapToken: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** An already open database (tests); otherwise one is opened from the configuration. */
+  database?: Database;
+  tls?: TlsMaterial;
+  logger?: boolean | { level: string };
+}
+
+/** Creates the shared dependencies: database (migrated), Redis, token authenticator. */
+export async function createContext(config: Config, database?: Database): Promise<AppContext> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  await migrate(db);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  return {
+    config,
+    database: db,
+    db: db.db,
+    clock: config.clock,
+    tokens: new TokenAuthenticator(db.db, config.clock),
+    redis,
+  };
+}
+
+/**
+ * On the very first start there is no operator: create one, and put its token in
+ * DATA_DIR/operator.token (readable by the owner only) so the CLI can use it.
+ */
+export async function ensureOperator(context: AppContext): Promise<string | undefined> {
+  if (await operatorExists(context.db)) return undefined;
+  const account = await context.db
+    .transaction()
+    .execute((trx) =>
+      createAccount(
+        trx,
+        { kind: 'operator', username: 'operator', email: 'operator@localhost', emailConfirmed: true },
+        new Date(context.clock.now()),
+      ),
+    );
+  const { token } = await issueToken(context.db, account.id, 'bootstrap');
+  const tokenPath = path.join(context.config.dataDir, 'operator.token');
+  writeFileSync(tokenPath, `${token}\n`, { mode: 0o600 });
+  chmodSync(tokenPath, 0o600);
+  return token;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const context = await createContext(config, options.database);
+  const bootstrapToken = await ensureOperator(context);
+  const tls = options.tls ?? (await loadTls(config));
+  const app = await buildApp(context, { tls, logger: options.logger });
+  app.addHook('onClose', async () => {
+    await context.redis?.quit().catch(() => undefined);
+    await context.database.close();
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  if (bootstrapToken) {
+    app.log.info(`created the first operator account; its token is in ${path.join(config.dataDir, 'operator.token')}`);
+  } else if (!existsSync(path.join(config.dataDir, 'operator.token'))) {
+    app.log.debug('operator account exists; no token file in DATA_DIR');
+  }
+  return {
+    app,
+    context,
+    url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    bootstrapToken,
+    close: () => app.close(),
+  };
+}
+
+/** Stops accepting connections on SIGTERM/SIGINT, lets in-flight requests finish, then closes storage. */
+export function closeOnSignals(server: RunningServer): void {
+  let closing = false;
+  const stop = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    server.app.log.info(`${signal} received, shutting down`);
+    server
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
