@@ -1,0 +1,41 @@
+// Runs one autocannon load in its own process so the load generator does not share an event loop
+// (or a CPU's worth of JavaScript) with the server it measures. Input: a JSON LoadSpec in argv[2];
+// output: one JSON line with the result.
+import autocannon from 'autocannon';
+import type { LoadSpec } from './load.ts';
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+let next = 0;
+const tokens = spec.tokens ?? [];
+const paths = spec.paths ?? [new URL(spec.url).pathname + new URL(spec.url).search];
+
+const result = await autocannon({
+  url: spec.url,
+  connections: spec.connections,
+  duration: spec.durationSeconds,
+  headers: spec.headers,
+  requests: [
+    {
+      setupRequest: (request: { headers?: Record<string, string>; path?: string }) => {
+        next += 1;
+        const headers = { ...(request.headers ?? {}) };
+        if (tokens.length > 0) headers['Auth-Token'] = tokens[next % tokens.length] ?? '';
+        return { ...request, headers, path: paths[next % paths.length] };
+      },
+    },
+  ],
+});
+
+const statuses: Record<string, number> = {};
+for (const key of ['1xx', '2xx', '3xx', '4xx', '5xx'] as const) statuses[key] = result[key];
+process.stdout.write(
+  `${JSON.stringify({
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statuses,
+  })}\n`,
+);

@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface LoadSpec {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  headers?: Record<string, string>;
+  /** Tokens to rotate through, one per request, so a per-token rate limit admits the load. */
+  tokens?: string[];
+  /** Paths (with query) to rotate through on the same host. */
+  paths?: string[];
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  total: number;
+  errors: number;
+  timeouts: number;
+  statuses: Record<string, number>;
+}
+
+/** Loads a URL from a separate process (autocannon) and returns its figures. */
+export async function load(spec: LoadSpec): Promise<LoadResult> {
+  const worker = path.join(import.meta.dirname, 'load-worker.ts');
+  const { stdout } = await run(process.execPath, [worker, JSON.stringify(spec)], { maxBuffer: 64 * 1024 * 1024 });
+  const line = stdout.trim().split('\n').at(-1) ?? '{}';
+  return JSON.parse(line) as LoadResult;
+}
