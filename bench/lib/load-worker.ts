@@ -16,11 +16,11 @@ const result = await autocannon({
   headers: spec.headers,
   requests: [
     {
-      setupRequest: (request: { headers?: Record<string, string>; path?: string }) => {
+      setupRequest: (request) => {
         next += 1;
-        const headers = { ...(request.headers ?? {}) };
+        const headers: Record<string, string> = { ...(request.headers as Record<string, string> | undefined) };
         if (tokens.length > 0) headers['Auth-Token'] = tokens[next % tokens.length] ?? '';
-        return { ...request, headers, path: paths[next % paths.length] };
+        return { ...request, headers, path: paths[next % paths.length] ?? '/' };
       },
     },
   ],
