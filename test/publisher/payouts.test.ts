@@ -31,7 +31,11 @@ describe('payouts', () => {
   describe('POST /admin/payouts', () => {
     it('records a payout and debits the balance exactly through the ledger', async () => {
       const publisher = await fundedPublisher('100');
-      const response = await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: '30.1234', wallet: 'paypal:pub@example.test' });
+      const response = await server.operator.post('/api/admin/payouts', {
+        userId: publisher.id,
+        amount: '30.1234',
+        wallet: 'paypal:pub@example.test',
+      });
       assert.equal(response.status, 201, response.text);
       const payout = response.json();
       assert.equal(response.header('location'), `${server.url}/api/admin/payouts/${payout.id}`);
@@ -50,7 +54,12 @@ describe('payouts', () => {
       assert.equal(entry.balance, 69.8766);
       assert.equal(entry.reference, String(payout.id));
 
-      const paid = await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: 69.8766, wallet: 'iban:DE00', status: 'paid' });
+      const paid = await server.operator.post('/api/admin/payouts', {
+        userId: publisher.id,
+        amount: 69.8766,
+        wallet: 'iban:DE00',
+        status: 'paid',
+      });
       assert.equal(paid.status, 201, paid.text);
       assert.equal(paid.json().status, 'paid');
       assert.equal(await balanceOf(publisher.id), 0);
@@ -101,7 +110,10 @@ describe('payouts', () => {
 
     it('is for operators only', async () => {
       const publisher = await fundedPublisher('5');
-      assert.equal((await publisher.client.post('/api/admin/payouts', { userId: publisher.id, amount: 1, wallet: 'w' })).status, 403);
+      assert.equal(
+        (await publisher.client.post('/api/admin/payouts', { userId: publisher.id, amount: 1, wallet: 'w' })).status,
+        403,
+      );
       assert.equal((await advertiser.client.get('/api/admin/payouts')).status, 403);
       assert.equal(await balanceOf(publisher.id), 5);
     });
@@ -130,7 +142,9 @@ describe('payouts', () => {
 
     it('marks a pending payout paid; paid is final', async () => {
       const publisher = await fundedPublisher('50');
-      const payout = (await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: 12.5, wallet: 'w' })).json();
+      const payout = (
+        await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: 12.5, wallet: 'w' })
+      ).json();
       const paid = await server.operator.put(`/api/admin/payouts/${payout.id}`, { status: 'paid' }, { accept: XML });
       assert.equal(paid.status, 200);
       assert.equal(paid.xml().status, 'paid');
@@ -151,9 +165,13 @@ describe('payouts', () => {
     it("lists the publisher's own payouts, newest first, in JSON and XML", async () => {
       const publisher = await fundedPublisher('100');
       const other = await fundedPublisher('100');
-      const first = (await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: 10, wallet: 'card:1234' })).json();
+      const first = (
+        await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: 10, wallet: 'card:1234' })
+      ).json();
       server.clock.advance(3_600_000);
-      const second = (await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: '0.0001', wallet: 'card:1234' })).json();
+      const second = (
+        await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: '0.0001', wallet: 'card:1234' })
+      ).json();
       const theirs = (await server.operator.post('/api/admin/payouts', { userId: other.id, amount: 1, wallet: 'x' })).json();
       await server.operator.put(`/api/admin/payouts/${first.id}`, { status: 'paid' });
 
@@ -207,7 +225,10 @@ describe('payouts', () => {
       assert.equal(byId.has(advertiser.id), false);
       assert.equal(rows[0]?.userId, rich.id);
       const balances = rows.map((row) => row.balance);
-      assert.deepEqual(balances, [...balances].sort((a, b) => b - a));
+      assert.deepEqual(
+        balances,
+        [...balances].sort((a, b) => b - a),
+      );
       assert.equal(Number(response.header('x-pagination-total-count')), rows.length);
 
       const page = await server.operator.get('/api/admin/publishers/balances?per-page=1');

@@ -84,11 +84,11 @@ describe('publisher sites and blocks', () => {
     });
 
     it('accepts an XML body and answers in XML', async () => {
-      const response = await publisher.client.post(
-        '/api/webmaster/sites',
-        undefined,
-        { raw: '<request><url>http://blog.example.org/tech/</url><category_id>3</category_id></request>', contentType: XML, accept: XML },
-      );
+      const response = await publisher.client.post('/api/webmaster/sites', undefined, {
+        raw: '<request><url>http://blog.example.org/tech/</url><category_id>3</category_id></request>',
+        contentType: XML,
+        accept: XML,
+      });
       assert.equal(response.status, 201, response.text);
       const site = response.xml();
       assert.equal(site.url, 'http://blog.example.org/tech');
@@ -138,7 +138,10 @@ describe('publisher sites and blocks', () => {
   describe('blocks', () => {
     it('creates a block whose bn is the embed code, and reads it in JSON and XML', async () => {
       const site = await createSite(publisher.client, { url: 'https://blocks.example.com', category_id: 3 });
-      const response = await publisher.client.post(`/api/webmaster/sites/${site.id}/blocks`, { title: 'Under the article', count: 6 });
+      const response = await publisher.client.post(`/api/webmaster/sites/${site.id}/blocks`, {
+        title: 'Under the article',
+        count: 6,
+      });
       assert.equal(response.status, 201, response.text);
       const block = response.json();
       assert.equal(response.header('location'), `${server.url}/api/webmaster/blocks/${block.id}`);
@@ -177,7 +180,10 @@ describe('publisher sites and blocks', () => {
       for (const [body, field] of cases) {
         const response = await publisher.client.post(`/api/webmaster/sites/${site.id}/blocks`, body);
         assert.equal(response.status, 422, `${JSON.stringify(body)}: ${response.text}`);
-        assert.ok(response.json().errors.some((error: { field: string }) => error.field === field), response.text);
+        assert.ok(
+          response.json().errors.some((error: { field: string }) => error.field === field),
+          response.text,
+        );
       }
     });
 
@@ -212,10 +218,34 @@ describe('publisher sites and blocks', () => {
       const common = { campaignId: campaign.id, offerId: offer.id, siteId: siteA.id, device: 1 as const };
       await recordTraffic(db, [
         // 2026-03-09
-        { ...common, at: TEST_EPOCH_MS - DAY, blockId: blockA1.id, views: 600, clicks: 12, spendMicros: 1_200_000, publisherIncomeMicros: 840_000 },
-        { ...common, at: TEST_EPOCH_MS - DAY, blockId: blockA2.id, views: 400, clicks: 8, spendMicros: 800_000, publisherIncomeMicros: 560_000 },
+        {
+          ...common,
+          at: TEST_EPOCH_MS - DAY,
+          blockId: blockA1.id,
+          views: 600,
+          clicks: 12,
+          spendMicros: 1_200_000,
+          publisherIncomeMicros: 840_000,
+        },
+        {
+          ...common,
+          at: TEST_EPOCH_MS - DAY,
+          blockId: blockA2.id,
+          views: 400,
+          clicks: 8,
+          spendMicros: 800_000,
+          publisherIncomeMicros: 560_000,
+        },
         // 2026-03-10
-        { ...common, at: TEST_EPOCH_MS, blockId: blockA1.id, views: 500, clicks: 5, spendMicros: 500_000, publisherIncomeMicros: 350_000 },
+        {
+          ...common,
+          at: TEST_EPOCH_MS,
+          blockId: blockA1.id,
+          views: 500,
+          clicks: 5,
+          spendMicros: 500_000,
+          publisherIncomeMicros: 350_000,
+        },
       ]);
     });
 
@@ -266,7 +296,12 @@ describe('publisher sites and blocks', () => {
       const response = await owner.client.get(`/api/webmaster/sites/${siteA.id}?expand=blocks`);
       const site = response.json();
       assert.deepEqual(
-        site.blocks.map((block: { id: number; title: string; count: number; siteid: string }) => [block.id, block.title, block.count, block.siteid]),
+        site.blocks.map((block: { id: number; title: string; count: number; siteid: string }) => [
+          block.id,
+          block.title,
+          block.count,
+          block.siteid,
+        ]),
         [
           [blockA1.id, 'Top', 3, String(siteA.id)],
           [blockA2.id, 'Bottom', 8, String(siteA.id)],

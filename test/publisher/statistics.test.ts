@@ -48,15 +48,69 @@ describe('GET /webmaster/statistic', () => {
     const march10 = TEST_EPOCH_MS;
     await recordTraffic(db, [
       // 2026-03-08: site 1 only, two blocks, two devices.
-      { ...ad, at: march8, siteId: ids.site1, blockId: ids.block1a, device: 1, views: 300, clicks: 6, publisherIncomeMicros: 420_000 },
-      { ...ad, at: march8, siteId: ids.site1, blockId: ids.block1a, device: 2, views: 100, clicks: 2, publisherIncomeMicros: 140_000 },
+      {
+        ...ad,
+        at: march8,
+        siteId: ids.site1,
+        blockId: ids.block1a,
+        device: 1,
+        views: 300,
+        clicks: 6,
+        publisherIncomeMicros: 420_000,
+      },
+      {
+        ...ad,
+        at: march8,
+        siteId: ids.site1,
+        blockId: ids.block1a,
+        device: 2,
+        views: 100,
+        clicks: 2,
+        publisherIncomeMicros: 140_000,
+      },
       { ...ad, at: march8, siteId: ids.site1, blockId: ids.block1b, device: 1, views: 200, clicks: 0 },
       // 2026-03-09: no traffic at all for this publisher.
-      { ...ad, at: march9, siteId: ids.otherSite, blockId: ids.otherBlock, device: 1, views: 9999, clicks: 99, publisherIncomeMicros: 9_990_000 },
+      {
+        ...ad,
+        at: march9,
+        siteId: ids.otherSite,
+        blockId: ids.otherBlock,
+        device: 1,
+        views: 9999,
+        clicks: 99,
+        publisherIncomeMicros: 9_990_000,
+      },
       // 2026-03-10: both sites, with an income that is not a whole number of cents.
-      { ...ad, at: march10, siteId: ids.site1, blockId: ids.block1b, device: 3, views: 1000, clicks: 3, publisherIncomeMicros: 1_234_567 },
-      { ...ad, at: march10, siteId: ids.site2, blockId: ids.block2, device: 1, views: 250, clicks: 5, publisherIncomeMicros: 500_000 },
-      { ...ad, at: march10, siteId: ids.otherSite, blockId: ids.otherBlock, device: 1, views: 7, clicks: 1, publisherIncomeMicros: 70_000 },
+      {
+        ...ad,
+        at: march10,
+        siteId: ids.site1,
+        blockId: ids.block1b,
+        device: 3,
+        views: 1000,
+        clicks: 3,
+        publisherIncomeMicros: 1_234_567,
+      },
+      {
+        ...ad,
+        at: march10,
+        siteId: ids.site2,
+        blockId: ids.block2,
+        device: 1,
+        views: 250,
+        clicks: 5,
+        publisherIncomeMicros: 500_000,
+      },
+      {
+        ...ad,
+        at: march10,
+        siteId: ids.otherSite,
+        blockId: ids.otherBlock,
+        device: 1,
+        views: 7,
+        clicks: 1,
+        publisherIncomeMicros: 70_000,
+      },
     ]);
   });
   after(() => server.close());
