@@ -42,10 +42,6 @@ export async function findOwnSite(db: Db, publisherId: number, siteId: number): 
   return db.selectFrom('sites').selectAll().where('id', '=', siteId).where('publisher_id', '=', publisherId).executeTakeFirst();
 }
 
-export async function findSite(db: Db, siteId: number): Promise<SiteRow | undefined> {
-  return db.selectFrom('sites').selectAll().where('id', '=', siteId).executeTakeFirst();
-}
-
 export async function findSiteByUrl(db: Db, publisherId: number, url: string): Promise<SiteRow | undefined> {
   return db.selectFrom('sites').selectAll().where('publisher_id', '=', publisherId).where('url', '=', url).executeTakeFirst();
 }

@@ -5,7 +5,7 @@ import { countBlocksBySite, listBlocksOfSite } from '../blocks/block-repository.
 import { type Block, toBlock } from '../blocks/block-schema.ts';
 import { publisherFigures, ZERO_TOTALS } from '../statistics/figures.ts';
 import { totalsBySite } from '../statistics/statistics-repository.ts';
-import { findOwnSite, findSite, findSiteByUrl, insertSite, siteCategoryExists, updateSiteStatus } from './site-repository.ts';
+import { findOwnSite, findSiteByUrl, insertSite, siteCategoryExists, updateSiteStatus } from './site-repository.ts';
 import { type SiteRow, siteStatusName } from './site-schema.ts';
 import { normalizeSiteUrl } from './site-url.ts';
 
@@ -63,10 +63,7 @@ export async function createSite(db: Db, publisherId: number, input: NewSiteInpu
 
 /** The operator's moderation decision: any status 0-3 may follow any other. */
 export async function moderateSite(db: Db, siteId: number, status: number): Promise<SiteRow> {
-  return db.transaction().execute(async (trx) => {
-    if ((await findSite(trx, siteId)) === undefined) throw notFound('Site');
-    const updated = await updateSiteStatus(trx, siteId, status);
-    if (updated === undefined) throw notFound('Site');
-    return updated;
-  });
+  const updated = await updateSiteStatus(db, siteId, status);
+  if (updated === undefined) throw notFound('Site');
+  return updated;
 }
