@@ -6,6 +6,7 @@ import { ApiClientError } from './api-client.ts';
 import { parseArgs } from './args.ts';
 import { type Command, operatorClient, UsageError } from './command.ts';
 import { operatorCommands } from './operator-commands.ts';
+import { publisherCommands } from './publisher-commands.ts';
 
 const serverCommands: Command[] = [
   {
@@ -36,7 +37,7 @@ const serverCommands: Command[] = [
 ];
 
 /** Every command of `nativa`; modules append theirs here. */
-export const commands: Command[] = [...serverCommands, ...operatorCommands];
+export const commands: Command[] = [...serverCommands, ...operatorCommands, ...publisherCommands];
 
 function help(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

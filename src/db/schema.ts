@@ -142,6 +142,19 @@ export interface StatsDailyTable {
   conversions_intermediate: Defaulted<number>;
 }
 
+export type PayoutStatus = 'pending' | 'paid' | 'cancelled';
+
+export interface PayoutsTable {
+  id: Generated<number>;
+  publisher_id: number;
+  amount_micros: number;
+  wallet: string;
+  status: Defaulted<PayoutStatus>;
+  created_by: number | null;
+  created_at: CreatedAt;
+  updated_at: Defaulted<Date>;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -156,4 +169,5 @@ export interface DatabaseSchema {
   site_coefficients: SiteCoefficientsTable;
   device_coefficients: DeviceCoefficientsTable;
   stats_daily: StatsDailyTable;
+  payouts: PayoutsTable;
 }

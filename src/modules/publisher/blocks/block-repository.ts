@@ -1,0 +1,52 @@
+import type { Db } from '../../../db/database.ts';
+import type { BlockRow } from './block-schema.ts';
+
+/** A block, only when its site belongs to the publisher. */
+export async function findOwnBlock(db: Db, publisherId: number, blockId: number): Promise<BlockRow | undefined> {
+  return db
+    .selectFrom('blocks')
+    .innerJoin('sites', 'sites.id', 'blocks.site_id')
+    .selectAll('blocks')
+    .where('blocks.id', '=', blockId)
+    .where('sites.publisher_id', '=', publisherId)
+    .executeTakeFirst();
+}
+
+export async function listBlocksOfSite(db: Db, siteId: number): Promise<BlockRow[]> {
+  return db.selectFrom('blocks').selectAll().where('site_id', '=', siteId).orderBy('id').execute();
+}
+
+export async function countBlocksBySite(db: Db, siteIds: readonly number[]): Promise<Map<number, number>> {
+  if (siteIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('blocks')
+    .select(['site_id', (eb) => eb.fn.countAll<string>().as('count')])
+    .where('site_id', 'in', [...siteIds])
+    .groupBy('site_id')
+    .execute();
+  return new Map(rows.map((row) => [row.site_id, Number(row.count)]));
+}
+
+export async function insertBlock(
+  db: Db,
+  values: { siteId: number; title: string; teaserCount: number; now: Date },
+): Promise<BlockRow> {
+  return db
+    .insertInto('blocks')
+    .values({ site_id: values.siteId, title: values.title, teaser_count: values.teaserCount, created_at: values.now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Which of `blockIds` are blocks of the publisher's sites. */
+export async function ownBlockIds(db: Db, publisherId: number, blockIds: readonly number[]): Promise<Set<number>> {
+  if (blockIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('blocks')
+    .innerJoin('sites', 'sites.id', 'blocks.site_id')
+    .select('blocks.id')
+    .where('blocks.id', 'in', [...blockIds])
+    .where('sites.publisher_id', '=', publisherId)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}

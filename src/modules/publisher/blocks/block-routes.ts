@@ -1,0 +1,57 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../app-context.ts';
+import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { absoluteUrl, created } from '../../../http/urls.ts';
+import { BlockSchema, toBlock } from './block-schema.ts';
+import { createBlock, getOwnBlock } from './block-service.ts';
+
+const CreateBlockBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 255, description: 'Block header.' }),
+    count: Type.Optional(Type.Integer({ description: 'How many teasers the block shows at once, 1-20 (default 4).' })),
+    size: Type.Optional(Type.Integer({ description: 'Alias of `count`.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Blocks of the publisher API (spec §4.2) and the block-creation extension. */
+export function registerBlockRoutes(app: FastifyInstance, context: AppContext): void {
+  const { db, clock } = context;
+  const tags = ['Publisher'];
+
+  app.get(
+    '/api/webmaster/blocks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One block with its embed code.',
+        params: IdParams,
+        response: { 200: BlockSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const block = await getOwnBlock(db, request.principal?.accountId ?? 0, (request.params as Static<typeof IdParams>).id);
+      return toBlock(block, absoluteUrl(request, ''));
+    },
+  );
+
+  app.post(
+    '/api/webmaster/sites/:id/blocks',
+    {
+      schema: {
+        tags,
+        summary: 'Add a block to a site (extension); its `bn` is the embed code to paste into the site.',
+        params: IdParams,
+        body: CreateBlockBody,
+        response: { 201: BlockSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      const body = request.body as Static<typeof CreateBlockBody>;
+      const block = await createBlock(db, request.principal?.accountId ?? 0, id, body, new Date(clock.now()));
+      return created(request, reply, `/api/webmaster/blocks/${block.id}`, toBlock(block, absoluteUrl(request, '')));
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { BlocksTable } from '../../../db/schema.ts';
+import { embedCode } from './embed-code.ts';
+
+export type BlockRow = Selectable<BlocksTable>;
+
+export const MIN_TEASERS = 1;
+export const MAX_TEASERS = 20;
+
+export const BlockSchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'Block id.' }),
+    bn: Type.String({ description: 'Block code: the HTML embed code to paste into a page of the site.' }),
+    title: Type.String({ description: 'Block header.' }),
+    siteid: Type.String({ description: 'Id of the site the block belongs to.' }),
+    count: Type.Integer({ description: `How many teasers the block shows at once (${MIN_TEASERS}-${MAX_TEASERS}).` }),
+  },
+  { description: 'An ad block (informer) of a site.' },
+);
+
+export type Block = Static<typeof BlockSchema>;
+
+export function toBlock(row: BlockRow, baseUrl: string): Block {
+  return {
+    id: row.id,
+    bn: embedCode(baseUrl, row.id),
+    title: row.title,
+    siteid: String(row.site_id),
+    count: row.teaser_count,
+  };
+}

@@ -1,0 +1,85 @@
+import type { Db } from '../../../db/database.ts';
+import type { PayoutStatus } from '../../../db/schema.ts';
+import { invalidField, notFound } from '../../../http/errors.ts';
+import { findAccountById } from '../../accounts/account-repository.ts';
+import { applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
+import { findPayout, insertPayout, updatePayoutStatus } from './payout-repository.ts';
+import type { PayoutRow } from './payout-schema.ts';
+
+export async function getOwnPayout(db: Db, publisherId: number, payoutId: number): Promise<PayoutRow> {
+  const payout = await findPayout(db, payoutId, { publisherId });
+  if (payout === undefined) throw notFound('Payout');
+  return payout;
+}
+
+export async function getPayout(db: Db, payoutId: number): Promise<PayoutRow> {
+  const payout = await findPayout(db, payoutId);
+  if (payout === undefined) throw notFound('Payout');
+  return payout;
+}
+
+/**
+ * Records a payout and debits the publisher's balance by its amount in the same transaction
+ * (ledger kind `payout`, reference the payout id). More than the balance is a 422 on `amount`,
+ * and the rollback leaves neither a payout nor a ledger entry behind.
+ */
+export async function recordPayout(
+  db: Db,
+  input: { publisherId: number; amountMicros: number; wallet: string; status: PayoutStatus; operatorId: number },
+  now: Date,
+): Promise<PayoutRow> {
+  if (input.status === 'cancelled') throw invalidField('status', 'A new payout is pending or paid.');
+  return db.transaction().execute(async (trx) => {
+    const account = await findAccountById(trx, input.publisherId);
+    if (account === undefined || account.kind !== 'publisher')
+      throw invalidField('userId', 'Must be the id of a publisher account.');
+    const payout = await insertPayout(trx, {
+      publisherId: input.publisherId,
+      amountMicros: input.amountMicros,
+      wallet: input.wallet,
+      status: input.status,
+      createdBy: input.operatorId,
+      now,
+    });
+    await applyLedgerChange(trx, {
+      accountId: input.publisherId,
+      amountMicros: -input.amountMicros,
+      kind: 'payout',
+      reference: String(payout.id),
+      comment: `payout to ${input.wallet}`,
+      createdBy: input.operatorId,
+    }).catch((error: unknown) => insufficientFundsAsValidation(error, 'amount'));
+    return payout;
+  });
+}
+
+/**
+ * Moves a payout along pending → paid or pending → cancelled; both ends are final. Cancelling
+ * returns the amount to the publisher's balance (ledger kind `payout_cancel`). Setting the
+ * status a payout already has changes nothing.
+ */
+export async function changePayoutStatus(
+  db: Db,
+  payoutId: number,
+  status: PayoutStatus,
+  operatorId: number,
+  now: Date,
+): Promise<PayoutRow> {
+  return db.transaction().execute(async (trx) => {
+    const payout = await findPayout(trx, payoutId, { lock: true });
+    if (payout === undefined) throw notFound('Payout');
+    if (payout.status === status) return payout;
+    if (payout.status !== 'pending') throw invalidField('status', `A ${payout.status} payout cannot change any more.`);
+    if (status === 'cancelled') {
+      await applyLedgerChange(trx, {
+        accountId: payout.publisher_id,
+        amountMicros: payout.amount_micros,
+        kind: 'payout_cancel',
+        reference: String(payout.id),
+        comment: 'payout cancelled',
+        createdBy: operatorId,
+      });
+    }
+    return updatePayoutStatus(trx, payoutId, status, now);
+  });
+}

@@ -1,0 +1,81 @@
+import type { Db } from '../../../db/database.ts';
+import type { SiteRow } from './site-schema.ts';
+
+export async function listSiteCategories(db: Db) {
+  return db.selectFrom('site_categories').select(['id', 'parent_id', 'title']).orderBy('id').execute();
+}
+
+export async function siteCategoryExists(db: Db, id: number): Promise<boolean> {
+  return (await db.selectFrom('site_categories').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+export interface SiteFilter {
+  publisherId?: number;
+  status?: number;
+}
+
+export async function listSites(
+  db: Db,
+  filter: SiteFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: SiteRow[]; total: number }> {
+  let rows = db.selectFrom('sites').selectAll();
+  let count = db.selectFrom('sites').select((eb) => eb.fn.countAll<string>().as('total'));
+  if (filter.publisherId !== undefined) {
+    rows = rows.where('publisher_id', '=', filter.publisherId);
+    count = count.where('publisher_id', '=', filter.publisherId);
+  }
+  if (filter.status !== undefined) {
+    rows = rows.where('status', '=', filter.status);
+    count = count.where('status', '=', filter.status);
+  }
+  const [list, counted] = await Promise.all([
+    rows.orderBy('id').limit(limit).offset(offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
+  return { rows: list, total: Number(counted.total) };
+}
+
+/** A site, only when it belongs to the publisher (another account's site is "not found"). */
+export async function findOwnSite(db: Db, publisherId: number, siteId: number): Promise<SiteRow | undefined> {
+  return db.selectFrom('sites').selectAll().where('id', '=', siteId).where('publisher_id', '=', publisherId).executeTakeFirst();
+}
+
+export async function findSiteByUrl(db: Db, publisherId: number, url: string): Promise<SiteRow | undefined> {
+  return db.selectFrom('sites').selectAll().where('publisher_id', '=', publisherId).where('url', '=', url).executeTakeFirst();
+}
+
+export async function insertSite(
+  db: Db,
+  values: { publisherId: number; url: string; categoryId: number; monthlyUniqUsers: number; now: Date },
+): Promise<SiteRow> {
+  return db
+    .insertInto('sites')
+    .values({
+      publisher_id: values.publisherId,
+      url: values.url,
+      category_id: values.categoryId,
+      monthly_uniq_users: values.monthlyUniqUsers,
+      status: 0,
+      created_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateSiteStatus(db: Db, siteId: number, status: number): Promise<SiteRow | undefined> {
+  return db.updateTable('sites').set({ status }).where('id', '=', siteId).returningAll().executeTakeFirst();
+}
+
+/** Which of `siteIds` belong to the publisher. */
+export async function ownSiteIds(db: Db, publisherId: number, siteIds: readonly number[]): Promise<Set<number>> {
+  if (siteIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('sites')
+    .select('id')
+    .where('id', 'in', [...siteIds])
+    .where('publisher_id', '=', publisherId)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}

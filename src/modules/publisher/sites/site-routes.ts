@@ -1,0 +1,135 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../app-context.ts';
+import { readExpand } from '../../../http/expand.ts';
+import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { absoluteUrl, created } from '../../../http/urls.ts';
+import { readPeriod } from '../../statistics/period.ts';
+import { listSiteCategories, listSites } from './site-repository.ts';
+import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
+import { blocksOfSite, createSite, getOwnSite, presentSite, presentSites } from './site-service.ts';
+
+const periodParameters = {
+  dateFrom: Type.Optional(
+    Type.String({ description: 'First day of the statistics period, YYYY-MM-DD (inclusive). None: lifetime.' }),
+  ),
+  dateTo: Type.Optional(
+    Type.String({ description: 'Last day of the statistics period, YYYY-MM-DD (inclusive). None: up to today.' }),
+  ),
+  expand: Type.Optional(Type.String({ description: '`blocks` embeds the blocks of each site.' })),
+};
+
+const ListSitesQuery = Type.Object({
+  ...pageParameters,
+  ...periodParameters,
+  status: Type.Optional(StatusCode('Only sites in this status:')),
+});
+
+const SiteQuery = Type.Object(periodParameters);
+
+const CreateSiteBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'Site address, http or https.' }),
+    category_id: Type.Integer({ minimum: 1, description: 'Site category id (see GET /webmaster/categories).' }),
+    monthly_uniq_users: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Monthly unique visitors (declared by the publisher).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Site categories and sites of the publisher API (spec §4.2) and the site-creation extension. */
+export function registerSiteRoutes(app: FastifyInstance, context: AppContext): void {
+  const { db, clock } = context;
+  const tags = ['Publisher'];
+  const publisherId = (request: { principal?: { accountId: number } }) => request.principal?.accountId ?? 0;
+
+  app.get(
+    '/api/webmaster/categories',
+    {
+      schema: {
+        tags,
+        summary: 'Site categories.',
+        response: { 200: Type.Array(CategorySchema), ...errorResponses(401, 403) },
+      },
+    },
+    async () => listSiteCategories(db),
+  );
+
+  app.get(
+    '/api/webmaster/sites',
+    {
+      schema: {
+        tags,
+        summary: "The publisher's sites with their statistics for the period.",
+        querystring: ListSitesQuery,
+        response: { 200: Type.Array(WebsiteSchema), ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as Static<typeof ListSitesQuery>;
+      const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
+      const page = readPage(request);
+      const { rows, total } = await listSites(
+        db,
+        { publisherId: publisherId(request), status: query.status },
+        page.perPage,
+        page.offset,
+      );
+      setPaginationHeaders(request, reply, page, total);
+      const websites = await presentSites(db, rows, period);
+      if (!readExpand(request, ['blocks']).has('blocks')) return websites;
+      const baseUrl = absoluteUrl(request, '');
+      return Promise.all(websites.map(async (website) => ({ ...website, blocks: await blocksOfSite(db, website.id, baseUrl) })));
+    },
+  );
+
+  app.get(
+    '/api/webmaster/sites/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One site with its statistics for the period; `expand=blocks` embeds its blocks.',
+        params: IdParams,
+        querystring: SiteQuery,
+        response: { 200: WebsiteSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const query = request.query as Static<typeof SiteQuery>;
+      const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
+      const site = await getOwnSite(db, publisherId(request), (request.params as Static<typeof IdParams>).id);
+      const website = await presentSite(db, site, period);
+      if (!readExpand(request, ['blocks']).has('blocks')) return website;
+      return { ...website, blocks: await blocksOfSite(db, site.id, absoluteUrl(request, '')) };
+    },
+  );
+
+  app.post(
+    '/api/webmaster/sites',
+    {
+      schema: {
+        tags,
+        summary: 'Add a site (extension). It starts in moderation (status 0) until an operator approves it.',
+        body: CreateSiteBody,
+        response: { 201: WebsiteSchema, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof CreateSiteBody>;
+      const site = await createSite(
+        db,
+        publisherId(request),
+        { url: body.url, categoryId: body.category_id, monthlyUniqUsers: body.monthly_uniq_users ?? 0 },
+        new Date(clock.now()),
+      );
+      return created(
+        request,
+        reply,
+        `/api/webmaster/sites/${site.id}`,
+        await presentSite(db, site, { from: undefined, to: undefined }),
+      );
+    },
+  );
+}

@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { SitesTable } from '../../../db/schema.ts';
+import { BlockSchema } from '../blocks/block-schema.ts';
+import { publisherFigureFields } from '../statistics/figures.ts';
+
+export type SiteRow = Selectable<SitesTable>;
+
+/** Site statuses; the index is the code the API's `status` filter and the operator use (spec §3). */
+export const SITE_STATUSES = ['moderation', 'active', 'banned', 'unconfirmed'] as const;
+export type SiteStatusName = (typeof SITE_STATUSES)[number];
+
+export const siteStatusName = (code: number): SiteStatusName => SITE_STATUSES[code] ?? 'moderation';
+
+export const StatusCode = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: 3, description: `${description} 0 moderation, 1 active, 2 banned, 3 unconfirmed.` });
+
+export const CategorySchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'Category id.' }),
+    parent_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Parent category id; null for a root category.' }),
+    title: Type.String({ description: 'Title.' }),
+  },
+  { description: 'A site category.' },
+);
+
+const websiteFields = {
+  id: Type.Integer({ description: 'Site id.' }),
+  status: Type.Union(
+    SITE_STATUSES.map((status) => Type.Literal(status)),
+    { description: 'Status: moderation, active, banned or unconfirmed.' },
+  ),
+  url: Type.String({ description: 'Site address.' }),
+  category_id: Type.String({ description: 'Category id (a site category).' }),
+  monthly_uniq_users: Type.String({ description: 'Monthly unique visitors, as the publisher declared them.' }),
+  blocks_count: Type.Integer({ description: 'Number of blocks.' }),
+  ...publisherFigureFields,
+};
+
+export const WebsiteSchema = Type.Object(
+  {
+    ...websiteFields,
+    blocks: Type.Optional(Type.Array(BlockSchema, { description: 'The blocks of the site (with `expand=blocks`).' })),
+  },
+  { description: 'A publisher site with its statistics for the requested period.' },
+);
+
+/** The operator's view of a site: the Website and its owner. */
+export const AdminWebsiteSchema = Type.Object(
+  { ...websiteFields, userId: Type.Integer({ description: 'The publisher account that owns the site.' }) },
+  { description: 'A site as the operator sees it: the Website fields (lifetime statistics) and its owner.' },
+);

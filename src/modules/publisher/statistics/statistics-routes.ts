@@ -1,0 +1,45 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../app-context.ts';
+import { errorResponses } from '../../../http/schemas.ts';
+import { readPeriod } from '../../statistics/period.ts';
+import { publisherFigureFields } from './figures.ts';
+import { parseIdList, publisherStatistics } from './statistics-service.ts';
+
+const StatisticQuery = Type.Object({
+  dateFrom: Type.Optional(Type.String({ description: 'First day, YYYY-MM-DD (inclusive). None: from the first day with data.' })),
+  dateTo: Type.Optional(Type.String({ description: 'Last day, YYYY-MM-DD (inclusive). None: up to today.' })),
+  siteIds: Type.Optional(Type.String({ description: 'Comma-separated ids of own sites; only their traffic counts.' })),
+  blockIds: Type.Optional(Type.String({ description: 'Comma-separated ids of own blocks; only their traffic counts.' })),
+});
+
+export const StatisticsRowSchema = Type.Object(
+  {
+    date: Type.String({ format: 'date', description: 'The day, ISO 8601 (YYYY-MM-DD, platform time zone).' }),
+    ...publisherFigureFields,
+  },
+  { description: "One day of the publisher's statistics." },
+);
+
+export function registerStatisticsRoutes(app: FastifyInstance, context: AppContext): void {
+  const { db } = context;
+
+  app.get(
+    '/api/webmaster/statistic',
+    {
+      schema: {
+        tags: ['Publisher'],
+        summary: "The publisher's statistics, one row per day that has traffic, oldest first.",
+        querystring: StatisticQuery,
+        response: { 200: Type.Array(StatisticsRowSchema), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const query = request.query as Static<typeof StatisticQuery>;
+      const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
+      const siteIds = parseIdList(query.siteIds, 'siteIds');
+      const blockIds = parseIdList(query.blockIds, 'blockIds');
+      return publisherStatistics(db, request.principal?.accountId ?? 0, { period, siteIds, blockIds });
+    },
+  );
+}
