@@ -8,6 +8,8 @@ import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
+import { registerClientRoutes } from './modules/advertiser/clients/client-routes.ts';
+import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -18,7 +20,12 @@ export interface BuildOptions {
 }
 
 /** Every module's routes, in one list: adding a module is adding a line here. */
-const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [registerMeRoutes, registerOperatorAccountRoutes];
+const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
+  registerMeRoutes,
+  registerOperatorAccountRoutes,
+  registerClientRoutes,
+  registerMailRoutes,
+];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
 export async function buildApp(context: AppContext, options: BuildOptions): Promise<FastifyInstance> {
