@@ -18,7 +18,10 @@ describe('advertiser clients', () => {
     assert.equal(response.status, 200, response.text);
   };
 
-  const registerClient = async (parent: Awaited<ReturnType<TestServer['createAccount']>>, fields: Record<string, unknown> = {}) => {
+  const registerClient = async (
+    parent: Awaited<ReturnType<TestServer['createAccount']>>,
+    fields: Record<string, unknown> = {},
+  ) => {
     const user = unique('client');
     const response = await parent.client.post('/api/advertiser/users', { user, email: `${user}@example.test`, ...fields });
     assert.equal(response.status, 201, response.text);
@@ -125,7 +128,10 @@ describe('advertiser clients', () => {
     // Not a referral of the caller, though it exists: the caller itself.
     assert.equal((await parent.client.get(`/api/advertiser/users/${parent.id}`)).status, 404);
     assert.equal((await publisher.client.get('/api/advertiser/users')).status, 403);
-    assert.equal((await publisher.client.post('/api/advertiser/users', { user: 'pub_client', email: 'p@example.test' })).status, 403);
+    assert.equal(
+      (await publisher.client.post('/api/advertiser/users', { user: 'pub_client', email: 'p@example.test' })).status,
+      403,
+    );
   });
 
   it('moves money both ways through the ledger and refuses overdrafts with 422', async () => {
@@ -135,7 +141,11 @@ describe('advertiser clients', () => {
     const out = await parent.client.put(`/api/advertiser/users/${client.id}`, { balance: 30.25 });
     assert.equal(out.status, 200, out.text);
     assert.equal(out.json().balance, 30.25);
-    const back = await parent.client.put(`/api/advertiser/users/${client.id}`, { balance: '-10.0001' }, { accept: 'application/xml' });
+    const back = await parent.client.put(
+      `/api/advertiser/users/${client.id}`,
+      { balance: '-10.0001' },
+      { accept: 'application/xml' },
+    );
     assert.equal(back.status, 200, back.text);
     assert.equal(back.xml().balance, '20.2499');
     const me = await parent.client.get('/api/me');
@@ -175,7 +185,9 @@ describe('advertiser clients', () => {
     assert.equal(seed.status, 200);
     // 25 moves out of 10 and 25 back of 7: every order of them is affordable, so all succeed.
     const amounts = Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? 10 : -7));
-    const results = await Promise.all(amounts.map((balance) => parent.client.put(`/api/advertiser/users/${client.id}`, { balance })));
+    const results = await Promise.all(
+      amounts.map((balance) => parent.client.put(`/api/advertiser/users/${client.id}`, { balance })),
+    );
     assert.deepEqual(
       results.map((result) => result.status),
       amounts.map(() => 200),

@@ -21,7 +21,9 @@ const OutboxMessageSchema = Type.Object(
     }),
     status: Type.Union(
       OUTBOX_STATUSES.map((status) => Type.Literal(status)),
-      { description: 'queued (not delivered, or no SMTP_URL), sent (accepted by the SMTP server), failed (last attempt failed).' },
+      {
+        description: 'queued (not delivered, or no SMTP_URL), sent (accepted by the SMTP server), failed (last attempt failed).',
+      },
     ),
     attempts: Type.Integer({ description: 'Delivery attempts so far.' }),
     error: Type.String({ description: 'Why the last attempt failed; empty otherwise.' }),
@@ -33,11 +35,18 @@ const OutboxMessageSchema = Type.Object(
 
 const OutboxQuery = Type.Object({
   ...pageParameters,
-  status: Type.Optional(Type.Union(OUTBOX_STATUSES.map((status) => Type.Literal(status)), { description: 'Only messages in this state.' })),
+  status: Type.Optional(
+    Type.Union(
+      OUTBOX_STATUSES.map((status) => Type.Literal(status)),
+      { description: 'Only messages in this state.' },
+    ),
+  ),
   userId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only messages about this account.' })),
 });
 
-const ConfirmParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100, description: 'The token of the link.' }) });
+const ConfirmParams = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 100, description: 'The token of the link.' }),
+});
 
 const ConfirmedSchema = Type.Object(
   {
@@ -83,7 +92,8 @@ export function registerMailRoutes(app: FastifyInstance, context: AppContext): v
       schema: {
         tags: ['User'],
         summary: 'Confirm a mailbox with the link from the registration e-mail (single use, valid 7 days).',
-        description: 'Answers a small HTML page to browsers (Accept: text/html), JSON or XML otherwise. Spent or unknown link: 404; expired: 410.',
+        description:
+          'Answers a small HTML page to browsers (Accept: text/html), JSON or XML otherwise. Spent or unknown link: 404; expired: 410.',
         security: [],
         params: ConfirmParams,
         response: { 200: ConfirmedSchema, ...errorResponses(404, 410) },

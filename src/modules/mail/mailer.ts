@@ -69,7 +69,10 @@ export class Mailer {
       return 'sent';
     } catch (error) {
       const reason = (error as Error).message || String(error);
-      log.warn({ outboxId: id, to: message.recipient, err: reason }, 'sending an e-mail failed; it stays in the outbox as failed');
+      log.warn(
+        { outboxId: id, to: message.recipient, err: reason },
+        'sending an e-mail failed; it stays in the outbox as failed',
+      );
       await markOutboxFailed(this.db, id, reason);
       return 'failed';
     }

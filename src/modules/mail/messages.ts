@@ -10,7 +10,12 @@ const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** The registration e-mail of a new account: its login, its generated password and the confirmation link. */
-export function registrationMessage(values: { username: string; password: string; link: string; invitedBy: string }): ComposedMessage {
+export function registrationMessage(values: {
+  username: string;
+  password: string;
+  link: string;
+  invitedBy: string;
+}): ComposedMessage {
   const days = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
   const text = [
     'Hello,',
