@@ -64,7 +64,11 @@ describe('product categories', () => {
     const roots = await advertiser.client.get('/api/advertiser/categories');
     assert.ok(roots.json().some((category: { id: number }) => category.id === pets.id));
 
-    const renamed = await server.operator.put(`/api/admin/categories/${child.id}`, { title: 'Pet food' }, { accept: 'application/xml' });
+    const renamed = await server.operator.put(
+      `/api/admin/categories/${child.id}`,
+      { title: 'Pet food' },
+      { accept: 'application/xml' },
+    );
     assert.equal(renamed.status, 200);
     assert.deepEqual(renamed.xml(), { id: String(child.id), parent_id: String(pets.id), title: 'Pet food' });
     const moved = await server.operator.put(`/api/admin/categories/${child.id}`, { parentId: 8 });
