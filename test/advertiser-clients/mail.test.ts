@@ -137,6 +137,22 @@ describe('registration e-mail and mailbox confirmation', () => {
     assert.equal(expired.xml().status, '410');
     assert.equal((await parent.client.get(`/api/advertiser/users/${second.id}`)).json().emailConfirmed, false);
     assert.equal((await server.anonymous.get('/api/confirm/not-a-real-token')).status, 404);
+
+    // The operator sends a new link; it carries no password and confirms the mailbox.
+    const resent = await server.operator.post(`/api/admin/users/${second.id}/confirmation`);
+    assert.equal(resent.status, 201, resent.text);
+    assert.equal(resent.json().status, 'sent');
+    const fetched = await server.operator.get(new URL(resent.header('location') ?? '').pathname);
+    assert.equal(fetched.json().id, resent.json().id);
+    const reminder = decodeQuotedPrintable((await mailbox.next()).raw);
+    assert.doesNotMatch(reminder, /Password/);
+    const newLink = reminder.match(/https:\S+\/api\/confirm\/[A-Za-z0-9_-]+/)?.[0] ?? '';
+    assert.equal((await server.anonymous.get(newLink)).status, 200);
+    assert.equal((await parent.client.get(`/api/advertiser/users/${second.id}`)).json().emailConfirmed, true);
+    const already = await server.operator.post(`/api/admin/users/${second.id}/confirmation`);
+    assert.equal(already.status, 422);
+    assert.equal((await server.operator.post('/api/admin/users/999999/confirmation')).status, 404);
+    assert.equal((await parent.client.post(`/api/admin/users/${second.id}/confirmation`)).status, 403);
   });
 
   it('keeps the registration when SMTP is down: the message is failed in the outbox and can be resent', async () => {

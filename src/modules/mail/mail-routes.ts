@@ -4,6 +4,8 @@ import type { AppContext } from '../../app-context.ts';
 import { ApiError, invalidField, notFound } from '../../http/errors.ts';
 import { pageParameters, readPage, setPaginationHeaders } from '../../http/pagination.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
+import { absoluteUrl, created } from '../../http/urls.ts';
+import { resendConfirmation } from './confirmation-service.ts';
 import { confirmEmail } from './email-confirmation.ts';
 import { findOutboxMessage, listOutbox, type OutboxRow } from './outbox-repository.ts';
 
@@ -136,6 +138,23 @@ export function registerMailRoutes(app: FastifyInstance, context: AppContext): v
     },
   );
 
+  app.get(
+    '/api/admin/outbox/:id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'One e-mail of the outbox.',
+        params: IdParams,
+        response: { 200: OutboxMessageSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const message = await findOutboxMessage(db, (request.params as Static<typeof IdParams>).id);
+      if (message === undefined) throw notFound('Message');
+      return toOutboxMessage(message);
+    },
+  );
+
   app.post(
     '/api/admin/outbox/:id/send',
     {
@@ -155,6 +174,27 @@ export function registerMailRoutes(app: FastifyInstance, context: AppContext): v
       const after = await findOutboxMessage(db, id);
       if (after === undefined) throw notFound('Message');
       return toOutboxMessage(after);
+    },
+  );
+
+  app.post(
+    '/api/admin/users/:id/confirmation',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Send an account a new mailbox confirmation link (no password in it).',
+        params: IdParams,
+        response: { 201: OutboxMessageSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      const outboxId = await resendConfirmation({ db, mailer, now: new Date(clock.now()), log: request.log }, id, (token) =>
+        absoluteUrl(request, `/api/confirm/${token}`),
+      );
+      const message = await findOutboxMessage(db, outboxId);
+      if (message === undefined) throw notFound('Message');
+      return created(request, reply, `/api/admin/outbox/${message.id}`, toOutboxMessage(message));
     },
   );
 }

@@ -39,3 +39,23 @@ export function registrationMessage(values: {
   ].join('\n');
   return { subject: 'Your Nativa account: confirm your e-mail', text, html };
 }
+
+/** A fresh confirmation link for an account whose first one expired or got lost; it carries no password. */
+export function confirmationMessage(values: { username: string; link: string }): ComposedMessage {
+  const days = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
+  const text = [
+    'Hello,',
+    '',
+    `Please confirm the e-mail address of your Nativa account ${values.username} within ${days} days by opening this link:`,
+    values.link,
+    '',
+    'If you did not expect this message, you can ignore it.',
+  ].join('\n');
+  const html = [
+    '<p>Hello,</p>',
+    `<p>Please confirm the e-mail address of your Nativa account <b>${escapeHtml(values.username)}</b> within ${days} days:`,
+    `<a href="${escapeHtml(values.link)}">confirm my e-mail</a></p>`,
+    '<p>If you did not expect this message, you can ignore it.</p>',
+  ].join('\n');
+  return { subject: 'Nativa: confirm your e-mail', text, html };
+}
