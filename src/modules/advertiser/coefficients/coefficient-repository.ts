@@ -122,9 +122,6 @@ async function trafficBy<K extends TrafficKey>(
   });
 }
 
-export const trafficBySite = (db: Db, campaignId: number, period: Period, targetId: TargetId) =>
-  trafficBy(db, campaignId, period, targetId, ['site_id'] as const);
-
 export const trafficByBlock = (db: Db, campaignId: number, period: Period, targetId: TargetId) =>
   trafficBy(db, campaignId, period, targetId, ['site_id', 'block_id'] as const);
 

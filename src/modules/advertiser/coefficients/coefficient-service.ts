@@ -14,7 +14,6 @@ import {
   type TargetId,
   trafficByBlock,
   trafficByDevice,
-  trafficBySite,
   upsertDeviceCoefficient,
   upsertSiteCoefficient,
 } from './coefficient-repository.ts';
@@ -126,12 +125,20 @@ export async function siteStatistics(
   query: { advertiserId: number; campaignId: number; period: Period; targetId: TargetId },
 ): Promise<SiteStatistics[]> {
   await requireOwnCampaign(db, query.advertiserId, query.campaignId);
-  const [coefficients, sites, blocks] = await Promise.all([
+  // One pass over the rollup, per site and block; the site rows are the sums of their blocks.
+  const [coefficients, blocks] = await Promise.all([
     listSiteCoefficients(db, query.campaignId),
-    trafficBySite(db, query.campaignId, query.period, query.targetId),
     trafficByBlock(db, query.campaignId, query.period, query.targetId),
   ]);
-  const siteTotals = new Map(sites.map((row) => [row.site_id, row]));
+  const siteTotals = new Map<number, Totals>();
+  for (const block of blocks) {
+    const sum = siteTotals.get(block.site_id) ?? { ...NO_TRAFFIC };
+    sum.views += block.views;
+    sum.clicks += block.clicks;
+    sum.spendMicros += block.spendMicros;
+    sum.orders += block.orders;
+    siteTotals.set(block.site_id, sum);
+  }
   const blockTotals = new Map(blocks.map((row) => [`${row.site_id}s${row.block_id}`, row]));
   const siteIds = [...new Set([...siteTotals.keys(), ...coefficients.map((row) => row.site_id)])].sort((a, b) => a - b);
   const rows: SiteStatistics[] = [];
