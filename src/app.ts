@@ -8,6 +8,11 @@ import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
+import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
+import { registerClientRoutes } from './modules/advertiser/clients/client-routes.ts';
+import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
+import { registerMailRoutes } from './modules/mail/mail-routes.ts';
+import { registerModerationRoutes } from './modules/operator/moderation-routes.ts';
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
 import { registerPublisherRoutes } from './modules/publisher/publisher-routes.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -23,6 +28,11 @@ const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
   registerMeRoutes,
   registerOperatorAccountRoutes,
   registerPublisherRoutes,
+  registerClientRoutes,
+  registerMailRoutes,
+  registerCategoryRoutes,
+  registerCoefficientRoutes,
+  registerModerationRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */

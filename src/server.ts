@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import { Mailer } from './modules/mail/mailer.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -42,6 +43,7 @@ export async function createContext(config: Config, database?: Database): Promis
     clock: config.clock,
     tokens: new TokenAuthenticator(db.db, config.clock),
     redis,
+    mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
   };
 }
 
@@ -74,6 +76,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = await buildApp(context, { tls, logger: options.logger });
   app.addHook('onClose', async () => {
     await context.redis?.quit().catch(() => undefined);
+    context.mailer.close();
     await context.database.close();
   });
   await app.listen({ port: config.port, host: config.host });

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { closeOnSignals, startServer } from '../server.ts';
+import { advertiserCommands } from './advertiser-commands.ts';
 import { ApiClientError } from './api-client.ts';
 import { parseArgs } from './args.ts';
 import { type Command, operatorClient, UsageError } from './command.ts';
@@ -37,7 +38,7 @@ const serverCommands: Command[] = [
 ];
 
 /** Every command of `nativa`; modules append theirs here. */
-export const commands: Command[] = [...serverCommands, ...operatorCommands, ...publisherCommands];
+export const commands: Command[] = [...serverCommands, ...operatorCommands, ...advertiserCommands, ...publisherCommands];
 
 function help(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

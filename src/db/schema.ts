@@ -155,6 +155,33 @@ export interface PayoutsTable {
   updated_at: Defaulted<Date>;
 }
 
+export type OutboxStatus = 'queued' | 'sent' | 'failed';
+
+export interface MailOutboxTable {
+  id: Generated<number>;
+  kind: string;
+  account_id: number | null;
+  recipient: string;
+  subject: string;
+  body_text: string;
+  body_html: Defaulted<string>;
+  sensitive: Defaulted<boolean>;
+  status: Defaulted<OutboxStatus>;
+  attempts: Defaulted<number>;
+  last_error: Defaulted<string>;
+  created_at: CreatedAt;
+  sent_at: Date | null;
+}
+
+export interface EmailConfirmationsTable {
+  token_hash: Buffer;
+  account_id: number;
+  email: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -170,4 +197,6 @@ export interface DatabaseSchema {
   device_coefficients: DeviceCoefficientsTable;
   stats_daily: StatsDailyTable;
   payouts: PayoutsTable;
+  mail_outbox: MailOutboxTable;
+  email_confirmations: EmailConfirmationsTable;
 }

@@ -40,6 +40,14 @@ async function openPostgresTestDatabase(serverUrl: string): Promise<Database> {
       await database.close();
       const cleanup = new pg.Client({ connectionString: serverUrl });
       await cleanup.connect();
+      // pg's Pool.end() resolves before its connections have closed; dropping WITH (FORCE) while
+      // one is still closing makes the server terminate it, and that error surfaces as an
+      // uncaught exception in the test file. Let the pool's connections go first (bounded).
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const { rows } = await cleanup.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0]?.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();
     },

@@ -1,0 +1,82 @@
+import type { Db } from '../../../db/database.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import type { Page } from '../../../http/pagination.ts';
+import { requireOwnCampaign } from '../coefficients/campaign-access.ts';
+import {
+  ancestorIds,
+  type CategoryRow,
+  categoryUsage,
+  deleteCategory,
+  findCategory,
+  insertCategory,
+  listCategories,
+  updateCategory,
+} from './category-repository.ts';
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+export async function getCategory(db: Db, id: number): Promise<CategoryRow> {
+  const category = await findCategory(db, id);
+  if (category === undefined) throw notFound('Category');
+  return category;
+}
+
+/** The subcategories an ad of this campaign may use: the children of the campaign's category. */
+export async function subCategoriesOfCampaign(db: Db, advertiserId: number, campaignId: number, page: Page) {
+  const campaign = await requireOwnCampaign(db, advertiserId, campaignId);
+  if (campaign.category_id === null) return { rows: [], total: 0 };
+  return listCategories(db, { parentId: campaign.category_id }, page.perPage, page.offset);
+}
+
+async function requireParent(trx: Db, parentId: number): Promise<void> {
+  if ((await findCategory(trx, parentId)) === undefined) throw invalidField('parentId', 'No such category.');
+}
+
+export async function createCategory(db: Db, input: { title: string; parentId: number | null }): Promise<CategoryRow> {
+  return db.transaction().execute(async (trx) => {
+    if (input.parentId !== null) await requireParent(trx, input.parentId);
+    return insertCategory(trx, input);
+  });
+}
+
+/** Renames or moves a category; moving it under itself or one of its descendants is refused. */
+export async function editCategory(
+  db: Db,
+  id: number,
+  input: { title?: string; parentId?: number | null },
+): Promise<CategoryRow> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getCategory(trx, id);
+    if (input.title === undefined && input.parentId === undefined) return current;
+    if (input.parentId !== undefined && input.parentId !== null) {
+      await requireParent(trx, input.parentId);
+      if ((await ancestorIds(trx, input.parentId)).includes(id)) {
+        throw invalidField('parentId', 'A category cannot be moved under itself or one of its subcategories.');
+      }
+    }
+    return updateCategory(trx, id, input);
+  });
+}
+
+/** Deletes a category nothing refers to; one in use by campaigns, ads or subcategories is a 422. */
+export async function removeCategory(db: Db, id: number): Promise<void> {
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      await getCategory(trx, id);
+      const usage = await categoryUsage(trx, id);
+      const problems: FieldError[] = [];
+      if (usage.campaigns > 0) problems.push({ field: 'id', message: `Used by ${usage.campaigns} campaign(s).` });
+      if (usage.offers > 0) problems.push({ field: 'id', message: `Used by ${usage.offers} ad(s).` });
+      if (usage.children > 0) problems.push({ field: 'id', message: `Has ${usage.children} subcategories.` });
+      if (problems.length > 0) {
+        throw validationFailed([{ field: 'id', message: problems.map((problem) => problem.message).join(' ') }]);
+      }
+      await deleteCategory(trx, id);
+    })
+    .catch((error: unknown) => {
+      // A campaign or ad that started using the category meanwhile: the foreign key refuses the delete.
+      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw invalidField('id', 'The category is in use.');
+      throw error;
+    });
+}

@@ -1,0 +1,127 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.ts';
+import { invalidField } from '../../../http/errors.ts';
+import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { errorResponses, IdParams, MoneyInput } from '../../../http/schemas.ts';
+import { absoluteUrl, created } from '../../../http/urls.ts';
+import { parseMoney } from '../../../money.ts';
+import { listAccounts } from '../../accounts/account-repository.ts';
+import { toUser, UserSchema } from '../../accounts/user-schema.ts';
+import { createClient, getClient, moveClientBalance } from './client-service.ts';
+
+const text = (description: string, maxLength = 255) => Type.Optional(Type.String({ maxLength, description }));
+
+const CreateClientBody = Type.Object(
+  {
+    user: Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$', description: 'Login of the new account.' }),
+    email: Type.String({ format: 'email', maxLength: 254, description: 'E-mail; a confirmation link is sent there.' }),
+    url: text('Company website.', 2048),
+    name: text('Personal name.'),
+    telegram: text('Messenger contact.', 64),
+    skype: text('Messenger contact.', 64),
+    whatsapp: text('Messenger contact.', 64),
+    phone: text('Phone.', 32),
+  },
+  { additionalProperties: false },
+);
+
+const BalanceBody = Type.Object(
+  {
+    balance: MoneyInput(
+      'Amount by which the client balance changes, taken from (positive) or returned to (negative) your own balance; at most 4 fraction digits.',
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ClientQuery = Type.Object({
+  expand: Type.Optional(Type.String({ description: 'Related lists to embed: `campaigns`.' })),
+});
+
+/** The caller's own referral accounts ("clients"): list, read, register, fund. */
+export function registerClientRoutes(app: FastifyInstance, context: AppContext): void {
+  const { db, clock, mailer } = context;
+  const tags = ['User'];
+  const callerId = (request: FastifyRequest): number => request.principal?.accountId ?? 0;
+
+  app.get(
+    '/api/advertiser/users',
+    {
+      schema: {
+        tags,
+        summary: 'Your referrals (client accounts).',
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(UserSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const page = readPage(request);
+      const { rows, total } = await listAccounts(db, { parentId: callerId(request) }, page.perPage, page.offset);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(toUser);
+    },
+  );
+
+  app.get(
+    '/api/advertiser/users/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One of your referrals.',
+        params: IdParams,
+        querystring: ClientQuery,
+        response: { 200: UserSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      const client = await getClient(db, callerId(request), id);
+      // `expand=campaigns` embeds the client's Campaign list; it is wired where the campaigns module lives.
+      return toUser(client);
+    },
+  );
+
+  app.post(
+    '/api/advertiser/users',
+    {
+      schema: {
+        tags,
+        summary: 'Register an advertiser account as your referral.',
+        description:
+          'The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password and a confirmation link is sent to it.',
+        body: CreateClientBody,
+        response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { user, ...fields } = request.body as Static<typeof CreateClientBody>;
+      const { account } = await createClient(
+        { db, mailer, now: new Date(clock.now()), log: request.log },
+        callerId(request),
+        { ...fields, username: user },
+        (token) => absoluteUrl(request, `/api/confirm/${token}`),
+      );
+      return created(request, reply, `/api/advertiser/users/${account.id}`, toUser(account));
+    },
+  );
+
+  app.put(
+    '/api/advertiser/users/:id',
+    {
+      schema: {
+        tags,
+        summary: "Move money between your balance and a referral's balance.",
+        params: IdParams,
+        body: BalanceBody,
+        response: { 200: UserSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      const amountMicros = parseMoney((request.body as Static<typeof BalanceBody>).balance);
+      if (amountMicros === undefined) throw invalidField('balance', 'Must be an amount with at most 4 fraction digits.');
+      return toUser(await moveClientBalance(db, { parentId: callerId(request), clientId: id, amountMicros }));
+    },
+  );
+}

@@ -1,0 +1,119 @@
+import type { Db } from '../../../db/database.ts';
+import { ApiError, type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import { type AccountRow, findTakenIdentity } from '../../accounts/account-repository.ts';
+import { createAccount, getAccount } from '../../accounts/account-service.ts';
+import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';
+import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
+import type { Mailer, MailLog } from '../../mail/mailer.ts';
+import { registrationMessage } from '../../mail/messages.ts';
+import { insertOutboxMessage } from '../../mail/outbox-repository.ts';
+import { findReferral } from './client-repository.ts';
+import { generatePassword, hashPassword } from './password.ts';
+
+export interface NewClientInput {
+  username: string;
+  email: string;
+  name?: string;
+  url?: string;
+  whatsapp?: string;
+  telegram?: string;
+  skype?: string;
+  phone?: string;
+}
+
+export interface CreatedClient {
+  account: AccountRow;
+  outboxId: number;
+}
+
+/** The API calls the login `user`; the accounts module names it `username`. */
+function renameUsernameField(error: unknown): never {
+  if (error instanceof ApiError && error.fieldErrors) {
+    throw validationFailed(error.fieldErrors.map((entry) => (entry.field === 'username' ? { ...entry, field: 'user' } : entry)));
+  }
+  throw error;
+}
+
+/**
+ * Registers an advertiser as a referral of `parentId`, the way site registration does: a generated
+ * password (only its scrypt hash is kept), an unconfirmed mailbox, and an e-mail with the password
+ * and a confirmation link. The account, the link and the queued e-mail are one transaction; the
+ * e-mail is delivered after it commits, and a delivery failure does not undo the registration
+ * (the message stays `failed` in the outbox for the operator to see and resend).
+ */
+export async function createClient(
+  dependencies: { db: Db; mailer: Mailer; now: Date; log: MailLog },
+  parentId: number,
+  input: NewClientInput,
+  confirmationUrl: (token: string) => string,
+): Promise<CreatedClient> {
+  const { db, mailer, now, log } = dependencies;
+  const taken = await findTakenIdentity(db, input.username, input.email);
+  const problems: FieldError[] = [];
+  if (taken.username) problems.push({ field: 'user', message: 'This username is already taken.' });
+  if (taken.email) problems.push({ field: 'email', message: 'This e-mail is already registered.' });
+  if (problems.length > 0) throw validationFailed(problems);
+
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  const created = await db.transaction().execute(async (trx) => {
+    const parent = await getAccount(trx, parentId);
+    const account = await createAccount(
+      trx,
+      { ...input, kind: 'advertiser', parentId, passwordHash, emailConfirmed: false },
+      now,
+    ).catch(renameUsernameField);
+    const token = await createEmailConfirmation(trx, account, now);
+    const message = registrationMessage({
+      username: account.username,
+      password,
+      link: confirmationUrl(token),
+      invitedBy: parent.name || parent.username,
+    });
+    const outbox = await insertOutboxMessage(trx, {
+      kind: 'email_confirmation',
+      account_id: account.id,
+      recipient: account.email,
+      subject: message.subject,
+      body_text: message.text,
+      body_html: message.html,
+      sensitive: true,
+      sent_at: null,
+      created_at: now,
+    });
+    return { account, outboxId: outbox.id };
+  });
+  await mailer.deliver(created.outboxId, log);
+  return created;
+}
+
+export async function getClient(db: Db, parentId: number, id: number): Promise<AccountRow> {
+  const client = await findReferral(db, parentId, id);
+  if (client === undefined) throw notFound('User');
+  return client;
+}
+
+/**
+ * Moves `amountMicros` from the parent's balance to the client's (a negative amount moves money
+ * back), as two ledger entries in one transaction. A move that would leave either balance below
+ * zero is a 422 on `balance` and changes nothing.
+ */
+export async function moveClientBalance(
+  db: Db,
+  move: { parentId: number; clientId: number; amountMicros: number },
+): Promise<AccountRow> {
+  if (move.amountMicros === 0) throw invalidField('balance', 'Must not be zero.');
+  return db.transaction().execute(async (trx) => {
+    await getClient(trx, move.parentId, move.clientId);
+    const outgoing = move.amountMicros > 0;
+    await transfer(trx, {
+      fromId: outgoing ? move.parentId : move.clientId,
+      toId: outgoing ? move.clientId : move.parentId,
+      amountMicros: Math.abs(move.amountMicros),
+      kind: 'client_transfer',
+      comment: outgoing ? 'to a client account' : 'back from a client account',
+      createdBy: move.parentId,
+    }).catch((error: unknown) => insufficientFundsAsValidation(error, 'balance'));
+    return getClient(trx, move.parentId, move.clientId);
+  });
+}

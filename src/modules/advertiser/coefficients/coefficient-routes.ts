@@ -1,0 +1,202 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.ts';
+import { notFound } from '../../../http/errors.ts';
+import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { errorResponses } from '../../../http/schemas.ts';
+import { readPeriod } from '../../statistics/period.ts';
+import type { TargetId } from './coefficient-repository.ts';
+import { CoefficientSchema, DeviceStatisticsSchema, SiteStatisticsSchema } from './coefficient-schema.ts';
+import {
+  campaignSiteCoefficients,
+  deviceStatistics,
+  setDeviceCoefficient,
+  setSiteCoefficient,
+  siteStatistics,
+  targetSiteCoefficients,
+} from './coefficient-service.ts';
+import { parseDevice, parseSiteTarget } from './targets.ts';
+
+const CampaignId = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Campaign id.' });
+const CampaignParams = Type.Object({ campaign: CampaignId });
+const SiteParams = Type.Object({
+  campaign: CampaignId,
+  id: Type.String({
+    pattern: '^\\d+(s\\d+)?$',
+    description: 'Site id `123` (the whole site) or `123s45` (block 45 of site 123).',
+  }),
+});
+const DeviceParams = Type.Object({
+  campaign: CampaignId,
+  type: Type.String({ description: 'Device type: desktop, mobile, tablet (or 1, 2, 3).' }),
+});
+
+const CoefBody = Type.Object(
+  { coef: Type.Number({ minimum: 0.1, maximum: 10, description: 'Coefficient, from 0.1 to 10 (4 fraction digits kept).' }) },
+  { additionalProperties: false },
+);
+
+const statisticsFilters = {
+  dateFrom: Type.Optional(
+    Type.String({ description: 'First day, ISO 8601 (YYYY-MM-DD), platform time zone; none: from the start.' }),
+  ),
+  dateTo: Type.Optional(Type.String({ description: 'Last day, inclusive; none: up to now.' })),
+  targetId: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 3,
+      description: 'Conversions counted as orders: 0 all, 1 purchase, 2 registration, 3 intermediate goal.',
+    }),
+  ),
+};
+const SiteStatisticsQuery = Type.Object({ ...pageParameters, ...statisticsFilters });
+const DeviceStatisticsQuery = Type.Object(statisticsFilters);
+
+type Filters = { dateFrom?: string; dateTo?: string; targetId?: number };
+
+/** Quality coefficients of a campaign per site, block and device type, and the statistics to set them by. */
+export function registerCoefficientRoutes(app: FastifyInstance, context: AppContext): void {
+  const { db, clock } = context;
+  const tags = ['Quality coefficients'];
+  const base = '/api/advertiser/campaigns/multipliers/:campaign';
+  const advertiserId = (request: FastifyRequest): number => request.principal?.accountId ?? 0;
+  const readFilters = (request: FastifyRequest) => {
+    const query = request.query as Filters;
+    return { period: readPeriod({ from: query.dateFrom, to: query.dateTo }), targetId: (query.targetId ?? 0) as TargetId };
+  };
+
+  app.get(
+    `${base}/site`,
+    {
+      schema: {
+        tags,
+        summary: 'Every site and block coefficient set for the campaign.',
+        params: CampaignParams,
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(CoefficientSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { campaign } = request.params as Static<typeof CampaignParams>;
+      const all = await campaignSiteCoefficients(db, advertiserId(request), campaign);
+      const page = readPage(request);
+      setPaginationHeaders(request, reply, page, all.length);
+      return all.slice(page.offset, page.offset + page.perPage);
+    },
+  );
+
+  app.get(
+    `${base}/site/:id`,
+    {
+      schema: {
+        tags,
+        summary: 'The coefficients in force for a site (and its blocks) or for one block.',
+        description:
+          '`123`: the site’s own coefficient (1 when unset), then those set for its blocks. `123s45`: block 45 of site 123.',
+        params: SiteParams,
+        response: { 200: Type.Array(CoefficientSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { campaign, id } = request.params as Static<typeof SiteParams>;
+      const target = parseSiteTarget(id);
+      if (target === undefined) throw notFound('Site');
+      return targetSiteCoefficients(db, advertiserId(request), campaign, target);
+    },
+  );
+
+  app.put(
+    `${base}/site/:id`,
+    {
+      schema: {
+        tags,
+        summary: 'Set the coefficient of a site (`123`) or of one of its blocks (`123s45`).',
+        params: SiteParams,
+        body: CoefBody,
+        response: { 200: CoefficientSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { campaign, id } = request.params as Static<typeof SiteParams>;
+      const target = parseSiteTarget(id);
+      if (target === undefined) throw notFound('Site');
+      const { coef } = request.body as Static<typeof CoefBody>;
+      return setSiteCoefficient(db, {
+        advertiserId: advertiserId(request),
+        campaignId: campaign,
+        target,
+        coef,
+        now: new Date(clock.now()),
+      });
+    },
+  );
+
+  app.put(
+    `${base}/device/:type`,
+    {
+      schema: {
+        tags,
+        summary: 'Set the coefficient of a device type.',
+        params: DeviceParams,
+        body: CoefBody,
+        response: { 200: CoefficientSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { campaign, type } = request.params as Static<typeof DeviceParams>;
+      const device = parseDevice(type);
+      if (device === undefined) throw notFound('Device type');
+      const { coef } = request.body as Static<typeof CoefBody>;
+      return setDeviceCoefficient(db, {
+        advertiserId: advertiserId(request),
+        campaignId: campaign,
+        device,
+        coef,
+        now: new Date(clock.now()),
+      });
+    },
+  );
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        summary: 'Site statistics of the campaign, with the coefficient of each site and block.',
+        description:
+          'One row per site that had traffic in the period or has a coefficient (`site_id` `123`, all its blocks), followed by one row per block with its own coefficient (`123s45`).',
+        params: CampaignParams,
+        querystring: SiteStatisticsQuery,
+        response: { 200: Type.Array(SiteStatisticsSchema), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { campaign } = request.params as Static<typeof CampaignParams>;
+      const rows = await siteStatistics(db, {
+        advertiserId: advertiserId(request),
+        campaignId: campaign,
+        ...readFilters(request),
+      });
+      const page = readPage(request);
+      setPaginationHeaders(request, reply, page, rows.length);
+      return rows.slice(page.offset, page.offset + page.perPage);
+    },
+  );
+
+  app.get(
+    `${base}/device`,
+    {
+      schema: {
+        tags,
+        summary: 'Device statistics of the campaign: desktop, mobile and tablet, with their coefficients.',
+        params: CampaignParams,
+        querystring: DeviceStatisticsQuery,
+        response: { 200: Type.Array(DeviceStatisticsSchema), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { campaign } = request.params as Static<typeof CampaignParams>;
+      return deviceStatistics(db, { advertiserId: advertiserId(request), campaignId: campaign, ...readFilters(request) });
+    },
+  );
+}

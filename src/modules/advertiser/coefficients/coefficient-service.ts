@@ -1,0 +1,178 @@
+import type { Db } from '../../../db/database.ts';
+import { notFound } from '../../../http/errors.ts';
+import type { Period } from '../../statistics/period.ts';
+import { advertiserFigures, type Totals } from '../../statistics/rates.ts';
+import { DEVICES, type DeviceId } from '../../statistics/record-events.ts';
+import { requireOwnCampaign } from './campaign-access.ts';
+import {
+  blockBelongsToSite,
+  type DeviceCoefficientRow,
+  listDeviceCoefficients,
+  listSiteCoefficients,
+  type SiteCoefficientRow,
+  siteExists,
+  type TargetId,
+  trafficByBlock,
+  trafficByDevice,
+  upsertDeviceCoefficient,
+  upsertSiteCoefficient,
+} from './coefficient-repository.ts';
+import type { Coefficient, DeviceStatistics, SiteStatistics } from './coefficient-schema.ts';
+import { DEVICE_NAMES, formatSiteTarget, type SiteTarget } from './targets.ts';
+
+/** The coefficient of traffic nothing has been set for. */
+export const DEFAULT_COEF = 1;
+
+const NO_TRAFFIC: Totals = { views: 0, clicks: 0, spendMicros: 0, orders: 0 };
+
+/** Coefficients are stored as numeric(6,4): four fraction digits. */
+const roundCoef = (coef: number): number => Math.round(coef * 10_000) / 10_000;
+
+export const siteCoefficient = (row: SiteCoefficientRow): Coefficient => ({
+  coef: row.coef,
+  campaignId: row.campaign_id,
+  siteId: row.site_id,
+  deviceId: 0,
+  informerId: row.block_id,
+});
+
+export const deviceCoefficient = (row: DeviceCoefficientRow): Coefficient => ({
+  coef: row.coef,
+  campaignId: row.campaign_id,
+  siteId: 0,
+  deviceId: row.device,
+  informerId: 0,
+});
+
+/** The site exists, and the block (when one is named) is a block of that site; otherwise 404. */
+async function requireTarget(db: Db, target: SiteTarget): Promise<void> {
+  if (!(await siteExists(db, target.siteId))) throw notFound('Site');
+  if (target.blockId !== 0 && !(await blockBelongsToSite(db, target.siteId, target.blockId))) throw notFound('Block');
+}
+
+/** All site and block coefficients set for a campaign. */
+export async function campaignSiteCoefficients(db: Db, advertiserId: number, campaignId: number): Promise<Coefficient[]> {
+  await requireOwnCampaign(db, advertiserId, campaignId);
+  return (await listSiteCoefficients(db, campaignId)).map(siteCoefficient);
+}
+
+/**
+ * The coefficients in force for one site: for `123`, the site's own (1 when unset) followed by
+ * those set for its blocks; for `123s45`, that block's (1 when unset).
+ */
+export async function targetSiteCoefficients(
+  db: Db,
+  advertiserId: number,
+  campaignId: number,
+  target: SiteTarget,
+): Promise<Coefficient[]> {
+  await requireOwnCampaign(db, advertiserId, campaignId);
+  await requireTarget(db, target);
+  const rows = await listSiteCoefficients(db, campaignId, target.siteId);
+  const own = rows.find((row) => row.block_id === target.blockId) ?? {
+    campaign_id: campaignId,
+    site_id: target.siteId,
+    block_id: target.blockId,
+    coef: DEFAULT_COEF,
+  };
+  const blocks = target.blockId === 0 ? rows.filter((row) => row.block_id !== 0) : [];
+  return [own, ...blocks].map(siteCoefficient);
+}
+
+export async function setSiteCoefficient(
+  db: Db,
+  change: { advertiserId: number; campaignId: number; target: SiteTarget; coef: number; now: Date },
+): Promise<Coefficient> {
+  return db.transaction().execute(async (trx) => {
+    await requireOwnCampaign(trx, change.advertiserId, change.campaignId);
+    await requireTarget(trx, change.target);
+    const row = await upsertSiteCoefficient(
+      trx,
+      {
+        campaign_id: change.campaignId,
+        site_id: change.target.siteId,
+        block_id: change.target.blockId,
+        coef: roundCoef(change.coef),
+      },
+      change.now,
+    );
+    return siteCoefficient(row);
+  });
+}
+
+export async function setDeviceCoefficient(
+  db: Db,
+  change: { advertiserId: number; campaignId: number; device: DeviceId; coef: number; now: Date },
+): Promise<Coefficient> {
+  return db.transaction().execute(async (trx) => {
+    await requireOwnCampaign(trx, change.advertiserId, change.campaignId);
+    const row = await upsertDeviceCoefficient(
+      trx,
+      { campaign_id: change.campaignId, device: change.device, coef: roundCoef(change.coef) },
+      change.now,
+    );
+    return deviceCoefficient(row);
+  });
+}
+
+/**
+ * Site statistics of a campaign: one row per site that had traffic in the period or has a
+ * coefficient (its whole-site figures and coefficient), each followed by one row per block of it
+ * that has its own coefficient (`123s45`, that block's figures). Ordered by site, then block.
+ */
+export async function siteStatistics(
+  db: Db,
+  query: { advertiserId: number; campaignId: number; period: Period; targetId: TargetId },
+): Promise<SiteStatistics[]> {
+  await requireOwnCampaign(db, query.advertiserId, query.campaignId);
+  // One pass over the rollup, per site and block; the site rows are the sums of their blocks.
+  const [coefficients, blocks] = await Promise.all([
+    listSiteCoefficients(db, query.campaignId),
+    trafficByBlock(db, query.campaignId, query.period, query.targetId),
+  ]);
+  const siteTotals = new Map<number, Totals>();
+  for (const block of blocks) {
+    const sum = siteTotals.get(block.site_id) ?? { ...NO_TRAFFIC };
+    sum.views += block.views;
+    sum.clicks += block.clicks;
+    sum.spendMicros += block.spendMicros;
+    sum.orders += block.orders;
+    siteTotals.set(block.site_id, sum);
+  }
+  const blockTotals = new Map(blocks.map((row) => [`${row.site_id}s${row.block_id}`, row]));
+  const siteIds = [...new Set([...siteTotals.keys(), ...coefficients.map((row) => row.site_id)])].sort((a, b) => a - b);
+  const rows: SiteStatistics[] = [];
+  for (const siteId of siteIds) {
+    const own = coefficients.find((row) => row.site_id === siteId && row.block_id === 0);
+    rows.push({
+      site_id: String(siteId),
+      ...advertiserFigures(siteTotals.get(siteId) ?? NO_TRAFFIC),
+      coef: own?.coef ?? DEFAULT_COEF,
+    });
+    for (const block of coefficients.filter((row) => row.site_id === siteId && row.block_id !== 0)) {
+      const key = formatSiteTarget({ siteId, blockId: block.block_id });
+      rows.push({ site_id: key, ...advertiserFigures(blockTotals.get(key) ?? NO_TRAFFIC), coef: block.coef });
+    }
+  }
+  return rows;
+}
+
+/** Device statistics of a campaign: always desktop, mobile and tablet, zeros where there was no traffic. */
+export async function deviceStatistics(
+  db: Db,
+  query: { advertiserId: number; campaignId: number; period: Period; targetId: TargetId },
+): Promise<DeviceStatistics[]> {
+  await requireOwnCampaign(db, query.advertiserId, query.campaignId);
+  const [coefficients, traffic] = await Promise.all([
+    listDeviceCoefficients(db, query.campaignId),
+    trafficByDevice(db, query.campaignId, query.period, query.targetId),
+  ]);
+  return DEVICE_NAMES.map((device) => {
+    const id = DEVICES[device];
+    return {
+      device,
+      ...advertiserFigures(traffic.find((row) => row.device === id) ?? NO_TRAFFIC),
+      coef: coefficients.find((row) => row.device === id)?.coef ?? DEFAULT_COEF,
+    };
+  });
+}
