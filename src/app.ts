@@ -8,6 +8,10 @@ import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
+import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
+import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
+import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
+import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -18,7 +22,14 @@ export interface BuildOptions {
 }
 
 /** Every module's routes, in one list: adding a module is adding a line here. */
-const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [registerMeRoutes, registerOperatorAccountRoutes];
+const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
+  registerMeRoutes,
+  registerOperatorAccountRoutes,
+  registerCampaignRoutes,
+  registerOfferRoutes,
+  registerAdvertiserStatisticsRoutes,
+  registerImageRoutes,
+];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
 export async function buildApp(context: AppContext, options: BuildOptions): Promise<FastifyInstance> {

@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import { ImageStore } from './modules/images/image-store.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -42,6 +43,7 @@ export async function createContext(config: Config, database?: Database): Promis
     clock: config.clock,
     tokens: new TokenAuthenticator(db.db, config.clock),
     redis,
+    images: new ImageStore(path.join(config.dataDir, 'images')),
   };
 }
 
