@@ -21,7 +21,12 @@ describe('advertiser campaigns', () => {
     advertiser = await server.createAccount('advertiser');
     other = await server.createAccount('advertiser');
     publisher = await server.createAccount('publisher');
-    campaignId = await createCampaign(advertiser.client, { title: 'Headphones', geo: 'de, AT', maxmoney: '12.5', maxclicks: 300 });
+    campaignId = await createCampaign(advertiser.client, {
+      title: 'Headphones',
+      geo: 'de, AT',
+      maxmoney: '12.5',
+      maxclicks: 300,
+    });
     await approveCampaign(server.server.context.db, campaignId);
     offerIds = [await createOffer(advertiser.client, campaignId), await createOffer(advertiser.client, campaignId)];
     const [first = 0, second = 0] = offerIds;
@@ -152,10 +157,22 @@ describe('advertiser campaigns', () => {
   });
 
   it('sums a period and counts only the goal chosen by targetId', async () => {
-    const period = await advertiser.client.get(`/api/advertiser/campaigns?filter[id]=${campaignId}&dateFrom=2026-03-02&dateTo=2026-03-10`);
+    const period = await advertiser.client.get(
+      `/api/advertiser/campaigns?filter[id]=${campaignId}&dateFrom=2026-03-02&dateTo=2026-03-10`,
+    );
     const [inPeriod] = period.json();
     assert.deepEqual(
-      { views: inPeriod.views, clicks: inPeriod.clicks, money: inPeriod.money, orders: inPeriod.orders, cpm: inPeriod.cpm, cpo: inPeriod.cpo, cr: inPeriod.cr, cpc: inPeriod.cpc, ctr: inPeriod.ctr },
+      {
+        views: inPeriod.views,
+        clicks: inPeriod.clicks,
+        money: inPeriod.money,
+        orders: inPeriod.orders,
+        cpm: inPeriod.cpm,
+        cpo: inPeriod.cpo,
+        cr: inPeriod.cr,
+        cpc: inPeriod.cpc,
+        ctr: inPeriod.ctr,
+      },
       { views: 500, clicks: 10, money: 2.5, orders: 5, cpm: 5, cpo: 0.5, cr: 50, cpc: 0.25, ctr: 2 },
     );
     const purchases = (await advertiser.client.get(`/api/advertiser/campaigns?id=${campaignId}&targetId=1`)).json()[0];
@@ -175,7 +192,8 @@ describe('advertiser campaigns', () => {
     const retarget = await createCampaign(client, { title: 'Retarget', isRetarget: 1 });
     const archived = await createCampaign(client, { title: 'Old' });
     assert.equal((await client.put(`/api/advertiser/campaigns/${archived}`, { archived: true })).status, 200);
-    const ids = async (query: string) => (await client.get(`/api/advertiser/campaigns${query}`)).json().map((c: { id: number }) => c.id);
+    const ids = async (query: string) =>
+      (await client.get(`/api/advertiser/campaigns${query}`)).json().map((c: { id: number }) => c.id);
     assert.deepEqual(await ids(''), [standard, retarget]);
     assert.deepEqual(await ids('?archived=1'), [standard, retarget]);
     assert.deepEqual(await ids('?archived=0'), [standard, retarget, archived]);
@@ -228,19 +246,31 @@ describe('advertiser campaigns', () => {
   });
 
   it('embeds its ads with their statistics with expand=offers', async () => {
-    const response = await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?expand=offers&dateFrom=2026-03-05&targetId=3`);
+    const response = await advertiser.client.get(
+      `/api/advertiser/campaigns/${campaignId}?expand=offers&dateFrom=2026-03-05&targetId=3`,
+    );
     assert.equal(response.status, 200);
     const campaign = response.json();
     assert.equal(campaign.views, 500);
     assert.deepEqual(
-      campaign.offers.map((offer: { id: number; views: number; orders: number; money: number }) => [offer.id, offer.views, offer.orders, offer.money]),
+      campaign.offers.map((offer: { id: number; views: number; orders: number; money: number }) => [
+        offer.id,
+        offer.views,
+        offer.orders,
+        offer.money,
+      ]),
       [
         [offerIds[0], 0, 0, 0],
         [offerIds[1], 500, 4, 2.5],
       ],
     );
-    assert.deepEqual((await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?expand=offers&type=1`)).json().offers, []);
-    const xml = await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?expand=offers`, { accept: 'application/xml' });
+    assert.deepEqual(
+      (await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?expand=offers&type=1`)).json().offers,
+      [],
+    );
+    const xml = await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?expand=offers`, {
+      accept: 'application/xml',
+    });
     assert.equal(xml.xml().offers.item.length, 2);
     assert.equal(xml.xml().offers.item[0].views, '1000');
   });
@@ -283,7 +313,17 @@ describe('advertiser campaigns', () => {
     const id = await createCampaign(advertiser.client, { title: 'Deletion' });
     const offer = await createOffer(advertiser.client, id);
     await recordTraffic(server.server.context.db, [
-      { at: at('2026-03-08'), campaignId: id, offerId: offer, siteId: 1, blockId: 1, device: 3, views: 40, clicks: 4, spendMicros: 1_000_000 },
+      {
+        at: at('2026-03-08'),
+        campaignId: id,
+        offerId: offer,
+        siteId: 1,
+        blockId: 1,
+        device: 3,
+        views: 40,
+        clicks: 4,
+        spendMicros: 1_000_000,
+      },
     ]);
     assert.equal((await advertiser.client.delete(`/api/advertiser/offers/${offer}`)).status, 204);
     const campaign = (await advertiser.client.get(`/api/advertiser/campaigns/${id}?expand=offers`)).json();

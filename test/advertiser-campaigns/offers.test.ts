@@ -55,7 +55,10 @@ describe('advertiser ads', () => {
   });
 
   it('creates an ad with every field of the spec', async () => {
-    const response = await advertiser.client.post('/api/advertiser/offers', await offerFields(campaignId, { url_mobile: 'http://m.shop.example.test/h' }));
+    const response = await advertiser.client.post(
+      '/api/advertiser/offers',
+      await offerFields(campaignId, { url_mobile: 'http://m.shop.example.test/h' }),
+    );
     assert.equal(response.status, 201, response.text);
     const ad = response.json();
     assert.equal(response.header('location'), `${server.url}/api/advertiser/offers/${ad.id}`);
@@ -90,7 +93,12 @@ describe('advertiser ads', () => {
   });
 
   it('creates an ad from an XML body with a title of its own', async () => {
-    const fields = await offerFields(campaignId, { title: 'Headphones X', discount: 2, discountType: 'free_shipping', oldPrice: undefined });
+    const fields = await offerFields(campaignId, {
+      title: 'Headphones X',
+      discount: 2,
+      discountType: 'free_shipping',
+      oldPrice: undefined,
+    });
     const xmlBody = `<request>${Object.entries(fields)
       .filter(([, value]) => value !== undefined)
       .map(([key, value]) => `<${key}>${String(value)}</${key}>`)
@@ -149,7 +157,10 @@ describe('advertiser ads', () => {
   it('allows 100 characters of description when the campaign targets Thailand', async () => {
     const thai = await createCampaign(advertiser.client, { geo: ['VN', 'TH'] });
     await createOffer(advertiser.client, thai, { description: 'ก'.repeat(100) });
-    const tooLong = await advertiser.client.post('/api/advertiser/offers', await offerFields(thai, { description: 'ก'.repeat(101) }));
+    const tooLong = await advertiser.client.post(
+      '/api/advertiser/offers',
+      await offerFields(thai, { description: 'ก'.repeat(101) }),
+    );
     assert.deepEqual(fieldsOf(tooLong), ['description']);
     await createOffer(advertiser.client, campaignId, { description: 'é'.repeat(60) });
   });
@@ -157,15 +168,49 @@ describe('advertiser ads', () => {
   it('reads an ad with statistics for a period and a goal, in JSON and XML', async () => {
     const id = await createOffer(advertiser.client, campaignId);
     await recordTraffic(server.server.context.db, [
-      { at: at('2026-03-02'), campaignId, offerId: id, siteId: 1, blockId: 1, device: 1, views: 2000, clicks: 40, spendMicros: 8_000_000, conversions: { 1: 4, 2: 1 } },
-      { at: at('2026-03-03'), campaignId, offerId: id, siteId: 1, blockId: 1, device: 2, views: 1000, clicks: 10, spendMicros: 2_000_000, conversions: { 1: 1 } },
+      {
+        at: at('2026-03-02'),
+        campaignId,
+        offerId: id,
+        siteId: 1,
+        blockId: 1,
+        device: 1,
+        views: 2000,
+        clicks: 40,
+        spendMicros: 8_000_000,
+        conversions: { 1: 4, 2: 1 },
+      },
+      {
+        at: at('2026-03-03'),
+        campaignId,
+        offerId: id,
+        siteId: 1,
+        blockId: 1,
+        device: 2,
+        views: 1000,
+        clicks: 10,
+        spendMicros: 2_000_000,
+        conversions: { 1: 1 },
+      },
     ]);
     const lifetime = (await advertiser.client.get(`/api/advertiser/offers/${id}`)).json();
     assert.deepEqual(
-      [lifetime.views, lifetime.clicks, lifetime.money, lifetime.orders, lifetime.cpm, lifetime.cpc, lifetime.cr, lifetime.cpo, lifetime.ctr],
+      [
+        lifetime.views,
+        lifetime.clicks,
+        lifetime.money,
+        lifetime.orders,
+        lifetime.cpm,
+        lifetime.cpc,
+        lifetime.cr,
+        lifetime.cpo,
+        lifetime.ctr,
+      ],
       [3000, 50, 10, 6, 3.3333, 0.2, 12, 1.6667, 1.6667],
     );
-    const day = (await advertiser.client.get(`/api/advertiser/offers/${id}?dateFrom=2026-03-02&dateTo=2026-03-02&targetId=1`)).json();
+    const day = (
+      await advertiser.client.get(`/api/advertiser/offers/${id}?dateFrom=2026-03-02&dateTo=2026-03-02&targetId=1`)
+    ).json();
     assert.deepEqual([day.views, day.clicks, day.money, day.orders, day.cpo, day.cr], [2000, 40, 8, 4, 2, 10]);
     const xml = await advertiser.client.get(`/api/advertiser/offers/${id}?dateFrom=2026-03-03`, { accept: 'application/xml' });
     assert.equal(xml.status, 200);
@@ -192,20 +237,36 @@ describe('advertiser ads', () => {
     assert.equal((await advertiser.client.get(`/api/advertiser/offers/${id}`)).json().active, true);
     assert.deepEqual(fieldsOf(await advertiser.client.put(`/api/advertiser/offers/${id}`, {})), ['active']);
     assert.deepEqual(fieldsOf(await advertiser.client.put(`/api/advertiser/offers/${id}`, { active: 'on' })), ['active']);
-    assert.deepEqual(fieldsOf(await advertiser.client.put(`/api/advertiser/offers/${id}`, { active: true, stavka: 2 })), ['stavka']);
+    assert.deepEqual(fieldsOf(await advertiser.client.put(`/api/advertiser/offers/${id}`, { active: true, stavka: 2 })), [
+      'stavka',
+    ]);
   });
 
   it('deletes an ad: 404 afterwards, statistics kept in the campaign', async () => {
     const id = await createOffer(advertiser.client, campaignId);
     await recordTraffic(server.server.context.db, [
-      { at: at('2026-03-04'), campaignId, offerId: id, siteId: 2, blockId: 2, device: 1, views: 7, clicks: 1, spendMicros: 300_000 },
+      {
+        at: at('2026-03-04'),
+        campaignId,
+        offerId: id,
+        siteId: 2,
+        blockId: 2,
+        device: 1,
+        views: 7,
+        clicks: 1,
+        spendMicros: 300_000,
+      },
     ]);
-    const before = (await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?dateFrom=2026-03-04&dateTo=2026-03-04`)).json();
+    const before = (
+      await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?dateFrom=2026-03-04&dateTo=2026-03-04`)
+    ).json();
     assert.equal((await advertiser.client.delete(`/api/advertiser/offers/${id}`)).status, 204);
     assert.equal((await advertiser.client.get(`/api/advertiser/offers/${id}`)).status, 404);
     assert.equal((await advertiser.client.put(`/api/advertiser/offers/${id}`, { active: true })).status, 404);
     assert.equal((await advertiser.client.delete(`/api/advertiser/offers/${id}`)).status, 404);
-    const afterwards = (await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?dateFrom=2026-03-04&dateTo=2026-03-04`)).json();
+    const afterwards = (
+      await advertiser.client.get(`/api/advertiser/campaigns/${campaignId}?dateFrom=2026-03-04&dateTo=2026-03-04`)
+    ).json();
     assert.equal(afterwards.views, 7);
     assert.equal(afterwards.money, 0.3);
     assert.equal(afterwards.items, before.items - 1);

@@ -40,7 +40,7 @@ export function registerImageRoutes(app: FastifyInstance, context: AppContext): 
       reply.header('ETag', etag);
       reply.header('Cache-Control', 'public, max-age=31536000, immutable');
       const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+      if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
         reply.code(304);
         return reply.send();
       }

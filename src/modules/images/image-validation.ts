@@ -15,7 +15,8 @@ type ImageFormat = 'png' | 'jpeg';
 
 /** The format the bytes really are, from their signature; undefined for anything else. */
 export function sniffFormat(bytes: Buffer): ImageFormat | undefined {
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   return undefined;
 }
@@ -40,7 +41,8 @@ export async function readImageDataUri(value: string, field: string): Promise<Bu
   }
   const actual = sniffFormat(bytes);
   if (actual === undefined) return { field, message: 'The data is not a PNG or JPEG image.' };
-  if (actual !== declared) return { field, message: `The data is a ${actual.toUpperCase()} image but is declared as image/${match[1]}.` };
+  if (actual !== declared)
+    return { field, message: `The data is a ${actual.toUpperCase()} image but is declared as image/${match[1]}.` };
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes, { limitInputPixels: false }).metadata();

@@ -46,10 +46,7 @@ export async function listCampaigns(
 ): Promise<{ rows: CampaignRecord[]; total: number }> {
   const ids = filtered(db, filter).select('id').orderBy('id').limit(limit).offset(offset);
   const [page, count] = await Promise.all([
-    selectCampaigns(db)
-      .where('campaigns.id', 'in', ids)
-      .orderBy('campaigns.id')
-      .execute(),
+    selectCampaigns(db).where('campaigns.id', 'in', ids).orderBy('campaigns.id').execute(),
     filtered(db, filter).select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows: page.map(withItems), total: Number(count.total) };

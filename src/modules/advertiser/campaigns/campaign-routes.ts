@@ -8,12 +8,12 @@ import { errorResponses, Flag, IdParams, MoneyInput } from '../../../http/schema
 import { created } from '../../../http/urls.ts';
 import { parseMoney } from '../../../money.ts';
 import { readPeriod } from '../../statistics/period.ts';
-import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
-import { readIdList, TargetIdParameter } from '../statistics/filters.ts';
 import { listOffersOfCampaign } from '../offers/offer-repository.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';
 import { offerTotals } from '../offers/offer-service.ts';
-import { campaignWithOffers, CampaignSchema } from './campaign-schema.ts';
+import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
+import { readIdList, TargetIdParameter } from '../statistics/filters.ts';
+import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
 import { changeCampaign, createCampaign, getCampaignWithStats, listCampaignsWithStats } from './campaign-service.ts';
 import { readGeo } from './geo.ts';
 
@@ -55,12 +55,15 @@ const CreateCampaignBody = Type.Object(
     category_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'A root product category.' }),
     geo: Type.Optional(
       Type.Union([Type.Array(Type.String({ maxLength: 8 }), { maxItems: 300 }), Type.String({ maxLength: 2000 })], {
-        description: 'Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere.',
+        description:
+          'Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere.',
       }),
     ),
     isRetarget: Type.Optional(Flag('Whether it is a retargeting campaign (default false).')),
     maxmoney: Type.Optional(MoneyInput('Daily spending limit; 0 (default) means none.')),
-    maxclicks: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Daily click limit; 0 (default) means none.' })),
+    maxclicks: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Daily click limit; 0 (default) means none.' }),
+    ),
     active: Type.Optional(Flag('Activity flag (default true).')),
   },
   { additionalProperties: false },
@@ -102,7 +105,8 @@ export function registerCampaignRoutes(app: FastifyInstance, context: AppContext
       const { period, targetId } = readStatsQuery(request);
       const idsFromFilter = readIdList(query.filter?.id, 'filter[id]');
       const idsFromQuery = readIdList(query.id, 'id');
-      const ids = idsFromQuery && idsFromFilter ? idsFromQuery.filter((id) => idsFromFilter.includes(id)) : (idsFromQuery ?? idsFromFilter);
+      const ids =
+        idsFromQuery && idsFromFilter ? idsFromQuery.filter((id) => idsFromFilter.includes(id)) : (idsFromQuery ?? idsFromFilter);
       const page = readPage(request);
       const { campaigns, total } = await listCampaignsWithStats(db, {
         advertiserId: advertiserOf(request),

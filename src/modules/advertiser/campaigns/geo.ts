@@ -22,7 +22,8 @@ export function readGeo(value: unknown, field = 'geo'): string[] {
   if (value === undefined || value === null || value === '') return [];
   // Validation coerces a lone string into a one-element array, so every element may be a list.
   const items: unknown[] = Array.isArray(value) ? value : [value];
-  if (items.some((item) => typeof item !== 'string')) throw invalidField(field, 'Must be a list of ISO 3166-1 alpha-2 country codes.');
+  if (items.some((item) => typeof item !== 'string'))
+    throw invalidField(field, 'Must be a list of ISO 3166-1 alpha-2 country codes.');
   const parts = (items as string[]).flatMap((item) => item.split(','));
   const codes: string[] = [];
   const problems: FieldError[] = [];

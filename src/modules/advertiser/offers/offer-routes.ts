@@ -24,7 +24,10 @@ const DiscountTypeSchema = Type.Object(
 );
 
 const ImageDataUri = (description: string) =>
-  Type.String({ maxLength: 3_000_000, description: `${description} A data URI: data:image/png;base64,... or data:image/jpeg;base64,...` });
+  Type.String({
+    maxLength: 3_000_000,
+    description: `${description} A data URI: data:image/png;base64,... or data:image/jpeg;base64,...`,
+  });
 
 const CreateOfferBody = Type.Object(
   {
@@ -58,10 +61,7 @@ const OfferQuery = Type.Object({
   targetId: TargetIdParameter,
 });
 
-const SwitchOfferBody = Type.Object(
-  { active: Flag('Switch the ad on (true) or off (false).') },
-  { additionalProperties: false },
-);
+const SwitchOfferBody = Type.Object({ active: Flag('Switch the ad on (true) or off (false).') }, { additionalProperties: false });
 
 /** Advertiser ads: discount types, create, read, switch on/off, delete. */
 export function registerOfferRoutes(app: FastifyInstance, context: AppContext): void {

@@ -18,7 +18,9 @@ export const AdSchema = Type.Object(
     img_wide: NullableImage('The rectangular image (from `rectangle`).'),
     isRetarget: Type.Boolean({ description: 'Whether the owning campaign is a retargeting campaign.' }),
     opis: Type.String({ description: 'Product description.' }),
-    cost: Type.String({ description: 'Product price as shown on the teaser, derived from price, oldPrice, discount and discountType.' }),
+    cost: Type.String({
+      description: 'Product price as shown on the teaser, derived from price, oldPrice, discount and discountType.',
+    }),
     url: Type.String({ description: 'Target URL.' }),
     url_mobile: Type.String({ description: 'Target URL for mobile devices; empty means `url`.' }),
     stavka: Type.Number({ description: 'Current price per click (the bid), in currency units.' }),

@@ -63,7 +63,8 @@ export async function createOffer(
   const description = input.description.trim();
   const limit = campaign?.geo.includes('TH') ? DESCRIPTION_LIMIT_TH : DESCRIPTION_LIMIT;
   if (description === '') problems.push({ field: 'description', message: 'Must not be empty.' });
-  else if ([...description].length > limit) problems.push({ field: 'description', message: `Must be at most ${limit} characters.` });
+  else if ([...description].length > limit)
+    problems.push({ field: 'description', message: `Must be at most ${limit} characters.` });
   const title = (input.title ?? '').trim() || description;
 
   checkUrl(input.url, 'url', problems);
@@ -82,8 +83,15 @@ export async function createOffer(
       problems.push({ field: 'oldPrice', message: `Is required with discountType ${input.discountType}.` });
     }
   }
-  if (input.subCategory !== undefined && campaign !== undefined && !(await isSubCategoryOf(db, input.subCategory, campaign.category_id))) {
-    problems.push({ field: 'subCategory', message: 'Must be a subcategory of the campaign’s category (GET /advertiser/subCategories).' });
+  if (
+    input.subCategory !== undefined &&
+    campaign !== undefined &&
+    !(await isSubCategoryOf(db, input.subCategory, campaign.category_id))
+  ) {
+    problems.push({
+      field: 'subCategory',
+      message: 'Must be a subcategory of the campaign’s category (GET /advertiser/subCategories).',
+    });
   }
   const bidMicros = parseMoney(input.clickPrice);
   if (bidMicros === undefined || bidMicros <= 0 || bidMicros > MAX_CLICK_PRICE * 1_000_000) {

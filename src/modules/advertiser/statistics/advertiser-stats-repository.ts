@@ -2,8 +2,8 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { DatabaseSchema } from '../../../db/schema.ts';
 import type { Period } from '../../statistics/period.ts';
-import { GOALS } from '../../statistics/record-events.ts';
 import type { Totals } from '../../statistics/rates.ts';
+import { GOALS } from '../../statistics/record-events.ts';
 
 /** `targetId`: which conversions count as orders. 0 all goals; otherwise one goal of GOALS. */
 export type TargetId = 0 | 1 | 2 | 3;

@@ -2,7 +2,14 @@ import type { Db } from '../../../db/database.ts';
 import { invalidField, notFound } from '../../../http/errors.ts';
 import { isIsoDate, type Period, readPeriod } from '../../statistics/period.ts';
 import { advertiserFigures } from '../../statistics/rates.ts';
-import { dataSpan, type StatsFilter, type StatsGrouping, sumStats, type TargetId, ZERO_TOTALS } from './advertiser-stats-repository.ts';
+import {
+  dataSpan,
+  type StatsFilter,
+  type StatsGrouping,
+  sumStats,
+  type TargetId,
+  ZERO_TOTALS,
+} from './advertiser-stats-repository.ts';
 import { readIdList } from './filters.ts';
 
 export interface StatisticsFilter {
@@ -25,8 +32,11 @@ export interface StatisticsRequest {
 
 export type StatisticsRow = { id?: number; date: string } & ReturnType<typeof advertiserFigures>;
 
-async function ownCampaignIds(db: Db, advertiserId: number): Promise<number[]> {
-  const rows = await db.selectFrom('campaigns').select('id').where('advertiser_id', '=', advertiserId).execute();
+/** The advertiser's campaigns: all of them, or those among `ids`. */
+async function ownCampaignIds(db: Db, advertiserId: number, ids?: number[]): Promise<number[]> {
+  let query = db.selectFrom('campaigns').select('id').where('advertiser_id', '=', advertiserId);
+  if (ids !== undefined) query = query.where('id', 'in', ids);
+  const rows = await query.execute();
   return rows.map((row) => row.id);
 }
 
@@ -61,10 +71,10 @@ async function resolveFilter(db: Db, request: StatisticsRequest): Promise<{ filt
   const { advertiserId, filter: raw, targetId } = request;
   if (request.scope === 'campaigns') {
     const period = readPeriod({ from: raw.dateFrom, to: raw.dateTo }, { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
-    const own = await ownCampaignIds(db, advertiserId);
     const ids = readIdList(raw.id, 'filter[id]');
-    if (ids?.some((id) => !own.includes(id))) throw notFound('Campaign');
-    return { filter: { campaignIds: ids ?? own, period, targetId }, byOffer: false };
+    const own = await ownCampaignIds(db, advertiserId, ids);
+    if (ids !== undefined && own.length !== ids.length) throw notFound('Campaign');
+    return { filter: { campaignIds: own, period, targetId }, byOffer: false };
   }
   const offerIds = readSingleId(raw.id, 'filter[id]');
   const campaignId = readSingleId(raw.campaignId, 'filter[campaignId]');
@@ -78,12 +88,12 @@ async function resolveFilter(db: Db, request: StatisticsRequest): Promise<{ filt
   let period: Period;
   if (date !== undefined) period = { from: date, to: date };
   else period = readPeriod({ from: raw.dateFrom, to: raw.dateTo }, { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
-  const own = await ownCampaignIds(db, advertiserId);
-  if (campaignId !== undefined && !own.includes(campaignId)) throw notFound('Campaign');
+  const own = await ownCampaignIds(db, advertiserId, campaignId === undefined ? undefined : [campaignId]);
+  if (campaignId !== undefined && own.length === 0) throw notFound('Campaign');
   if (offerIds !== undefined && (await ownOfferIds(db, advertiserId, [offerIds])).length === 0) throw notFound('Offer');
   return {
     filter: {
-      campaignIds: campaignId !== undefined ? [campaignId] : own,
+      campaignIds: own,
       offerIds: offerIds !== undefined ? [offerIds] : undefined,
       period,
       targetId,
@@ -116,6 +126,7 @@ export async function advertiserStatistics(db: Db, request: StatisticsRequest): 
     date: request.groupDate ? row.day : interval,
     ...advertiserFigures(row),
   }));
-  if (byOffer && request.groupDate) result.sort((a, b) => (a.date === b.date ? (a.id ?? 0) - (b.id ?? 0) : a.date < b.date ? -1 : 1));
+  if (byOffer && request.groupDate)
+    result.sort((a, b) => (a.date === b.date ? (a.id ?? 0) - (b.id ?? 0) : a.date < b.date ? -1 : 1));
   return result;
 }
