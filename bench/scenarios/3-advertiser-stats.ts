@@ -39,11 +39,24 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/** CREATE DATABASE fails while another session uses the template; other engineers' tests do that. */
+async function createDatabase(name: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await adminQuery(`CREATE DATABASE ${name}`);
+      return;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    }
+  }
+}
+
 const scenario: Scenario = {
   name: 'advertiser statistics (PostgreSQL, 1,000 campaigns, 20,000 ads, 1 year × 500 sites)',
   async run(context: BenchContext): Promise<BenchRow[]> {
     const name = `nativa_bench_${process.pid}`;
-    await adminQuery(`CREATE DATABASE ${name}`);
+    await createDatabase(name);
     const url = new URL(SERVER_URL);
     url.pathname = `/${name}`;
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-bench-'));
