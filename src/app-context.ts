@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import type { ImageStore } from './modules/images/image-store.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 
 /**
@@ -18,4 +19,6 @@ export interface AppContext {
   redis: Redis | undefined;
   /** Delivers outbox e-mail through SMTP_URL (or logs it when unset). */
   mailer: Mailer;
+  /** Content-addressed storage of ad images (DATA_DIR/images). */
+  images: ImageStore;
 }

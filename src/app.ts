@@ -8,9 +8,13 @@ import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
+import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
 import { registerClientRoutes } from './modules/advertiser/clients/client-routes.ts';
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
+import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
+import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
+import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerModerationRoutes } from './modules/operator/moderation-routes.ts';
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
@@ -33,6 +37,10 @@ const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
   registerCategoryRoutes,
   registerCoefficientRoutes,
   registerModerationRoutes,
+  registerCampaignRoutes,
+  registerOfferRoutes,
+  registerAdvertiserStatisticsRoutes,
+  registerImageRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */

@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
@@ -44,6 +45,7 @@ export async function createContext(config: Config, database?: Database): Promis
     tokens: new TokenAuthenticator(db.db, config.clock),
     redis,
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
+    images: new ImageStore(path.join(config.dataDir, 'images')),
   };
 }
 

@@ -1,0 +1,119 @@
+import { sql } from 'kysely';
+import type { Db } from '../../../db/database.ts';
+import type { CampaignRecord } from './campaign-schema.ts';
+
+export interface CampaignListFilter {
+  advertiserId: number;
+  /** true: retargeting only; false: standard only; undefined: both. */
+  retarget?: boolean;
+  includeArchived: boolean;
+  ids?: readonly number[];
+}
+
+function selectCampaigns(db: Db) {
+  return db
+    .selectFrom('campaigns')
+    .selectAll('campaigns')
+    .select((eb) =>
+      eb
+        .selectFrom('offers')
+        .select(sql<number>`count(*)::int`.as('count'))
+        .whereRef('offers.campaign_id', '=', 'campaigns.id')
+        .where('offers.deleted_at', 'is', null)
+        .as('items'),
+    );
+}
+
+function filtered(db: Db, filter: CampaignListFilter) {
+  let query = db.selectFrom('campaigns').where('advertiser_id', '=', filter.advertiserId);
+  if (filter.retarget !== undefined) query = query.where('is_retarget', '=', filter.retarget);
+  if (!filter.includeArchived) query = query.where('archived', '=', false);
+  if (filter.ids) query = query.where('id', 'in', filter.ids.length > 0 ? filter.ids : [0]);
+  return query;
+}
+
+const withItems = (row: Omit<CampaignRecord, 'items'> & { items: number | null }): CampaignRecord => ({
+  ...row,
+  items: Number(row.items ?? 0),
+});
+
+/** One page of an advertiser's campaigns (by id) and how many match in all. */
+export async function listCampaigns(
+  db: Db,
+  filter: CampaignListFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: CampaignRecord[]; total: number }> {
+  const ids = filtered(db, filter).select('id').orderBy('id').limit(limit).offset(offset);
+  const [page, count] = await Promise.all([
+    selectCampaigns(db).where('campaigns.id', 'in', ids).orderBy('campaigns.id').execute(),
+    filtered(db, filter).select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: page.map(withItems), total: Number(count.total) };
+}
+
+/** The advertiser's campaign, or undefined when it does not exist or is someone else's. */
+export async function findCampaign(db: Db, advertiserId: number, id: number): Promise<CampaignRecord | undefined> {
+  const row = await selectCampaigns(db)
+    .where('campaigns.id', '=', id)
+    .where('campaigns.advertiser_id', '=', advertiserId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : withItems(row);
+}
+
+export interface NewCampaign {
+  advertiserId: number;
+  title: string;
+  categoryId: number;
+  geo: string[];
+  isRetarget: boolean;
+  active: boolean;
+  dailyBudgetMicros: number;
+  dailyClickLimit: number;
+  now: Date;
+}
+
+export async function insertCampaign(db: Db, campaign: NewCampaign): Promise<number> {
+  const row = await db
+    .insertInto('campaigns')
+    .values({
+      advertiser_id: campaign.advertiserId,
+      title: campaign.title,
+      category_id: campaign.categoryId,
+      geo: campaign.geo,
+      is_retarget: campaign.isRetarget,
+      active: campaign.active,
+      moderation_status: 0,
+      daily_budget_micros: campaign.dailyBudgetMicros,
+      daily_click_limit: campaign.dailyClickLimit,
+      created_at: campaign.now,
+      updated_at: campaign.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateCampaignFlags(
+  db: Db,
+  id: number,
+  flags: { active?: boolean; archived?: boolean },
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('campaigns')
+    .set({ ...flags, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Whether `id` is a root category of the product tree (campaigns are filed under those). */
+export async function isRootCategory(db: Db, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('categories')
+    .select('id')
+    .where('id', '=', id)
+    .where('parent_id', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}

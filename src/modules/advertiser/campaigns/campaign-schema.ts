@@ -1,0 +1,81 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { CampaignsTable } from '../../../db/schema.ts';
+import { microsToAmount } from '../../../money.ts';
+import { advertiserFigures, type Totals } from '../../statistics/rates.ts';
+
+/** The statistics block shared by Campaign, Ad and the statistics rows. */
+export const figureProperties = {
+  views: Type.Integer({ description: 'Shows.' }),
+  clicks: Type.Integer({ description: 'Transitions (clicks).' }),
+  money: Type.Number({ description: 'Expenses, in currency units.' }),
+  orders: Type.Integer({ description: 'Conversions of the goals selected by targetId.' }),
+  cpm: Type.Number({ description: 'Cost per thousand shows: money / views · 1000.' }),
+  cpo: Type.Number({ description: 'Cost per order: money / orders.' }),
+  cr: Type.Number({ description: 'Conversion rate, percent: orders / clicks · 100.' }),
+  cpc: Type.Number({ description: 'Cost per click: money / clicks.' }),
+  ctr: Type.Number({ description: 'Click-through rate, percent: clicks / views · 100 (extension).' }),
+};
+
+/** Campaign `status`: 0 moderation, 1 approved, 2 rejected, 3 archived (whatever the moderation said). */
+export const CAMPAIGN_STATUSES = { moderation: 0, approved: 1, rejected: 2, archived: 3 } as const;
+
+const campaignProperties = {
+  id: Type.Integer({ description: 'Campaign id.' }),
+  title: Type.String({ description: 'Title.' }),
+  active: Type.Boolean({ description: 'Activity flag: whether the advertiser has it switched on.' }),
+  maxclicks: Type.Integer({ description: 'Daily limit of clicks; 0 means none.' }),
+  maxmoney: Type.Number({ description: 'Daily spending limit, in currency units; 0 means none.' }),
+  isRetarget: Type.Boolean({ description: 'Whether it is a retargeting campaign.' }),
+  category_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Product category (a root category).' }),
+  items: Type.Integer({ description: 'Number of the campaign’s ads that are not deleted.' }),
+  status: Type.Integer({
+    description: 'Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision).',
+  }),
+  archived: Type.Boolean({ description: 'Whether the campaign is archived (extension).' }),
+  geo: Type.Array(Type.String(), {
+    description: 'Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension).',
+  }),
+  ...figureProperties,
+};
+
+export const CampaignSchema = Type.Object(campaignProperties, {
+  description: 'A campaign with its statistics for the requested period (lifetime when no dates are given).',
+});
+
+/** A Campaign with its ads embedded (`expand=offers`). */
+export const campaignWithOffers = (offer: TSchema) =>
+  Type.Object(
+    {
+      ...campaignProperties,
+      offers: Type.Optional(Type.Array(offer, { description: 'The campaign’s ads (with expand=offers).' })),
+    },
+    { description: CampaignSchema.description },
+  );
+
+export type Campaign = Static<typeof CampaignSchema>;
+
+/** A campaign row with the number of its ads that are not deleted. */
+export type CampaignRecord = Selectable<CampaignsTable> & { items: number };
+
+export function campaignStatus(row: Pick<CampaignRecord, 'archived' | 'moderation_status'>): number {
+  return row.archived ? CAMPAIGN_STATUSES.archived : row.moderation_status;
+}
+
+/** The API's Campaign: spec field names, statistics from the rollup totals. */
+export function toCampaign(row: CampaignRecord, totals: Totals): Campaign {
+  return {
+    id: row.id,
+    title: row.title,
+    active: row.active,
+    maxclicks: row.daily_click_limit,
+    maxmoney: microsToAmount(row.daily_budget_micros),
+    isRetarget: row.is_retarget,
+    category_id: row.category_id,
+    items: row.items,
+    status: campaignStatus(row),
+    archived: row.archived,
+    geo: row.geo,
+    ...advertiserFigures(totals),
+  };
+}

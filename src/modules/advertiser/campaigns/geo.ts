@@ -1,0 +1,39 @@
+import { type FieldError, invalidField } from '../../../http/errors.ts';
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/**
+ * Two-letter codes the region database names that are not ISO 3166-1 alpha-2 country codes:
+ * unions, user-assigned and exceptionally reserved codes, and the alias UK.
+ */
+const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'UK', 'AC', 'CP', 'CQ', 'DG', 'EA', 'IC', 'TA', 'XA', 'XB', 'XK']);
+
+/** Whether `code` (upper case) is an ISO 3166-1 alpha-2 country code. */
+export function isCountryCode(code: string): boolean {
+  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return false;
+  return regionNames.of(code) !== undefined;
+}
+
+/**
+ * Reads `geo` as an array of codes or a comma-separated string; empty means everywhere. Codes are
+ * upper-cased and de-duplicated; an unknown code is a 422 naming it.
+ */
+export function readGeo(value: unknown, field = 'geo'): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  // Validation coerces a lone string into a one-element array, so every element may be a list.
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  if (items.some((item) => typeof item !== 'string'))
+    throw invalidField(field, 'Must be a list of ISO 3166-1 alpha-2 country codes.');
+  const parts = (items as string[]).flatMap((item) => item.split(','));
+  const codes: string[] = [];
+  const problems: FieldError[] = [];
+  for (const part of parts) {
+    const code = String(part).trim().toUpperCase();
+    if (code === '') continue;
+    if (!isCountryCode(code)) problems.push({ field, message: `${String(part)} is not an ISO 3166-1 alpha-2 country code.` });
+    else if (!codes.includes(code)) codes.push(code);
+  }
+  if (problems.length > 0) throw invalidField(field, problems.map((problem) => problem.message).join(' '));
+  if (codes.length > 250) throw invalidField(field, 'At most 250 countries.');
+  return codes;
+}

@@ -1,0 +1,49 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../../../db/database.ts';
+import type { OffersTable } from '../../../db/schema.ts';
+import type { OfferRecord } from './offer-schema.ts';
+
+function selectOffers(db: Db) {
+  return db
+    .selectFrom('offers')
+    .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
+    .selectAll('offers')
+    .select('campaigns.is_retarget')
+    .where('offers.deleted_at', 'is', null);
+}
+
+/** The advertiser's ad that is not deleted, or undefined. */
+export async function findOffer(db: Db, advertiserId: number, id: number): Promise<OfferRecord | undefined> {
+  return selectOffers(db).where('offers.id', '=', id).where('campaigns.advertiser_id', '=', advertiserId).executeTakeFirst();
+}
+
+/** The campaign's ads that are not deleted, by id. */
+export async function listOffersOfCampaign(db: Db, campaignId: number): Promise<OfferRecord[]> {
+  return selectOffers(db).where('offers.campaign_id', '=', campaignId).orderBy('offers.id').execute();
+}
+
+export async function insertOffer(db: Db, values: Insertable<OffersTable>): Promise<number> {
+  const row = await db.insertInto('offers').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function setOfferActive(db: Db, id: number, active: boolean, now: Date): Promise<void> {
+  await db.updateTable('offers').set({ active, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Hides the ad for good; its rows in the statistics rollup stay. */
+export async function markOfferDeleted(db: Db, id: number, now: Date): Promise<void> {
+  await db.updateTable('offers').set({ deleted_at: now, active: false, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Whether `id` is a direct child of the category `parentId`. */
+export async function isSubCategoryOf(db: Db, id: number, parentId: number | null): Promise<boolean> {
+  if (parentId === null) return false;
+  const row = await db
+    .selectFrom('categories')
+    .select('id')
+    .where('id', '=', id)
+    .where('parent_id', '=', parentId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,164 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../app-context.ts';
+import { errorResponses, Flag, IdParams, MoneyInput, NoContent } from '../../../http/schemas.ts';
+import { created } from '../../../http/urls.ts';
+import { readPeriod } from '../../statistics/period.ts';
+import { requireCampaign } from '../campaigns/campaign-service.ts';
+import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
+import { TargetIdParameter } from '../statistics/filters.ts';
+import { DISCOUNT_TYPES } from './discount-types.ts';
+import { AdSchema, toAd } from './offer-schema.ts';
+import { createOffer, deleteOffer, offerTotals, requireOffer, switchOffer } from './offer-service.ts';
+
+const CampaignParams = Type.Object({
+  campaign: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Campaign id.' }),
+});
+
+const DiscountTypeSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The value to send as `discountType`.' }),
+    title: Type.String({ description: 'What it means.' }),
+  },
+  { description: 'A discount type an ad of the campaign may use.' },
+);
+
+const ImageDataUri = (description: string) =>
+  Type.String({
+    maxLength: 3_000_000,
+    description: `${description} A data URI: data:image/png;base64,... or data:image/jpeg;base64,...`,
+  });
+
+const CreateOfferBody = Type.Object(
+  {
+    campaignId: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The owning campaign.' }),
+    title: Type.Optional(Type.String({ maxLength: 255, description: 'Product title; defaults to the description (extension).' })),
+    description: Type.String({
+      maxLength: 1000,
+      description: 'Teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH).',
+    }),
+    url: Type.String({ maxLength: 2048, description: 'Target URL (http or https).' }),
+    url_mobile: Type.Optional(Type.String({ maxLength: 2048, description: 'Target URL for mobile devices (extension).' })),
+    price: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Price.' })),
+    discount: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3, description: 'How the price reads: 1 discount, 2 "from", 3 "up to".' }),
+    ),
+    discountType: Type.Optional(Type.String({ maxLength: 32, description: 'One of GET /advertiser/discountType/{campaign}.' })),
+    oldPrice: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Price before the discount.' })),
+    subCategory: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'A subcategory of the campaign’s category.' }),
+    ),
+    clickPrice: MoneyInput('Price per click (the bid): above 0, at most 1000, at most 4 fraction digits.'),
+    rectangle: ImageDataUri('Main rectangular image (shown as img_wide).'),
+    square: ImageDataUri('Square image (shown as img).'),
+  },
+  { additionalProperties: false },
+);
+
+const OfferQuery = Type.Object({
+  dateFrom: Type.Optional(Type.String({ description: 'First day of the statistics period (inclusive), YYYY-MM-DD.' })),
+  dateTo: Type.Optional(Type.String({ description: 'Last day of the statistics period (inclusive), YYYY-MM-DD.' })),
+  targetId: TargetIdParameter,
+});
+
+const SwitchOfferBody = Type.Object({ active: Flag('Switch the ad on (true) or off (false).') }, { additionalProperties: false });
+
+/** Advertiser ads: discount types, create, read, switch on/off, delete. */
+export function registerOfferRoutes(app: FastifyInstance, context: AppContext): void {
+  const { db, clock, images } = context;
+  const tags = ['Ads'];
+  const advertiserOf = (request: FastifyRequest) => request.principal?.accountId ?? 0;
+
+  app.get(
+    '/api/advertiser/discountType/:campaign',
+    {
+      schema: {
+        tags,
+        summary: 'The discount types the campaign’s ads may use.',
+        params: CampaignParams,
+        response: { 200: Type.Array(DiscountTypeSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { campaign } = request.params as Static<typeof CampaignParams>;
+      await requireCampaign(db, advertiserOf(request), campaign);
+      return DISCOUNT_TYPES.map((type) => ({ id: type.id, title: type.title }));
+    },
+  );
+
+  app.post(
+    '/api/advertiser/offers',
+    {
+      schema: {
+        tags,
+        summary: 'Create an ad; it awaits moderation.',
+        body: CreateOfferBody,
+        response: { 201: AdSchema, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof CreateOfferBody>;
+      const id = await createOffer(db, images, advertiserOf(request), body, new Date(clock.now()));
+      const offer = await requireOffer(db, advertiserOf(request), id);
+      const totals = await offerTotals(db, [id], { from: undefined, to: undefined }, 0);
+      return created(request, reply, `/api/advertiser/offers/${id}`, toAd(request, offer, totals(id)));
+    },
+  );
+
+  app.get(
+    '/api/advertiser/offers/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One ad with statistics (lifetime, or for dateFrom–dateTo).',
+        params: IdParams,
+        querystring: OfferQuery,
+        response: { 200: AdSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      const query = request.query as Static<typeof OfferQuery>;
+      const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
+      const offer = await requireOffer(db, advertiserOf(request), id);
+      const totals = await offerTotals(db, [id], period, (query.targetId ?? 0) as TargetId);
+      return toAd(request, offer, totals(id));
+    },
+  );
+
+  app.put(
+    '/api/advertiser/offers/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Switch an ad on or off.',
+        params: IdParams,
+        body: SwitchOfferBody,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      const { active } = request.body as Static<typeof SwitchOfferBody>;
+      await switchOffer(db, advertiserOf(request), id, active, new Date(clock.now()));
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete(
+    '/api/advertiser/offers/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s.',
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      await deleteOffer(db, advertiserOf(request), id, new Date(clock.now()));
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,166 @@
+import type { Db } from '../../../db/database.ts';
+import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
+import { parseMoney } from '../../../money.ts';
+import type { ImageStore } from '../../images/image-store.ts';
+import { readImageDataUri } from '../../images/image-validation.ts';
+import type { Period } from '../../statistics/period.ts';
+import { findCampaign } from '../campaigns/campaign-repository.ts';
+import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
+import { costText, isDiscountType } from './discount-types.ts';
+import { findOffer, insertOffer, isSubCategoryOf, markOfferDeleted, setOfferActive } from './offer-repository.ts';
+import type { OfferRecord } from './offer-schema.ts';
+
+/** Description limits: 60 characters, 100 when the campaign targets Thailand (spec §8). */
+export const DESCRIPTION_LIMIT = 60;
+export const DESCRIPTION_LIMIT_TH = 100;
+/** The highest bid per click accepted, in currency units. */
+export const MAX_CLICK_PRICE = 1000;
+
+export interface OfferInput {
+  campaignId: number;
+  title?: string;
+  description: string;
+  url: string;
+  url_mobile?: string;
+  price?: number;
+  oldPrice?: number;
+  discount?: number;
+  discountType?: string;
+  subCategory?: number;
+  clickPrice: number | string;
+  rectangle: string;
+  square: string;
+}
+
+function checkUrl(value: string, field: string, problems: FieldError[]): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    problems.push({ field, message: 'Must be an absolute http or https URL.' });
+  }
+}
+
+/**
+ * Checks every rule of an ad's parameters against its campaign, stores its images and creates it
+ * (awaiting moderation). Every failing field is reported in one 422.
+ */
+export async function createOffer(
+  db: Db,
+  images: ImageStore,
+  advertiserId: number,
+  input: OfferInput,
+  now: Date,
+): Promise<number> {
+  const problems: FieldError[] = [];
+  const campaign = await findCampaign(db, advertiserId, input.campaignId);
+  if (campaign === undefined) problems.push({ field: 'campaignId', message: 'No such campaign.' });
+  else if (campaign.archived) problems.push({ field: 'campaignId', message: 'The campaign is archived.' });
+
+  const description = input.description.trim();
+  const limit = campaign?.geo.includes('TH') ? DESCRIPTION_LIMIT_TH : DESCRIPTION_LIMIT;
+  if (description === '') problems.push({ field: 'description', message: 'Must not be empty.' });
+  else if ([...description].length > limit)
+    problems.push({ field: 'description', message: `Must be at most ${limit} characters.` });
+  const title = (input.title ?? '').trim() || description;
+
+  checkUrl(input.url, 'url', problems);
+  if (input.url_mobile !== undefined && input.url_mobile !== '') checkUrl(input.url_mobile, 'url_mobile', problems);
+
+  if (input.oldPrice !== undefined && input.price === undefined) {
+    problems.push({ field: 'price', message: 'Is required with oldPrice.' });
+  }
+  if (input.oldPrice !== undefined && input.price !== undefined && input.oldPrice < input.price) {
+    problems.push({ field: 'oldPrice', message: 'Must not be below price.' });
+  }
+  if (input.discountType !== undefined) {
+    if (!isDiscountType(input.discountType)) {
+      problems.push({ field: 'discountType', message: 'Must be one of GET /advertiser/discountType/{campaign}.' });
+    } else if ((input.discountType === 'percent' || input.discountType === 'amount') && input.oldPrice === undefined) {
+      problems.push({ field: 'oldPrice', message: `Is required with discountType ${input.discountType}.` });
+    }
+  }
+  if (
+    input.subCategory !== undefined &&
+    campaign !== undefined &&
+    !(await isSubCategoryOf(db, input.subCategory, campaign.category_id))
+  ) {
+    problems.push({
+      field: 'subCategory',
+      message: 'Must be a subcategory of the campaign’s category (GET /advertiser/subCategories).',
+    });
+  }
+  const bidMicros = parseMoney(input.clickPrice);
+  if (bidMicros === undefined || bidMicros <= 0 || bidMicros > MAX_CLICK_PRICE * 1_000_000) {
+    problems.push({
+      field: 'clickPrice',
+      message: `Must be a positive amount of at most ${MAX_CLICK_PRICE} with at most 4 fraction digits.`,
+    });
+  }
+  const rectangle = await readImageDataUri(input.rectangle, 'rectangle');
+  const square = await readImageDataUri(input.square, 'square');
+  if (!Buffer.isBuffer(rectangle)) problems.push(rectangle);
+  if (!Buffer.isBuffer(square)) problems.push(square);
+  if (problems.length > 0 || bidMicros === undefined || !Buffer.isBuffer(rectangle) || !Buffer.isBuffer(square)) {
+    throw validationFailed(problems);
+  }
+
+  // Images are content-addressed, so storing them before the row is harmless if the insert fails.
+  const [imageWide, imageSquare] = [await images.save(rectangle), await images.save(square)];
+  const price = input.price ?? null;
+  const oldPrice = input.oldPrice ?? null;
+  const discount = input.discount ?? null;
+  const discountType = input.discountType ?? null;
+  return db.transaction().execute(async (trx) =>
+    insertOffer(trx, {
+      campaign_id: input.campaignId,
+      title,
+      description,
+      price_text: costText({ price, oldPrice, discount, discountType }),
+      price,
+      old_price: oldPrice,
+      discount,
+      discount_type: discountType,
+      sub_category_id: input.subCategory ?? null,
+      url: input.url,
+      url_mobile: input.url_mobile ?? '',
+      bid_micros: bidMicros,
+      image_square: imageSquare,
+      image_wide: imageWide,
+      active: true,
+      moderation_status: 0,
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
+}
+
+/** The advertiser's ad (not deleted); 404 otherwise. */
+export async function requireOffer(db: Db, advertiserId: number, id: number): Promise<OfferRecord> {
+  const row = await findOffer(db, advertiserId, id);
+  if (row === undefined) throw notFound('Offer');
+  return row;
+}
+
+export async function offerTotals(db: Db, ids: number[], period: Period, targetId: TargetId) {
+  const totals = await totalsByOffer(db, { offerIds: ids, period, targetId });
+  return (id: number) => totals.get(id) ?? ZERO_TOTALS;
+}
+
+export async function switchOffer(db: Db, advertiserId: number, id: number, active: boolean, now: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await requireOffer(trx, advertiserId, id);
+    await setOfferActive(trx, id, active, now);
+  });
+}
+
+export async function deleteOffer(db: Db, advertiserId: number, id: number, now: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await requireOffer(trx, advertiserId, id);
+    await markOfferDeleted(trx, id, now);
+  });
+}

@@ -1,0 +1,132 @@
+import type { Db } from '../../../db/database.ts';
+import { invalidField, notFound } from '../../../http/errors.ts';
+import { isIsoDate, type Period, readPeriod } from '../../statistics/period.ts';
+import { advertiserFigures } from '../../statistics/rates.ts';
+import {
+  dataSpan,
+  type StatsFilter,
+  type StatsGrouping,
+  sumStats,
+  type TargetId,
+  ZERO_TOTALS,
+} from './advertiser-stats-repository.ts';
+import { readIdList } from './filters.ts';
+
+export interface StatisticsFilter {
+  dateFrom?: string;
+  dateTo?: string;
+  date?: string;
+  id?: string;
+  campaignId?: string;
+}
+
+export interface StatisticsRequest {
+  advertiserId: number;
+  scope: 'campaigns' | 'offers';
+  filter: StatisticsFilter;
+  groupDate: boolean;
+  targetId: TargetId;
+  /** Today in the platform time zone: the end of an open period with no data. */
+  today: string;
+}
+
+export type StatisticsRow = { id?: number; date: string } & ReturnType<typeof advertiserFigures>;
+
+/** The advertiser's campaigns: all of them, or those among `ids`. */
+async function ownCampaignIds(db: Db, advertiserId: number, ids?: number[]): Promise<number[]> {
+  let query = db.selectFrom('campaigns').select('id').where('advertiser_id', '=', advertiserId);
+  if (ids !== undefined) query = query.where('id', 'in', ids);
+  const rows = await query.execute();
+  return rows.map((row) => row.id);
+}
+
+/** Ads of the advertiser among `ids`, deleted ones included: their statistics are kept. */
+async function ownOfferIds(db: Db, advertiserId: number, ids: number[]): Promise<number[]> {
+  const rows = await db
+    .selectFrom('offers')
+    .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
+    .select('offers.id')
+    .where('offers.id', 'in', ids)
+    .where('campaigns.advertiser_id', '=', advertiserId)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The `date` of a row that covers a whole period: the ISO 8601 interval `first/last`. An open
+ * start is the first day with data (the end when there is none); an open end is the last day with
+ * data, or today when there is none (never before the start).
+ */
+async function periodInterval(db: Db, filter: StatsFilter, today: string): Promise<string> {
+  const { from, to } = filter.period;
+  const span = from !== undefined && to !== undefined ? undefined : await dataSpan(db, filter);
+  let last = to ?? span?.last ?? today;
+  const first = from ?? span?.first ?? last;
+  if (to === undefined && last < first) last = first;
+  return `${first}/${last}`;
+}
+
+/** Which rows to sum for a request, after checking every id belongs to the caller (404 otherwise). */
+async function resolveFilter(db: Db, request: StatisticsRequest): Promise<{ filter: StatsFilter; byOffer: boolean }> {
+  const { advertiserId, filter: raw, targetId } = request;
+  if (request.scope === 'campaigns') {
+    const period = readPeriod({ from: raw.dateFrom, to: raw.dateTo }, { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
+    const ids = readIdList(raw.id, 'filter[id]');
+    const own = await ownCampaignIds(db, advertiserId, ids);
+    if (ids !== undefined && own.length !== ids.length) throw notFound('Campaign');
+    return { filter: { campaignIds: own, period, targetId }, byOffer: false };
+  }
+  const offerIds = readSingleId(raw.id, 'filter[id]');
+  const campaignId = readSingleId(raw.campaignId, 'filter[campaignId]');
+  if (raw.date !== undefined && raw.date !== '' && !isIsoDate(raw.date)) {
+    throw invalidField('filter[date]', 'Must be a date in ISO 8601 format, YYYY-MM-DD.');
+  }
+  const date = raw.date === '' ? undefined : raw.date;
+  if (campaignId !== undefined && date === undefined) {
+    throw invalidField('filter[date]', 'Is required with filter[campaignId].');
+  }
+  let period: Period;
+  if (date !== undefined) period = { from: date, to: date };
+  else period = readPeriod({ from: raw.dateFrom, to: raw.dateTo }, { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
+  const own = await ownCampaignIds(db, advertiserId, campaignId === undefined ? undefined : [campaignId]);
+  if (campaignId !== undefined && own.length === 0) throw notFound('Campaign');
+  if (offerIds !== undefined && (await ownOfferIds(db, advertiserId, [offerIds])).length === 0) throw notFound('Offer');
+  return {
+    filter: {
+      campaignIds: own,
+      offerIds: offerIds !== undefined ? [offerIds] : undefined,
+      period,
+      targetId,
+    },
+    byOffer: true,
+  };
+}
+
+function readSingleId(value: string | undefined, field: string): number | undefined {
+  const ids = readIdList(value, field);
+  if (ids !== undefined && ids.length > 1) throw invalidField(field, 'Must be one numeric id.');
+  return ids?.[0];
+}
+
+/**
+ * Campaign statistics (summed over the selected campaigns) or ad statistics (one row per ad):
+ * one row for the whole period, or with groupDate one row per day that has data.
+ */
+export async function advertiserStatistics(db: Db, request: StatisticsRequest): Promise<StatisticsRow[]> {
+  const { filter, byOffer } = await resolveFilter(db, request);
+  const grouping: StatsGrouping = [];
+  if (byOffer) grouping.push('offer_id');
+  if (request.groupDate) grouping.push('day');
+  const rows = await sumStats(db, filter, grouping);
+  // Campaign totals for a period are always one row, zeros when nothing happened.
+  if (!byOffer && !request.groupDate && rows.length === 0) rows.push({ ...ZERO_TOTALS, campaign_id: 0, offer_id: 0, day: '' });
+  const interval = request.groupDate ? '' : await periodInterval(db, filter, request.today);
+  const result = rows.map((row) => ({
+    ...(byOffer ? { id: row.offer_id } : {}),
+    date: request.groupDate ? row.day : interval,
+    ...advertiserFigures(row),
+  }));
+  if (byOffer && request.groupDate)
+    result.sort((a, b) => (a.date === b.date ? (a.id ?? 0) - (b.id ?? 0) : a.date < b.date ? -1 : 1));
+  return result;
+}
