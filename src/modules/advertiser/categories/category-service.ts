@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Page } from '../../../http/pagination.ts';
-import { requireOwnCampaign } from '../coefficients/campaign-access.ts';
+import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
   ancestorIds,
   type CategoryRow,
@@ -23,7 +23,7 @@ export async function getCategory(db: Db, id: number): Promise<CategoryRow> {
 
 /** The subcategories an ad of this campaign may use: the children of the campaign's category. */
 export async function subCategoriesOfCampaign(db: Db, advertiserId: number, campaignId: number, page: Page) {
-  const campaign = await requireOwnCampaign(db, advertiserId, campaignId);
+  const campaign = await requireCampaign(db, advertiserId, campaignId);
   if (campaign.category_id === null) return { rows: [], total: 0 };
   return listCategories(db, { parentId: campaign.category_id }, page.perPage, page.offset);
 }

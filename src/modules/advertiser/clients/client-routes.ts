@@ -2,12 +2,18 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.ts';
 import { invalidField } from '../../../http/errors.ts';
+import { readExpand } from '../../../http/expand.ts';
 import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
 import { errorResponses, IdParams, MoneyInput } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { parseMoney } from '../../../money.ts';
 import { listAccounts } from '../../accounts/account-repository.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
+import { readPeriod } from '../../statistics/period.ts';
+import { CampaignSchema } from '../campaigns/campaign-schema.ts';
+import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
+import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
+import { TargetIdParameter } from '../statistics/filters.ts';
 import { createClient, getClient, moveClientBalance } from './client-service.ts';
 
 const text = (description: string, maxLength = 255) => Type.Optional(Type.String({ maxLength, description }));
@@ -37,7 +43,31 @@ const BalanceBody = Type.Object(
 
 const ClientQuery = Type.Object({
   expand: Type.Optional(Type.String({ description: 'Related lists to embed: `campaigns`.' })),
+  dateFrom: Type.Optional(
+    Type.String({ description: 'With expand=campaigns: first day of their statistics period, YYYY-MM-DD.' }),
+  ),
+  dateTo: Type.Optional(Type.String({ description: 'With expand=campaigns: last day of their statistics period, YYYY-MM-DD.' })),
+  targetId: TargetIdParameter,
+  archived: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1,
+      description: 'With expand=campaigns: archived campaigns 0 included, 1 not (default).',
+    }),
+  ),
 });
+
+/** A client with, on `expand=campaigns`, every campaign of the client and its statistics. */
+const ClientSchema = Type.Object(
+  {
+    ...UserSchema.properties,
+    campaigns: Type.Optional(Type.Array(CampaignSchema, { description: 'With expand=campaigns: the client’s campaigns.' })),
+  },
+  { description: UserSchema.description },
+);
+
+/** Every campaign of a client is embedded; an advertiser with more uses /advertiser/campaigns. */
+const MAX_EMBEDDED_CAMPAIGNS = 1000;
 
 /** The caller's own referral accounts ("clients"): list, read, register, fund. */
 export function registerClientRoutes(app: FastifyInstance, context: AppContext): void {
@@ -71,14 +101,23 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
         summary: 'One of your referrals.',
         params: IdParams,
         querystring: ClientQuery,
-        response: { 200: UserSchema, ...errorResponses(401, 403, 404) },
+        response: { 200: ClientSchema, ...errorResponses(401, 403, 404, 422) },
       },
     },
     async (request) => {
       const { id } = request.params as Static<typeof IdParams>;
+      const query = request.query as Static<typeof ClientQuery>;
       const client = await getClient(db, callerId(request), id);
-      // `expand=campaigns` embeds the client's Campaign list; it is wired where the campaigns module lives.
-      return toUser(client);
+      if (!readExpand(request, ['campaigns']).has('campaigns')) return toUser(client);
+      const { campaigns } = await listCampaignsWithStats(db, {
+        advertiserId: client.id,
+        includeArchived: query.archived === 0,
+        period: readPeriod({ from: query.dateFrom, to: query.dateTo }),
+        targetId: (query.targetId ?? 0) as TargetId,
+        limit: MAX_EMBEDDED_CAMPAIGNS,
+        offset: 0,
+      });
+      return { ...toUser(client), campaigns };
     },
   );
 

@@ -3,7 +3,7 @@ import { notFound } from '../../../http/errors.ts';
 import type { Period } from '../../statistics/period.ts';
 import { advertiserFigures, type Totals } from '../../statistics/rates.ts';
 import { DEVICES, type DeviceId } from '../../statistics/record-events.ts';
-import { requireOwnCampaign } from './campaign-access.ts';
+import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
   blockBelongsToSite,
   type DeviceCoefficientRow,
@@ -52,7 +52,7 @@ async function requireTarget(db: Db, target: SiteTarget): Promise<void> {
 
 /** All site and block coefficients set for a campaign. */
 export async function campaignSiteCoefficients(db: Db, advertiserId: number, campaignId: number): Promise<Coefficient[]> {
-  await requireOwnCampaign(db, advertiserId, campaignId);
+  await requireCampaign(db, advertiserId, campaignId);
   return (await listSiteCoefficients(db, campaignId)).map(siteCoefficient);
 }
 
@@ -66,7 +66,7 @@ export async function targetSiteCoefficients(
   campaignId: number,
   target: SiteTarget,
 ): Promise<Coefficient[]> {
-  await requireOwnCampaign(db, advertiserId, campaignId);
+  await requireCampaign(db, advertiserId, campaignId);
   await requireTarget(db, target);
   const rows = await listSiteCoefficients(db, campaignId, target.siteId);
   const own = rows.find((row) => row.block_id === target.blockId) ?? {
@@ -84,7 +84,7 @@ export async function setSiteCoefficient(
   change: { advertiserId: number; campaignId: number; target: SiteTarget; coef: number; now: Date },
 ): Promise<Coefficient> {
   return db.transaction().execute(async (trx) => {
-    await requireOwnCampaign(trx, change.advertiserId, change.campaignId);
+    await requireCampaign(trx, change.advertiserId, change.campaignId);
     await requireTarget(trx, change.target);
     const row = await upsertSiteCoefficient(
       trx,
@@ -105,7 +105,7 @@ export async function setDeviceCoefficient(
   change: { advertiserId: number; campaignId: number; device: DeviceId; coef: number; now: Date },
 ): Promise<Coefficient> {
   return db.transaction().execute(async (trx) => {
-    await requireOwnCampaign(trx, change.advertiserId, change.campaignId);
+    await requireCampaign(trx, change.advertiserId, change.campaignId);
     const row = await upsertDeviceCoefficient(
       trx,
       { campaign_id: change.campaignId, device: change.device, coef: roundCoef(change.coef) },
@@ -124,7 +124,7 @@ export async function siteStatistics(
   db: Db,
   query: { advertiserId: number; campaignId: number; period: Period; targetId: TargetId },
 ): Promise<SiteStatistics[]> {
-  await requireOwnCampaign(db, query.advertiserId, query.campaignId);
+  await requireCampaign(db, query.advertiserId, query.campaignId);
   // One pass over the rollup, per site and block; the site rows are the sums of their blocks.
   const [coefficients, blocks] = await Promise.all([
     listSiteCoefficients(db, query.campaignId),
@@ -162,7 +162,7 @@ export async function deviceStatistics(
   db: Db,
   query: { advertiserId: number; campaignId: number; period: Period; targetId: TargetId },
 ): Promise<DeviceStatistics[]> {
-  await requireOwnCampaign(db, query.advertiserId, query.campaignId);
+  await requireCampaign(db, query.advertiserId, query.campaignId);
   const [coefficients, traffic] = await Promise.all([
     listDeviceCoefficients(db, query.campaignId),
     trafficByDevice(db, query.campaignId, query.period, query.targetId),
