@@ -161,7 +161,8 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     if (failure.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
-    if (request.format !== 'xml') reply.type(JSON_TYPE);
+    // Fastify drops the Content-Type before calling the error handler: set the negotiated one again.
+    reply.type(request.format === 'xml' ? XML_TYPE : JSON_TYPE);
     for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
     reply.code(failure.status);
     return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);

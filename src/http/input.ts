@@ -31,7 +31,8 @@ const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, 
 
 /** Request bodies may be JSON (the default), a form, or XML shaped like our responses. */
 export function registerBodyParsers(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
+  // Only the formats below are understood; any other request Content-Type (text/plain too) → 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, {});
