@@ -12,10 +12,13 @@ export function parseQueryString(text: string): Params {
   const result: Params = {};
   if (text === '') return result;
   for (const [rawKey, value] of new URLSearchParams(text)) {
+    // `__proto__` would replace the object's prototype rather than name a parameter.
+    if (rawKey.startsWith('__proto__')) continue;
     const bracket = rawKey.indexOf('[');
     if (bracket > 0 && rawKey.endsWith(']')) {
       const outer = rawKey.slice(0, bracket);
       const inner = rawKey.slice(bracket + 1, -1);
+      if (inner === '__proto__') continue;
       const existing = result[outer];
       const nested: Params = existing && typeof existing === 'object' ? (existing as Params) : {};
       nested[inner] = value;

@@ -39,7 +39,10 @@ describe('authentication', () => {
     assertError(await server.operator.delete(`/api/admin/tokens/${first.id}`), 404, 'json');
     const listed = (await server.operator.get(`/api/admin/users/${account.id}/tokens`)).json();
     assert.equal(listed.length, 3);
-    assert.equal(listed.find((token: { id: number }) => token.id === first.id).revoked, new Date(server.clock.now()).toISOString());
+    assert.equal(
+      listed.find((token: { id: number }) => token.id === first.id).revoked,
+      new Date(server.clock.now()).toISOString(),
+    );
     assert.equal(listed.find((token: { id: number }) => token.id === second.id).revoked, null);
     assert.equal(JSON.stringify(listed).includes(second.token), false);
   });
@@ -56,7 +59,11 @@ describe('authentication', () => {
 
   it('stores tokens only as their SHA-256', async () => {
     const account = await server.createAccount('advertiser');
-    const rows = await server.server.context.db.selectFrom('api_tokens').selectAll().where('account_id', '=', account.id).execute();
+    const rows = await server.server.context.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('account_id', '=', account.id)
+      .execute();
     assert.equal(rows.length, 1);
     const [row] = rows;
     assert.ok(row);

@@ -50,7 +50,17 @@ describe('nativa CLI against a running server', () => {
   });
 
   it('creates, lists and shows accounts, for people and with --json', async () => {
-    const created = await nativa(['users', 'create', '--type', 'advertiser', '--username', 'cli_acme', '--email', 'cli@acme.test', '--json']);
+    const created = await nativa([
+      'users',
+      'create',
+      '--type',
+      'advertiser',
+      '--username',
+      'cli_acme',
+      '--email',
+      'cli@acme.test',
+      '--json',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const user = JSON.parse(created.stdout);
     assert.equal(user.username, 'cli_acme');
@@ -121,7 +131,8 @@ describe('nativa CLI against a running server', () => {
     assert.equal(noId.code, 2);
     const help = await nativa(['help']);
     assert.equal(help.code, 0);
-    for (const command of ['serve', 'migrate', 'users create', 'tokens revoke', 'balance']) assert.ok(help.stdout.includes(command));
+    for (const command of ['serve', 'migrate', 'users create', 'tokens revoke', 'balance'])
+      assert.ok(help.stdout.includes(command));
   });
 
   it('reads the token from DATA_DIR/operator.token when NATIVA_TOKEN is unset, and fails clearly without one', async () => {

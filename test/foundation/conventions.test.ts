@@ -104,7 +104,12 @@ describe('HTTP conventions', () => {
       });
 
       it(`${name}: 413 for a body over the limit`, async () => {
-        const raw = JSON.stringify({ type: 'advertiser', username: 'huge', email: 'huge@example.test', name: 'x'.repeat(BODY_LIMIT) });
+        const raw = JSON.stringify({
+          type: 'advertiser',
+          username: 'huge',
+          email: 'huge@example.test',
+          name: 'x'.repeat(BODY_LIMIT),
+        });
         assertError(await server.operator.post('/api/admin/users', undefined, { accept, raw }), 413, name);
         assert.equal((await server.operator.get('/api/admin/users?type=advertiser&per-page=100')).text.includes('"huge"'), false);
       });
@@ -120,7 +125,11 @@ describe('HTTP conventions', () => {
 
       it(`${name}: 422 naming an unknown field, a wrong type, an over-long string, a missing field`, async () => {
         const base = { type: 'advertiser', username: `u422${name}`, email: `u422${name}@example.test` };
-        const unknown = assertError(await server.operator.post('/api/admin/users', { ...base, colour: 'red' }, { accept }), 422, name);
+        const unknown = assertError(
+          await server.operator.post('/api/admin/users', { ...base, colour: 'red' }, { accept }),
+          422,
+          name,
+        );
         assert.deepEqual(failingFields(unknown), ['colour']);
         const wrongType = assertError(
           await server.operator.post('/api/admin/users', { ...base, parentId: 'seven', maxmoney: 'lots' }, { accept }),
@@ -128,9 +137,17 @@ describe('HTTP conventions', () => {
           name,
         );
         assert.deepEqual(failingFields(wrongType).sort(), ['maxmoney', 'parentId']);
-        const tooLong = assertError(await server.operator.post('/api/admin/users', { ...base, phone: '1'.repeat(33) }, { accept }), 422, name);
+        const tooLong = assertError(
+          await server.operator.post('/api/admin/users', { ...base, phone: '1'.repeat(33) }, { accept }),
+          422,
+          name,
+        );
         assert.deepEqual(failingFields(tooLong), ['phone']);
-        const missing = assertError(await server.operator.post('/api/admin/users', { type: 'advertiser' }, { accept }), 422, name);
+        const missing = assertError(
+          await server.operator.post('/api/admin/users', { type: 'advertiser' }, { accept }),
+          422,
+          name,
+        );
         assert.deepEqual(failingFields(missing).sort(), ['email', 'username']);
         for (const body of [unknown, wrongType, tooLong, missing]) {
           for (const entry of body.errors) assert.ok(entry.message.length > 0);
@@ -161,7 +178,7 @@ describe('HTTP conventions', () => {
       ['/api/me', 'GET, HEAD, OPTIONS'],
       ['/api/admin/users', 'GET, HEAD, POST, OPTIONS'],
       ['/api/admin/users/5/tokens', 'GET, HEAD, POST, OPTIONS'],
-    ]) {
+    ] as const) {
       const response = await server.anonymous.request('OPTIONS', path);
       assert.equal(response.status, 200);
       assert.equal(response.header('allow'), allow);
@@ -339,7 +356,11 @@ describe('HTTP conventions', () => {
       const xml = (await server.operator.get(`/api/admin/users/${id}`, { accept: 'application/xml' })).xml();
       assert.equal(xml.name, nasty);
       // Where a field's format excludes them, they are a 422 naming the field, never a 500.
-      const quoted = await server.operator.post('/api/admin/users', { type: 'advertiser', username: "x'; DROP TABLE accounts;--", email: 'q@example.test' });
+      const quoted = await server.operator.post('/api/admin/users', {
+        type: 'advertiser',
+        username: "x'; DROP TABLE accounts;--",
+        email: 'q@example.test',
+      });
       assert.deepEqual(failingFields(assertError(quoted, 422, 'json')), ['username']);
       // Metacharacters in the query string of a list are plain data too.
       const list = await server.operator.get(`/api/admin/users?type=${encodeURIComponent("advertiser' OR '1'='1")}`);
@@ -358,7 +379,11 @@ describe('HTTP conventions', () => {
       assert.deepEqual(failingFields(assertError(failing, 422, 'json')), ['parentId']);
       const after = Number((await server.operator.get('/api/admin/users')).header('x-pagination-total-count'));
       assert.equal(after, before);
-      const retry = await server.operator.post('/api/admin/users', { type: 'advertiser', username: 'halfway', email: 'halfway@example.test' });
+      const retry = await server.operator.post('/api/admin/users', {
+        type: 'advertiser',
+        username: 'halfway',
+        email: 'halfway@example.test',
+      });
       assert.equal(retry.status, 201);
     });
   });
@@ -382,7 +407,11 @@ describe('500', () => {
       for (const response of [
         await server.operator.get('/api/admin/users/1', { accept }),
         await server.anonymous.get('/api/health', { accept }),
-        await server.operator.post('/api/admin/users', { type: 'advertiser', username: 'late', email: 'late@example.test' }, { accept }),
+        await server.operator.post(
+          '/api/admin/users',
+          { type: 'advertiser', username: 'late', email: 'late@example.test' },
+          { accept },
+        ),
         await advertiser.client.get('/api/me', { accept }),
       ]) {
         const body = assertError(response, 500, name);

@@ -105,7 +105,11 @@ describe('OpenAPI and documentation', () => {
     assert.equal(document.info.version, '1');
     assert.ok(document.paths['/api/me'].get);
     assert.ok(document.paths['/api/admin/users'].post);
-    assert.ok(document.paths['/api/admin/users/{id}'].get.parameters.some((p: { name: string; in: string }) => p.name === 'id' && p.in === 'path'));
+    assert.ok(
+      document.paths['/api/admin/users/{id}'].get.parameters.some(
+        (p: { name: string; in: string }) => p.name === 'id' && p.in === 'path',
+      ),
+    );
     assert.equal(document.paths['/api/openapi.json'], undefined);
     assert.deepEqual(document.components.securitySchemes.AuthToken, { type: 'apiKey', in: 'header', name: 'Auth-Token' });
     // Every reference resolves inside the document, every operation documents its answers, and
@@ -189,7 +193,11 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
     try {
       assert.equal((await client.get('/api/me')).json().type, 'operator');
       // A request in flight when the signal arrives still gets its answer.
-      const inFlight = client.post('/api/admin/users', { type: 'advertiser', username: 'survivor', email: 'survivor@example.test' });
+      const inFlight = client.post('/api/admin/users', {
+        type: 'advertiser',
+        username: 'survivor',
+        email: 'survivor@example.test',
+      });
       await new Promise((resolve) => setTimeout(resolve, 5));
       started.kill('SIGTERM');
       const response = await inFlight;
@@ -204,7 +212,11 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
     // The embedded database was closed cleanly: it reopens with the data in it.
     const database = await openDatabase({ databaseUrl: undefined, dataDir });
     try {
-      const survivor = await database.db.selectFrom('accounts').select(['kind', 'username']).where('username', '=', 'survivor').executeTakeFirst();
+      const survivor = await database.db
+        .selectFrom('accounts')
+        .select(['kind', 'username'])
+        .where('username', '=', 'survivor')
+        .executeTakeFirst();
       assert.deepEqual(survivor, { kind: 'advertiser', username: 'survivor' });
       const operators = await database.db.selectFrom('accounts').select('id').where('kind', '=', 'operator').execute();
       assert.equal(operators.length, 1);

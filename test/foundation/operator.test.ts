@@ -61,14 +61,22 @@ describe('operator API', () => {
     }
 
     it('accepts webmaster as an alias of publisher', async () => {
-      const response = await server.operator.post('/api/admin/users', { type: 'webmaster', username: 'site_owner', email: 'w@example.test' });
+      const response = await server.operator.post('/api/admin/users', {
+        type: 'webmaster',
+        username: 'site_owner',
+        email: 'w@example.test',
+      });
       assert.equal(response.status, 201);
       assert.equal(response.json().type, 'publisher');
     });
 
     for (const { name, accept } of FORMATS) {
       it(`${name}: duplicate username or e-mail (any case) → 422 naming the field`, async () => {
-        const first = await server.operator.post('/api/admin/users', { type: 'advertiser', username: `dup_${name}`, email: `dup_${name}@example.test` });
+        const first = await server.operator.post('/api/admin/users', {
+          type: 'advertiser',
+          username: `dup_${name}`,
+          email: `dup_${name}@example.test`,
+        });
         assert.equal(first.status, 201);
         const sameName = await server.operator.post(
           '/api/admin/users',
@@ -99,15 +107,30 @@ describe('operator API', () => {
         maxmoney: 'much',
       });
       assert.deepEqual(failingFields(assertError(response, 422, 'json')).sort(), ['email', 'maxmoney', 'type', 'username']);
-      const precise = await server.operator.post('/api/admin/users', { type: 'advertiser', username: 'precise', email: 'p@example.test', maxmoney: '1.23456' });
+      const precise = await server.operator.post('/api/admin/users', {
+        type: 'advertiser',
+        username: 'precise',
+        email: 'p@example.test',
+        maxmoney: '1.23456',
+      });
       assert.deepEqual(failingFields(assertError(precise, 422, 'json')), ['maxmoney']);
-      const negative = await server.operator.post('/api/admin/users', { type: 'advertiser', username: 'neg', email: 'neg@example.test', maxmoney: -1 });
+      const negative = await server.operator.post('/api/admin/users', {
+        type: 'advertiser',
+        username: 'neg',
+        email: 'neg@example.test',
+        maxmoney: -1,
+      });
       assert.deepEqual(failingFields(assertError(negative, 422, 'json')), ['maxmoney']);
     });
 
     it('links a referral to its parent; an unknown parent is a 422', async () => {
       const parent = await server.createAccount('advertiser');
-      const child = await server.operator.post('/api/admin/users', { type: 'advertiser', username: 'child', email: 'child@example.test', parentId: parent.id });
+      const child = await server.operator.post('/api/admin/users', {
+        type: 'advertiser',
+        username: 'child',
+        email: 'child@example.test',
+        parentId: parent.id,
+      });
       assert.equal(child.json().parentId, parent.id);
     });
 
@@ -132,7 +155,10 @@ describe('operator API', () => {
   describe('balances', () => {
     it('credits and debits through the ledger; the balance equals the ledger sum', async () => {
       const account = await server.createAccount('advertiser');
-      const credit = await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: '100.1234', comment: 'wire 1' });
+      const credit = await server.operator.post(`/api/admin/users/${account.id}/balance`, {
+        amount: '100.1234',
+        comment: 'wire 1',
+      });
       assert.equal(credit.status, 200);
       assert.equal(credit.json().balance, 100.1234);
       const debit = await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: -0.1234, comment: 'refund' });
@@ -154,7 +180,11 @@ describe('operator API', () => {
       it(`${name}: a debit below zero → 422 on amount and nothing changes`, async () => {
         const account = await server.createAccount('advertiser');
         await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: 10, comment: 'start' });
-        const response = await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: -10.0001, comment: 'too much' }, { accept });
+        const response = await server.operator.post(
+          `/api/admin/users/${account.id}/balance`,
+          { amount: -10.0001, comment: 'too much' },
+          { accept },
+        );
         assert.deepEqual(failingFields(assertError(response, 422, name)), ['amount']);
         assert.equal(await balanceMicros(account.id), 10_000_000);
         assert.equal(await ledgerSum(account.id), 10_000_000);
@@ -184,7 +214,9 @@ describe('operator API', () => {
       await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: 1000, comment: 'start' });
       const amounts = Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? '3.3333' : '-1.1111'));
       const responses = await Promise.all(
-        amounts.map((amount) => server.operator.post(`/api/admin/users/${account.id}/balance`, { amount, comment: 'concurrent' })),
+        amounts.map((amount) =>
+          server.operator.post(`/api/admin/users/${account.id}/balance`, { amount, comment: 'concurrent' }),
+        ),
       );
       for (const response of responses) assert.equal(response.status, 200, response.text);
       const expected = 1000_000_000 + 25 * 3_333_300 - 25 * 1_111_100;
@@ -197,7 +229,9 @@ describe('operator API', () => {
       const account = await server.createAccount('advertiser');
       await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: 10, comment: 'start' });
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: -1, comment: 'drain' })),
+        Array.from({ length: 20 }, () =>
+          server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: -1, comment: 'drain' }),
+        ),
       );
       assert.equal(responses.filter((response) => response.status === 200).length, 10);
       assert.equal(responses.filter((response) => response.status === 422).length, 10);
@@ -209,7 +243,9 @@ describe('operator API', () => {
       const account = await server.createAccount('advertiser');
       await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: 1, comment: 'once' });
       const db = server.server.context.db;
-      await assert.rejects(db.updateTable('ledger_entries').set({ amount_micros: 5 }).where('account_id', '=', account.id).execute());
+      await assert.rejects(
+        db.updateTable('ledger_entries').set({ amount_micros: 5 }).where('account_id', '=', account.id).execute(),
+      );
       await assert.rejects(db.deleteFrom('ledger_entries').where('account_id', '=', account.id).execute());
       assert.equal(await ledgerSum(account.id), 1_000_000);
     });

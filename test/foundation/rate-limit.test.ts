@@ -62,7 +62,8 @@ describe('rate limit per token (in process)', () => {
     const operatorToken = server.operator.defaultToken ?? '';
     const account = await server.createAccount('advertiser');
     // The operator's own budget: createAccount spent 2 of it this second.
-    for (let index = 0; index < 3; index++) assert.equal((await server.operator.get(`/api/admin/users/${account.id}`)).status, 200);
+    for (let index = 0; index < 3; index++)
+      assert.equal((await server.operator.get(`/api/admin/users/${account.id}`)).status, 200);
     const refused = await server.anonymous.post(
       `/api/admin/users/${account.id}/balance`,
       { amount: 5, comment: 'over the limit' },
@@ -82,7 +83,11 @@ describe('rate limit shared through Redis', () => {
       return;
     }
     const database = await openTestDatabase();
-    const config = { rateLimitPerSecond: 5, redisUrl: REDIS_URL, redisKeyPrefix: `nativa-test:${randomBytes(6).toString('hex')}:` };
+    const config = {
+      rateLimitPerSecond: 5,
+      redisUrl: REDIS_URL,
+      redisKeyPrefix: `nativa-test:${randomBytes(6).toString('hex')}:`,
+    };
     const first = await startTestServer({ config, database });
     const second = await startTestServer({ config, database });
     try {
