@@ -15,4 +15,6 @@ export interface AppContext {
   clock: Clock;
   tokens: TokenAuthenticator;
   redis: Redis | undefined;
+  /** Closes the Redis subscription that shares token revocations between instances. */
+  closeSubscriber?: () => Promise<void>;
 }

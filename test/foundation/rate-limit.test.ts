@@ -89,7 +89,9 @@ describe('rate limit shared through Redis', () => {
       redisKeyPrefix: `nativa-test:${randomBytes(6).toString('hex')}:`,
     };
     const first = await startTestServer({ config, database });
-    const second = await startTestServer({ config, database });
+    // The second instance does not see the first one's write counter, as if it ran in another
+    // process: what it learns about revocations comes through Redis.
+    const second = await startTestServer({ config, database: { ...database, writeGeneration: undefined } });
     try {
       const account = await first.createAccount('advertiser');
       const onSecond = second.anonymous.as(account.token);
@@ -104,6 +106,21 @@ describe('rate limit shared through Redis', () => {
       second.clock.advance(1000);
       assert.equal((await onSecond.get('/api/me')).status, 200);
       assert.equal((await account.client.get('/api/me')).header('x-rate-limit-remaining'), '3');
+
+      // A token revoked through one instance stops working on the other, whose cache held it (the
+      // pinned clock never expires the entry): the revocation travels over Redis.
+      const operatorOnFirst = first.operator;
+      const tokens = (await operatorOnFirst.get(`/api/admin/users/${account.id}/tokens`)).json();
+      assert.equal((await operatorOnFirst.delete(`/api/admin/tokens/${tokens[0].id}`)).status, 204);
+      first.clock.advance(1000);
+      second.clock.advance(1000);
+      // Delivery is asynchronous (a few milliseconds): look up to five times, well inside the cache TTL.
+      let status = 0;
+      for (let attempt = 0; attempt < 5 && status !== 401; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        status = (await onSecond.get('/api/me')).status;
+      }
+      assert.equal(status, 401);
     } finally {
       await first.close();
       await second.close();
