@@ -178,7 +178,8 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
     });
     const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
     const deadline = Date.now() + 60_000;
-    while (!output.includes('Server listening')) {
+    // The first-operator line follows the listening line.
+    while (!output.includes('Server listening') || !output.includes('operator.token')) {
       assert.ok(Date.now() < deadline, `the server did not start: ${output}`);
       assert.equal(started.exitCode, null, `the server exited: ${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
