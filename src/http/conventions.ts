@@ -87,14 +87,14 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
-      throw forbidden('Requests must be made over HTTPS.');
-    }
     request.format = negotiateFormat(request.headers.accept);
     reply.header('Vary', 'Accept');
     if (request.format === 'xml') {
       reply.serializer(toXml);
       reply.type(XML_TYPE);
+    }
+    if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
+      throw forbidden('Requests must be made over HTTPS.');
     }
     const access = request.routeOptions.config.access;
     if (access === undefined || access === 'public') return;

@@ -120,6 +120,45 @@ describe('authentication', () => {
     ]);
   });
 
+  it('GET /api/me shows a balance change at once, whoever wrote it', async () => {
+    const account = await server.createAccount('advertiser');
+    assert.equal((await account.client.get('/api/me')).json().balance, 0);
+    await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: 7, comment: 'api' });
+    assert.equal((await account.client.get('/api/me')).json().balance, 7);
+    // Another module's write, in a transaction, straight to the database of this instance.
+    const db = server.server.context.db;
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('accounts').set({ phone: '+1 555 0199' }).where('id', '=', account.id).execute();
+      await trx
+        .updateTable('accounts')
+        .set((eb) => ({ balance_micros: eb('balance_micros', '+', 500_000) }))
+        .where('id', '=', account.id)
+        .execute();
+    });
+    const me = (await account.client.get('/api/me')).json();
+    assert.equal(me.balance, 7.5);
+    assert.equal(me.phone, '+1 555 0199');
+    // A rolled-back change never shows.
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await trx.updateTable('accounts').set({ phone: 'rolled back' }).where('id', '=', account.id).execute();
+        throw new Error('abort');
+      }),
+    );
+    assert.equal((await account.client.get('/api/me')).json().phone, '+1 555 0199');
+  });
+
+  it('a token deleted straight from the database stops working at once', async () => {
+    const account = await server.createAccount('publisher');
+    assert.equal((await account.client.get('/api/me')).status, 200);
+    await server.server.context.db
+      .updateTable('api_tokens')
+      .set({ revoked_at: new Date() })
+      .where('account_id', '=', account.id)
+      .execute();
+    assertError(await account.client.get('/api/me'), 401, 'json');
+  });
+
   it('/api/health needs no token', async () => {
     const response = await server.anonymous.get('/api/health');
     assert.equal(response.status, 200);

@@ -421,3 +421,24 @@ describe('500', () => {
     }
   });
 });
+
+describe('behind a TLS-terminating proxy (TRUST_PROXY)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { TRUST_PROXY: 'true' } });
+  });
+  after(() => server.close());
+
+  for (const { name, accept } of FORMATS) {
+    it(`${name}: 403 unless X-Forwarded-Proto is https`, async () => {
+      assertError(await server.operator.get('/api/me', { accept }), 403, name);
+      assertError(await server.operator.get('/api/me', { accept, headers: { 'X-Forwarded-Proto': 'http' } }), 403, name);
+      const forwarded = await server.operator.get('/api/admin/users?per-page=1', {
+        accept,
+        headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'ads.example.test' },
+      });
+      assert.equal(forwarded.status, 200);
+      assert.match(forwarded.header('link') ?? '', /<https:\/\/ads\.example\.test\/api\/admin\/users\?/);
+    });
+  }
+});

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../src/http/errors.ts';
+import { readExpand } from '../../src/http/expand.ts';
 import { parseQueryString } from '../../src/http/input.ts';
 import { negotiateFormat } from '../../src/http/negotiation.ts';
 import { toXml } from '../../src/http/xml.ts';
@@ -159,6 +161,23 @@ describe('parseQueryString', () => {
       const parsed = parseQueryString(text);
       assert.deepEqual(JSON.parse(JSON.stringify(parsed)), JSON.parse(JSON.stringify(expected)));
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    });
+  }
+});
+
+describe('readExpand', () => {
+  const cases: [unknown, string[]][] = [
+    [undefined, []],
+    ['offers', ['offers']],
+    ['offers, blocks', ['offers', 'blocks']],
+    ['campaigns,secrets', ['campaigns']],
+    ['', []],
+    [['offers'], []],
+  ];
+  for (const [expand, expected] of cases) {
+    it(`expand=${JSON.stringify(expand)} → ${expected.join(',') || '(nothing)'}`, () => {
+      const request = { query: { expand } } as unknown as FastifyRequest;
+      assert.deepEqual([...readExpand(request, ['campaigns', 'offers', 'blocks'])].sort(), [...expected].sort());
     });
   }
 });
