@@ -33,6 +33,8 @@ export class WriteTracker {
     const wrapped = new WeakMap<PostgresPoolClient, PostgresPoolClient>();
     return {
       options: (pool as { options?: object }).options ?? {},
+      // Kysely opens a control connection of this class to cancel a query.
+      Client: (pool as { Client?: unknown }).Client,
       connect: async () => {
         const client = await pool.connect();
         let tracked = wrapped.get(client);

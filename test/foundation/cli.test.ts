@@ -148,6 +148,21 @@ describe('nativa CLI against a running server', () => {
     assert.match(badToken.stderr, /401/);
   });
 
+  it('migrate applies the migrations once, then reports the database up to date', async () => {
+    const fresh = mkdtempSync(path.join(os.tmpdir(), 'nativa-cli-migrate-'));
+    try {
+      const first = await nativa(['migrate', '--json'], { DATA_DIR: fresh });
+      assert.equal(first.code, 0, first.stderr);
+      const applied: string[] = JSON.parse(first.stdout).applied;
+      assert.ok(applied.includes('0001-foundation'), first.stdout);
+      assert.deepEqual(applied, [...applied].sort());
+      const second = await nativa(['migrate'], { DATA_DIR: fresh });
+      assert.equal(second.stdout, 'database is up to date\n');
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a server whose certificate it does not trust', async () => {
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'nativa-cli-untrusted-'));
     try {
