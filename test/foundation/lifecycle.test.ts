@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import https from 'node:https';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -193,15 +194,31 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
     const client = new TestClient(`https://127.0.0.1:${port}`, cert, token);
     try {
       assert.equal((await client.get('/api/me')).json().type, 'operator');
-      // A request in flight when the signal arrives still gets its answer.
-      const inFlight = client.post('/api/admin/users', {
-        type: 'advertiser',
-        username: 'survivor',
-        email: 'survivor@example.test',
+      // A request in flight when the signal arrives still gets its answer: half of its body is
+      // sent, then the signal, then (once the server says it is shutting down) the rest.
+      const body = JSON.stringify({ type: 'advertiser', username: 'survivor', email: 'survivor@example.test' });
+      const half = Math.floor(body.length / 2);
+      const request = https.request(`https://127.0.0.1:${port}/api/admin/users`, {
+        method: 'POST',
+        ca: cert,
+        headers: { 'Auth-Token': token, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
       });
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        request.on('response', (incoming) => {
+          let text = '';
+          incoming.on('data', (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, text }));
+        });
+        request.on('error', reject);
+      });
+      request.write(body.slice(0, half));
+      await new Promise((resolve) => setTimeout(resolve, 200));
       started.kill('SIGTERM');
-      const response = await inFlight;
+      while (!output.includes('SIGTERM received')) await new Promise((resolve) => setTimeout(resolve, 20));
+      request.end(body.slice(half));
+      const response = await answered;
       assert.equal(response.status, 201, response.text);
     } finally {
       client.close();
