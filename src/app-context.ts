@@ -21,4 +21,6 @@ export interface AppContext {
   mailer: Mailer;
   /** Content-addressed storage of ad images (DATA_DIR/images). */
   images: ImageStore;
+  /** Closes the Redis subscription that shares token revocations between instances. */
+  closeSubscriber?: () => Promise<void>;
 }

@@ -37,16 +37,36 @@ export async function createContext(config: Config, database?: Database): Promis
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrate(db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
-  return {
+  const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
+  const context: AppContext = {
     config,
     database: db,
     db: db.db,
     clock: config.clock,
-    tokens: new TokenAuthenticator(db.db, config.clock),
+    tokens,
     redis,
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
     images: new ImageStore(path.join(config.dataDir, 'images')),
   };
+  if (redis) await shareRevocations(context, redis);
+  return context;
+}
+
+/**
+ * Instances sharing a Redis tell each other about revoked tokens, so a revoked token stops working
+ * everywhere at once rather than when the other instances' cache entries expire.
+ */
+async function shareRevocations(context: AppContext, redis: Redis): Promise<void> {
+  const channel = `${context.config.redisKeyPrefix}token-revoked`;
+  const subscriber = redis.duplicate();
+  subscriber.on('error', () => undefined);
+  subscriber.on('message', (_channel: string, message: string) => context.tokens.forgetToken(Number(message)));
+  await subscriber.subscribe(channel).catch(() => undefined);
+  context.tokens.announceRevocation = async (tokenId) => {
+    // The revocation is already committed; without Redis the others notice when their entry expires.
+    await redis.publish(channel, String(tokenId)).catch(() => undefined);
+  };
+  context.closeSubscriber = () => subscriber.quit().then(() => undefined);
 }
 
 /**
@@ -77,6 +97,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
   app.addHook('onClose', async () => {
+    await context.closeSubscriber?.().catch(() => undefined);
     await context.redis?.quit().catch(() => undefined);
     context.mailer.close();
     await context.database.close();

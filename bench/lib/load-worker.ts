@@ -1,10 +1,12 @@
 // Runs one autocannon load in its own process so the load generator does not share an event loop
 // (or a CPU's worth of JavaScript) with the server it measures. Input: a JSON LoadSpec in argv[2];
 // output: one JSON line with the result.
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { LoadSpec } from './load.ts';
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+const argument = process.argv[2] ?? '{}';
+const spec = JSON.parse(argument.startsWith('@') ? readFileSync(argument.slice(1), 'utf8') : argument) as LoadSpec;
 let next = 0;
 const tokens = spec.tokens ?? [];
 const paths = spec.paths ?? [new URL(spec.url).pathname + new URL(spec.url).search];

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -28,7 +30,18 @@ export interface LoadResult {
 /** Loads a URL from a separate process (autocannon) and returns its figures. */
 export async function load(spec: LoadSpec): Promise<LoadResult> {
   const worker = path.join(import.meta.dirname, 'load-worker.ts');
-  const { stdout } = await run(process.execPath, [worker, JSON.stringify(spec)], { maxBuffer: 64 * 1024 * 1024 });
+  // A spec with thousands of tokens is too long for a command line: hand it over in a file.
+  const text = JSON.stringify(spec);
+  let argument = text;
+  let directory: string | undefined;
+  if (text.length > 64 * 1024) {
+    directory = mkdtempSync(path.join(os.tmpdir(), 'nativa-load-'));
+    argument = `@${path.join(directory, 'spec.json')}`;
+    writeFileSync(argument.slice(1), text);
+  }
+  const { stdout } = await run(process.execPath, [worker, argument], { maxBuffer: 64 * 1024 * 1024 }).finally(() => {
+    if (directory) rmSync(directory, { recursive: true, force: true });
+  });
   const line = stdout.trim().split('\n').at(-1) ?? '{}';
   return JSON.parse(line) as LoadResult;
 }

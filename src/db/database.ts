@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createPgliteQueue } from './pglite-pool.ts';
 import type { DatabaseSchema } from './schema.ts';
+import { WriteTracker } from './write-tracker.ts';
 
 export type Db = Kysely<DatabaseSchema>;
 
@@ -15,6 +16,11 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** Holds one connection for `work`, for scripts such as migrations. */
   withSession<T>(work: (run: SessionRunner) => Promise<T>): Promise<T>;
+  /**
+   * How many writes to `table` this process has committed so far; caches of rows keep a row only
+   * while this number is unchanged (see write-tracker.ts).
+   */
+  writeGeneration?(table: string): number;
   /** PGlite only: the whole data directory as a tarball, to start other instances from. */
   snapshot?(): Promise<Blob>;
   close(): Promise<void>;
@@ -53,10 +59,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         }) as typeof pg.types.getTypeParser,
       },
     });
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    // An idle connection that the server drops (a restart, an administrator) must not take the
+    // process down: the pool discards it and the next query opens a new one.
+    pool.on('error', () => undefined);
+    const writes = new WriteTracker();
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: writes.wrapPool(pool) }) });
     return {
       db,
       kind: 'postgres',
+      writeGeneration: (table) => writes.generation(table),
       async withSession(work) {
         const client = await pool.connect();
         try {
@@ -67,6 +78,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
           });
         } finally {
           client.release();
+          writes.bumpAll();
         }
       },
       close: () => db.destroy(),
@@ -83,10 +95,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber, [DATE]: asText },
   });
   const queue = createPgliteQueue(pglite);
-  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: queue }) });
+  const writes = new WriteTracker();
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: writes.wrapPool(queue) }) });
   return {
     db,
     kind: 'pglite',
+    writeGeneration: (table) => writes.generation(table),
     snapshot: () => pglite.dumpDataDir('none'),
     async withSession(work) {
       const turn = await queue.connect();
@@ -100,6 +114,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         });
       } finally {
         turn.release();
+        writes.bumpAll();
       }
     },
     close: async () => {

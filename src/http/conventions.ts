@@ -87,14 +87,14 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
-      throw forbidden('Requests must be made over HTTPS.');
-    }
     request.format = negotiateFormat(request.headers.accept);
     reply.header('Vary', 'Accept');
     if (request.format === 'xml') {
       reply.serializer(toXml);
       reply.type(XML_TYPE);
+    }
+    if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
+      throw forbidden('Requests must be made over HTTPS.');
     }
     const access = request.routeOptions.config.access;
     if (access === undefined || access === 'public') return;
@@ -161,7 +161,8 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     if (failure.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
-    if (request.format !== 'xml') reply.type(JSON_TYPE);
+    // Fastify drops the Content-Type before calling the error handler: set the negotiated one again.
+    reply.type(request.format === 'xml' ? XML_TYPE : JSON_TYPE);
     for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
     reply.code(failure.status);
     return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);

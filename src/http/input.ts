@@ -12,10 +12,13 @@ export function parseQueryString(text: string): Params {
   const result: Params = {};
   if (text === '') return result;
   for (const [rawKey, value] of new URLSearchParams(text)) {
+    // `__proto__` would replace the object's prototype rather than name a parameter.
+    if (rawKey.startsWith('__proto__')) continue;
     const bracket = rawKey.indexOf('[');
     if (bracket > 0 && rawKey.endsWith(']')) {
       const outer = rawKey.slice(0, bracket);
       const inner = rawKey.slice(bracket + 1, -1);
+      if (inner === '__proto__') continue;
       const existing = result[outer];
       const nested: Params = existing && typeof existing === 'object' ? (existing as Params) : {};
       nested[inner] = value;
@@ -31,7 +34,8 @@ const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, 
 
 /** Request bodies may be JSON (the default), a form, or XML shaped like our responses. */
 export function registerBodyParsers(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
+  // Only the formats below are understood; any other request Content-Type (text/plain too) → 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, {});

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { getAccount } from './account-service.ts';
+import { AccountCache } from './account-cache.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
 export function registerMeRoutes(app: FastifyInstance, context: AppContext): void {
+  const accounts = new AccountCache(context.database, context.clock);
   app.get(
     '/api/me',
     {
@@ -14,6 +15,6 @@ export function registerMeRoutes(app: FastifyInstance, context: AppContext): voi
         response: { 200: UserSchema, ...errorResponses(401, 429) },
       },
     },
-    async (request) => toUser(await getAccount(context.db, request.principal?.accountId ?? 0)),
+    async (request) => toUser(await accounts.get(request.principal?.accountId ?? 0)),
   );
 }

@@ -208,7 +208,7 @@ export function registerOperatorAccountRoutes(app: FastifyInstance, context: App
     async (request, reply) => {
       const { id } = request.params as Static<typeof IdParams>;
       await revokeTokenById(db, id, new Date(clock.now()));
-      context.tokens.forgetToken(id);
+      await context.tokens.revoked(id);
       reply.code(204);
     },
   );

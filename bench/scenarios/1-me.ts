@@ -1,0 +1,123 @@
+// Authenticated GET /api/me: token lookup, rate limiter, account read and serialization on the
+// path, against a real Nativa server started in this process on a fresh PostgreSQL database.
+// One advertiser holds BENCH_TOKENS tokens (default 8000) and the load rotates through them, so
+// the default limit of 5 requests per second per token admits the whole load. Each format is
+// measured after a short warm-up (the steady state of a running server: JIT done, token lookups cached).
+// The machine may be shared, so the yardstick is measured again right before and after each
+// measurement, and the ratio is taken against the mean of those two (the run's first bare figure
+// is shown too, but load that comes and goes between them would make its ratio meaningless).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { createAccount } from '../../src/modules/accounts/account-service.ts';
+import { generateToken, hashToken } from '../../src/modules/accounts/tokens.ts';
+import { startServer } from '../../src/server.ts';
+import { generateSelfSigned } from '../../src/tls.ts';
+import { startBareServer } from '../lib/bare-server.ts';
+import { type LoadResult, load } from '../lib/load.ts';
+import type { BenchRow } from '../lib/report.ts';
+import type { BenchContext, Scenario } from '../run.ts';
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// Enough tokens that the load stays under 5 requests per second per token up to ~40,000 req/s.
+const TOKEN_COUNT = Number(process.env.BENCH_TOKENS ?? 8000);
+const WARM_UP_SECONDS = 3;
+
+async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const name = `nativa_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+const scenario: Scenario = {
+  name: 'GET /api/me, authenticated (PostgreSQL)',
+  async run(context: BenchContext): Promise<BenchRow[]> {
+    return withDatabase(async (databaseUrl) => {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-bench-'));
+      const config = loadConfig({
+        DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      });
+      const database = await openDatabase({ databaseUrl, dataDir });
+      const tls = await generateSelfSigned();
+      const server = await startServer(config, { database, tls });
+      const bare = await startBareServer(tls);
+      const measureBare = (): Promise<LoadResult> =>
+        load({ url: bare.url, connections: context.connections, durationSeconds: context.durationSeconds });
+      try {
+        const db = server.context.db;
+        const advertiser = await db
+          .transaction()
+          .execute((trx) =>
+            createAccount(trx, { kind: 'advertiser', username: 'bench', email: 'bench@example.test' }, new Date()),
+          );
+        const tokens = Array.from({ length: TOKEN_COUNT }, () => generateToken());
+        await db
+          .insertInto('api_tokens')
+          .values(
+            tokens.map((token, index) => ({
+              account_id: advertiser.id,
+              name: `bench ${index}`,
+              token_hash: hashToken(token),
+              revoked_at: null,
+            })),
+          )
+          .execute();
+        const rows: BenchRow[] = [];
+        for (const [format, accept, goal] of [
+          ['JSON', 'application/json', 0.5],
+          ['XML', 'application/xml', 0.4],
+        ] as const) {
+          const spec = {
+            url: `${server.url.replace('localhost', '127.0.0.1')}/api/me`,
+            connections: context.connections,
+            durationSeconds: WARM_UP_SECONDS,
+            headers: { Accept: accept },
+            tokens,
+          };
+          const bareBefore = await measureBare();
+          await load(spec);
+          const result = await load({ ...spec, durationSeconds: context.durationSeconds });
+          const bareAfter = await measureBare();
+          const yardstick = (bareBefore.requestsPerSecond + bareAfter.requestsPerSecond) / 2;
+          rows.push({
+            scenario: `  bare route before and after (${format}), mean`,
+            result: { ...bareBefore, requestsPerSecond: yardstick },
+          });
+          const ratio = result.requestsPerSecond / yardstick;
+          const non2xx = result.total - (result.statuses['2xx'] ?? 0);
+          rows.push({
+            scenario: `GET /api/me ${format}, ${TOKEN_COUNT} tokens, limit ${config.rateLimitPerSecond}/s per token`,
+            result,
+            ratio,
+            goal: `ratio ≥ ${goal}`,
+            met: ratio >= goal && non2xx === 0,
+          });
+        }
+        return rows;
+      } finally {
+        await bare.app.close();
+        await server.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  },
+};
+
+export default scenario;
