@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import type { ServingEngine } from './modules/serving/serving-engine.ts';
 
 /**
  * The dependencies every module's routes and services receive, made once at start-up by
@@ -15,4 +16,6 @@ export interface AppContext {
   clock: Clock;
   tokens: TokenAuthenticator;
   redis: Redis | undefined;
+  /** The serving engine (teaser selection, view buffer, click billing); absent in contexts that serve nothing. */
+  serving?: ServingEngine;
 }

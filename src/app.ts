@@ -9,6 +9,7 @@ import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './
 import { ErrorBodySchema } from './http/schemas.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
+import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
@@ -18,7 +19,7 @@ export interface BuildOptions {
 }
 
 /** Every module's routes, in one list: adding a module is adding a line here. */
-const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [registerMeRoutes, registerOperatorAccountRoutes];
+const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [registerMeRoutes, registerOperatorAccountRoutes, registerServingRoutes];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
 export async function buildApp(context: AppContext, options: BuildOptions): Promise<FastifyInstance> {

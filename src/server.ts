@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -35,6 +36,7 @@ export async function createContext(config: Config, database?: Database): Promis
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrate(db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  const serving = await createServingEngine(config, db.db);
   return {
     config,
     database: db,
@@ -42,6 +44,7 @@ export async function createContext(config: Config, database?: Database): Promis
     clock: config.clock,
     tokens: new TokenAuthenticator(db.db, config.clock),
     redis,
+    serving,
   };
 }
 
@@ -73,6 +76,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
   app.addHook('onClose', async () => {
+    // Counted views are written before storage closes.
+    await context.serving?.close();
     await context.redis?.quit().catch(() => undefined);
     await context.database.close();
   });

@@ -142,6 +142,35 @@ export interface StatsDailyTable {
   conversions_intermediate: Defaulted<number>;
 }
 
+export interface ClicksTable {
+  click_id: string;
+  created_at: ColumnType<Date, Date | string, never>;
+  campaign_id: number;
+  offer_id: number;
+  site_id: number;
+  block_id: number;
+  device: number;
+  country: Defaulted<string>;
+  advertiser_id: number;
+  publisher_id: number;
+  status: 'billed' | 'bot' | 'limit' | 'funds';
+  charge_micros: Defaulted<number>;
+  publisher_micros: Defaulted<number>;
+  margin_micros: Defaulted<number>;
+}
+
+export interface ConversionsTable {
+  click_id: string;
+  goal: number;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+export interface AudienceMembersTable {
+  advertiser_id: number;
+  visitor_id: string;
+  last_seen_at: ColumnType<Date, Date | string, Date | string>;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -156,4 +185,7 @@ export interface DatabaseSchema {
   site_coefficients: SiteCoefficientsTable;
   device_coefficients: DeviceCoefficientsTable;
   stats_daily: StatsDailyTable;
+  clicks: ClicksTable;
+  conversions: ConversionsTable;
+  audience_members: AudienceMembersTable;
 }
