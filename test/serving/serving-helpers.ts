@@ -29,12 +29,16 @@ export interface World {
 /**
  * An advertiser with money and approved ads, a publisher with an active site and a block, created
  * through the operator API (accounts, balances) and the fixtures (objects of other modules).
+ * Campaigns of earlier worlds are paused.
  */
 export async function createWorld(
   server: TestServer,
   options: { balance?: number; ads?: { bidMicros: number; geo?: string[]; url?: string; urlMobile?: string }[]; teaserCount?: number } = {},
 ): Promise<World> {
   const db = server.server.context.db;
+  // Every active ad competes for every block: a new world pauses the campaigns of earlier ones so
+  // that tests sharing a server do not see each other's ads.
+  await db.updateTable('campaigns').set({ active: false }).where('active', '=', true).execute();
   const advertiser = await server.createAccount('advertiser');
   const publisher = await server.createAccount('publisher');
   if ((options.balance ?? 100) > 0) {
