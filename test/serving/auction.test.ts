@@ -104,7 +104,12 @@ describe('click pricing (second price, capped by bid × coefficients)', () => {
   const cases: [name: string, own: Candidate<string>, nextScore: number | undefined, expected: number][] = [
     ['alone: the reserve', candidate('a', 500_000, 1, 0.01), undefined, RESERVE_MICROS],
     ['alone with a bid under the reserve: the bid', candidate('a', 5_000, 1, 0.01), undefined, 5_000],
-    ['next bidder sets the price plus the increment', candidate('a', 500_000, 1, 0.01), 300_000 * 0.01, 300_000 + INCREMENT_MICROS],
+    [
+      'next bidder sets the price plus the increment',
+      candidate('a', 500_000, 1, 0.01),
+      300_000 * 0.01,
+      300_000 + INCREMENT_MICROS,
+    ],
     ['never above the bid × coefficients', candidate('a', 500_000, 1, 0.01), 499_000 * 0.01, 500_000],
     ['coefficient raises the cap', candidate('a', 500_000, 2, 0.01), 800_000 * 0.01, 810_000],
     ['better CTR pays less', candidate('a', 500_000, 1, 0.02), 300_000 * 0.01, 150_000 + INCREMENT_MICROS],
@@ -116,7 +121,10 @@ describe('click pricing (second price, capped by bid × coefficients)', () => {
   }
 
   it('each winner is priced against the one below it', () => {
-    const winners = runAuction([candidate('a', 300_000, 1, 0.01), candidate('b', 200_000, 1, 0.01), candidate('c', 100_000, 1, 0.01)], 2);
+    const winners = runAuction(
+      [candidate('a', 300_000, 1, 0.01), candidate('b', 200_000, 1, 0.01), candidate('c', 100_000, 1, 0.01)],
+      2,
+    );
     assert.deepEqual(
       winners.map((winner) => winner.chargeMicros),
       [210_000, 110_000],
@@ -157,8 +165,7 @@ describe('click link signatures', () => {
     issuedAt: 1_773_144_000_000,
   };
   const token = signer.sign(claims);
-  const flip = (text: string, index: number) =>
-    text.slice(0, index) + (text[index] === 'A' ? 'B' : 'A') + text.slice(index + 1);
+  const flip = (text: string, index: number) => text.slice(0, index) + (text[index] === 'A' ? 'B' : 'A') + text.slice(index + 1);
 
   const cases: [name: string, token: string, nowMs: number, kind: string][] = [
     ['valid at once', token, claims.issuedAt, 'valid'],
@@ -187,13 +194,18 @@ describe('visitor traits', () => {
   const cases: [agent: string | undefined, device: number, bot: boolean][] = [
     [DESKTOP_UA, 1, false],
     [MOBILE_UA, 2, false],
-    ['Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1', 3, false],
+    [
+      'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      3,
+      false,
+    ],
     [BOT_UA, 1, true],
     ['curl/8.5.0', 1, true],
     ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36', 1, true],
     [undefined, 1, false],
   ];
   for (const [agent, device, bot] of cases) {
-    it(`${agent ?? '(none)'} → device ${device}${bot ? ', bot' : ''}`, () => assert.deepEqual(visitorTraits(agent), { device, bot }));
+    it(`${agent ?? '(none)'} → device ${device}${bot ? ', bot' : ''}`, () =>
+      assert.deepEqual(visitorTraits(agent), { device, bot }));
   }
 });

@@ -24,7 +24,10 @@ describe('serving: teasers, clicks, billing', () => {
   async function teasers(blockId: number, headers: Record<string, string> = desktop.headers) {
     const response = await server.anonymous.get(`/api/serve/blocks/${blockId}/teasers`, { headers });
     assert.equal(response.status, 200, response.text);
-    return response.json<{ block: number; teasers: { id: number; title: string; price: string; image: string | null; url: string }[] }>();
+    return response.json<{
+      block: number;
+      teasers: { id: number; title: string; price: string; image: string | null; url: string }[];
+    }>();
   }
 
   it('serves teasers in auction order, bills a click once, and the rollup and ledger agree', async () => {
@@ -63,7 +66,12 @@ describe('serving: teasers, clicks, billing', () => {
     assert.equal(await ledgerSum(db, world.advertiserId, 'click_charge'), -charge);
     assert.equal(await ledgerSum(db, world.publisherId, 'click_revenue'), share);
     const clickId = new URL(location).searchParams.get('id') ?? '';
-    const margin = await db.selectFrom('ledger_entries').selectAll().where('reference', '=', clickId).where('kind', '=', 'click_margin').execute();
+    const margin = await db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('reference', '=', clickId)
+      .where('kind', '=', 'click_margin')
+      .execute();
     assert.equal(margin.length, 1);
     assert.equal(margin[0]?.amount_micros, charge - share);
 
@@ -122,13 +130,23 @@ describe('serving: teasers, clicks, billing', () => {
 
   it('sends mobile visitors to url_mobile', async () => {
     const world = await createWorld(server, {
-      ads: [{ bidMicros: 200_000, url: 'https://shop.example.test/d/{click_id}', urlMobile: 'https://m.shop.example.test/{click_id}' }],
+      ads: [
+        {
+          bidMicros: 200_000,
+          url: 'https://shop.example.test/d/{click_id}',
+          urlMobile: 'https://m.shop.example.test/{click_id}',
+        },
+      ],
     });
     const served = await teasers(world.blockId, { 'User-Agent': MOBILE_UA });
     const click = await server.anonymous.get(pathOf(served.teasers[0]?.url ?? ''), { headers: { 'User-Agent': MOBILE_UA } });
     assert.equal(click.status, 302);
     assert.match(click.header('location') ?? '', /^https:\/\/m\.shop\.example\.test\/[A-Za-z0-9_-]{22}$/);
-    const row = await server.server.context.db.selectFrom('clicks').selectAll().where('offer_id', '=', world.offerIds[0] ?? 0).executeTakeFirstOrThrow();
+    const row = await server.server.context.db
+      .selectFrom('clicks')
+      .selectAll()
+      .where('offer_id', '=', world.offerIds[0] ?? 0)
+      .executeTakeFirstOrThrow();
     assert.equal(row.device, 2);
   });
 
@@ -198,7 +216,11 @@ describe('serving: teasers, clicks, billing', () => {
     try {
       await engineOf(server).refresh();
       assert.equal((await teasers(world.blockId)).teasers.length, 1);
-      await db.updateTable('campaigns').set({ daily_click_limit: 0, daily_budget_micros: 10_000 }).where('id', '=', campaignId).execute();
+      await db
+        .updateTable('campaigns')
+        .set({ daily_click_limit: 0, daily_budget_micros: 10_000 })
+        .where('id', '=', campaignId)
+        .execute();
       await engineOf(server).refresh();
       const served = await teasers(world.blockId);
       await server.anonymous.get(pathOf(served.teasers[0]?.url ?? ''), desktop);
@@ -219,10 +241,18 @@ describe('serving: teasers, clicks, billing', () => {
     assert.equal((await teasers(world.blockId)).teasers.length, 3);
     await db.updateTable('offers').set({ active: false }).where('id', '=', a).execute();
     await db.updateTable('offers').set({ deleted_at: new Date() }).where('id', '=', b).execute();
-    await db.updateTable('campaigns').set({ archived: true }).where('id', '=', world.campaignIds[2] ?? 0).execute();
+    await db
+      .updateTable('campaigns')
+      .set({ archived: true })
+      .where('id', '=', world.campaignIds[2] ?? 0)
+      .execute();
     await engineOf(server).refresh();
     assert.deepEqual((await teasers(world.blockId)).teasers, []);
-    await db.updateTable('campaigns').set({ archived: false }).where('id', '=', world.campaignIds[2] ?? 0).execute();
+    await db
+      .updateTable('campaigns')
+      .set({ archived: false })
+      .where('id', '=', world.campaignIds[2] ?? 0)
+      .execute();
     await engineOf(server).refresh();
     assert.deepEqual(
       (await teasers(world.blockId)).teasers.map((teaser) => teaser.id),
@@ -239,7 +269,10 @@ describe('serving: teasers, clicks, billing', () => {
       (await teasers(world.blockId)).teasers.map((teaser) => teaser.id),
       [high, low],
     );
-    await db.insertInto('site_coefficients').values({ campaign_id: lowCampaign, site_id: world.siteId, block_id: 0, coef: 2 }).execute();
+    await db
+      .insertInto('site_coefficients')
+      .values({ campaign_id: lowCampaign, site_id: world.siteId, block_id: 0, coef: 2 })
+      .execute();
     await engineOf(server).refresh();
     assert.deepEqual(
       (await teasers(world.blockId)).teasers.map((teaser) => teaser.id),
@@ -266,7 +299,11 @@ describe('serving: teasers, clicks, billing', () => {
   it('serves retargeting campaigns only to visitors in the advertiser audience', async () => {
     const db = server.server.context.db;
     const world = await createWorld(server, { ads: [{ bidMicros: 100_000 }] });
-    await db.updateTable('campaigns').set({ is_retarget: true }).where('id', '=', world.campaignIds[0] ?? 0).execute();
+    await db
+      .updateTable('campaigns')
+      .set({ is_retarget: true })
+      .where('id', '=', world.campaignIds[0] ?? 0)
+      .execute();
     await engineOf(server).refresh();
     assert.equal((await teasers(world.blockId)).teasers.length, 0);
     const pixel = await server.anonymous.get(`/api/serve/audience.gif?advertiser=${world.advertiserId}`);
@@ -280,7 +317,9 @@ describe('serving: teasers, clicks, billing', () => {
     await engineOf(server).refresh();
     assert.equal((await teasers(world.blockId, { ...desktop.headers, Cookie: cookie })).teasers.length, 1, 'after a rebuild too');
     assert.equal((await teasers(world.blockId)).teasers.length, 0);
-    const again = await server.anonymous.get(`/api/serve/audience.gif?advertiser=${world.advertiserId}`, { headers: { Cookie: cookie } });
+    const again = await server.anonymous.get(`/api/serve/audience.gif?advertiser=${world.advertiserId}`, {
+      headers: { Cookie: cookie },
+    });
     assert.equal((again.header('set-cookie') ?? '').split(';')[0], cookie, 'the visitor keeps its id');
     assert.equal((await server.anonymous.get('/api/serve/audience.gif?advertiser=abc')).status, 422);
   });

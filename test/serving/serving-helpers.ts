@@ -5,8 +5,7 @@ import { insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers
 import type { TestServer } from '../helpers/server.ts';
 
 /** A desktop browser's User-Agent: the serving endpoints treat requests without a browser-like one carefully. */
-export const DESKTOP_UA =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+export const DESKTOP_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 export const MOBILE_UA =
   'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
 export const BOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -33,7 +32,11 @@ export interface World {
  */
 export async function createWorld(
   server: TestServer,
-  options: { balance?: number; ads?: { bidMicros: number; geo?: string[]; url?: string; urlMobile?: string }[]; teaserCount?: number } = {},
+  options: {
+    balance?: number;
+    ads?: { bidMicros: number; geo?: string[]; url?: string; urlMobile?: string }[];
+    teaserCount?: number;
+  } = {},
 ): Promise<World> {
   const db = server.server.context.db;
   // Every active ad competes for every block: a new world pauses the campaigns of earlier ones so
@@ -75,7 +78,10 @@ export async function balanceOf(db: Db, accountId: number): Promise<number> {
 }
 
 export async function ledgerSum(db: Db, accountId: number, kind?: string): Promise<number> {
-  let query = db.selectFrom('ledger_entries').select((eb) => eb.fn.sum<number>('amount_micros').as('sum')).where('account_id', '=', accountId);
+  let query = db
+    .selectFrom('ledger_entries')
+    .select((eb) => eb.fn.sum<number>('amount_micros').as('sum'))
+    .where('account_id', '=', accountId);
   if (kind) query = query.where('kind', '=', kind);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.sum ?? 0);

@@ -44,20 +44,20 @@ export class ImpressionBuffer {
     this.flushing = this.flushing
       .catch(() => undefined)
       .then(async () => {
-      if (this.pending.size === 0) return;
-      const batch = this.pending;
-      this.pending = new Map();
-      try {
-        await this.db.transaction().execute((trx) => recordEvents(trx, [...batch.values()], this.timeZone));
-      } catch (error) {
-        for (const [key, event] of batch) {
-          const existing = this.pending.get(key);
-          if (existing === undefined) this.pending.set(key, event);
-          else existing.views = (existing.views ?? 0) + (event.views ?? 0);
+        if (this.pending.size === 0) return;
+        const batch = this.pending;
+        this.pending = new Map();
+        try {
+          await this.db.transaction().execute((trx) => recordEvents(trx, [...batch.values()], this.timeZone));
+        } catch (error) {
+          for (const [key, event] of batch) {
+            const existing = this.pending.get(key);
+            if (existing === undefined) this.pending.set(key, event);
+            else existing.views = (existing.views ?? 0) + (event.views ?? 0);
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
+      });
     return this.flushing;
   }
 

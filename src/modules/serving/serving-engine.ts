@@ -5,9 +5,17 @@ import { dayOf } from '../statistics/record-events.ts';
 import type { Winner } from './auction.ts';
 import { billClick, type ClickOutcome, recordUnbilledClick } from './billing.ts';
 import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
-import { type AdEntry, buildSnapshot, campaignCanServe, emptySnapshot, type Impression, type Snapshot, selectTeasers } from './serving-index.ts';
-import { findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
 import { ImpressionBuffer } from './impressions.ts';
+import {
+  type AdEntry,
+  buildSnapshot,
+  campaignCanServe,
+  emptySnapshot,
+  type Impression,
+  type Snapshot,
+  selectTeasers,
+} from './serving-index.ts';
+import { findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
 
 export interface ServingOptions {
   db: Db;

@@ -94,7 +94,12 @@ export async function upsertAudienceMember(db: Db, advertiserId: number, visitor
 }
 
 export async function isAdvertiser(db: Db, accountId: number): Promise<boolean> {
-  const row = await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('kind', '=', 'advertiser').executeTakeFirst();
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('id', '=', accountId)
+    .where('kind', '=', 'advertiser')
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -115,6 +120,10 @@ export async function findOrCreatePlatformAccount(db: Db): Promise<number> {
   await sql`INSERT INTO accounts (kind, username, email, name, email_confirmed_at)
     VALUES ('operator', ${PLATFORM_USERNAME}, 'platform@nativa.invalid', 'Nativa platform margin', now())
     ON CONFLICT DO NOTHING`.execute(db);
-  const created = await db.selectFrom('accounts').select('id').where('username', '=', PLATFORM_USERNAME).executeTakeFirstOrThrow();
+  const created = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('username', '=', PLATFORM_USERNAME)
+    .executeTakeFirstOrThrow();
   return created.id;
 }

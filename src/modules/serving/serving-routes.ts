@@ -67,7 +67,10 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
 
   app.get(
     '/api/serve/loader.js',
-    { config: PUBLIC, schema: { tags, summary: 'The embed script that renders teasers into `[data-nativa-block]` elements.', security: [] } },
+    {
+      config: PUBLIC,
+      schema: { tags, summary: 'The embed script that renders teasers into `[data-nativa-block]` elements.', security: [] },
+    },
     async (_request, reply) => {
       reply.header('Cache-Control', 'public, max-age=3600');
       reply.header('Access-Control-Allow-Origin', '*');
@@ -143,7 +146,13 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
       const query = request.query as Static<typeof ConversionQuery>;
-      const result = await recordConversion(context.db, query.click_id, GOALS[query.goal], context.clock.now(), context.config.timeZone);
+      const result = await recordConversion(
+        context.db,
+        query.click_id,
+        GOALS[query.goal],
+        context.clock.now(),
+        context.config.timeZone,
+      );
       if (result === 'unknown') throw notFound('Click');
       return { result };
     },
@@ -153,7 +162,12 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
     '/api/serve/pixel.gif',
     {
       config: PUBLIC,
-      schema: { tags, summary: 'Conversion pixel (1×1 GIF); counted once per click and goal.', security: [], querystring: ConversionQuery },
+      schema: {
+        tags,
+        summary: 'Conversion pixel (1×1 GIF); counted once per click and goal.',
+        security: [],
+        querystring: ConversionQuery,
+      },
     },
     async (request, reply) => {
       const query = request.query as Static<typeof ConversionQuery>;
@@ -242,4 +256,3 @@ function sendPixel(reply: FastifyReply) {
   reply.type('image/gif');
   return reply.send(PIXEL_GIF);
 }
-

@@ -56,5 +56,7 @@ function isPrivateAddress(address: string): boolean {
   if (address === '::1' || address === '::') return true;
   if (address.includes(':')) return /^(fc|fd|fe80)/i.test(address);
   const [a = 0, b = 0] = address.split('.').map(Number);
-  return a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  return (
+    a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)
+  );
 }
