@@ -19,7 +19,11 @@ export interface BuildOptions {
 }
 
 /** Every module's routes, in one list: adding a module is adding a line here. */
-const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [registerMeRoutes, registerOperatorAccountRoutes, registerServingRoutes];
+const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
+  registerMeRoutes,
+  registerOperatorAccountRoutes,
+  registerServingRoutes,
+];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
 export async function buildApp(context: AppContext, options: BuildOptions): Promise<FastifyInstance> {

@@ -91,8 +91,9 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
         assert.equal(await teasers.first().locator('.nativa-price').textContent(), '19.90 €');
         assert.equal(await teasers.first().locator('a').getAttribute('rel'), 'sponsored noopener');
         const leaked = await page.evaluate(() => {
-          const before = new Set((window as unknown as { __before: string[] }).__before);
-          return Object.keys(window).filter((key) => !before.has(key) && key !== '__before');
+          const scope = globalThis as unknown as { __before: string[] };
+          const before = new Set(scope.__before);
+          return Object.keys(scope).filter((key) => !before.has(key) && key !== '__before');
         });
         assert.deepEqual(leaked, [], 'the loader defines no globals');
         assert.equal(await page.locator('#article').textContent(), 'Article text.');
