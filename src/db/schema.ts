@@ -171,6 +171,11 @@ export interface AudienceMembersTable {
   last_seen_at: ColumnType<Date, Date | string, Date | string>;
 }
 
+export interface ServingChangesTable {
+  id: number;
+  version: number;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -188,4 +193,5 @@ export interface DatabaseSchema {
   clicks: ClicksTable;
   conversions: ConversionsTable;
   audience_members: AudienceMembersTable;
+  serving_changes: ServingChangesTable;
 }

@@ -114,4 +114,64 @@ describe('serving: money is conserved in a randomized run', () => {
       assert.ok(account, `account ${id} exists`);
     }
   });
+
+  it('bills concurrent clicks (batched) exactly once, and only as far as the money goes', async () => {
+    const db = server.server.context.db;
+    await db.updateTable('campaigns').set({ active: false }).execute();
+    const advertiser = await server.createAccount('advertiser');
+    // 0.05 buys five clicks at the reserve price of 0.01.
+    await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, { amount: 0.05, comment: 'test' });
+    const campaign = await insertCampaign(db, { advertiserId: advertiser.id });
+    await insertOffer(db, { campaignId: campaign.id, bidMicros: 500_000 });
+    const publisher = await server.createAccount('publisher');
+    const site = await insertSite(db, { publisherId: publisher.id });
+    const block = await insertBlock(db, { siteId: site.id, teaserCount: 1 });
+    await engineOf(server).refresh();
+    const links: string[] = [];
+    for (let index = 0; index < 8; index += 1) {
+      const response = await server.anonymous.get(`/api/serve/blocks/${block.id}/teasers`, {
+        headers: { 'User-Agent': DESKTOP_UA },
+      });
+      links.push(response.json<{ teasers: { url: string }[] }>().teasers[0]?.url ?? '');
+    }
+    // Every link twice, all at once: the duplicates land in the same batches as their originals.
+    const responses = await Promise.all(
+      [...links, ...links].map((link) => server.anonymous.get(pathOf(link), { headers: { 'User-Agent': DESKTOP_UA } })),
+    );
+    assert.ok(responses.every((response) => response.status === 302));
+    const billed = await db
+      .selectFrom('clicks')
+      .selectAll()
+      .where('campaign_id', '=', campaign.id)
+      .where('status', '=', 'billed')
+      .execute();
+    assert.equal(billed.length, 5);
+    const unpaid = await db
+      .selectFrom('clicks')
+      .selectAll()
+      .where('campaign_id', '=', campaign.id)
+      .where('status', '!=', 'billed')
+      .execute();
+    assert.equal(unpaid.length, 3);
+    const balance = await db
+      .selectFrom('accounts')
+      .select('balance_micros')
+      .where('id', '=', advertiser.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(balance.balance_micros, 0);
+    const totals = await statsTotals(db, { campaignIds: [campaign.id] });
+    assert.equal(totals.clicks, 5);
+    assert.equal(totals.spend, 50_000);
+    const entries = await db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('account_id', '=', advertiser.id)
+      .orderBy('id')
+      .execute();
+    let running = 0;
+    for (const entry of entries) {
+      running += entry.amount_micros;
+      assert.equal(entry.balance_after_micros, running, 'each ledger row carries the balance after it');
+    }
+  });
 });

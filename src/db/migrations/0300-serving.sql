@@ -37,3 +37,37 @@ CREATE TABLE audience_members (
   PRIMARY KEY (advertiser_id, visitor_id)
 );
 CREATE INDEX audience_members_seen_idx ON audience_members (last_seen_at);
+
+-- A counter that moves whenever something the serving index is built from changes, so each
+-- instance rebuilds its index only when needed (and otherwise refreshes just balances and spend).
+CREATE TABLE serving_changes (
+  id       smallint PRIMARY KEY CHECK (id = 1),
+  version  bigint NOT NULL
+);
+INSERT INTO serving_changes (id, version) VALUES (1, 0);
+
+CREATE FUNCTION serving_changed() RETURNS trigger AS $$
+BEGIN
+  UPDATE serving_changes SET version = version + 1 WHERE id = 1;
+  RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+
+CREATE TRIGGER campaigns_serving_changed AFTER INSERT OR UPDATE OR DELETE ON campaigns
+  FOR EACH STATEMENT EXECUTE FUNCTION serving_changed();
+CREATE TRIGGER offers_serving_changed AFTER INSERT OR UPDATE OR DELETE ON offers
+  FOR EACH STATEMENT EXECUTE FUNCTION serving_changed();
+CREATE TRIGGER sites_serving_changed AFTER INSERT OR UPDATE OR DELETE ON sites
+  FOR EACH STATEMENT EXECUTE FUNCTION serving_changed();
+CREATE TRIGGER blocks_serving_changed AFTER INSERT OR UPDATE OR DELETE ON blocks
+  FOR EACH STATEMENT EXECUTE FUNCTION serving_changed();
+CREATE TRIGGER site_coefficients_serving_changed AFTER INSERT OR UPDATE OR DELETE ON site_coefficients
+  FOR EACH STATEMENT EXECUTE FUNCTION serving_changed();
+CREATE TRIGGER device_coefficients_serving_changed AFTER INSERT OR UPDATE OR DELETE ON device_coefficients
+  FOR EACH STATEMENT EXECUTE FUNCTION serving_changed();
+-- An advertiser's new budget, or money added (a top-up can bring a campaign back); spending is
+-- picked up by the regular refresh of balances instead.
+CREATE TRIGGER accounts_serving_changed AFTER UPDATE ON accounts
+  FOR EACH ROW
+  WHEN (NEW.kind = 'advertiser' AND (NEW.daily_budget_micros <> OLD.daily_budget_micros OR NEW.balance_micros > OLD.balance_micros))
+  EXECUTE FUNCTION serving_changed();

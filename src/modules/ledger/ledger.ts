@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { invalidField } from '../../http/errors.ts';
 
@@ -100,4 +101,50 @@ export async function listLedgerEntries(db: Db, accountId: number, limit: number
       .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
+}
+
+/**
+ * Applies many changes in one go (the serving engine's batched click billing): the accounts are
+ * locked in id order, each account's balance moves once by the sum of its changes (refused, as a
+ * whole, with InsufficientFunds when any would end below zero), and every change still gets its
+ * own ledger row with the balance after it, in the order given. Balance = sum of ledger holds.
+ */
+export async function applyLedgerChanges(trx: Db, changes: readonly LedgerChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const totals = new Map<number, number>();
+  for (const change of changes) totals.set(change.accountId, (totals.get(change.accountId) ?? 0) + change.amountMicros);
+  const ids = [...totals.keys()].sort((a, b) => a - b);
+  await trx.selectFrom('accounts').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+  const values = sql.join(ids.map((id) => sql`(${id}::integer, ${totals.get(id) ?? 0}::bigint)`));
+  const updated = await sql<{ id: number; balance_micros: number }>`
+    UPDATE accounts AS a SET balance_micros = a.balance_micros + v.delta
+    FROM (VALUES ${values}) AS v (id, delta)
+    WHERE a.id = v.id AND a.balance_micros + v.delta >= 0
+    RETURNING a.id, a.balance_micros`.execute(trx);
+  if (updated.rows.length !== ids.length) {
+    const done = new Set(updated.rows.map((row) => row.id));
+    throw new InsufficientFunds(ids.find((id) => !done.has(id)) ?? 0);
+  }
+  const running = new Map<number, number>();
+  for (const row of updated.rows) running.set(row.id, Number(row.balance_micros) - (totals.get(row.id) ?? 0));
+  const rows = changes.map((change) => {
+    const after = (running.get(change.accountId) ?? 0) + change.amountMicros;
+    running.set(change.accountId, after);
+    return {
+      account_id: change.accountId,
+      amount_micros: change.amountMicros,
+      balance_after_micros: after,
+      kind: change.kind,
+      counterparty_id: change.counterpartyId ?? null,
+      reference: change.reference ?? null,
+      comment: change.comment ?? '',
+      created_by: change.createdBy ?? null,
+    };
+  });
+  for (let start = 0; start < rows.length; start += 1000) {
+    await trx
+      .insertInto('ledger_entries')
+      .values(rows.slice(start, start + 1000))
+      .execute();
+  }
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
-import { applyLedgerChange, InsufficientFunds } from '../ledger/ledger.ts';
-import { type DeviceId, type GoalId, recordEvents } from '../statistics/record-events.ts';
+import { applyLedgerChange, applyLedgerChanges, InsufficientFunds, type LedgerChange } from '../ledger/ledger.ts';
+import { type DeviceId, type GoalId, recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
 import { splitCharge } from './auction.ts';
 import type { ClickClaims } from './click-token.ts';
 
@@ -92,6 +92,105 @@ export async function billClick(
   } catch (error) {
     if (!(error instanceof InsufficientFunds)) throw error;
     return recordUnbilledClick(db, claims, parties, nowMs, 'funds');
+  }
+}
+
+export interface PendingClick {
+  claims: ClickClaims;
+  parties: ClickParties;
+  nowMs: number;
+}
+
+/**
+ * Bills many clicks in one transaction (group commit): one insert of the click rows (duplicates,
+ * in the database or within the batch, are skipped), one balance update per account with a ledger
+ * row per click and party, and one rollup upsert. When an advertiser's money does not cover its
+ * clicks in the batch, the batch is rolled back and its clicks are billed one by one instead, so
+ * exactly the clicks that can be paid are billed.
+ */
+export async function billClicks(db: Db, clicks: readonly PendingClick[], settings: BillingSettings): Promise<ClickOutcome[]> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const splits = clicks.map((click) => splitCharge(click.claims.chargeMicros, settings.revenueSharePercent));
+      const inserted = await trx
+        .insertInto('clicks')
+        .values(
+          clicks.map((click, index) => ({
+            click_id: click.claims.clickId,
+            created_at: new Date(click.nowMs),
+            campaign_id: click.claims.campaignId,
+            offer_id: click.claims.offerId,
+            site_id: click.claims.siteId,
+            block_id: click.claims.blockId,
+            device: click.claims.device,
+            country: click.claims.country,
+            advertiser_id: click.parties.advertiserId,
+            publisher_id: click.parties.publisherId,
+            status: 'billed' as const,
+            charge_micros: click.claims.chargeMicros,
+            publisher_micros: splits[index]?.publisherMicros ?? 0,
+            margin_micros: splits[index]?.marginMicros ?? 0,
+          })),
+        )
+        .onConflict((conflict) => conflict.column('click_id').doNothing())
+        .returning('click_id')
+        .execute();
+      const fresh = new Set(inserted.map((row) => row.click_id));
+      const changes: LedgerChange[] = [];
+      const events: TrafficEvent[] = [];
+      const outcomes = clicks.map((click, index): ClickOutcome => {
+        const { claims, parties } = click;
+        if (!fresh.delete(claims.clickId)) return 'duplicate';
+        const split = splits[index] ?? { publisherMicros: 0, marginMicros: claims.chargeMicros };
+        const reference = claims.clickId;
+        changes.push({
+          accountId: parties.advertiserId,
+          amountMicros: -claims.chargeMicros,
+          kind: 'click_charge',
+          counterpartyId: parties.publisherId,
+          reference,
+        });
+        if (split.publisherMicros > 0) {
+          changes.push({
+            accountId: parties.publisherId,
+            amountMicros: split.publisherMicros,
+            kind: 'click_revenue',
+            counterpartyId: parties.advertiserId,
+            reference,
+          });
+        }
+        if (split.marginMicros > 0) {
+          changes.push({
+            accountId: parties.platformAccountId,
+            amountMicros: split.marginMicros,
+            kind: 'click_margin',
+            counterpartyId: parties.advertiserId,
+            reference,
+          });
+        }
+        events.push({
+          at: click.nowMs,
+          campaignId: claims.campaignId,
+          offerId: claims.offerId,
+          siteId: claims.siteId,
+          blockId: claims.blockId,
+          device: claims.device as DeviceId,
+          country: claims.country,
+          clicks: 1,
+          spendMicros: claims.chargeMicros,
+          publisherIncomeMicros: split.publisherMicros,
+        });
+        return 'billed';
+      });
+      await applyLedgerChanges(trx, changes);
+      await recordEvents(trx, events, settings.timeZone);
+      return outcomes;
+    });
+  } catch (error) {
+    if (!(error instanceof InsufficientFunds)) throw error;
+    const outcomes: ClickOutcome[] = [];
+    for (const click of clicks) outcomes.push(await billClick(db, click.claims, click.parties, settings, click.nowMs));
+    return outcomes;
   }
 }
 

@@ -3,7 +3,8 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { dayOf } from '../statistics/record-events.ts';
 import type { Winner } from './auction.ts';
-import { billClick, type ClickOutcome, recordUnbilledClick } from './billing.ts';
+import { billClicks, type ClickOutcome, recordUnbilledClick } from './billing.ts';
+import { ClickBatcher } from './click-batcher.ts';
 import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
 import { ImpressionBuffer } from './impressions.ts';
 import {
@@ -12,10 +13,14 @@ import {
   campaignCanServe,
   emptySnapshot,
   type Impression,
+  refreshSpend,
   type Snapshot,
   selectTeasers,
 } from './serving-index.ts';
-import { findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
+import { findOrCreatePlatformAccount, readServingVersion, upsertAudienceMember } from './serving-repository.ts';
+
+/** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
+const FULL_REBUILD_MS = 30_000;
 
 export interface ServingOptions {
   db: Db;
@@ -45,14 +50,20 @@ export class ServingEngine {
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private platformAccount: Promise<number> | undefined;
+  private version = -1;
+  private busy = false;
+  private builtAt = 0;
   private readonly options: ServingOptions;
   readonly signer: ClickSigner;
   readonly impressions: ImpressionBuffer;
+  private readonly billing: ClickBatcher;
 
   constructor(options: ServingOptions) {
     this.options = options;
     this.signer = new ClickSigner(options.signingSecret);
     this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
+    const settings = { revenueSharePercent: options.revenueSharePercent, timeZone: options.timeZone };
+    this.billing = new ClickBatcher((clicks) => billClicks(options.db, clicks, settings));
     this.impressions = new ImpressionBuffer(options.db, options.timeZone, (error) => options.onError(error, 'flushing views'));
   }
 
@@ -60,7 +71,7 @@ export class ServingEngine {
   async start(): Promise<void> {
     await this.refresh();
     this.timer = setInterval(() => {
-      this.refresh().catch((error: unknown) => this.options.onError(error, 'refreshing the serving index'));
+      this.tick().catch((error: unknown) => this.options.onError(error, 'refreshing the serving index'));
     }, this.options.refreshMs);
     this.timer.unref();
     this.impressions.start(Math.min(this.options.flushMs, 1000));
@@ -68,21 +79,52 @@ export class ServingEngine {
 
   /** Rebuilds the snapshot now (tests call it to see their changes without waiting). */
   refresh(): Promise<void> {
-    this.refreshing ??= (async () => {
-      try {
-        const now = this.options.clock.now();
-        this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
-      } finally {
-        this.refreshing = undefined;
-      }
-    })();
-    return this.refreshing;
+    return this.exclusive(async () => {
+      const version = await readServingVersion(this.options.db);
+      const now = this.options.clock.now();
+      this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
+      this.version = version;
+      this.builtAt = Date.now();
+    });
+  }
+
+  /**
+   * The periodic refresh: a full rebuild when anything it is built from changed (on any instance),
+   * when the day changed, or every FULL_REBUILD_MS for fresh CTR estimates; otherwise only
+   * balances and today's spend, which other instances' clicks move.
+   */
+  async tick(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      await this.tickOnce();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async tickOnce(): Promise<void> {
+    const version = await readServingVersion(this.options.db);
+    const day = dayOf(this.options.clock.now(), this.options.timeZone);
+    if (version !== this.version || day !== this.snapshot.day || Date.now() - this.builtAt >= FULL_REBUILD_MS) {
+      await this.refresh();
+      return;
+    }
+    await this.exclusive(() => refreshSpend(this.options.db, this.snapshot));
+  }
+
+  /** Refreshes run one after another, never interleaved. */
+  private exclusive(work: () => Promise<void>): Promise<void> {
+    const run = (this.refreshing ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.refreshing = run;
+    return run;
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.refreshing?.catch(() => undefined);
+    await this.billing.close();
     await this.impressions.close();
   }
 
@@ -146,13 +188,7 @@ export class ServingEngine {
     const parties = { advertiserId, publisherId, platformAccountId: await this.platformAccountId() };
     if (bot) return recordUnbilledClick(this.options.db, claims, parties, now, 'bot');
     if (!campaignCanServe(campaign)) return recordUnbilledClick(this.options.db, claims, parties, now, 'limit');
-    const outcome = await billClick(
-      this.options.db,
-      claims,
-      parties,
-      { revenueSharePercent: this.options.revenueSharePercent, timeZone: this.options.timeZone },
-      now,
-    );
+    const outcome = await this.billing.submit({ claims, parties, nowMs: now });
     if (outcome === 'billed') {
       campaign.spentTodayMicros += claims.chargeMicros;
       campaign.clicksToday += 1;

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { dayOf } from '../statistics/record-events.ts';
 import { type Candidate, runAuction, smoothedCtr, type Winner } from './auction.ts';
 import {
+  loadAdvertiserBalances,
   loadAudiences,
   loadCampaignSpend,
   loadDeviceCoefficients,
@@ -64,7 +65,10 @@ export interface BlockEntry {
 
 export interface Snapshot {
   day: string;
+  /** Ads by bid × CTR, best first (ties by id): selection stops once no later ad can win. */
   ads: AdEntry[];
+  /** The largest placement × device coefficient of any campaign: bounds what a later ad can score. */
+  maxFactor: number;
   adsById: Map<number, AdEntry>;
   campaigns: Map<number, CampaignState>;
   advertisers: Map<number, AdvertiserState>;
@@ -87,6 +91,7 @@ export function emptySnapshot(day: string): Snapshot {
   return {
     day,
     ads: [],
+    maxFactor: 1,
     adsById: new Map(),
     campaigns: new Map(),
     advertisers: new Map(),
@@ -167,6 +172,12 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
     const campaign = snapshot.campaigns.get(row.campaign_id);
     if (campaign !== undefined && row.device >= 1 && row.device <= 3) campaign.deviceCoefficients[row.device] = row.coef;
   }
+  let maxPlacement = 1;
+  let maxDevice = 1;
+  for (const row of siteCoefficients) maxPlacement = Math.max(maxPlacement, row.coef);
+  for (const row of deviceCoefficients) maxDevice = Math.max(maxDevice, row.coef);
+  snapshot.maxFactor = maxPlacement * maxDevice;
+  snapshot.ads.sort((a, b) => b.bidMicros * b.ctr - a.bidMicros * a.ctr || a.offerId - b.offerId);
   for (const block of blocks) {
     snapshot.blocks.set(block.id, {
       id: block.id,
@@ -185,6 +196,28 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
     set.add(member.advertiser_id);
   }
   return snapshot;
+}
+
+/**
+ * Brings balances and today's spend up to date in place (what other instances' clicks moved),
+ * without rebuilding: two small queries.
+ */
+export async function refreshSpend(db: Db, snapshot: Snapshot): Promise<void> {
+  const [balances, spend] = await Promise.all([loadAdvertiserBalances(db), loadCampaignSpend(db, snapshot.day)]);
+  for (const row of balances) {
+    const advertiser = snapshot.advertisers.get(row.id);
+    if (advertiser === undefined) continue;
+    advertiser.balanceMicros = row.balance_micros;
+    advertiser.dailyBudgetMicros = row.daily_budget_micros;
+    advertiser.spentTodayMicros = 0;
+  }
+  const spendByCampaign = new Map(spend.map((row) => [row.campaign_id, row]));
+  for (const campaign of snapshot.campaigns.values()) {
+    const today = spendByCampaign.get(campaign.id);
+    campaign.spentTodayMicros = Number(today?.spend ?? 0);
+    campaign.clicksToday = Number(today?.clicks ?? 0);
+    campaign.advertiser.spentTodayMicros += campaign.spentTodayMicros;
+  }
 }
 
 /** Whether a campaign may still buy clicks today: money, daily budgets, daily click limit. */
@@ -211,18 +244,34 @@ function campaignFactor(campaign: CampaignState, impression: Impression, audienc
   return placement * (campaign.deviceCoefficients[impression.device] ?? 1);
 }
 
-/** Runs the auction for one impression of a block over the snapshot. */
+/**
+ * Runs the auction for one impression of a block over the snapshot. Ads are visited best base
+ * score first; once even the largest coefficient could not lift the next ad above the last place
+ * that matters (the slots plus the one that sets the price), the rest cannot change the result.
+ */
 export function selectTeasers(snapshot: Snapshot, impression: Impression): Winner<AdEntry>[] {
   const audience = impression.visitorId === undefined ? undefined : snapshot.audiences.get(impression.visitorId);
   const factors = new Map<CampaignState, number>();
   const candidates: Candidate<AdEntry>[] = [];
+  const places = impression.block.teaserCount + 1;
+  const best: number[] = [];
   for (const ad of snapshot.ads) {
+    const base = ad.bidMicros * ad.ctr;
+    if (best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) break;
     let factor = factors.get(ad.campaign);
     if (factor === undefined) {
       factor = campaignFactor(ad.campaign, impression, audience);
       factors.set(ad.campaign, factor);
     }
-    if (factor > 0) candidates.push({ ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr });
+    if (factor <= 0) continue;
+    candidates.push({ ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr });
+    const value = base * factor;
+    if (best.length < places || value > (best[places - 1] ?? 0)) {
+      let index = best.length;
+      while (index > 0 && (best[index - 1] ?? 0) < value) index -= 1;
+      best.splice(index, 0, value);
+      if (best.length > places) best.pop();
+    }
   }
   return runAuction(candidates, impression.block.teaserCount);
 }

@@ -127,3 +127,17 @@ export async function findOrCreatePlatformAccount(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return created.id;
 }
+
+/** The change counter of everything the index is built from (see migration 0300). */
+export async function readServingVersion(db: Db): Promise<number> {
+  const row = await db.selectFrom('serving_changes').select('version').where('id', '=', 1).executeTakeFirst();
+  return row?.version ?? 0;
+}
+
+export async function loadAdvertiserBalances(db: Db) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'balance_micros', 'daily_budget_micros'])
+    .where('kind', '=', 'advertiser')
+    .execute();
+}
