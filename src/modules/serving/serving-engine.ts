@@ -235,7 +235,7 @@ export async function createServingEngine(config: Config, db: Db): Promise<Servi
     signingSecret: loadSigningSecret(config.signingSecret, config.dataDir),
     revenueSharePercent: Math.round(config.revenueShare * 100),
     refreshMs: config.servingRefreshMs,
-    flushMs: 1000,
+    flushMs: 500,
     onError: (error, what) => process.emitWarning(`serving engine: ${what} failed: ${(error as Error).message}`),
   });
   await engine.start();
