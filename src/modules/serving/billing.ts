@@ -182,8 +182,9 @@ export async function billClicks(db: Db, clicks: readonly PendingClick[], settin
         });
         return 'billed';
       });
-      await applyLedgerChanges(trx, changes);
+      // The rollup first and the account rows last: the busiest rows stay locked the shortest time.
       await recordEvents(trx, events, settings.timeZone);
+      await applyLedgerChanges(trx, changes);
       return outcomes;
     });
   } catch (error) {

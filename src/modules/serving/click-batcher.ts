@@ -14,43 +14,47 @@ interface Waiting {
  */
 export class ClickBatcher {
   private queue: Waiting[] = [];
-  private draining: Promise<void> | undefined;
+  private readonly workers = new Set<Promise<void>>();
   private readonly bill: (clicks: PendingClick[]) => Promise<ClickOutcome[]>;
   private readonly maxBatch: number;
+  private readonly parallel: number;
 
-  constructor(bill: (clicks: PendingClick[]) => Promise<ClickOutcome[]>, maxBatch = 500) {
+  /** `parallel` batches may be in flight at once (useful with a pool of connections). */
+  constructor(bill: (clicks: PendingClick[]) => Promise<ClickOutcome[]>, options: { maxBatch?: number; parallel?: number } = {}) {
     this.bill = bill;
-    this.maxBatch = maxBatch;
+    this.maxBatch = options.maxBatch ?? 500;
+    this.parallel = options.parallel ?? 1;
   }
 
   submit(click: PendingClick): Promise<ClickOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ click, resolve, reject });
-      // Started on the next turn of the event loop, so clicks parsed in the same turn share a batch.
-      this.draining ??= new Promise<void>((started) => setImmediate(started)).then(() => this.drain());
+      if (this.workers.size < this.parallel) {
+        // Started on the next turn of the event loop, so clicks parsed in the same turn share a batch.
+        const worker: Promise<void> = new Promise<void>((started) => setImmediate(started))
+          .then(() => this.drain())
+          .finally(() => this.workers.delete(worker));
+        this.workers.add(worker);
+      }
     });
   }
 
   private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        try {
-          const outcomes = await this.bill(batch.map((waiting) => waiting.click));
-          batch.forEach((waiting, index) => {
-            waiting.resolve(outcomes[index] ?? 'duplicate');
-          });
-        } catch (error) {
-          for (const waiting of batch) waiting.reject(error);
-        }
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        const outcomes = await this.bill(batch.map((waiting) => waiting.click));
+        batch.forEach((waiting, index) => {
+          waiting.resolve(outcomes[index] ?? 'duplicate');
+        });
+      } catch (error) {
+        for (const waiting of batch) waiting.reject(error);
       }
-    } finally {
-      this.draining = undefined;
     }
   }
 
   /** Waits until every submitted click is settled. */
   async close(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.workers.size > 0) await Promise.all(this.workers);
   }
 }
