@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
   type Candidate,
@@ -181,6 +182,15 @@ describe('click link signatures', () => {
   for (const [name, candidateToken, nowMs, kind] of cases) {
     it(name, () => assert.equal(signer.verify(candidateToken, nowMs).kind, kind));
   }
+
+  it('is HMAC-SHA256 (truncated to 128 bits) of the payload, for short and long secrets', () => {
+    for (const secret of ['a'.repeat(40), 'k'.repeat(100)]) {
+      const signed = new ClickSigner(secret).sign(claims);
+      const bytes = Buffer.from(signed, 'base64url');
+      const expected = createHmac('sha256', secret).update(bytes.subarray(0, 47)).digest().subarray(0, 16);
+      assert.deepEqual(bytes.subarray(47), expected);
+    }
+  });
 
   it('round-trips every claim, including an unknown country', () => {
     assert.equal(token.length, 84);

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -48,18 +48,28 @@ const PAYLOAD_BYTES = 16 + 4 * 4 + 1 + 2 + 6 + 6;
 const MAC_BYTES = 16;
 
 export class ClickSigner {
-  private readonly secret: KeyObject;
   readonly ttlMs: number;
+  /** HMAC's inner and outer blocks: (key ⊕ ipad) ‖ message and (key ⊕ opad) ‖ inner hash. */
+  private readonly inner = Buffer.alloc(64 + PAYLOAD_BYTES);
+  private readonly outer = Buffer.alloc(64 + 32);
 
   constructor(secret: string, ttlMs = CLICK_LINK_TTL_MS) {
-    this.secret = createSecretKey(Buffer.from(secret, 'utf8'));
     this.ttlMs = ttlMs;
+    let key: Buffer = Buffer.from(secret, 'utf8');
+    if (key.length > 64) key = hash('sha256', key, 'buffer') as unknown as Buffer;
+    for (let index = 0; index < 64; index += 1) {
+      const byte = key[index] ?? 0;
+      this.inner[index] = byte ^ 0x36;
+      this.outer[index] = byte ^ 0x5c;
+    }
   }
 
   /** A URL-safe token of 84 characters: base64url of the payload and its MAC. */
   sign(claims: ClickClaims): string {
-    const buffer = Buffer.alloc(PAYLOAD_BYTES + MAC_BYTES);
-    Buffer.from(claims.clickId, 'base64url').copy(buffer, 0, 0, 16);
+    // Every byte is written below, so the buffer need not be zeroed first.
+    const buffer = Buffer.allocUnsafe(PAYLOAD_BYTES + MAC_BYTES);
+    buffer.fill(0, 0, 16);
+    buffer.write(claims.clickId, 0, 16, 'base64url');
     buffer.writeUInt32BE(claims.offerId, 16);
     buffer.writeUInt32BE(claims.campaignId, 20);
     buffer.writeUInt32BE(claims.siteId, 24);
@@ -84,8 +94,14 @@ export class ClickSigner {
     return { kind: 'valid', claims };
   }
 
+  /**
+   * HMAC-SHA256 (RFC 2104) computed from two one-shot hashes over preallocated blocks: the same
+   * bytes as createHmac, at a fraction of its cost (a teasers response signs one link per teaser).
+   */
   private mac(payload: Buffer): Buffer {
-    return createHmac('sha256', this.secret).update(payload).digest();
+    payload.copy(this.inner, 64);
+    (hash('sha256', this.inner, 'buffer') as unknown as Buffer).copy(this.outer, 64);
+    return hash('sha256', this.outer, 'buffer') as unknown as Buffer;
   }
 }
 
