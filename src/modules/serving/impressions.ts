@@ -29,7 +29,8 @@ export class ImpressionBuffer {
 
   /** Counts one view; events with the same rollup key (and day) are summed until the flush. */
   add(event: Omit<TrafficEvent, 'views'>, day: string): void {
-    const key = `${day}|${event.offerId}|${event.siteId}|${event.blockId}|${event.device}|${event.country ?? ''}`;
+    // The block determines the site and the ad its campaign: these four and the day make the rollup key.
+    const key = `${day}${event.offerId}|${event.blockId}|${event.device}${event.country ?? ''}`;
     const existing = this.pending.get(key);
     if (existing === undefined) this.pending.set(key, { ...event, views: 1 });
     else existing.views = (existing.views ?? 0) + 1;

@@ -101,6 +101,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       const served = traits.bot
         ? []
         : serving.serve({ block, device: traits.device, country: countryOf(request.ip), visitorId: readVisitorId(request) });
+      const base = absoluteUrl(request, '/api');
       return {
         block: block.id,
         label: 'Sponsored',
@@ -109,8 +110,8 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
           title: ad.title,
           description: ad.description,
           price: ad.priceText,
-          image: ad.image === null ? null : absoluteUrl(request, `/api/img/${ad.image}/328x328.jpg`),
-          url: absoluteUrl(request, `/api/serve/click/${clickToken}`),
+          image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
+          url: `${base}/serve/click/${clickToken}`,
         })),
       };
     },
