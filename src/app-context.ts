@@ -5,6 +5,7 @@ import type { Database, Db } from './db/database.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
+import type { ServingEngine } from './modules/serving/serving-engine.ts';
 
 /**
  * The dependencies every module's routes and services receive, made once at start-up by
@@ -23,4 +24,6 @@ export interface AppContext {
   images: ImageStore;
   /** Closes the Redis subscription that shares token revocations between instances. */
   closeSubscriber?: () => Promise<void>;
+  /** The serving engine (teaser selection, view buffer, click billing); absent in contexts that serve nothing. */
+  serving?: ServingEngine;
 }

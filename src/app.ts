@@ -19,6 +19,7 @@ import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerModerationRoutes } from './modules/operator/moderation-routes.ts';
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
 import { registerPublisherRoutes } from './modules/publisher/publisher-routes.ts';
+import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
@@ -41,6 +42,7 @@ const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
   registerOfferRoutes,
   registerAdvertiserStatisticsRoutes,
   registerImageRoutes,
+  registerServingRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */

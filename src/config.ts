@@ -23,6 +23,8 @@ export interface Config {
   revenueShare: number;
   /** Secret for signing click links; generated into DATA_DIR when not given. */
   signingSecret: string | undefined;
+  /** How often the serving engine rebuilds its in-memory index from the database (ms). */
+  servingRefreshMs: number;
   clock: Clock;
 }
 
@@ -116,6 +118,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel,
     revenueShare: sharePercent / 100,
     signingSecret,
+    servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
     clock: systemClock,
     ...overrides,
   };

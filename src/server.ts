@@ -12,6 +12,7 @@ import { createAccount, issueToken } from './modules/accounts/account-service.ts
 import { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
+import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -38,6 +39,7 @@ export async function createContext(config: Config, database?: Database): Promis
   await migrate(db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
+  const serving = await createServingEngine(config, db.db);
   const context: AppContext = {
     config,
     database: db,
@@ -47,6 +49,7 @@ export async function createContext(config: Config, database?: Database): Promis
     redis,
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
     images: new ImageStore(path.join(config.dataDir, 'images')),
+    serving,
   };
   if (redis) await shareRevocations(context, redis);
   return context;
@@ -98,6 +101,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = await buildApp(context, { tls, logger: options.logger });
   app.addHook('onClose', async () => {
     await context.closeSubscriber?.().catch(() => undefined);
+    // Counted views are written before storage closes.
+    await context.serving?.close();
     await context.redis?.quit().catch(() => undefined);
     context.mailer.close();
     await context.database.close();

@@ -23,6 +23,8 @@ export class ApiClientError extends Error {
  * A small HTTPS client of the Nativa API for the CLI. It trusts the system's CAs and, for a
  * local server with a generated certificate, the one in DATA_DIR/tls.
  */
+const MAX_RATE_LIMIT_RETRIES = 5;
+
 export class ApiClient {
   readonly baseUrl: string;
   private readonly token: string;
@@ -36,7 +38,23 @@ export class ApiClient {
     this.agent = new https.Agent({ ca, keepAlive: true });
   }
 
-  request(method: string, apiPath: string, body?: unknown): Promise<ApiResponse> {
+  /**
+   * One API call. A 429 is waited out (Retry-After, a few times) rather than reported: the CLI's
+   * scripts and the demo make bursts of calls with one token, and the limit is per second.
+   */
+  async request(method: string, apiPath: string, body?: unknown): Promise<ApiResponse> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.send(method, apiPath, body);
+      } catch (error) {
+        if (!(error instanceof ApiClientError) || error.response.status !== 429 || attempt >= MAX_RATE_LIMIT_RETRIES) throw error;
+        const retryAfter = Number(error.response.headers['retry-after'] ?? 1);
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Number.isFinite(retryAfter) ? retryAfter : 1) * 1000));
+      }
+    }
+  }
+
+  private send(method: string, apiPath: string, body?: unknown): Promise<ApiResponse> {
     const url = new URL(`${this.baseUrl}${apiPath}`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {

@@ -6,6 +6,7 @@ import { advertiserCommands } from './advertiser-commands.ts';
 import { ApiClientError } from './api-client.ts';
 import { parseArgs } from './args.ts';
 import { type Command, operatorClient, UsageError } from './command.ts';
+import { demoCommand } from './demo.ts';
 import { operatorCommands } from './operator-commands.ts';
 import { publisherCommands } from './publisher-commands.ts';
 
@@ -38,7 +39,13 @@ const serverCommands: Command[] = [
 ];
 
 /** Every command of `nativa`; modules append theirs here. */
-export const commands: Command[] = [...serverCommands, ...operatorCommands, ...advertiserCommands, ...publisherCommands];
+export const commands: Command[] = [
+  ...serverCommands,
+  ...operatorCommands,
+  ...advertiserCommands,
+  ...publisherCommands,
+  demoCommand,
+];
 
 function help(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));
@@ -104,5 +111,5 @@ export async function runCli(argv: string[]): Promise<number> {
 
 if (import.meta.main) {
   const code = await runCli(process.argv.slice(2));
-  if (code !== 0 || !['serve'].includes(process.argv[2] ?? '')) process.exitCode = code;
+  if (code !== 0 || !['serve', 'demo'].includes(process.argv[2] ?? '')) process.exitCode = code;
 }

@@ -182,6 +182,40 @@ export interface EmailConfirmationsTable {
   created_at: CreatedAt;
 }
 
+export interface ClicksTable {
+  click_id: string;
+  created_at: ColumnType<Date, Date | string, never>;
+  campaign_id: number;
+  offer_id: number;
+  site_id: number;
+  block_id: number;
+  device: number;
+  country: Defaulted<string>;
+  advertiser_id: number;
+  publisher_id: number;
+  status: 'billed' | 'bot' | 'limit' | 'funds';
+  charge_micros: Defaulted<number>;
+  publisher_micros: Defaulted<number>;
+  margin_micros: Defaulted<number>;
+}
+
+export interface ConversionsTable {
+  click_id: string;
+  goal: number;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+export interface AudienceMembersTable {
+  advertiser_id: number;
+  visitor_id: string;
+  last_seen_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export interface ServingChangesTable {
+  id: number;
+  version: number;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -199,4 +233,8 @@ export interface DatabaseSchema {
   payouts: PayoutsTable;
   mail_outbox: MailOutboxTable;
   email_confirmations: EmailConfirmationsTable;
+  clicks: ClicksTable;
+  conversions: ConversionsTable;
+  audience_members: AudienceMembersTable;
+  serving_changes: ServingChangesTable;
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { invalidField } from '../../http/errors.ts';
 
@@ -100,4 +101,55 @@ export async function listLedgerEntries(db: Db, accountId: number, limit: number
       .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
+}
+
+/**
+ * Applies many changes in one statement (the serving engine's batched click billing): the accounts
+ * are locked in id order, each account's balance moves once by the sum of its changes (refused, as
+ * a whole, with InsufficientFunds when any would end below zero), and every change still gets its
+ * own ledger row with the balance after it, in the order given. One statement keeps the time the
+ * account rows stay locked short. Balance = sum of ledger holds.
+ */
+export async function applyLedgerChanges(trx: Db, changes: readonly LedgerChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const totals = new Map<number, number>();
+  for (const change of changes) totals.set(change.accountId, (totals.get(change.accountId) ?? 0) + change.amountMicros);
+  const ids = [...totals.keys()].sort((a, b) => a - b);
+  // Each row's balance after it = the account's final balance minus the changes that follow it.
+  const later = new Map<number, number>();
+  const offsets = new Array<number>(changes.length);
+  for (let index = changes.length - 1; index >= 0; index -= 1) {
+    const change = changes[index] as LedgerChange;
+    offsets[index] = -(later.get(change.accountId) ?? 0);
+    later.set(change.accountId, (later.get(change.accountId) ?? 0) + change.amountMicros);
+  }
+  const deltas = sql.join(ids.map((id) => sql`(${id}::integer, ${totals.get(id) ?? 0}::bigint)`));
+  const rows = sql.join(
+    changes.map(
+      (change, index) =>
+        sql`(${index}::integer, ${change.accountId}::integer, ${change.amountMicros}::bigint, ${offsets[index] ?? 0}::bigint, ${change.kind}::text, ${change.counterpartyId ?? null}::integer, ${change.reference ?? null}::text, ${change.comment ?? ''}::text, ${change.createdBy ?? null}::integer)`,
+    ),
+  );
+  const result = await sql<{ inserted: number; accounts: number }>`
+    WITH locked AS (
+      SELECT id FROM accounts WHERE id IN (${sql.join(ids)}) ORDER BY id FOR UPDATE
+    ), moved AS (
+      UPDATE accounts AS a SET balance_micros = a.balance_micros + v.delta
+      FROM (VALUES ${deltas}) AS v (id, delta), locked
+      WHERE a.id = v.id AND locked.id = v.id AND a.balance_micros + v.delta >= 0
+      RETURNING a.id, a.balance_micros
+    ), entries AS (
+      INSERT INTO ledger_entries (account_id, amount_micros, balance_after_micros, kind, counterparty_id, reference, comment, created_by)
+      SELECT c.account_id, c.amount, moved.balance_micros + c.offset_after, c.kind, c.counterparty_id, c.reference, c.comment, c.created_by
+      FROM (VALUES ${rows}) AS c (position, account_id, amount, offset_after, kind, counterparty_id, reference, comment, created_by)
+      JOIN moved ON moved.id = c.account_id
+      ORDER BY c.position
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM entries)::integer AS inserted, (SELECT count(*) FROM moved)::integer AS accounts`.execute(trx);
+  const outcome = result.rows[0];
+  if (outcome === undefined || Number(outcome.accounts) !== ids.length || Number(outcome.inserted) !== changes.length) {
+    // The statement's effects are rolled back with the caller's transaction when this propagates.
+    throw new InsufficientFunds(ids[0] ?? 0);
+  }
 }

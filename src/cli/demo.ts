@@ -1,0 +1,301 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { rootCertificates } from 'node:tls';
+import sharp from 'sharp';
+import { loadConfig } from '../config.ts';
+import { closeOnSignals, type RunningServer, startServer } from '../server.ts';
+import { ApiClient } from './api-client.ts';
+import { type Command, UsageError } from './command.ts';
+
+/**
+ * `nativa demo`: a demo advertiser and publisher with campaigns, ads (real images), a site and
+ * blocks; simulated visitors through the real serving, click and conversion endpoints; the tokens
+ * to look at every statistic; and a local page that shows the teasers in a browser.
+ *
+ * Everything is created through the public API (operator, advertiser and publisher endpoints), so
+ * the demo works against any running server as well as one it starts itself.
+ */
+
+const PRODUCTS = [
+  { title: 'Trail running shoes', price: 90, color: '#e4572e' },
+  { title: 'Noise-cancelling headphones', price: 149, color: '#17bebb' },
+  { title: 'Espresso machine', price: 229, color: '#7b4b2a' },
+  { title: 'Mechanical keyboard', price: 119, color: '#4059ad' },
+  { title: 'Yoga mat, 6 mm', price: 35, color: '#76b041' },
+  { title: 'Smart watch', price: 199, color: '#2e282a' },
+  { title: 'Cast iron skillet', price: 45, color: '#9c6644' },
+  { title: 'Rain jacket', price: 99, color: '#ffc914' },
+] as const;
+
+const AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+];
+
+const GOAL_NAMES = ['purchase', 'registration', 'intermediate'] as const;
+
+async function productImage(title: string, color: string, width: number, height: number): Promise<Buffer> {
+  const initials = title
+    .split(' ')
+    .slice(0, 2)
+    .map((word) => word[0] ?? '')
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+  <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color}"/><stop offset="1" stop-color="#ffffff"/></linearGradient></defs>
+  <rect width="100%" height="100%" fill="url(#g)"/>
+  <circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 3}" fill="#ffffff" fill-opacity="0.35"/>
+  <text x="50%" y="54%" font-family="sans-serif" font-size="${Math.round(height / 4)}" font-weight="700" text-anchor="middle" fill="#222">${initials}</text>
+</svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer();
+}
+
+interface DemoWorld {
+  advertiserId: number;
+  publisherId: number;
+  advertiserToken: string;
+  publisherToken: string;
+  blockIds: number[];
+  campaignIds: number[];
+}
+
+/** The product's photo stand-in as a data URI, the form POST /advertiser/offers takes. */
+async function productImageUri(title: string, color: string, width: number, height: number): Promise<string> {
+  return `data:image/jpeg;base64,${(await productImage(title, color, width, height)).toString('base64')}`;
+}
+
+/**
+ * Everything the demo shows, made through the public API as real users would: the operator
+ * creates and funds the accounts and approves what they submit, the advertiser creates campaigns
+ * and ads with images, the publisher a site and blocks.
+ */
+async function createDemoWorld(operator: ApiClient, baseUrl: string, dataDir: string, pageOrigin: string): Promise<DemoWorld> {
+  const suffix = randomBytes(3).toString('hex');
+  const clients: ApiClient[] = [];
+  const create = async (type: 'advertiser' | 'publisher') => {
+    const username = `demo-${type}-${suffix}`;
+    const created = await operator.request('POST', '/api/admin/users', { type, username, email: `${username}@demo.nativa.test` });
+    const id = (created.body as { id: number }).id;
+    const issued = await operator.request('POST', `/api/admin/users/${id}/tokens`, { name: 'demo' });
+    const token = (issued.body as { token: string }).token;
+    const client = new ApiClient(baseUrl, token, dataDir);
+    clients.push(client);
+    return { id, token, client };
+  };
+  try {
+    const advertiser = await create('advertiser');
+    const publisher = await create('publisher');
+    await operator.request('POST', `/api/admin/users/${advertiser.id}/balance`, { amount: 1000, comment: 'nativa demo' });
+
+    const campaignIds: number[] = [];
+    for (const [index, title] of ['Spring sale', 'Home & kitchen'].entries()) {
+      const campaign = await advertiser.client.request('POST', '/api/advertiser/campaigns', {
+        title,
+        category_id: index === 0 ? 5 : 3,
+      });
+      const campaignId = (campaign.body as { id: number }).id;
+      await operator.request('PUT', `/api/admin/campaigns/${campaignId}`, { status: 1 });
+      campaignIds.push(campaignId);
+      for (const [offset, product] of PRODUCTS.slice(index * 4, index * 4 + 4).entries()) {
+        const number = index * 4 + offset;
+        const offer = await advertiser.client.request('POST', '/api/advertiser/offers', {
+          campaignId,
+          title: product.title,
+          description: `${product.title}, free delivery`,
+          price: product.price,
+          url: `${pageOrigin}/shop/${number}?click_id={click_id}`,
+          clickPrice: (50_000 + number * 15_000) / 1_000_000,
+          square: await productImageUri(product.title, product.color, 328, 328),
+          rectangle: await productImageUri(product.title, product.color, 492, 328),
+        });
+        await operator.request('PUT', `/api/admin/offers/${(offer.body as { id: number }).id}`, { status: 1 });
+      }
+    }
+    const site = await publisher.client.request('POST', '/api/webmaster/sites', { url: pageOrigin, category_id: 101 });
+    const siteId = (site.body as { id: number }).id;
+    await operator.request('PUT', `/api/admin/sites/${siteId}`, { status: 1 });
+    const blockIds: number[] = [];
+    for (const [title, count] of [
+      ['Below the article', 4],
+      ['Sidebar', 3],
+    ] as const) {
+      const block = await publisher.client.request('POST', `/api/webmaster/sites/${siteId}/blocks`, { title, count });
+      blockIds.push((block.body as { id: number }).id);
+    }
+    return {
+      advertiserId: advertiser.id,
+      publisherId: publisher.id,
+      advertiserToken: advertiser.token,
+      publisherToken: publisher.token,
+      blockIds,
+      campaignIds,
+    };
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
+
+function visit(agent: https.Agent, url: string, userAgent: string): Promise<{ status: number; location?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { agent, headers: { 'User-Agent': userAgent } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            location: response.headers.location,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+function progress(done: number, total: number, clicks: number, conversions: number): void {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  process.stderr.write(
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} visitors, ${clicks} clicks, ${conversions} conversions`,
+  );
+  if (done === total) process.stderr.write('\n');
+}
+
+/** Visitors see a block's teasers; some click; some of those convert. */
+async function simulateVisitors(baseUrl: string, agent: https.Agent, world: DemoWorld, visitors: number) {
+  let clicks = 0;
+  let conversions = 0;
+  for (let index = 0; index < visitors; index += 1) {
+    const userAgent = AGENTS[index % AGENTS.length] ?? '';
+    const blockId = world.blockIds[index % world.blockIds.length] ?? 0;
+    const served = await visit(agent, `${baseUrl}/api/serve/blocks/${blockId}/teasers`, userAgent);
+    if (served.status !== 200) throw new Error(`teasers: ${served.status} ${served.body}`);
+    const teasers = (JSON.parse(served.body) as { teasers: { url: string }[] }).teasers;
+    const teaser = teasers[Math.floor(Math.random() * teasers.length)];
+    if (teaser !== undefined && Math.random() < 0.25) {
+      const click = await visit(agent, teaser.url, userAgent);
+      const clickId = click.location ? new URL(click.location).searchParams.get('click_id') : null;
+      if (click.status === 302) clicks += 1;
+      if (clickId && Math.random() < 0.3) {
+        const goal = GOAL_NAMES[Math.floor(Math.random() * GOAL_NAMES.length)] ?? 'purchase';
+        const postback = await visit(agent, `${baseUrl}/api/serve/conversion?click_id=${clickId}&goal=${goal}`, userAgent);
+        if (postback.status === 200) conversions += 1;
+      }
+    }
+    if (index % 5 === 4 || index === visitors - 1) progress(index + 1, visitors, clicks, conversions);
+  }
+  return { clicks, conversions };
+}
+
+/** The publisher's demo page (embed code of every block) and the shop's landing pages (with the conversion pixel). */
+function startDemoPages(port: number, adServer: string, blockIds: number[]): Promise<http.Server> {
+  const embed = (id: number) =>
+    `<div data-nativa-block="${id}"></div><script async src="${adServer}/api/serve/loader.js"></script>`;
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Nativa demo: a publisher's page</title>
+<style>body{font:16px/1.5 sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}aside{border-top:1px solid #ddd;margin-top:2rem;padding-top:1rem}</style></head>
+<body><h1>The Daily Demo</h1><p>This page is a publisher's article with two Nativa blocks pasted in as their embed code.
+If the teasers below are missing, open <a href="${adServer}/api/health">${adServer}/api/health</a> once and accept the
+self-signed certificate, then reload.</p>
+<article><p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. Integer nec odio. Praesent libero.</p></article>
+<aside><h2>Recommended</h2>${embed(blockIds[0] ?? 0)}</aside><aside><h2>Sponsored</h2>${embed(blockIds[1] ?? 0)}</aside></body></html>`;
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname.startsWith('/shop/')) {
+      const clickId = encodeURIComponent(url.searchParams.get('click_id') ?? '');
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo shop</title></head><body>
+<h1>Thanks for visiting the demo shop</h1><p>This landing page fired the conversion pixel for click <code>${clickId}</code> (goal: purchase).</p>
+<img src="${adServer}/api/serve/pixel.gif?click_id=${clickId}&amp;goal=purchase" width="1" height="1" alt=""></body></html>`);
+      return;
+    }
+    response.writeHead(url.pathname === '/' ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
+    response.end(url.pathname === '/' ? page : 'not found');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+async function reachable(agent: https.Agent, baseUrl: string): Promise<boolean> {
+  try {
+    return (await visit(agent, `${baseUrl}/api/health`, 'nativa-demo')).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  usage: 'demo [--visitors N] [--page-port 8080] [--exit]',
+  summary: 'Create demo accounts, ads and blocks, simulate visitors, print tokens, serve a demo page.',
+  async run({ args }) {
+    const visitors = Number(args.options.visitors ?? 300);
+    const pagePort = Number(args.options['page-port'] ?? 8080);
+    if (!Number.isInteger(visitors) || visitors < 1) throw new UsageError('--visitors must be a positive integer');
+    if (!Number.isInteger(pagePort) || pagePort < 1 || pagePort > 65535)
+      throw new UsageError('--page-port must be a port number');
+    // Request logs would bury the progress bar: the demo logs warnings only unless told otherwise.
+    const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn' });
+    const baseUrl = (process.env.NATIVA_URL || `https://localhost:${config.port}`).replace(/\/+$/, '');
+    const certFile = path.join(config.dataDir, 'tls', 'cert.pem');
+    const trust = () => (existsSync(certFile) ? [...rootCertificates, readFileSync(certFile, 'utf8')] : undefined);
+    let agent = new https.Agent({ ca: trust(), keepAlive: true });
+
+    // A running server is used as it is; otherwise the demo starts one itself.
+    let running: RunningServer | undefined;
+    if (!(await reachable(agent, baseUrl))) {
+      running = await startServer(config);
+      agent.destroy();
+      agent = new https.Agent({ ca: trust(), keepAlive: true });
+    }
+    const tokenFile = path.join(config.dataDir, 'operator.token');
+    const operatorToken = process.env.NATIVA_TOKEN || (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '');
+    if (!operatorToken) throw new UsageError(`no operator token: set NATIVA_TOKEN or keep ${tokenFile}`);
+    const client = new ApiClient(baseUrl, operatorToken, config.dataDir);
+    const pageOrigin = `http://localhost:${pagePort}`;
+    try {
+      const world = await createDemoWorld(client, baseUrl, config.dataDir, pageOrigin);
+      if (running) await running.context.serving?.refresh();
+      else await new Promise((resolve) => setTimeout(resolve, config.servingRefreshMs + 500));
+      const { clicks, conversions } = await simulateVisitors(baseUrl, agent, world, visitors);
+      // Views are written within a second; wait for them so every statistic shows at once.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const pages = running ? await startDemoPages(pagePort, baseUrl, world.blockIds) : undefined;
+      process.stdout.write(
+        [
+          '',
+          `Nativa demo ready: ${visitors} visitors, ${clicks} clicks, ${conversions} conversions.`,
+          '',
+          `  advertiser  id ${world.advertiserId}  token ${world.advertiserToken}`,
+          `  publisher   id ${world.publisherId}  token ${world.publisherToken}`,
+          `  campaigns   ${world.campaignIds.join(', ')}    blocks ${world.blockIds.join(', ')}`,
+          '',
+          pages
+            ? `  Teasers in a browser: ${pageOrigin}/  (accept the certificate at ${baseUrl}/api/health first)`
+            : `  Embed code: <div data-nativa-block="${world.blockIds[0]}"></div><script async src="${baseUrl}/api/serve/loader.js"></script>`,
+          `  Statistics: curl -s --cacert ${certFile} -H "Auth-Token: ${world.advertiserToken}" ${baseUrl}/api/advertiser/campaigns`,
+          `              curl -s --cacert ${certFile} -H "Auth-Token: ${world.publisherToken}" ${baseUrl}/api/webmaster/statistic`,
+          running && !args.flags.has('exit') ? '\nThe server keeps running (Ctrl-C stops it).' : '',
+          '',
+        ].join('\n'),
+      );
+      if (running && args.flags.has('exit')) {
+        pages?.close();
+        await running.close();
+      } else if (running) {
+        closeOnSignals(running);
+        process.once('SIGINT', () => pages?.close());
+      }
+    } finally {
+      client.close();
+      agent.destroy();
+    }
+  },
+};

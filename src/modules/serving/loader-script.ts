@@ -1,0 +1,79 @@
+/**
+ * The embed script publishers load with `<script async src=".../api/serve/loader.js">`. It fills
+ * every `[data-nativa-block]` element with that block's teasers. It is plain ES2017 with no
+ * dependencies and no globals: one IIFE, every failure swallowed, so a slow or absent server
+ * leaves the publisher's page exactly as it was (the container stays empty).
+ */
+export const LOADER_SCRIPT = `/* Nativa teaser loader */
+(function () {
+  'use strict';
+  try {
+    var script = document.currentScript || document.querySelector('script[src*="/api/serve/loader.js"]');
+    if (!script || !window.fetch) return;
+    var base = new URL(script.src, location.href).origin;
+
+    function el(tag, className, text) {
+      var node = document.createElement(tag);
+      if (className) node.className = className;
+      if (text) node.textContent = text;
+      return node;
+    }
+
+    function render(container, data) {
+      if (!data || !data.teasers || !data.teasers.length) return;
+      var list = el('ul', 'nativa-teasers');
+      list.setAttribute('aria-label', data.label || 'Sponsored');
+      list.style.cssText = 'list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:12px;';
+      data.teasers.forEach(function (teaser) {
+        var item = el('li', 'nativa-teaser');
+        item.style.cssText = 'flex:1 1 160px;max-width:240px;font:14px/1.3 sans-serif;';
+        var link = el('a');
+        link.href = teaser.url;
+        link.target = '_blank';
+        link.rel = 'sponsored noopener';
+        link.style.cssText = 'display:block;color:inherit;text-decoration:none;';
+        if (teaser.image) {
+          var image = el('img');
+          image.src = teaser.image;
+          image.alt = teaser.title;
+          image.width = 164;
+          image.height = 164;
+          image.loading = 'lazy';
+          image.style.cssText = 'display:block;width:100%;height:auto;aspect-ratio:1/1;object-fit:cover;border-radius:4px;';
+          link.appendChild(image);
+        }
+        link.appendChild(el('span', 'nativa-title', teaser.title)).style.cssText = 'display:block;font-weight:600;margin-top:6px;';
+        if (teaser.price) {
+          link.appendChild(el('span', 'nativa-price', teaser.price)).style.cssText = 'display:block;margin-top:2px;';
+        }
+        item.appendChild(link);
+        list.appendChild(item);
+      });
+      container.textContent = '';
+      container.appendChild(list);
+    }
+
+    function fill(container) {
+      if (container.getAttribute('data-nativa-state')) return;
+      var id = container.getAttribute('data-nativa-block');
+      if (!/^[0-9]+$/.test(id || '')) return;
+      container.setAttribute('data-nativa-state', 'loading');
+      fetch(base + '/api/serve/blocks/' + id + '/teasers', { credentials: 'include', mode: 'cors' })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (data) {
+          render(container, data);
+          container.setAttribute('data-nativa-state', 'done');
+        })
+        .catch(function () { container.setAttribute('data-nativa-state', 'failed'); });
+    }
+
+    var containers = document.querySelectorAll('[data-nativa-block]');
+    for (var i = 0; i < containers.length; i++) fill(containers[i]);
+  } catch (error) {
+    /* The page must never notice a failure of the ad script. */
+  }
+})();
+`;
+
+/** A transparent 1×1 GIF, the answer of every tracking pixel. */
+export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

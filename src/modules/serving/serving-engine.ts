@@ -1,0 +1,244 @@
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { dayOf } from '../statistics/record-events.ts';
+import type { Winner } from './auction.ts';
+import { billClicks, type ClickOutcome, recordUnbilledClick } from './billing.ts';
+import { ClickBatcher } from './click-batcher.ts';
+import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
+import { ImpressionBuffer } from './impressions.ts';
+import {
+  type AdEntry,
+  buildSnapshot,
+  campaignCanServe,
+  emptySnapshot,
+  type Impression,
+  refreshSpend,
+  type Snapshot,
+  selectTeasers,
+} from './serving-index.ts';
+import { findOrCreatePlatformAccount, readServingVersion, upsertAudienceMember } from './serving-repository.ts';
+
+/** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
+const FULL_REBUILD_MS = 30_000;
+
+export interface ServingOptions {
+  db: Db;
+  clock: Clock;
+  timeZone: string;
+  signingSecret: string;
+  revenueSharePercent: number;
+  /** How often the snapshot is rebuilt from the database. */
+  refreshMs: number;
+  /** How often counted views are written to the rollup (at most 1000). */
+  flushMs: number;
+  onError(error: unknown, what: string): void;
+}
+
+export interface ServedTeaser {
+  ad: AdEntry;
+  clickToken: string;
+}
+
+/**
+ * The serving engine of one instance: the snapshot it selects from, the view buffer, the click
+ * signer and billing. It is made once at start-up (createContext) and closed on shutdown, after
+ * which every counted view is in the database.
+ */
+export class ServingEngine {
+  private snapshot: Snapshot;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private platformAccount: Promise<number> | undefined;
+  private version = -1;
+  private busy = false;
+  private builtAt = 0;
+  private readonly options: ServingOptions;
+  readonly signer: ClickSigner;
+  readonly impressions: ImpressionBuffer;
+  private readonly billing: ClickBatcher;
+
+  constructor(options: ServingOptions) {
+    this.options = options;
+    this.signer = new ClickSigner(options.signingSecret);
+    this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
+    const settings = { revenueSharePercent: options.revenueSharePercent, timeZone: options.timeZone };
+    // One batch in flight: measured faster than several, which only fight over the same account rows.
+    this.billing = new ClickBatcher((clicks) => billClicks(options.db, clicks, settings));
+    this.impressions = new ImpressionBuffer(options.db, options.timeZone, (error) => options.onError(error, 'flushing views'));
+  }
+
+  /** Loads the first snapshot, then keeps it fresh and flushes views on timers. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => {
+      this.tick().catch((error: unknown) => this.options.onError(error, 'refreshing the serving index'));
+    }, this.options.refreshMs);
+    this.timer.unref();
+    this.impressions.start(Math.min(this.options.flushMs, 1000));
+  }
+
+  /** Rebuilds the snapshot now (tests call it to see their changes without waiting). */
+  refresh(): Promise<void> {
+    return this.exclusive(async () => {
+      const version = await readServingVersion(this.options.db);
+      const now = this.options.clock.now();
+      this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
+      this.version = version;
+      this.builtAt = Date.now();
+    });
+  }
+
+  /**
+   * The periodic refresh: a full rebuild when anything it is built from changed (on any instance),
+   * when the day changed, or every FULL_REBUILD_MS for fresh CTR estimates; otherwise only
+   * balances and today's spend, which other instances' clicks move.
+   */
+  async tick(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      await this.tickOnce();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async tickOnce(): Promise<void> {
+    const version = await readServingVersion(this.options.db);
+    const day = dayOf(this.options.clock.now(), this.options.timeZone);
+    if (version !== this.version || day !== this.snapshot.day || Date.now() - this.builtAt >= FULL_REBUILD_MS) {
+      await this.refresh();
+      return;
+    }
+    await this.exclusive(() => refreshSpend(this.options.db, this.snapshot));
+  }
+
+  /** Refreshes run one after another, never interleaved. */
+  private exclusive(work: () => Promise<void>): Promise<void> {
+    const run = (this.refreshing ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.refreshing = run;
+    return run;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.refreshing?.catch(() => undefined);
+    await this.billing.close();
+    await this.impressions.close();
+  }
+
+  block(blockId: number) {
+    return this.snapshot.blocks.get(blockId);
+  }
+
+  /** Selects teasers for an impression, counts their views and signs their click links. */
+  serve(impression: Impression): ServedTeaser[] {
+    const now = this.options.clock.now();
+    const winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, impression);
+    const day = dayOf(now, this.options.timeZone);
+    return winners.map((winner) => {
+      const { ad } = winner;
+      const claims: ClickClaims = {
+        clickId: newClickId(),
+        offerId: ad.offerId,
+        campaignId: ad.campaign.id,
+        siteId: impression.block.siteId,
+        blockId: impression.block.id,
+        device: impression.device,
+        country: impression.country,
+        chargeMicros: winner.chargeMicros,
+        issuedAt: now,
+      };
+      this.impressions.add(
+        {
+          at: now,
+          campaignId: ad.campaign.id,
+          offerId: ad.offerId,
+          siteId: impression.block.siteId,
+          blockId: impression.block.id,
+          device: impression.device,
+          country: impression.country,
+        },
+        day,
+      );
+      return { ad, clickToken: this.signer.sign(claims) };
+    });
+  }
+
+  /** The advertiser and publisher of a click, from the snapshot (undefined when either is gone). */
+  private parties(claims: ClickClaims) {
+    const campaign = this.snapshot.campaigns.get(claims.campaignId);
+    const block = this.snapshot.blocks.get(claims.blockId);
+    return { campaign, block };
+  }
+
+  /**
+   * Bills a verified click (or records why not). Limits are checked against this instance's
+   * snapshot; the balance is checked by the ledger itself, in the transaction.
+   */
+  async click(claims: ClickClaims, bot: boolean): Promise<ClickOutcome> {
+    const now = this.options.clock.now();
+    const { campaign, block } = this.parties(claims);
+    const advertiserId = campaign?.advertiser.id;
+    const publisherId = block?.publisherId;
+    if (campaign === undefined || advertiserId === undefined || publisherId === undefined) {
+      return 'limit';
+    }
+    const parties = { advertiserId, publisherId, platformAccountId: await this.platformAccountId() };
+    if (bot) return recordUnbilledClick(this.options.db, claims, parties, now, 'bot');
+    if (!campaignCanServe(campaign)) return recordUnbilledClick(this.options.db, claims, parties, now, 'limit');
+    const outcome = await this.billing.submit({ claims, parties, nowMs: now });
+    if (outcome === 'billed') {
+      campaign.spentTodayMicros += claims.chargeMicros;
+      campaign.clicksToday += 1;
+      campaign.advertiser.spentTodayMicros += claims.chargeMicros;
+      campaign.advertiser.balanceMicros -= claims.chargeMicros;
+    } else if (outcome === 'funds') {
+      campaign.advertiser.balanceMicros = 0;
+    }
+    return outcome;
+  }
+
+  /** Where a click goes: the ad's mobile URL on mobile devices when it has one. */
+  targetOf(offerId: number, mobile: boolean): string | undefined {
+    const ad = this.snapshot.adsById.get(offerId);
+    if (ad === undefined) return undefined;
+    return mobile && ad.urlMobile !== '' ? ad.urlMobile : ad.url;
+  }
+
+  async addToAudience(advertiserId: number, visitorId: string): Promise<void> {
+    await upsertAudienceMember(this.options.db, advertiserId, visitorId, new Date(this.options.clock.now()));
+    let set = this.snapshot.audiences.get(visitorId);
+    if (set === undefined) {
+      set = new Set();
+      this.snapshot.audiences.set(visitorId, set);
+    }
+    set.add(advertiserId);
+  }
+
+  private platformAccountId(): Promise<number> {
+    this.platformAccount ??= findOrCreatePlatformAccount(this.options.db).catch((error: unknown) => {
+      this.platformAccount = undefined;
+      throw error;
+    });
+    return this.platformAccount;
+  }
+}
+
+/** Makes and starts the engine from the configuration (the signing secret may be generated). */
+export async function createServingEngine(config: Config, db: Db): Promise<ServingEngine> {
+  const engine = new ServingEngine({
+    db,
+    clock: config.clock,
+    timeZone: config.timeZone,
+    signingSecret: loadSigningSecret(config.signingSecret, config.dataDir),
+    revenueSharePercent: Math.round(config.revenueShare * 100),
+    refreshMs: config.servingRefreshMs,
+    flushMs: 500,
+    onError: (error, what) => process.emitWarning(`serving engine: ${what} failed: ${(error as Error).message}`),
+  });
+  await engine.start();
+  return engine;
+}

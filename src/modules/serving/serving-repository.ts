@@ -1,0 +1,143 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+
+/** SQL of the serving engine: the snapshot it serves from, and the rows it appends. */
+
+export async function loadServableOffers(db: Db) {
+  return db
+    .selectFrom('offers as o')
+    .innerJoin('campaigns as c', 'c.id', 'o.campaign_id')
+    .innerJoin('accounts as a', 'a.id', 'c.advertiser_id')
+    .select([
+      'o.id',
+      'o.campaign_id',
+      'o.title',
+      'o.description',
+      'o.price_text',
+      'o.url',
+      'o.url_mobile',
+      'o.bid_micros',
+      'o.image_square',
+      'o.image_wide',
+      'c.advertiser_id',
+      'c.geo',
+      'c.is_retarget',
+      'c.daily_budget_micros as campaign_daily_budget_micros',
+      'c.daily_click_limit',
+      'a.balance_micros',
+      'a.daily_budget_micros as advertiser_daily_budget_micros',
+    ])
+    .where('o.active', '=', true)
+    .where('o.moderation_status', '=', 1)
+    .where('o.deleted_at', 'is', null)
+    .where('c.active', '=', true)
+    .where('c.moderation_status', '=', 1)
+    .where('c.archived', '=', false)
+    .where('a.kind', '=', 'advertiser')
+    .orderBy('o.id')
+    .execute();
+}
+
+/** Blocks of active (approved) sites, with the publisher who earns from them. */
+export async function loadServableBlocks(db: Db) {
+  return db
+    .selectFrom('blocks as b')
+    .innerJoin('sites as s', 's.id', 'b.site_id')
+    .select(['b.id', 'b.site_id', 'b.title', 'b.teaser_count', 's.publisher_id'])
+    .where('s.status', '=', 1)
+    .execute();
+}
+
+export async function loadSiteCoefficients(db: Db) {
+  return db.selectFrom('site_coefficients').select(['campaign_id', 'site_id', 'block_id', 'coef']).execute();
+}
+
+export async function loadDeviceCoefficients(db: Db) {
+  return db.selectFrom('device_coefficients').select(['campaign_id', 'device', 'coef']).execute();
+}
+
+/** Views and clicks per ad since `fromDay`: the basis of each ad's CTR estimate. */
+export async function loadOfferTraffic(db: Db, fromDay: string) {
+  return db
+    .selectFrom('stats_daily')
+    .select(['offer_id', (eb) => eb.fn.sum<number>('views').as('views'), (eb) => eb.fn.sum<number>('clicks').as('clicks')])
+    .where('day', '>=', fromDay)
+    .groupBy('offer_id')
+    .execute();
+}
+
+/** What each campaign spent and how many clicks it bought on `day`. */
+export async function loadCampaignSpend(db: Db, day: string) {
+  return db
+    .selectFrom('stats_daily')
+    .select([
+      'campaign_id',
+      (eb) => eb.fn.sum<number>('spend_micros').as('spend'),
+      (eb) => eb.fn.sum<number>('clicks').as('clicks'),
+    ])
+    .where('day', '=', day)
+    .groupBy('campaign_id')
+    .execute();
+}
+
+/** Which advertisers each recent visitor belongs to (retargeting audiences). */
+export async function loadAudiences(db: Db, since: Date) {
+  return db.selectFrom('audience_members').select(['advertiser_id', 'visitor_id']).where('last_seen_at', '>=', since).execute();
+}
+
+export async function upsertAudienceMember(db: Db, advertiserId: number, visitorId: string, at: Date): Promise<void> {
+  await db
+    .insertInto('audience_members')
+    .values({ advertiser_id: advertiserId, visitor_id: visitorId, last_seen_at: at })
+    .onConflict((conflict) => conflict.columns(['advertiser_id', 'visitor_id']).doUpdateSet({ last_seen_at: at }))
+    .execute();
+}
+
+export async function isAdvertiser(db: Db, accountId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('id', '=', accountId)
+    .where('kind', '=', 'advertiser')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findOfferTarget(db: Db, offerId: number) {
+  return db.selectFrom('offers').select(['url', 'url_mobile']).where('id', '=', offerId).executeTakeFirst();
+}
+
+export async function findClick(db: Db, clickId: string) {
+  return db.selectFrom('clicks').selectAll().where('click_id', '=', clickId).executeTakeFirst();
+}
+
+/** The platform's own account, which collects the margin of every click. */
+export const PLATFORM_USERNAME = 'nativa-platform';
+
+export async function findOrCreatePlatformAccount(db: Db): Promise<number> {
+  const existing = await db.selectFrom('accounts').select('id').where('username', '=', PLATFORM_USERNAME).executeTakeFirst();
+  if (existing) return existing.id;
+  await sql`INSERT INTO accounts (kind, username, email, name, email_confirmed_at)
+    VALUES ('operator', ${PLATFORM_USERNAME}, 'platform@nativa.invalid', 'Nativa platform margin', now())
+    ON CONFLICT DO NOTHING`.execute(db);
+  const created = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('username', '=', PLATFORM_USERNAME)
+    .executeTakeFirstOrThrow();
+  return created.id;
+}
+
+/** The change counter of everything the index is built from (see migration 0300). */
+export async function readServingVersion(db: Db): Promise<number> {
+  const row = await db.selectFrom('serving_changes').select('version').where('id', '=', 1).executeTakeFirst();
+  return row?.version ?? 0;
+}
+
+export async function loadAdvertiserBalances(db: Db) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'balance_micros', 'daily_budget_micros'])
+    .where('kind', '=', 'advertiser')
+    .execute();
+}

@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { notFound } from '../../http/errors.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { absoluteUrl } from '../../http/urls.ts';
+import { DEVICES, GOALS } from '../statistics/record-events.ts';
+import { recordConversion } from './billing.ts';
+import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
+import type { ServingEngine } from './serving-engine.ts';
+import { findOfferTarget, isAdvertiser } from './serving-repository.ts';
+import { countryOf, visitorTraits } from './visitor.ts';
+
+const VISITOR_COOKIE = 'nv_vid';
+const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
+const PUBLIC = { access: 'public' as const };
+const tags = ['Serving'];
+
+const BlockParams = Type.Object({
+  blockId: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Block id (from the embed code).' }),
+});
+
+const TeaserSchema = Type.Object({
+  id: Type.Integer({ description: 'Ad id.' }),
+  title: Type.String({ description: 'Product title.' }),
+  description: Type.String({ description: 'Product description.' }),
+  price: Type.String({ description: 'The price as text, as the advertiser wrote it.' }),
+  image: Type.Union([Type.String(), Type.Null()], { description: 'Square image URL (328×328); null when the ad has none.' }),
+  url: Type.String({ description: 'Signed, single-use click link (valid one hour) that redirects to the advertiser.' }),
+});
+
+const TeasersResponse = Type.Object({
+  block: Type.Integer({ description: 'Block id.' }),
+  label: Type.String({ description: 'Accessible label of the teaser list.' }),
+  teasers: Type.Array(TeaserSchema, { description: 'Teasers in auction order; empty when nothing can serve.' }),
+});
+
+const ClickParams = Type.Object({
+  token: Type.String({ maxLength: 100, description: 'The signed click token.' }),
+});
+
+const GoalNames = Type.Union(
+  (Object.keys(GOALS) as (keyof typeof GOALS)[]).map((goal) => Type.Literal(goal)),
+  { description: 'Goal type: purchase, registration or intermediate.' },
+);
+
+const ConversionQuery = Type.Object({
+  click_id: Type.String({ minLength: 1, maxLength: 64, description: 'The click id the ad URL received through `{click_id}`.' }),
+  goal: GoalNames,
+});
+
+const ConversionResponse = Type.Object({
+  result: Type.Union([Type.Literal('recorded'), Type.Literal('duplicate')], {
+    description: '`recorded` the first time for this click and goal, `duplicate` afterwards (not counted again).',
+  }),
+});
+
+const AudienceQuery = Type.Object({
+  advertiser: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Advertiser account id.' }),
+});
+
+/** The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. */
+export function registerServingRoutes(app: FastifyInstance, context: AppContext): void {
+  const { serving } = context;
+  if (serving === undefined) return;
+
+  app.get(
+    '/api/serve/loader.js',
+    {
+      config: PUBLIC,
+      schema: { tags, summary: 'The embed script that renders teasers into `[data-nativa-block]` elements.', security: [] },
+    },
+    async (_request, reply) => {
+      reply.header('Cache-Control', 'public, max-age=3600');
+      reply.header('Access-Control-Allow-Origin', '*');
+      reply.type('application/javascript; charset=utf-8');
+      return LOADER_SCRIPT;
+    },
+  );
+
+  app.get(
+    '/api/serve/blocks/:blockId/teasers',
+    {
+      config: PUBLIC,
+      schema: {
+        tags,
+        summary: 'Teasers for one impression of a block (counts their views).',
+        security: [],
+        params: BlockParams,
+        response: { 200: TeasersResponse, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      allowCors(request, reply);
+      reply.header('Cache-Control', 'no-store');
+      const { blockId } = request.params as Static<typeof BlockParams>;
+      const block = serving.block(blockId);
+      if (block === undefined) throw notFound('Block');
+      const traits = visitorTraits(request.headers['user-agent']);
+      const served = traits.bot
+        ? []
+        : serving.serve({ block, device: traits.device, country: countryOf(request.ip), visitorId: readVisitorId(request) });
+      const base = absoluteUrl(request, '/api');
+      return {
+        block: block.id,
+        label: 'Sponsored',
+        teasers: served.map(({ ad, clickToken }) => ({
+          id: ad.offerId,
+          title: ad.title,
+          description: ad.description,
+          price: ad.priceText,
+          image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
+          url: `${base}/serve/click/${clickToken}`,
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/api/serve/click/:token',
+    {
+      config: PUBLIC,
+      schema: {
+        tags,
+        summary: 'Follows a click link: bills it once and redirects (302) to the ad URL.',
+        security: [],
+        params: ClickParams,
+        response: errorResponses(404),
+      },
+    },
+    async (request, reply) => redirectClick(serving, context, request, reply),
+  );
+
+  app.get(
+    '/api/serve/conversion',
+    {
+      config: PUBLIC,
+      schema: {
+        tags,
+        summary: 'Server-to-server conversion postback; counted once per click and goal.',
+        security: [],
+        querystring: ConversionQuery,
+        response: { 200: ConversionResponse, ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      const query = request.query as Static<typeof ConversionQuery>;
+      const result = await recordConversion(
+        context.db,
+        query.click_id,
+        GOALS[query.goal],
+        context.clock.now(),
+        context.config.timeZone,
+      );
+      if (result === 'unknown') throw notFound('Click');
+      return { result };
+    },
+  );
+
+  app.get(
+    '/api/serve/pixel.gif',
+    {
+      config: PUBLIC,
+      schema: {
+        tags,
+        summary: 'Conversion pixel (1×1 GIF); counted once per click and goal.',
+        security: [],
+        querystring: ConversionQuery,
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as Static<typeof ConversionQuery>;
+      await recordConversion(context.db, query.click_id, GOALS[query.goal], context.clock.now(), context.config.timeZone);
+      return sendPixel(reply);
+    },
+  );
+
+  app.get(
+    '/api/serve/audience.gif',
+    {
+      config: PUBLIC,
+      schema: {
+        tags,
+        summary: "Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience.",
+        security: [],
+        querystring: AudienceQuery,
+      },
+    },
+    async (request, reply) => {
+      const { advertiser } = request.query as Static<typeof AudienceQuery>;
+      let visitorId = readVisitorId(request);
+      if (visitorId === undefined) visitorId = randomBytes(16).toString('base64url');
+      reply.header(
+        'Set-Cookie',
+        `${VISITOR_COOKIE}=${visitorId}; Max-Age=${VISITOR_COOKIE_MAX_AGE}; Path=/api/serve; Secure; HttpOnly; SameSite=None`,
+      );
+      if (await isAdvertiser(context.db, advertiser)) await serving.addToAudience(advertiser, visitorId);
+      return sendPixel(reply);
+    },
+  );
+}
+
+async function redirectClick(serving: ServingEngine, context: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  const { token } = request.params as Static<typeof ClickParams>;
+  const verdict = serving.signer.verify(token, context.clock.now());
+  if (verdict.claims === undefined) throw notFound('Click link');
+  const { claims } = verdict;
+  const traits = visitorTraits(request.headers['user-agent']);
+  let clickId = '';
+  if (verdict.kind === 'valid') {
+    const outcome = await serving.click(claims, traits.bot);
+    request.log.debug({ clickId: claims.clickId, outcome }, 'click');
+    if (outcome === 'billed' || outcome === 'duplicate') clickId = claims.clickId;
+  }
+  const mobile = traits.device !== DEVICES.desktop;
+  let target = serving.targetOf(claims.offerId, mobile);
+  if (target === undefined) {
+    const offer = await findOfferTarget(context.db, claims.offerId);
+    if (offer === undefined) throw notFound('Click link');
+    target = mobile && offer.url_mobile !== '' ? offer.url_mobile : offer.url;
+  }
+  reply.header('Cache-Control', 'no-store');
+  reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
+  return reply.redirect(target.replaceAll('{click_id}', encodeURIComponent(clickId)), 302);
+}
+
+/**
+ * Any page may embed a block. Browsers get their origin echoed with credentials allowed, so the
+ * visitor cookie (retargeting) travels with the request; other clients get `*`.
+ */
+function allowCors(request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin;
+  if (typeof origin === 'string' && origin !== '' && origin !== 'null') {
+    reply.header('Access-Control-Allow-Origin', origin);
+    reply.header('Access-Control-Allow-Credentials', 'true');
+    reply.header('Vary', 'Accept, Origin');
+  } else {
+    reply.header('Access-Control-Allow-Origin', '*');
+  }
+}
+
+function readVisitorId(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const [name, value] = part.trim().split('=');
+    if (name === VISITOR_COOKIE && value !== undefined && /^[A-Za-z0-9_-]{22}$/.test(value)) return value;
+  }
+  return undefined;
+}
+
+function sendPixel(reply: FastifyReply) {
+  reply.header('Cache-Control', 'no-store');
+  reply.header('Access-Control-Allow-Origin', '*');
+  reply.type('image/gif');
+  return reply.send(PIXEL_GIF);
+}

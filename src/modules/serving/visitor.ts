@@ -1,0 +1,62 @@
+import { createRequire } from 'node:module';
+import { isIP } from 'node:net';
+import { UAParser } from 'ua-parser-js';
+import { DEVICES, type DeviceId } from '../statistics/record-events.ts';
+
+/** What the serving engine knows about a visitor: device, country, whether it is a robot. */
+export interface VisitorTraits {
+  device: DeviceId;
+  bot: boolean;
+}
+
+/**
+ * Robots that follow links: crawlers, link previewers, HTTP libraries and headless browsers.
+ * A request without a User-Agent is not treated as a robot (server-side integrations send none).
+ */
+const BOT_PATTERN =
+  /bot\b|bot\/|crawl|spider|slurp|mediapartners|facebookexternalhit|embedly|preview|curl\/|wget\/|python-requests|python-urllib|go-http-client|okhttp|java\/|libwww|httpclient|headlesschrome|phantomjs|lighthouse|pingdom|uptime/i;
+
+const traitsCache = new Map<string, VisitorTraits>();
+const TRAITS_CACHE_LIMIT = 2000;
+
+/** Device type and robot flag from a User-Agent; results are cached (agents repeat a lot). */
+export function visitorTraits(userAgent: string | undefined): VisitorTraits {
+  const agent = userAgent ?? '';
+  let traits = traitsCache.get(agent);
+  if (traits === undefined) {
+    const type = agent === '' ? undefined : new UAParser(agent).getDevice().type;
+    const device: DeviceId = type === 'mobile' ? DEVICES.mobile : type === 'tablet' ? DEVICES.tablet : DEVICES.desktop;
+    traits = { device, bot: BOT_PATTERN.test(agent) };
+    if (traitsCache.size >= TRAITS_CACHE_LIMIT) traitsCache.clear();
+    traitsCache.set(agent, traits);
+  }
+  return traits;
+}
+
+type GeoLookup = (ip: string) => { country: string } | null;
+let geoLookup: GeoLookup | undefined;
+
+/**
+ * ISO country of an IP address from geoip-lite's bundled (offline) database, or '' when unknown.
+ * Loopback and private addresses have no country. The database is loaded on first use: it takes
+ * memory and a moment, and many test servers never see a public address.
+ */
+export function countryOf(ip: string): string {
+  const address = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  if (isIP(address) === 0 || isPrivateAddress(address)) return '';
+  if (geoLookup === undefined) {
+    const require = createRequire(import.meta.url);
+    const geoip = require('geoip-lite') as { lookup: GeoLookup };
+    geoLookup = (value) => geoip.lookup(value);
+  }
+  return geoLookup(address)?.country ?? '';
+}
+
+function isPrivateAddress(address: string): boolean {
+  if (address === '::1' || address === '::') return true;
+  if (address.includes(':')) return /^(fc|fd|fe80)/i.test(address);
+  const [a = 0, b = 0] = address.split('.').map(Number);
+  return (
+    a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)
+  );
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import type { Db } from '../../src/db/database.ts';
+import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
+import { insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
+import type { TestClient } from '../helpers/http-client.ts';
+import type { TestServer } from '../helpers/server.ts';
+
+/** A desktop browser's User-Agent: the serving endpoints treat requests without a browser-like one carefully. */
+export const DESKTOP_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+export const MOBILE_UA =
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+export const BOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+export function engineOf(server: TestServer): ServingEngine {
+  const engine = server.server.context.serving;
+  assert.ok(engine, 'the server has a serving engine');
+  return engine;
+}
+
+export interface World {
+  advertiserId: number;
+  publisherId: number;
+  campaignIds: number[];
+  offerIds: number[];
+  siteId: number;
+  blockId: number;
+  /** API clients with the advertiser's and the publisher's tokens. */
+  advertiser: TestClient;
+  publisher: TestClient;
+}
+
+/**
+ * An advertiser with money and approved ads, a publisher with an active site and a block, created
+ * through the operator API (accounts, balances) and the fixtures (objects of other modules).
+ * Campaigns of earlier worlds are paused.
+ */
+export async function createWorld(
+  server: TestServer,
+  options: {
+    balance?: number;
+    ads?: { bidMicros: number; geo?: string[]; url?: string; urlMobile?: string }[];
+    teaserCount?: number;
+  } = {},
+): Promise<World> {
+  const db = server.server.context.db;
+  // Every active ad competes for every block: a new world pauses the campaigns of earlier ones so
+  // that tests sharing a server do not see each other's ads.
+  await db.updateTable('campaigns').set({ active: false }).where('active', '=', true).execute();
+  const advertiser = await server.createAccount('advertiser');
+  const publisher = await server.createAccount('publisher');
+  if ((options.balance ?? 100) > 0) {
+    const topUp = await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, {
+      amount: options.balance ?? 100,
+      comment: 'test money',
+    });
+    assert.equal(topUp.status, 200, topUp.text);
+  }
+  const ads = options.ads ?? [{ bidMicros: 500_000 }, { bidMicros: 300_000 }];
+  const campaignIds: number[] = [];
+  const offerIds: number[] = [];
+  for (const ad of ads) {
+    const campaign = await insertCampaign(db, { advertiserId: advertiser.id, geo: ad.geo });
+    const offer = await insertOffer(db, {
+      campaignId: campaign.id,
+      title: `Ad ${campaign.id}`,
+      bidMicros: ad.bidMicros,
+      url: ad.url,
+      urlMobile: ad.urlMobile,
+    });
+    campaignIds.push(campaign.id);
+    offerIds.push(offer.id);
+  }
+  const site = await insertSite(db, { publisherId: publisher.id });
+  const block = await insertBlock(db, { siteId: site.id, teaserCount: options.teaserCount ?? 4 });
+  await engineOf(server).refresh();
+  return {
+    advertiserId: advertiser.id,
+    publisherId: publisher.id,
+    campaignIds,
+    offerIds,
+    siteId: site.id,
+    blockId: block.id,
+    advertiser: advertiser.client,
+    publisher: publisher.client,
+  };
+}
+
+export async function balanceOf(db: Db, accountId: number): Promise<number> {
+  const row = await db.selectFrom('accounts').select('balance_micros').where('id', '=', accountId).executeTakeFirstOrThrow();
+  return row.balance_micros;
+}
+
+export async function ledgerSum(db: Db, accountId: number, kind?: string): Promise<number> {
+  let query = db
+    .selectFrom('ledger_entries')
+    .select((eb) => eb.fn.sum<number>('amount_micros').as('sum'))
+    .where('account_id', '=', accountId);
+  if (kind) query = query.where('kind', '=', kind);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.sum ?? 0);
+}
+
+/** Totals of the rollup for the given filter: what every statistics endpoint sums. */
+export async function statsTotals(db: Db, filter: { campaignIds?: number[]; blockId?: number; siteId?: number }) {
+  let query = db
+    .selectFrom('stats_daily')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('views'), eb.lit(0)).as('views'),
+      eb.fn.coalesce(eb.fn.sum<number>('clicks'), eb.lit(0)).as('clicks'),
+      eb.fn.coalesce(eb.fn.sum<number>('spend_micros'), eb.lit(0)).as('spend'),
+      eb.fn.coalesce(eb.fn.sum<number>('publisher_income_micros'), eb.lit(0)).as('income'),
+      eb.fn.coalesce(eb.fn.sum<number>('conversions_purchase'), eb.lit(0)).as('purchases'),
+      eb.fn.coalesce(eb.fn.sum<number>('conversions_registration'), eb.lit(0)).as('registrations'),
+      eb.fn.coalesce(eb.fn.sum<number>('conversions_intermediate'), eb.lit(0)).as('intermediate'),
+    ]);
+  if (filter.campaignIds) query = query.where('campaign_id', 'in', filter.campaignIds);
+  if (filter.blockId !== undefined) query = query.where('block_id', '=', filter.blockId);
+  if (filter.siteId !== undefined) query = query.where('site_id', '=', filter.siteId);
+  const row = await query.executeTakeFirstOrThrow();
+  return {
+    views: Number(row.views),
+    clicks: Number(row.clicks),
+    spend: Number(row.spend),
+    income: Number(row.income),
+    purchases: Number(row.purchases),
+    registrations: Number(row.registrations),
+    intermediate: Number(row.intermediate),
+  };
+}
+
+/** The path (with query) of an absolute URL on the test server. */
+export function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+}
