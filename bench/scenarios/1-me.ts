@@ -18,34 +18,19 @@ import { generateToken, hashToken } from '../../src/modules/accounts/tokens.ts';
 import { startServer } from '../../src/server.ts';
 import { generateSelfSigned } from '../../src/tls.ts';
 import { startBareServer } from '../lib/bare-server.ts';
+import { withBenchDatabase } from '../lib/database.ts';
 import { type LoadResult, load } from '../lib/load.ts';
 import type { BenchRow } from '../lib/report.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // Enough tokens that the load stays under 5 requests per second per token up to ~40,000 req/s.
 const TOKEN_COUNT = Number(process.env.BENCH_TOKENS ?? 8000);
 const WARM_UP_SECONDS = 3;
 
-async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const name = `nativa_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 const scenario: Scenario = {
   name: 'GET /api/me, authenticated (PostgreSQL)',
   async run(context: BenchContext): Promise<BenchRow[]> {
-    return withDatabase(async (databaseUrl) => {
+    return withBenchDatabase(async (databaseUrl) => {
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-bench-'));
       const config = loadConfig({
         DATA_DIR: dataDir,

@@ -11,6 +11,7 @@ import type { Db } from '../../src/db/database.ts';
 import { applyLedgerChange } from '../../src/modules/ledger/ledger.ts';
 import { startServer } from '../../src/server.ts';
 import { generateSelfSigned } from '../../src/tls.ts';
+import { withBenchDatabase } from '../lib/database.ts';
 import { type LoadResult, load } from '../lib/load.ts';
 import type { BenchRow } from '../lib/report.ts';
 import type { BenchContext, Scenario } from '../run.ts';
@@ -98,77 +99,81 @@ async function loadClicks(spec: object): Promise<LoadResult> {
 }
 
 const scenario: Scenario = {
-  name: 'serving (one block, 10,000 active ads)',
+  name: 'serving (PostgreSQL, one block, 10,000 active ads)',
   async run(context: BenchContext): Promise<BenchRow[]> {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-bench-serving-'));
-    const config = loadConfig({
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
-    });
-    const server = await startServer(config, { tls: await generateSelfSigned(), logger: false });
-    try {
-      const { siteId, blockId } = await seed(server.context.db);
-      const engine = server.context.serving;
-      if (engine === undefined) throw new Error('no serving engine');
-      await engine.refresh();
-      const teasers = await load({
-        url: `${server.url}/api/serve/blocks/${blockId}/teasers`,
-        connections: context.connections,
-        durationSeconds: context.durationSeconds,
-        headers: { 'User-Agent': USER_AGENT },
-      });
-      const teaserRatio = teasers.requestsPerSecond / context.bare.result.requestsPerSecond;
-      const ads = (await server.context.db.selectFrom('offers').select(['id', 'campaign_id']).limit(200).execute()).map(
-        (offer) => ({
-          offerId: offer.id,
-          campaignId: offer.campaign_id,
-          siteId,
-          blockId,
-          chargeMicros: 10_000,
-        }),
-      );
-      const clicks = await loadClicks({
-        url: `${server.url}/`,
-        connections: context.connections,
-        durationSeconds: context.durationSeconds,
-        secret: (engine as unknown as { options: { signingSecret: string } }).options.signingSecret,
-        issuedAt: server.context.clock.now(),
-        ads,
-        links: Math.max(50_000, Math.ceil(context.bare.result.requestsPerSecond * context.durationSeconds * 0.6)),
-        userAgent: USER_AGENT,
-      });
-      const clickRatio = clicks.requestsPerSecond / context.bare.result.requestsPerSecond;
-      const billed = await server.context.db
-        .selectFrom('clicks')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('status', '=', 'billed')
-        .executeTakeFirstOrThrow();
-      process.stderr.write(`bench: ${Number(billed.count)} clicks billed of ${clicks.statuses['3xx'] ?? 0} redirects\n`);
-      return [
-        {
-          scenario: 'GET /api/serve/blocks/{id}/teasers',
-          result: teasers,
-          ratio: teaserRatio,
-          goal: 'ratio ≥ 0.5, p99 < 20 ms',
-          met: teaserRatio >= 0.5 && teasers.p99 < 20 && teasers.statuses['2xx'] === teasers.total,
-        },
-        {
-          scenario: 'GET /api/serve/click/{token} (billed)',
-          result: clicks,
-          ratio: clickRatio,
-          goal: 'ratio ≥ 0.25',
-          met: clickRatio >= 0.25 && clicks.statuses['3xx'] === clicks.total,
-        },
-      ];
-    } finally {
-      await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    return withBenchDatabase((databaseUrl) => measure(context, databaseUrl));
   },
 };
+
+async function measure(context: BenchContext, databaseUrl: string): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-bench-serving-'));
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+  });
+  const server = await startServer(config, { tls: await generateSelfSigned(), logger: false });
+  try {
+    const { siteId, blockId } = await seed(server.context.db);
+    const engine = server.context.serving;
+    if (engine === undefined) throw new Error('no serving engine');
+    await engine.refresh();
+    const teasers = await load({
+      url: `${server.url}/api/serve/blocks/${blockId}/teasers`,
+      connections: context.connections,
+      durationSeconds: context.durationSeconds,
+      headers: { 'User-Agent': USER_AGENT },
+    });
+    const teaserRatio = teasers.requestsPerSecond / context.bare.result.requestsPerSecond;
+    const ads = (await server.context.db.selectFrom('offers').select(['id', 'campaign_id']).limit(200).execute()).map(
+      (offer) => ({
+        offerId: offer.id,
+        campaignId: offer.campaign_id,
+        siteId,
+        blockId,
+        chargeMicros: 10_000,
+      }),
+    );
+    const clicks = await loadClicks({
+      url: `${server.url}/`,
+      connections: context.connections,
+      durationSeconds: context.durationSeconds,
+      secret: (engine as unknown as { options: { signingSecret: string } }).options.signingSecret,
+      issuedAt: server.context.clock.now(),
+      ads,
+      links: Math.max(50_000, Math.ceil(context.bare.result.requestsPerSecond * context.durationSeconds * 0.6)),
+      userAgent: USER_AGENT,
+    });
+    const clickRatio = clicks.requestsPerSecond / context.bare.result.requestsPerSecond;
+    const billed = await server.context.db
+      .selectFrom('clicks')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('status', '=', 'billed')
+      .executeTakeFirstOrThrow();
+    process.stderr.write(`bench: ${Number(billed.count)} clicks billed of ${clicks.statuses['3xx'] ?? 0} redirects\n`);
+    return [
+      {
+        scenario: 'GET /api/serve/blocks/{id}/teasers',
+        result: teasers,
+        ratio: teaserRatio,
+        goal: 'ratio ≥ 0.5, p99 < 20 ms',
+        met: teaserRatio >= 0.5 && teasers.p99 < 20 && teasers.statuses['2xx'] === teasers.total,
+      },
+      {
+        scenario: 'GET /api/serve/click/{token} (billed)',
+        result: clicks,
+        ratio: clickRatio,
+        goal: 'ratio ≥ 0.25',
+        met: clickRatio >= 0.25 && clicks.statuses['3xx'] === clicks.total,
+      },
+    ];
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
 export default scenario;

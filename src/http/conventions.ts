@@ -130,6 +130,8 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
 
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    // A response that may not be stored (fresh teasers, signed links) can never be revalidated.
+    if (String(reply.getHeader('Cache-Control') ?? '').includes('no-store')) return payload;
     const etag = `"${hash('sha1', payload, 'base64url')}"`;
     reply.header('ETag', etag);
     const ifNoneMatch = request.headers['if-none-match'];
