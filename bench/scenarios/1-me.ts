@@ -1,16 +1,6 @@
-// Authenticated GET /api/me: token lookup, rate limiter, account read and serialization on the
-// path, against a real Nativa server started in this process on a fresh PostgreSQL database.
-// One advertiser holds BENCH_TOKENS tokens (default 8000) and the load rotates through them, so
-// the default limit of 5 requests per second per token admits the whole load. Each format is
-// measured after a short warm-up (the steady state of a running server: JIT done, token lookups cached).
-// The machine may be shared, so the yardstick is measured again right before and after each
-// measurement, and the ratio is taken against the mean of those two (the run's first bare figure
-// is shown too, but load that comes and goes between them would make its ratio meaningless).
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createAccount } from '../../src/modules/accounts/account-service.ts';
