@@ -13,8 +13,8 @@ import { type LoadResult, load } from '../lib/load.ts';
 import type { BenchRow } from '../lib/report.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
-// Enough tokens that the load stays under 5 requests per second per token up to ~40,000 req/s.
-const TOKEN_COUNT = Number(process.env.BENCH_TOKENS ?? 8000);
+// Enough tokens that the load stays well under 5 requests per second per token up to ~50,000 req/s.
+const TOKEN_COUNT = Number(process.env.BENCH_TOKENS ?? 16000);
 const WARM_UP_SECONDS = 3;
 
 const scenario: Scenario = {

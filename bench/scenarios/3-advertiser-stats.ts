@@ -110,7 +110,7 @@ const scenario: Scenario = {
         { length: CAMPAIGNS / 20 },
         (_, index) => `/api/advertiser/campaigns?page=${index + 1}&per-page=20&dateFrom=${from}&dateTo=${TODAY}`,
       );
-      const connections = Math.min(context.connections, Number(process.env.BENCH_STATS_CONNECTIONS ?? 4));
+      const connections = Math.min(context.connections, Number(process.env.BENCH_STATS_CONNECTIONS ?? 8));
       const rows: BenchRow[] = [];
       for (const [label, paths] of [
         ['GET /advertiser/statistics, 1 campaign, 90 days', statisticsPaths],
