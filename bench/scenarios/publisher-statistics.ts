@@ -1,5 +1,5 @@
 // Publisher read paths under load: the daily statistics of a publisher with 90 days of traffic on
-// 2 sites x 3 blocks, and the site list with its period figures. Real server, embedded PGlite.
+// 2 sites x 3 blocks, and the site list with its period figures. Real server on a fresh PostgreSQL database.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
