@@ -49,45 +49,32 @@ export function registerModerationRoutes(app: FastifyInstance, context: AppConte
   const { db, clock } = context;
   const tags = ['Operator'];
 
-  app.put(
-    '/api/admin/campaigns/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Approve or reject a campaign (or send it back to moderation).',
-        params: IdParams,
-        body: DecisionBody,
-        response: { 200: Decision, ...errorResponses(401, 403, 404, 422) },
+  // Campaigns and ads are moderated the same way: one decision route each.
+  const decisions = [
+    { path: '/api/admin/campaigns/:id', what: 'Campaign', noun: 'a campaign', decide: setCampaignModeration },
+    { path: '/api/admin/offers/:id', what: 'Ad', noun: 'an ad', decide: setOfferModeration },
+  ] as const;
+  for (const { path, what, noun, decide } of decisions) {
+    app.put(
+      path,
+      {
+        schema: {
+          tags,
+          summary: `Approve or reject ${noun} (or send it back to moderation).`,
+          params: IdParams,
+          body: DecisionBody,
+          response: { 200: Decision, ...errorResponses(401, 403, 404, 422) },
+        },
       },
-    },
-    async (request) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const status = asStatus((request.body as Static<typeof DecisionBody>).status);
-      const row = await db.transaction().execute((trx) => setCampaignModeration(trx, id, status, new Date(clock.now())));
-      if (row === undefined) throw notFound('Campaign');
-      return { id: row.id, status: asStatus(row.moderation_status) };
-    },
-  );
-
-  app.put(
-    '/api/admin/offers/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Approve or reject an ad (or send it back to moderation).',
-        params: IdParams,
-        body: DecisionBody,
-        response: { 200: Decision, ...errorResponses(401, 403, 404, 422) },
+      async (request) => {
+        const { id } = request.params as Static<typeof IdParams>;
+        const status = asStatus((request.body as Static<typeof DecisionBody>).status);
+        const row = await db.transaction().execute((trx) => decide(trx, id, status, new Date(clock.now())));
+        if (row === undefined) throw notFound(what);
+        return { id: row.id, status: asStatus(row.moderation_status) };
       },
-    },
-    async (request) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const status = asStatus((request.body as Static<typeof DecisionBody>).status);
-      const row = await db.transaction().execute((trx) => setOfferModeration(trx, id, status, new Date(clock.now())));
-      if (row === undefined) throw notFound('Ad');
-      return { id: row.id, status: asStatus(row.moderation_status) };
-    },
-  );
+    );
+  }
 
   app.get(
     '/api/admin/campaigns',
