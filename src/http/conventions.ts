@@ -86,7 +86,8 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     }
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks in callback style: no promise per request for the common (public, cacheable) path.
+  app.addHook('onRequest', (request, reply, done) => {
     request.format = negotiateFormat(request.headers.accept);
     reply.header('Vary', 'Accept');
     if (request.format === 'xml') {
@@ -94,11 +95,15 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
       reply.type(XML_TYPE);
     }
     if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
-      throw forbidden('Requests must be made over HTTPS.');
+      done(forbidden('Requests must be made over HTTPS.'));
+      return;
     }
     const access = request.routeOptions.config.access;
-    if (access === undefined || access === 'public') return;
-    await authorize(request, reply, access);
+    if (access === undefined || access === 'public') {
+      done();
+      return;
+    }
+    authorize(request, reply, access).then(() => done(), done);
   });
 
   async function authorize(request: FastifyRequest, reply: FastifyReply, access: Access): Promise<void> {
@@ -119,28 +124,12 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     }
   }
 
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    if (reply.statusCode >= 300) return payload;
-    const fields = (request.query as { fields?: unknown } | undefined)?.fields;
-    if (typeof fields !== 'string' || fields.trim() === '') return payload;
-    const wanted = new Set(fields.split(',').map((field) => field.trim()));
-    if (request.format === 'json') reply.serializer(JSON.stringify);
-    return Array.isArray(payload) ? payload.map((item) => pick(item, wanted)) : pick(payload, wanted);
+  app.addHook('preSerialization', (request, reply, payload, done) => {
+    done(null, selectFields(request, reply, payload));
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    // A response that may not be stored (fresh teasers, signed links) can never be revalidated.
-    if (String(reply.getHeader('Cache-Control') ?? '').includes('no-store')) return payload;
-    const etag = `"${hash('sha1', payload, 'base64url')}"`;
-    reply.header('ETag', etag);
-    const ifNoneMatch = request.headers['if-none-match'];
-    if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch.split(',').some((tag) => tag.trim() === etag))) {
-      reply.code(304);
-      reply.removeHeader('Content-Type');
-      return '';
-    }
-    return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    done(null, withEtag(request, reply, payload));
   });
 
   app.setNotFoundHandler(async (request, reply) => {
@@ -206,6 +195,32 @@ function classify(error: FastifyError | ApiError): Failure {
     return { status: error.statusCode, message: error.message, code: 0, headers: {} };
   }
   return { status: 500, message: 'An internal server error occurred.', code: 0, headers: {} };
+}
+
+/** `fields=a,b`: keeps only the named fields of the object (or of each item of a list). */
+function selectFields(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (reply.statusCode >= 300) return payload;
+  const fields = (request.query as { fields?: unknown } | undefined)?.fields;
+  if (typeof fields !== 'string' || fields.trim() === '') return payload;
+  const wanted = new Set(fields.split(',').map((field) => field.trim()));
+  if (request.format === 'json') reply.serializer(JSON.stringify);
+  return Array.isArray(payload) ? payload.map((item) => pick(item, wanted)) : pick(payload, wanted);
+}
+
+/** ETag on successful GETs, and 304 when the client already holds that version. */
+function withEtag(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (request.method !== 'GET' || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+  // A response that may not be stored (fresh teasers, signed links) can never be revalidated.
+  if (String(reply.getHeader('Cache-Control') ?? '').includes('no-store')) return payload;
+  const etag = `"${hash('sha1', payload, 'base64url')}"`;
+  reply.header('ETag', etag);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch.split(',').some((tag) => tag.trim() === etag))) {
+    reply.code(304);
+    reply.removeHeader('Content-Type');
+    return '';
+  }
+  return payload;
 }
 
 function pick(value: unknown, wanted: Set<string>): unknown {

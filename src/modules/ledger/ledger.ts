@@ -123,25 +123,28 @@ export async function applyLedgerChanges(trx: Db, changes: readonly LedgerChange
     offsets[index] = -(later.get(change.accountId) ?? 0);
     later.set(change.accountId, (later.get(change.accountId) ?? 0) + change.amountMicros);
   }
-  const deltas = sql.join(ids.map((id) => sql`(${id}::integer, ${totals.get(id) ?? 0}::bigint)`));
-  const rows = sql.join(
-    changes.map(
-      (change, index) =>
-        sql`(${index}::integer, ${change.accountId}::integer, ${change.amountMicros}::bigint, ${offsets[index] ?? 0}::bigint, ${change.kind}::text, ${change.counterpartyId ?? null}::integer, ${change.reference ?? null}::text, ${change.comment ?? ''}::text, ${change.createdBy ?? null}::integer)`,
-    ),
-  );
+  // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
   const result = await sql<{ inserted: number; accounts: number }>`
     WITH locked AS (
-      SELECT id FROM accounts WHERE id IN (${sql.join(ids)}) ORDER BY id FOR UPDATE
+      SELECT id FROM accounts WHERE id = ANY(${ids}::integer[]) ORDER BY id FOR UPDATE
     ), moved AS (
       UPDATE accounts AS a SET balance_micros = a.balance_micros + v.delta
-      FROM (VALUES ${deltas}) AS v (id, delta), locked
+      FROM unnest(${ids}::integer[], ${ids.map((id) => totals.get(id) ?? 0)}::bigint[]) AS v (id, delta), locked
       WHERE a.id = v.id AND locked.id = v.id AND a.balance_micros + v.delta >= 0
       RETURNING a.id, a.balance_micros
     ), entries AS (
       INSERT INTO ledger_entries (account_id, amount_micros, balance_after_micros, kind, counterparty_id, reference, comment, created_by)
       SELECT c.account_id, c.amount, moved.balance_micros + c.offset_after, c.kind, c.counterparty_id, c.reference, c.comment, c.created_by
-      FROM (VALUES ${rows}) AS c (position, account_id, amount, offset_after, kind, counterparty_id, reference, comment, created_by)
+      FROM unnest(
+        ${changes.map((change) => change.accountId)}::integer[],
+        ${changes.map((change) => change.amountMicros)}::bigint[],
+        ${offsets.map((offset) => offset ?? 0)}::bigint[],
+        ${changes.map((change) => change.kind)}::text[],
+        ${changes.map((change) => change.counterpartyId ?? null)}::integer[],
+        ${changes.map((change) => change.reference ?? null)}::text[],
+        ${changes.map((change) => change.comment ?? '')}::text[],
+        ${changes.map((change) => change.createdBy ?? null)}::integer[]
+      ) WITH ORDINALITY AS c (account_id, amount, offset_after, kind, counterparty_id, reference, comment, created_by, position)
       JOIN moved ON moved.id = c.account_id
       ORDER BY c.position
       RETURNING 1

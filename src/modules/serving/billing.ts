@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { applyLedgerChange, applyLedgerChanges, InsufficientFunds, type LedgerChange } from '../ledger/ledger.ts';
 import { type DeviceId, type GoalId, recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
@@ -112,29 +113,31 @@ export async function billClicks(db: Db, clicks: readonly PendingClick[], settin
   try {
     return await db.transaction().execute(async (trx) => {
       const splits = clicks.map((click) => splitCharge(click.claims.chargeMicros, settings.revenueSharePercent));
-      const inserted = await trx
-        .insertInto('clicks')
-        .values(
-          clicks.map((click, index) => ({
-            click_id: click.claims.clickId,
-            created_at: new Date(click.nowMs),
-            campaign_id: click.claims.campaignId,
-            offer_id: click.claims.offerId,
-            site_id: click.claims.siteId,
-            block_id: click.claims.blockId,
-            device: click.claims.device,
-            country: click.claims.country,
-            advertiser_id: click.parties.advertiserId,
-            publisher_id: click.parties.publisherId,
-            status: 'billed' as const,
-            charge_micros: click.claims.chargeMicros,
-            publisher_micros: splits[index]?.publisherMicros ?? 0,
-            margin_micros: splits[index]?.marginMicros ?? 0,
-          })),
-        )
-        .onConflict((conflict) => conflict.column('click_id').doNothing())
-        .returning('click_id')
-        .execute();
+      // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
+      const column = <T>(value: (click: PendingClick, index: number) => T) => clicks.map(value);
+      const { rows: inserted } = await sql<{ click_id: string }>`
+        INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+          advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros)
+        SELECT c.click_id, c.created_at, c.campaign_id, c.offer_id, c.site_id, c.block_id, c.device, c.country,
+          c.advertiser_id, c.publisher_id, 'billed', c.charge_micros, c.publisher_micros, c.margin_micros
+        FROM unnest(
+          ${column((click) => click.claims.clickId)}::text[],
+          ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
+          ${column((click) => click.claims.campaignId)}::integer[],
+          ${column((click) => click.claims.offerId)}::integer[],
+          ${column((click) => click.claims.siteId)}::integer[],
+          ${column((click) => click.claims.blockId)}::integer[],
+          ${column((click) => click.claims.device)}::smallint[],
+          ${column((click) => click.claims.country)}::text[],
+          ${column((click) => click.parties.advertiserId)}::integer[],
+          ${column((click) => click.parties.publisherId)}::integer[],
+          ${column((click) => click.claims.chargeMicros)}::bigint[],
+          ${column((_click, index) => splits[index]?.publisherMicros ?? 0)}::bigint[],
+          ${column((_click, index) => splits[index]?.marginMicros ?? 0)}::bigint[]
+        ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+          advertiser_id, publisher_id, charge_micros, publisher_micros, margin_micros)
+        ON CONFLICT (click_id) DO NOTHING
+        RETURNING click_id`.execute(trx);
       const fresh = new Set(inserted.map((row) => row.click_id));
       const changes: LedgerChange[] = [];
       const events: TrafficEvent[] = [];

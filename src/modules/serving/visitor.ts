@@ -42,6 +42,20 @@ let geoLookup: GeoLookup | undefined;
  * memory and a moment, and many test servers never see a public address.
  */
 export function countryOf(ip: string): string {
+  let country = countryCache.get(ip);
+  if (country === undefined) {
+    country = lookUpCountry(ip);
+    if (countryCache.size >= COUNTRY_CACHE_LIMIT) countryCache.clear();
+    countryCache.set(ip, country);
+  }
+  return country;
+}
+
+/** Visitors come back (a page loads several blocks, then clicks): their country is cached. */
+const countryCache = new Map<string, string>();
+const COUNTRY_CACHE_LIMIT = 10_000;
+
+function lookUpCountry(ip: string): string {
   const address = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
   if (isIP(address) === 0 || isPrivateAddress(address)) return '';
   if (geoLookup === undefined) {
