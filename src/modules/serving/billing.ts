@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { applyLedgerChange, applyLedgerChanges, InsufficientFunds, type LedgerChange } from '../ledger/ledger.ts';
+import { applyLedgerChanges, InsufficientFunds, type LedgerChange } from '../ledger/ledger.ts';
 import { type DeviceId, type GoalId, recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
 import { splitCharge } from './auction.ts';
 import type { ClickClaims } from './click-token.ts';
@@ -24,6 +24,59 @@ export interface BillingSettings {
 }
 
 /**
+ * What one billed click writes besides its click row: the advertiser's debit, the publisher's
+ * share and the platform's margin (summing to zero), and the click's line in the rollup.
+ */
+function clickEntries(
+  claims: ClickClaims,
+  parties: ClickParties,
+  split: { publisherMicros: number; marginMicros: number },
+  nowMs: number,
+): { changes: LedgerChange[]; event: TrafficEvent } {
+  const reference = claims.clickId;
+  const changes: LedgerChange[] = [
+    {
+      accountId: parties.advertiserId,
+      amountMicros: -claims.chargeMicros,
+      kind: 'click_charge',
+      counterpartyId: parties.publisherId,
+      reference,
+    },
+  ];
+  if (split.publisherMicros > 0) {
+    changes.push({
+      accountId: parties.publisherId,
+      amountMicros: split.publisherMicros,
+      kind: 'click_revenue',
+      counterpartyId: parties.advertiserId,
+      reference,
+    });
+  }
+  if (split.marginMicros > 0) {
+    changes.push({
+      accountId: parties.platformAccountId,
+      amountMicros: split.marginMicros,
+      kind: 'click_margin',
+      counterpartyId: parties.advertiserId,
+      reference,
+    });
+  }
+  const event: TrafficEvent = {
+    at: nowMs,
+    campaignId: claims.campaignId,
+    offerId: claims.offerId,
+    siteId: claims.siteId,
+    blockId: claims.blockId,
+    device: claims.device as DeviceId,
+    country: claims.country,
+    clicks: 1,
+    spendMicros: claims.chargeMicros,
+    publisherIncomeMicros: split.publisherMicros,
+  };
+  return { changes, event };
+}
+
+/**
  * Bills a click once: the click row's primary key is the guard (a second attempt inserts nothing
  * and moves no money). The advertiser is debited the charge; the publisher is credited its share
  * and the platform the rest, so the three ledger entries sum to zero.
@@ -44,50 +97,9 @@ export async function billClick(
         margin: split.marginMicros,
       });
       if (!inserted) return 'duplicate';
-      const reference = claims.clickId;
-      await applyLedgerChange(trx, {
-        accountId: parties.advertiserId,
-        amountMicros: -claims.chargeMicros,
-        kind: 'click_charge',
-        counterpartyId: parties.publisherId,
-        reference,
-      });
-      if (split.publisherMicros > 0) {
-        await applyLedgerChange(trx, {
-          accountId: parties.publisherId,
-          amountMicros: split.publisherMicros,
-          kind: 'click_revenue',
-          counterpartyId: parties.advertiserId,
-          reference,
-        });
-      }
-      if (split.marginMicros > 0) {
-        await applyLedgerChange(trx, {
-          accountId: parties.platformAccountId,
-          amountMicros: split.marginMicros,
-          kind: 'click_margin',
-          counterpartyId: parties.advertiserId,
-          reference,
-        });
-      }
-      await recordEvents(
-        trx,
-        [
-          {
-            at: nowMs,
-            campaignId: claims.campaignId,
-            offerId: claims.offerId,
-            siteId: claims.siteId,
-            blockId: claims.blockId,
-            device: claims.device as DeviceId,
-            country: claims.country,
-            clicks: 1,
-            spendMicros: claims.chargeMicros,
-            publisherIncomeMicros: split.publisherMicros,
-          },
-        ],
-        settings.timeZone,
-      );
+      const entries = clickEntries(claims, parties, split, nowMs);
+      await recordEvents(trx, [entries.event], settings.timeZone);
+      await applyLedgerChanges(trx, entries.changes);
       return 'billed';
     });
   } catch (error) {
@@ -144,45 +156,14 @@ export async function billClicks(db: Db, clicks: readonly PendingClick[], settin
       const outcomes = clicks.map((click, index): ClickOutcome => {
         const { claims, parties } = click;
         if (!fresh.delete(claims.clickId)) return 'duplicate';
-        const split = splits[index] ?? { publisherMicros: 0, marginMicros: claims.chargeMicros };
-        const reference = claims.clickId;
-        changes.push({
-          accountId: parties.advertiserId,
-          amountMicros: -claims.chargeMicros,
-          kind: 'click_charge',
-          counterpartyId: parties.publisherId,
-          reference,
-        });
-        if (split.publisherMicros > 0) {
-          changes.push({
-            accountId: parties.publisherId,
-            amountMicros: split.publisherMicros,
-            kind: 'click_revenue',
-            counterpartyId: parties.advertiserId,
-            reference,
-          });
-        }
-        if (split.marginMicros > 0) {
-          changes.push({
-            accountId: parties.platformAccountId,
-            amountMicros: split.marginMicros,
-            kind: 'click_margin',
-            counterpartyId: parties.advertiserId,
-            reference,
-          });
-        }
-        events.push({
-          at: click.nowMs,
-          campaignId: claims.campaignId,
-          offerId: claims.offerId,
-          siteId: claims.siteId,
-          blockId: claims.blockId,
-          device: claims.device as DeviceId,
-          country: claims.country,
-          clicks: 1,
-          spendMicros: claims.chargeMicros,
-          publisherIncomeMicros: split.publisherMicros,
-        });
+        const entries = clickEntries(
+          claims,
+          parties,
+          splits[index] ?? { publisherMicros: 0, marginMicros: claims.chargeMicros },
+          click.nowMs,
+        );
+        changes.push(...entries.changes);
+        events.push(entries.event);
         return 'billed';
       });
       // The rollup first and the account rows last: the busiest rows stay locked the shortest time.
