@@ -1,4 +1,5 @@
 import type { Db } from '../../src/db/database.ts';
+import { applyLedgerChange } from '../../src/modules/ledger/ledger.ts';
 import { recordEvents, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
 
 /**
@@ -85,4 +86,33 @@ export async function insertBlock(db: Db, values: { siteId: number; title?: stri
 /** Feeds traffic through the same function the serving engine uses. */
 export async function recordTraffic(db: Db, events: TrafficEvent[], timeZone = 'UTC'): Promise<void> {
   await db.transaction().execute((trx) => recordEvents(trx, events, timeZone));
+}
+
+/**
+ * An account written directly (for tests that cannot use the operator API, e.g. behind a trusted
+ * proxy or before the server starts), optionally funded through the ledger.
+ */
+export async function insertAccount(
+  db: Db,
+  values: { kind: 'advertiser' | 'publisher'; username: string; depositMicros?: number },
+) {
+  const account = await db
+    .insertInto('accounts')
+    .values({
+      kind: values.kind,
+      username: values.username,
+      email: `${values.username}@example.test`,
+      parent_id: null,
+      password_hash: null,
+      email_confirmed_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const deposit = values.depositMicros ?? 0;
+  if (deposit > 0) {
+    await db
+      .transaction()
+      .execute((trx) => applyLedgerChange(trx, { accountId: account.id, amountMicros: deposit, kind: 'deposit' }));
+  }
+  return account;
 }

@@ -10,8 +10,7 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { applyLedgerChange } from '../../src/modules/ledger/ledger.ts';
-import { insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
+import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
 import { DESKTOP_UA } from './serving-helpers.ts';
 
 /**
@@ -121,24 +120,12 @@ describe('serving survives kill -9 without losing billed clicks', () => {
     try {
       await migrate(seed);
       const db = seed.db;
-      const insertAccount = (kind: 'advertiser' | 'publisher') =>
-        db
-          .insertInto('accounts')
-          .values({
-            kind,
-            username: `crash-${kind}`,
-            email: `crash-${kind}@example.test`,
-            parent_id: null,
-            password_hash: null,
-            email_confirmed_at: null,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-      const advertiser = await insertAccount('advertiser');
-      const publisher = await insertAccount('publisher');
-      await db
-        .transaction()
-        .execute((trx) => applyLedgerChange(trx, { accountId: advertiser.id, amountMicros: 1_000_000_000, kind: 'deposit' }));
+      const advertiser = await insertAccount(db, {
+        kind: 'advertiser',
+        username: 'crash-advertiser',
+        depositMicros: 1_000_000_000,
+      });
+      const publisher = await insertAccount(db, { kind: 'publisher', username: 'crash-publisher' });
       for (let index = 0; index < 6; index += 1) {
         const campaign = await insertCampaign(db, { advertiserId: advertiser.id });
         await insertOffer(db, { campaignId: campaign.id, bidMicros: 50_000 + index * 10_000 });

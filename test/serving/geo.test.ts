@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyLedgerChange } from '../../src/modules/ledger/ledger.ts';
 import { countryOf } from '../../src/modules/serving/visitor.ts';
-import { insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
+import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { DESKTOP_UA, engineOf, pathOf } from './serving-helpers.ts';
 
@@ -26,24 +25,8 @@ describe('serving: geo targeting (client address from X-Forwarded-For behind a t
   it('serves geo-targeted campaigns only in their countries, untargeted ones everywhere', async () => {
     // Behind a trusted proxy every request needs X-Forwarded-Proto, so accounts are made directly.
     const db = server.server.context.db;
-    const insertAccount = (kind: 'advertiser' | 'publisher') =>
-      db
-        .insertInto('accounts')
-        .values({
-          kind,
-          username: `geo-${kind}`,
-          email: `geo-${kind}@example.test`,
-          parent_id: null,
-          password_hash: null,
-          email_confirmed_at: null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-    const advertiser = await insertAccount('advertiser');
-    const publisher = await insertAccount('publisher');
-    await db
-      .transaction()
-      .execute((trx) => applyLedgerChange(trx, { accountId: advertiser.id, amountMicros: 10_000_000, kind: 'deposit' }));
+    const advertiser = await insertAccount(db, { kind: 'advertiser', username: 'geo-advertiser', depositMicros: 10_000_000 });
+    const publisher = await insertAccount(db, { kind: 'publisher', username: 'geo-publisher' });
     const usCampaign = await insertCampaign(db, { advertiserId: advertiser.id, geo: ['US'] });
     const anyCampaign = await insertCampaign(db, { advertiserId: advertiser.id });
     const us = (await insertOffer(db, { campaignId: usCampaign.id, bidMicros: 300_000 })).id;
