@@ -153,7 +153,11 @@ async function measure(context: BenchContext, databaseUrl: string): Promise<Benc
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('status', '=', 'billed')
       .executeTakeFirstOrThrow();
-    process.stderr.write(`bench: ${Number(billed.count)} clicks billed of ${clicks.statuses['3xx'] ?? 0} redirects\n`);
+    const batches = engine.billingCounts;
+    process.stderr.write(
+      `bench: ${Number(billed.count)} clicks billed of ${clicks.statuses['3xx'] ?? 0} redirects, ` +
+        `${batches.batches} batches of ${(batches.clicks / Math.max(1, batches.batches)).toFixed(1)} clicks on average\n`,
+    );
     return [
       {
         scenario: 'GET /api/serve/blocks/{id}/teasers',

@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createPgliteQueue } from './pglite-pool.ts';
+import { preparingPool } from './prepared.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { WriteTracker } from './write-tracker.ts';
 
@@ -63,7 +64,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // process down: the pool discards it and the next query opens a new one.
     pool.on('error', () => undefined);
     const writes = new WriteTracker();
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: writes.wrapPool(pool) }) });
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: writes.wrapPool(preparingPool(pool)) }) });
     return {
       db,
       kind: 'postgres',

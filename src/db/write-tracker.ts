@@ -1,4 +1,5 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { wrapPoolClients } from './pool-wrapper.ts';
 
 /**
  * Counts the writes this process has committed, per table. A cache of rows (accounts on every
@@ -30,22 +31,7 @@ export class WriteTracker {
 
   /** A pool whose connections report their writes to this tracker. */
   wrapPool(pool: PostgresPool): PostgresPool {
-    const wrapped = new WeakMap<PostgresPoolClient, PostgresPoolClient>();
-    return {
-      options: (pool as { options?: object }).options ?? {},
-      // Kysely opens a control connection of this class to cancel a query.
-      Client: (pool as { Client?: unknown }).Client,
-      connect: async () => {
-        const client = await pool.connect();
-        let tracked = wrapped.get(client);
-        if (tracked === undefined) {
-          tracked = this.wrapClient(client);
-          wrapped.set(client, tracked);
-        }
-        return tracked;
-      },
-      end: () => pool.end(),
-    } as PostgresPool;
+    return wrapPoolClients(pool, (client) => this.wrapClient(client));
   }
 
   private wrapClient(client: PostgresPoolClient): PostgresPoolClient {

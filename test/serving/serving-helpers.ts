@@ -100,6 +100,15 @@ export async function ledgerSum(db: Db, accountId: number, kind?: string): Promi
   return Number(row.sum ?? 0);
 }
 
+/** Every account's balance equals the sum of its ledger and is not negative. */
+export async function assertEveryBalanceIsItsLedger(db: Db): Promise<void> {
+  const accounts = await db.selectFrom('accounts').select(['id', 'balance_micros']).execute();
+  for (const account of accounts) {
+    assert.equal(account.balance_micros, await ledgerSum(db, account.id), `account ${account.id}: balance = ledger`);
+    assert.ok(account.balance_micros >= 0, `account ${account.id}: balance not negative`);
+  }
+}
+
 /** Totals of the rollup for the given filter: what every statistics endpoint sums. */
 export async function statsTotals(db: Db, filter: { campaignIds?: number[]; blockId?: number; siteId?: number }) {
   let query = db

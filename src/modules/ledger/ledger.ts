@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { prepared } from '../../db/prepared.ts';
 import { invalidField } from '../../http/errors.ts';
 
 /**
@@ -104,14 +105,24 @@ export async function listLedgerEntries(db: Db, accountId: number, limit: number
 }
 
 /**
- * Applies many changes in one statement (the serving engine's batched click billing): the accounts
- * are locked in id order, each account's balance moves once by the sum of its changes (refused, as
- * a whole, with InsufficientFunds when any would end below zero), and every change still gets its
- * own ledger row with the balance after it, in the order given. One statement keeps the time the
- * account rows stay locked short. Balance = sum of ledger holds.
+ * Applies many changes in one statement, together with writes that must happen only when the money
+ * moves (the serving engine's batched click billing: click rows and their rollup lines). One
+ * statement is one round trip and its own transaction, so the account rows stay locked for the
+ * shortest time. The accounts are locked in id order; each account's balance moves once by the sum
+ * of its changes; every change still gets its own ledger row with the balance after it, in the
+ * order given. Nothing at all is written (and `false` is returned) when `precondition` is false or
+ * any balance would end below zero. Balance = sum of ledger holds.
+ *
+ * `alongside` are data-modifying statements that the caller guards with `WHERE EXISTS (SELECT 1
+ * FROM posted)`; `posted` has its one row only once every balance has moved, so they run after
+ * the account rows are locked (one lock order for every writer: accounts, then the rest).
  */
-export async function applyLedgerChanges(trx: Db, changes: readonly LedgerChange[]): Promise<void> {
-  if (changes.length === 0) return;
+export async function postLedgerChanges(
+  db: Db,
+  changes: readonly LedgerChange[],
+  statement: { precondition?: RawBuilder<boolean>; alongside?: readonly RawBuilder<unknown>[] } = {},
+): Promise<boolean> {
+  if (changes.length === 0) throw new Error('postLedgerChanges needs at least one change');
   const totals = new Map<number, number>();
   for (const change of changes) totals.set(change.accountId, (totals.get(change.accountId) ?? 0) + change.amountMicros);
   const ids = [...totals.keys()].sort((a, b) => a - b);
@@ -123,14 +134,22 @@ export async function applyLedgerChanges(trx: Db, changes: readonly LedgerChange
     offsets[index] = -(later.get(change.accountId) ?? 0);
     later.set(change.accountId, (later.get(change.accountId) ?? 0) + change.amountMicros);
   }
+  const alongside = (statement.alongside ?? []).map((write, index) => sql`, ${sql.id(`alongside_${index}`)} AS (${write})`);
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
-  const result = await sql<{ inserted: number; accounts: number }>`
-    WITH locked AS (
-      SELECT id FROM accounts WHERE id = ANY(${ids}::integer[]) ORDER BY id FOR UPDATE
+  const result = await prepared(sql<{ posted: boolean }>`
+    WITH guard AS (
+      SELECT ${statement.precondition ?? sql<boolean>`true`} AS ok
+    ), totals AS (
+      SELECT * FROM unnest(${ids}::integer[], ${ids.map((id) => totals.get(id) ?? 0)}::bigint[]) AS t (id, delta)
+    ), locked AS (
+      SELECT a.id, a.balance_micros FROM accounts AS a, guard
+      WHERE guard.ok AND a.id = ANY(${ids}::integer[]) ORDER BY a.id FOR UPDATE OF a
+    ), verdict AS (
+      SELECT count(*) = ${ids.length} AS ok FROM locked JOIN totals USING (id) WHERE locked.balance_micros + totals.delta >= 0
     ), moved AS (
-      UPDATE accounts AS a SET balance_micros = a.balance_micros + v.delta
-      FROM unnest(${ids}::integer[], ${ids.map((id) => totals.get(id) ?? 0)}::bigint[]) AS v (id, delta), locked
-      WHERE a.id = v.id AND locked.id = v.id AND a.balance_micros + v.delta >= 0
+      UPDATE accounts AS a SET balance_micros = a.balance_micros + totals.delta
+      FROM totals, verdict
+      WHERE verdict.ok AND a.id = totals.id
       RETURNING a.id, a.balance_micros
     ), entries AS (
       INSERT INTO ledger_entries (account_id, amount_micros, balance_after_micros, kind, counterparty_id, reference, comment, created_by)
@@ -148,11 +167,9 @@ export async function applyLedgerChanges(trx: Db, changes: readonly LedgerChange
       JOIN moved ON moved.id = c.account_id
       ORDER BY c.position
       RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM entries)::integer AS inserted, (SELECT count(*) FROM moved)::integer AS accounts`.execute(trx);
-  const outcome = result.rows[0];
-  if (outcome === undefined || Number(outcome.accounts) !== ids.length || Number(outcome.inserted) !== changes.length) {
-    // The statement's effects are rolled back with the caller's transaction when this propagates.
-    throw new InsufficientFunds(ids[0] ?? 0);
-  }
+    ), posted AS (
+      SELECT 1 FROM verdict WHERE verdict.ok AND (SELECT count(*) FROM moved) = ${ids.length}
+    )${sql.join(alongside, sql``)}
+    SELECT EXISTS (SELECT 1 FROM posted) AS posted`).execute(db);
+  return result.rows[0]?.posted === true;
 }

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { applyLedgerChanges, InsufficientFunds, type LedgerChange } from '../ledger/ledger.ts';
-import { type DeviceId, type GoalId, recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
-import { splitCharge } from './auction.ts';
+import { type LedgerChange, postLedgerChanges } from '../ledger/ledger.ts';
+import { type DeviceId, type GoalId, recordEvents, rollupWrite, type TrafficEvent } from '../statistics/record-events.ts';
+import { type ChargeSplit, splitCharge } from './auction.ts';
 import type { ClickClaims } from './click-token.ts';
 
 /**
@@ -76,107 +76,126 @@ function clickEntries(
   return { changes, event };
 }
 
-/**
- * Bills a click once: the click row's primary key is the guard (a second attempt inserts nothing
- * and moves no money). The advertiser is debited the charge; the publisher is credited its share
- * and the platform the rest, so the three ledger entries sum to zero.
- */
-export async function billClick(
-  db: Db,
-  claims: ClickClaims,
-  parties: ClickParties,
-  settings: BillingSettings,
-  nowMs: number,
-): Promise<ClickOutcome> {
-  const split = splitCharge(claims.chargeMicros, settings.revenueSharePercent);
-  try {
-    return await db.transaction().execute(async (trx) => {
-      const inserted = await insertClickRow(trx, claims, parties, nowMs, 'billed', {
-        charge: claims.chargeMicros,
-        publisher: split.publisherMicros,
-        margin: split.marginMicros,
-      });
-      if (!inserted) return 'duplicate';
-      const entries = clickEntries(claims, parties, split, nowMs);
-      await recordEvents(trx, [entries.event], settings.timeZone);
-      await applyLedgerChanges(trx, entries.changes);
-      return 'billed';
-    });
-  } catch (error) {
-    if (!(error instanceof InsufficientFunds)) throw error;
-    return recordUnbilledClick(db, claims, parties, nowMs, 'funds');
-  }
-}
-
 export interface PendingClick {
   claims: ClickClaims;
   parties: ClickParties;
   nowMs: number;
 }
 
+/** How often a batch is tried again after another transaction inserted one of its clicks first. */
+const MAX_ATTEMPTS = 5;
+
 /**
- * Bills many clicks in one transaction (group commit): one insert of the click rows (duplicates,
- * in the database or within the batch, are skipped), one balance update per account with a ledger
- * row per click and party, and one rollup upsert. When an advertiser's money does not cover its
- * clicks in the batch, the batch is rolled back and its clicks are billed one by one instead, so
- * exactly the clicks that can be paid are billed.
+ * Bills clicks, each exactly once, many in one statement (group commit): the click rows, their
+ * ledger rows (one per click and party, one balance move per account) and their rollup lines go
+ * in together or not at all. The click id is the guard: a click already in the database, or seen
+ * earlier in the batch, is a duplicate and moves no money. When an advertiser's money does not
+ * cover its clicks in the batch, nothing is written and the clicks are billed one by one instead,
+ * so exactly the clicks that can be paid are billed.
  */
 export async function billClicks(db: Db, clicks: readonly PendingClick[], settings: BillingSettings): Promise<ClickOutcome[]> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      const splits = clicks.map((click) => splitCharge(click.claims.chargeMicros, settings.revenueSharePercent));
-      // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
-      const column = <T>(value: (click: PendingClick, index: number) => T) => clicks.map(value);
-      const { rows: inserted } = await sql<{ click_id: string }>`
-        INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-          advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros)
-        SELECT c.click_id, c.created_at, c.campaign_id, c.offer_id, c.site_id, c.block_id, c.device, c.country,
-          c.advertiser_id, c.publisher_id, 'billed', c.charge_micros, c.publisher_micros, c.margin_micros
-        FROM unnest(
-          ${column((click) => click.claims.clickId)}::text[],
-          ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
-          ${column((click) => click.claims.campaignId)}::integer[],
-          ${column((click) => click.claims.offerId)}::integer[],
-          ${column((click) => click.claims.siteId)}::integer[],
-          ${column((click) => click.claims.blockId)}::integer[],
-          ${column((click) => click.claims.device)}::smallint[],
-          ${column((click) => click.claims.country)}::text[],
-          ${column((click) => click.parties.advertiserId)}::integer[],
-          ${column((click) => click.parties.publisherId)}::integer[],
-          ${column((click) => click.claims.chargeMicros)}::bigint[],
-          ${column((_click, index) => splits[index]?.publisherMicros ?? 0)}::bigint[],
-          ${column((_click, index) => splits[index]?.marginMicros ?? 0)}::bigint[]
-        ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-          advertiser_id, publisher_id, charge_micros, publisher_micros, margin_micros)
-        ON CONFLICT (click_id) DO NOTHING
-        RETURNING click_id`.execute(trx);
-      const fresh = new Set(inserted.map((row) => row.click_id));
-      const changes: LedgerChange[] = [];
-      const events: TrafficEvent[] = [];
-      const outcomes = clicks.map((click, index): ClickOutcome => {
-        const { claims, parties } = click;
-        if (!fresh.delete(claims.clickId)) return 'duplicate';
-        const entries = clickEntries(
-          claims,
-          parties,
-          splits[index] ?? { publisherMicros: 0, marginMicros: claims.chargeMicros },
-          click.nowMs,
-        );
-        changes.push(...entries.changes);
-        events.push(entries.event);
-        return 'billed';
-      });
-      // The rollup first and the account rows last: the busiest rows stay locked the shortest time.
-      await recordEvents(trx, events, settings.timeZone);
-      await applyLedgerChanges(trx, changes);
+  const outcomes = new Array<ClickOutcome>(clicks.length).fill('duplicate');
+  const seen = new Set<string>();
+  let pending: number[] = [];
+  clicks.forEach((click, index) => {
+    if (seen.has(click.claims.clickId)) return;
+    seen.add(click.claims.clickId);
+    pending.push(index);
+  });
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    const batch = pending.map((index) => clicks[index] as PendingClick);
+    if (await postClicks(db, batch, settings, attempt < MAX_ATTEMPTS)) {
+      for (const index of pending) outcomes[index] = 'billed';
       return outcomes;
+    }
+    const existing = await existingClickIds(db, batch);
+    if (existing.size === 0) break;
+    pending = pending.filter((index) => !existing.has((clicks[index] as PendingClick).claims.clickId));
+  }
+  // Refused for money: one at a time, so each click that can still be paid is.
+  for (const index of pending) outcomes[index] = await billClick(db, clicks[index] as PendingClick, settings);
+  return outcomes;
+}
+
+async function billClick(db: Db, click: PendingClick, settings: BillingSettings): Promise<ClickOutcome> {
+  if (await postClicks(db, [click], settings, true)) return 'billed';
+  if ((await existingClickIds(db, [click])).size > 0) return 'duplicate';
+  return recordUnbilledClick(db, click.claims, click.parties, click.nowMs, 'funds');
+}
+
+/**
+ * One statement: refused (false) when any of the clicks is already recorded or any advertiser's
+ * balance does not cover its charges; otherwise the clicks, their money and their rollup lines are
+ * committed together before it returns. A click inserted meanwhile by another transaction makes
+ * the statement fail on the click's primary key; that counts as refused when `retryable`.
+ */
+async function postClicks(
+  db: Db,
+  clicks: readonly PendingClick[],
+  settings: BillingSettings,
+  retryable: boolean,
+): Promise<boolean> {
+  const splits = clicks.map((click) => splitCharge(click.claims.chargeMicros, settings.revenueSharePercent));
+  const changes: LedgerChange[] = [];
+  const events: TrafficEvent[] = [];
+  clicks.forEach((click, index) => {
+    const entries = clickEntries(click.claims, click.parties, splits[index] as ChargeSplit, click.nowMs);
+    changes.push(...entries.changes);
+    events.push(entries.event);
+  });
+  const posted = sql<boolean>`EXISTS (SELECT 1 FROM posted)`;
+  // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
+  const column = <T>(value: (click: PendingClick, index: number) => T) => clicks.map(value);
+  const clickIds = column((click) => click.claims.clickId);
+  const insertClicks = sql`
+    INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+      advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros)
+    SELECT c.click_id, c.created_at, c.campaign_id, c.offer_id, c.site_id, c.block_id, c.device, c.country,
+      c.advertiser_id, c.publisher_id, 'billed', c.charge_micros, c.publisher_micros, c.margin_micros
+    FROM unnest(
+      ${clickIds}::text[],
+      ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
+      ${column((click) => click.claims.campaignId)}::integer[],
+      ${column((click) => click.claims.offerId)}::integer[],
+      ${column((click) => click.claims.siteId)}::integer[],
+      ${column((click) => click.claims.blockId)}::integer[],
+      ${column((click) => click.claims.device)}::smallint[],
+      ${column((click) => click.claims.country)}::text[],
+      ${column((click) => click.parties.advertiserId)}::integer[],
+      ${column((click) => click.parties.publisherId)}::integer[],
+      ${column((click) => click.claims.chargeMicros)}::bigint[],
+      ${column((_click, index) => (splits[index] as ChargeSplit).publisherMicros)}::bigint[],
+      ${column((_click, index) => (splits[index] as ChargeSplit).marginMicros)}::bigint[]
+    ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+      advertiser_id, publisher_id, charge_micros, publisher_micros, margin_micros)
+    WHERE ${posted}`;
+  const rollup = rollupWrite(events, settings.timeZone, posted);
+  try {
+    return await postLedgerChanges(db, changes, {
+      alongside: rollup === undefined ? [insertClicks] : [insertClicks, rollup],
     });
   } catch (error) {
-    if (!(error instanceof InsufficientFunds)) throw error;
-    const outcomes: ClickOutcome[] = [];
-    for (const click of clicks) outcomes.push(await billClick(db, click.claims, click.parties, settings, click.nowMs));
-    return outcomes;
+    if (retryable && isUniqueViolation(error)) return false;
+    throw error;
   }
+}
+
+async function existingClickIds(db: Db, clicks: readonly PendingClick[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('clicks')
+    .select('click_id')
+    .where(
+      'click_id',
+      'in',
+      clicks.map((click) => click.claims.clickId),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.click_id));
+}
+
+/** PostgreSQL's unique_violation, as both drivers report it. */
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
 }
 
 /** Records a click that is redirected but not billed (robot, limit reached, no money). */

@@ -11,50 +11,64 @@ interface Waiting {
  * together into the next transaction. Each click's promise settles only after the transaction that
  * holds it has committed, so a redirect is never sent for a click that is not durable, while the
  * database sees a few large transactions instead of thousands of small ones.
+ *
+ * One batch is in flight at a time: every batch moves the same platform and publisher balances,
+ * so a second one would only wait for the first one's row locks. When a batch commits, the next
+ * one is sent before the finished batch's redirects are written, so the database works while this
+ * process writes responses instead of after.
  */
 export class ClickBatcher {
   private queue: Waiting[] = [];
-  private readonly workers = new Set<Promise<void>>();
+  private draining = false;
+  private idle: Promise<void> = Promise.resolve();
   private readonly bill: (clicks: PendingClick[]) => Promise<ClickOutcome[]>;
   private readonly maxBatch: number;
-  private readonly parallel: number;
+  /** Batches sent and the clicks in them, since start (how well group commit is grouping). */
+  readonly counts = { batches: 0, clicks: 0 };
 
-  /** `parallel` batches may be in flight at once (useful with a pool of connections). */
-  constructor(bill: (clicks: PendingClick[]) => Promise<ClickOutcome[]>, options: { maxBatch?: number; parallel?: number } = {}) {
+  constructor(bill: (clicks: PendingClick[]) => Promise<ClickOutcome[]>, options: { maxBatch?: number } = {}) {
     this.bill = bill;
     this.maxBatch = options.maxBatch ?? 500;
-    this.parallel = options.parallel ?? 1;
   }
 
   submit(click: PendingClick): Promise<ClickOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ click, resolve, reject });
-      if (this.workers.size < this.parallel) {
+      if (!this.draining) {
+        this.draining = true;
         // Started on the next turn of the event loop, so clicks parsed in the same turn share a batch.
-        const worker: Promise<void> = new Promise<void>((started) => setImmediate(started))
-          .then(() => this.drain())
-          .finally(() => this.workers.delete(worker));
-        this.workers.add(worker);
+        this.idle = new Promise<void>((started) => setImmediate(started)).then(() => this.drain());
       }
     });
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        const outcomes = await this.bill(batch.map((waiting) => waiting.click));
-        batch.forEach((waiting, index) => {
-          waiting.resolve(outcomes[index] ?? 'duplicate');
-        });
-      } catch (error) {
-        for (const waiting of batch) waiting.reject(error);
-      }
+    let batch = this.queue.splice(0, this.maxBatch);
+    let billing = this.start(batch);
+    while (batch.length > 0) {
+      const settled = await billing;
+      const finished = batch;
+      batch = this.queue.splice(0, this.maxBatch);
+      if (batch.length > 0) billing = this.start(batch);
+      finished.forEach((waiting, index) => {
+        if (settled.ok) waiting.resolve(settled.outcomes[index] ?? 'duplicate');
+        else waiting.reject(settled.error);
+      });
     }
+    this.draining = false;
+  }
+
+  private start(batch: Waiting[]) {
+    this.counts.batches += 1;
+    this.counts.clicks += batch.length;
+    return this.bill(batch.map((waiting) => waiting.click)).then(
+      (outcomes) => ({ ok: true as const, outcomes }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
   }
 
   /** Waits until every submitted click is settled. */
   async close(): Promise<void> {
-    while (this.workers.size > 0) await Promise.all(this.workers);
+    while (this.draining) await this.idle;
   }
 }

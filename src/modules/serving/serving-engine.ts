@@ -66,7 +66,6 @@ export class ServingEngine {
     this.signer = new ClickSigner(options.signingSecret);
     this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
     const settings = { revenueSharePercent: options.revenueSharePercent, timeZone: options.timeZone };
-    // One batch in flight: measured faster than several, which only fight over the same account rows.
     this.billing = new ClickBatcher((clicks) => billClicks(options.db, clicks, settings));
     this.impressions = new ImpressionBuffer(options.db, options.timeZone, (error) => options.onError(error, 'flushing views'));
   }
@@ -211,6 +210,11 @@ export class ServingEngine {
       campaign.advertiser.balanceMicros = 0;
     }
     return outcome;
+  }
+
+  /** Click batches sent to the database so far and the clicks in them (group commit at work). */
+  get billingCounts(): { batches: number; clicks: number } {
+    return { ...this.billing.counts };
   }
 
   /** Where a click goes: the ad's mobile URL on mobile devices when it has one. */

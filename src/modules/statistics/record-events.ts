@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
 /** Device types as the API numbers them. */
@@ -67,6 +68,44 @@ export function dayOf(epochMs: number, timeZone: string): string {
  * billing, an impression batch) so statistics and money move together.
  */
 export async function recordEvents(trx: Db, events: readonly TrafficEvent[], timeZone: string): Promise<void> {
+  const write = rollupWrite(events, timeZone);
+  if (write !== undefined) await write.execute(trx);
+}
+
+/**
+ * The statement that adds events to the rollup, for callers that make it part of a larger
+ * statement (click billing puts it next to the ledger's, see postLedgerChanges): it writes only
+ * when `onlyIf` holds. Undefined when there is nothing to write.
+ */
+export function rollupWrite(events: readonly TrafficEvent[], timeZone: string, onlyIf?: RawBuilder<boolean>) {
+  const rows = rollupRows(events, timeZone);
+  if (rows.length === 0) return undefined;
+  const column = <K extends keyof RollupRow>(key: K) => rows.map((row) => row[key]);
+  // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
+  return sql`
+    INSERT INTO stats_daily AS s (day, campaign_id, offer_id, site_id, block_id, device, country, views, clicks,
+      spend_micros, publisher_income_micros, conversions_purchase, conversions_registration, conversions_intermediate)
+    SELECT * FROM unnest(
+      ${column('day')}::date[], ${column('campaign_id')}::integer[], ${column('offer_id')}::integer[],
+      ${column('site_id')}::integer[], ${column('block_id')}::integer[], ${column('device')}::smallint[],
+      ${column('country')}::text[], ${column('views')}::bigint[], ${column('clicks')}::bigint[],
+      ${column('spend_micros')}::bigint[], ${column('publisher_income_micros')}::bigint[],
+      ${column('conversions_purchase')}::bigint[], ${column('conversions_registration')}::bigint[],
+      ${column('conversions_intermediate')}::bigint[]
+    ) AS r
+    WHERE ${onlyIf ?? sql<boolean>`true`}
+    ON CONFLICT (campaign_id, day, offer_id, site_id, block_id, device, country) DO UPDATE SET
+      views = s.views + excluded.views,
+      clicks = s.clicks + excluded.clicks,
+      spend_micros = s.spend_micros + excluded.spend_micros,
+      publisher_income_micros = s.publisher_income_micros + excluded.publisher_income_micros,
+      conversions_purchase = s.conversions_purchase + excluded.conversions_purchase,
+      conversions_registration = s.conversions_registration + excluded.conversions_registration,
+      conversions_intermediate = s.conversions_intermediate + excluded.conversions_intermediate`;
+}
+
+/** Events summed per rollup key, sorted by key so that writers lock rows in one order. */
+function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRow[] {
   const rows = new Map<string, RollupRow>();
   for (const event of events) {
     const day = dayOf(event.at, timeZone);
@@ -100,24 +139,5 @@ export async function recordEvents(trx: Db, events: readonly TrafficEvent[], tim
     row.conversions_registration += event.conversions?.[GOALS.registration] ?? 0;
     row.conversions_intermediate += event.conversions?.[GOALS.intermediate] ?? 0;
   }
-  if (rows.size === 0) return;
-  // Sorted so that two batches touching the same keys lock them in the same order.
-  const values = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
-  for (let start = 0; start < values.length; start += 500) {
-    await trx
-      .insertInto('stats_daily')
-      .values(values.slice(start, start + 500))
-      .onConflict((conflict) =>
-        conflict.columns(['campaign_id', 'day', 'offer_id', 'site_id', 'block_id', 'device', 'country']).doUpdateSet((eb) => ({
-          views: eb('stats_daily.views', '+', eb.ref('excluded.views')),
-          clicks: eb('stats_daily.clicks', '+', eb.ref('excluded.clicks')),
-          spend_micros: eb('stats_daily.spend_micros', '+', eb.ref('excluded.spend_micros')),
-          publisher_income_micros: eb('stats_daily.publisher_income_micros', '+', eb.ref('excluded.publisher_income_micros')),
-          conversions_purchase: eb('stats_daily.conversions_purchase', '+', eb.ref('excluded.conversions_purchase')),
-          conversions_registration: eb('stats_daily.conversions_registration', '+', eb.ref('excluded.conversions_registration')),
-          conversions_intermediate: eb('stats_daily.conversions_intermediate', '+', eb.ref('excluded.conversions_intermediate')),
-        })),
-      )
-      .execute();
-  }
+  return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
 }

@@ -1,0 +1,240 @@
+// Click billing below the HTTP layer: the one-statement batch (ledger, click rows and rollup together),
+// duplicates found by the click's primary key, batches racing each other for the same clicks (two
+// instances), and a batch an advertiser cannot pay for. Runs on PGlite, and on PostgreSQL with
+// TEST_DATABASE_URL, where the racing batches really run on two connections at once.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Database, Db } from '../../src/db/database.ts';
+import { splitCharge } from '../../src/modules/serving/auction.ts';
+import { billClicks, type PendingClick } from '../../src/modules/serving/billing.ts';
+import { newClickId } from '../../src/modules/serving/click-token.ts';
+import { findOrCreatePlatformAccount } from '../../src/modules/serving/serving-repository.ts';
+import { openTestDatabase } from '../helpers/database.ts';
+import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
+import { assertEveryBalanceIsItsLedger } from './serving-helpers.ts';
+
+const SETTINGS = { revenueSharePercent: 70, timeZone: 'UTC' };
+const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
+
+interface World {
+  advertiserIds: number[];
+  publisherId: number;
+  platformId: number;
+  ads: { advertiserId: number; campaignId: number; offerId: number }[];
+  siteId: number;
+  blockId: number;
+}
+
+describe('click billing', () => {
+  let database: Database;
+  let db: Db;
+  let world: World;
+  let serial = 0;
+
+  before(async () => {
+    database = await openTestDatabase();
+    db = database.db;
+    const advertiserIds: number[] = [];
+    const ads: World['ads'] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const advertiser = await insertAccount(db, {
+        kind: 'advertiser',
+        username: `billing-advertiser-${index}`,
+        depositMicros: 1_000_000_000,
+      });
+      advertiserIds.push(advertiser.id);
+      const campaign = await insertCampaign(db, { advertiserId: advertiser.id });
+      for (let ad = 0; ad < 2; ad += 1) {
+        const offer = await insertOffer(db, { campaignId: campaign.id });
+        ads.push({ advertiserId: advertiser.id, campaignId: campaign.id, offerId: offer.id });
+      }
+    }
+    const publisher = await insertAccount(db, { kind: 'publisher', username: 'billing-publisher' });
+    const site = await insertSite(db, { publisherId: publisher.id });
+    const block = await insertBlock(db, { siteId: site.id });
+    world = {
+      advertiserIds,
+      publisherId: publisher.id,
+      platformId: await findOrCreatePlatformAccount(db),
+      ads,
+      siteId: site.id,
+      blockId: block.id,
+    };
+  });
+
+  after(async () => {
+    await database.close();
+  });
+
+  /** A verified click on the n-th ad, as the engine hands it to billing. */
+  function click(adIndex: number, chargeMicros = 10_000 + (serial % 7) * 1_000, clickId = newClickId()): PendingClick {
+    serial += 1;
+    const ad = world.ads[adIndex % world.ads.length] as World['ads'][number];
+    return {
+      claims: {
+        clickId,
+        offerId: ad.offerId,
+        campaignId: ad.campaignId,
+        siteId: world.siteId,
+        blockId: world.blockId,
+        device: 1,
+        country: 'DE',
+        chargeMicros,
+        issuedAt: NOW,
+      },
+      parties: { advertiserId: ad.advertiserId, publisherId: world.publisherId, platformAccountId: world.platformId },
+      nowMs: NOW,
+    };
+  }
+
+  /** The books of the whole database: every balance equals its ledger, and clicks, ledger and rollup agree. */
+  async function assertBooksBalance() {
+    await assertEveryBalanceIsItsLedger(db);
+    const billed = await db
+      .selectFrom('clicks')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.coalesce(eb.fn.sum<number>('charge_micros'), eb.lit(0)).as('charge'),
+        eb.fn.coalesce(eb.fn.sum<number>('publisher_micros'), eb.lit(0)).as('publisher'),
+      ])
+      .where('status', '=', 'billed')
+      .executeTakeFirstOrThrow();
+    const byKind = async (kind: string) =>
+      Number(
+        (
+          await db
+            .selectFrom('ledger_entries')
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_micros'), eb.lit(0)).as('sum'))
+            .where('kind', '=', kind)
+            .executeTakeFirstOrThrow()
+        ).sum,
+      );
+    assert.equal(-(await byKind('click_charge')), Number(billed.charge));
+    assert.equal(await byKind('click_revenue'), Number(billed.publisher));
+    assert.equal(-(await byKind('click_charge')), (await byKind('click_revenue')) + (await byKind('click_margin')));
+    const rollup = await db
+      .selectFrom('stats_daily')
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number>('clicks'), eb.lit(0)).as('clicks'),
+        eb.fn.coalesce(eb.fn.sum<number>('spend_micros'), eb.lit(0)).as('spend'),
+        eb.fn.coalesce(eb.fn.sum<number>('publisher_income_micros'), eb.lit(0)).as('income'),
+      ])
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(rollup.clicks), Number(billed.count));
+    assert.equal(Number(rollup.spend), Number(billed.charge));
+    assert.equal(Number(rollup.income), Number(billed.publisher));
+    return Number(billed.count);
+  }
+
+  it('bills a batch in one go: a ledger row per click and party, one rollup line per key', async () => {
+    const batch = Array.from({ length: 12 }, (_, index) => click(index));
+    const before = await db
+      .selectFrom('ledger_entries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(await billClicks(db, batch, SETTINGS), Array(12).fill('billed'));
+    const rows = await db
+      .selectFrom('ledger_entries')
+      .select(['account_id', 'kind', 'amount_micros', 'reference', 'counterparty_id'])
+      .where(
+        'reference',
+        'in',
+        batch.map((pending) => pending.claims.clickId),
+      )
+      .execute();
+    assert.equal(rows.length, 36, 'three rows per click');
+    for (const pending of batch) {
+      const split = splitCharge(pending.claims.chargeMicros, SETTINGS.revenueSharePercent);
+      const mine = rows.filter((row) => row.reference === pending.claims.clickId);
+      assert.deepEqual(
+        mine.map((row) => [row.kind, row.account_id, row.amount_micros]).sort(),
+        [
+          ['click_charge', pending.parties.advertiserId, -pending.claims.chargeMicros],
+          ['click_margin', world.platformId, split.marginMicros],
+          ['click_revenue', world.publisherId, split.publisherMicros],
+        ].sort(),
+      );
+    }
+    const after = await db
+      .selectFrom('ledger_entries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(after.n) - Number(before.n), 36);
+    await assertBooksBalance();
+  });
+
+  it('skips clicks billed before and repeated within the batch, and bills the rest', async () => {
+    const earlier = click(0);
+    assert.deepEqual(await billClicks(db, [earlier], SETTINGS), ['billed']);
+    const fresh = click(1);
+    const other = click(2);
+    const outcomes = await billClicks(db, [other, earlier, fresh, fresh, other], SETTINGS);
+    assert.deepEqual(outcomes, ['billed', 'duplicate', 'billed', 'duplicate', 'duplicate']);
+    for (const pending of [earlier, fresh, other]) {
+      const charges = await db
+        .selectFrom('ledger_entries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('reference', '=', pending.claims.clickId)
+        .where('kind', '=', 'click_charge')
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(charges.n), 1, 'charged once');
+    }
+    await assertBooksBalance();
+  });
+
+  it('bills each click exactly once when batches race for the same clicks', async () => {
+    const shared = Array.from({ length: 20 }, (_, index) => click(index));
+    const batches = [0, 1, 2].map((offset) => [
+      ...shared.filter((_, index) => index % 3 !== offset),
+      ...Array.from({ length: 5 }, (_, index) => click(index + offset)),
+    ]);
+    const countBefore = await assertBooksBalance();
+    const outcomes = await Promise.all(batches.map((batch) => billClicks(db, batch, SETTINGS)));
+    for (const pending of shared) {
+      const wins = batches.flatMap((batch, index) =>
+        batch.flatMap((candidate, position) =>
+          candidate.claims.clickId === pending.claims.clickId ? [outcomes[index]?.[position]] : [],
+        ),
+      );
+      assert.equal(wins.filter((outcome) => outcome === 'billed').length, 1, 'billed by exactly one batch');
+      assert.ok(wins.every((outcome) => outcome === 'billed' || outcome === 'duplicate'));
+    }
+    assert.equal((await assertBooksBalance()) - countBefore, 20 + 15);
+  });
+
+  it('keeps billing right when the statement is reused many times with varying batch sizes', async () => {
+    // PostgreSQL switches a prepared statement to a generic plan after five executions.
+    const countBefore = await assertBooksBalance();
+    let expected = 0;
+    for (const size of [1, 7, 2, 30, 1, 13, 4, 9, 1, 25]) {
+      const outcomes = await billClicks(
+        db,
+        Array.from({ length: size }, (_, index) => click(index + size)),
+        SETTINGS,
+      );
+      assert.deepEqual(outcomes, Array(size).fill('billed'));
+      expected += size;
+    }
+    assert.equal((await assertBooksBalance()) - countBefore, expected);
+  });
+
+  it('bills clicks one by one when the batch is more than an advertiser can pay', async () => {
+    const poor = await insertAccount(db, { kind: 'advertiser', username: 'billing-poor', depositMicros: 25_000 });
+    const campaign = await insertCampaign(db, { advertiserId: poor.id });
+    const offer = await insertOffer(db, { campaignId: campaign.id });
+    world.ads.push({ advertiserId: poor.id, campaignId: campaign.id, offerId: offer.id });
+    const poorAd = world.ads.length - 1;
+    const batch = [click(0), click(poorAd, 10_000), click(poorAd, 10_000), click(1), click(poorAd, 10_000), click(poorAd, 5_000)];
+    const outcomes = await billClicks(db, batch, SETTINGS);
+    assert.deepEqual(outcomes, ['billed', 'billed', 'billed', 'billed', 'funds', 'billed']);
+    const account = await db.selectFrom('accounts').select('balance_micros').where('id', '=', poor.id).executeTakeFirstOrThrow();
+    assert.equal(account.balance_micros, 0);
+    const unpaid = await db
+      .selectFrom('clicks')
+      .select(['status', 'charge_micros'])
+      .where('click_id', '=', (batch[4] as PendingClick).claims.clickId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(unpaid, { status: 'funds', charge_micros: 0 });
+    await assertBooksBalance();
+  });
+});
