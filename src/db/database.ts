@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import { createPgliteQueue } from './pglite-pool.ts';
 import { preparingPool } from './prepared.ts';
@@ -8,6 +8,12 @@ import type { DatabaseSchema } from './schema.ts';
 import { WriteTracker } from './write-tracker.ts';
 
 export type Db = Kysely<DatabaseSchema>;
+
+/** A data-modifying statement that a larger statement runs as the common table expression `name`. */
+export interface NamedWrite {
+  name: string;
+  statement: RawBuilder<unknown>;
+}
 
 /** Runs SQL text (several statements allowed when there are no parameters) on one connection. */
 export type SessionRunner = (sqlText: string, parameters?: unknown[]) => Promise<Record<string, unknown>[]>;

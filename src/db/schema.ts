@@ -142,6 +142,19 @@ export interface StatsDailyTable {
   conversions_intermediate: Defaulted<number>;
 }
 
+/** Campaign totals per day: the sums of stats_daily by (campaign_id, day), kept by the same writes. */
+export interface StatsCampaignDailyTable {
+  campaign_id: number;
+  day: string;
+  views: Defaulted<number>;
+  clicks: Defaulted<number>;
+  spend_micros: Defaulted<number>;
+  publisher_income_micros: Defaulted<number>;
+  conversions_purchase: Defaulted<number>;
+  conversions_registration: Defaulted<number>;
+  conversions_intermediate: Defaulted<number>;
+}
+
 export type PayoutStatus = 'pending' | 'paid' | 'cancelled';
 
 export interface PayoutsTable {
@@ -197,6 +210,8 @@ export interface ClicksTable {
   charge_micros: Defaulted<number>;
   publisher_micros: Defaulted<number>;
   margin_micros: Defaulted<number>;
+  /** The billing batch whose ledger rows moved this click's money (reference of those rows); null when unbilled. */
+  billing_batch: Defaulted<string | null>;
 }
 
 export interface ConversionsTable {
@@ -230,6 +245,7 @@ export interface DatabaseSchema {
   site_coefficients: SiteCoefficientsTable;
   device_coefficients: DeviceCoefficientsTable;
   stats_daily: StatsDailyTable;
+  stats_campaign_daily: StatsCampaignDailyTable;
   payouts: PayoutsTable;
   mail_outbox: MailOutboxTable;
   email_confirmations: EmailConfirmationsTable;

@@ -11,7 +11,11 @@ import { newClickId } from '../../src/modules/serving/click-token.ts';
 import { findOrCreatePlatformAccount } from '../../src/modules/serving/serving-repository.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
-import { assertEveryBalanceIsItsLedger } from './serving-helpers.ts';
+import {
+  assertCampaignRollupMatchesAdRollup,
+  assertClicksMatchTheirLedgerRows,
+  assertEveryBalanceIsItsLedger,
+} from './serving-helpers.ts';
 
 const SETTINGS = { revenueSharePercent: 70, timeZone: 'UTC' };
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -87,9 +91,11 @@ describe('click billing', () => {
     };
   }
 
-  /** The books of the whole database: every balance equals its ledger, and clicks, ledger and rollup agree. */
+  /** The books of the whole database: every balance equals its ledger, and clicks, ledger and rollups agree. */
   async function assertBooksBalance() {
     await assertEveryBalanceIsItsLedger(db);
+    await assertClicksMatchTheirLedgerRows(db);
+    await assertCampaignRollupMatchesAdRollup(db);
     const billed = await db
       .selectFrom('clicks')
       .select((eb) => [
@@ -126,40 +132,62 @@ describe('click billing', () => {
     return Number(billed.count);
   }
 
-  it('bills a batch in one go: a ledger row per click and party, one rollup line per key', async () => {
+  it('bills a batch in one go: a ledger row per account and kind naming the batch, one rollup line per key', async () => {
     const batch = Array.from({ length: 12 }, (_, index) => click(index));
     const before = await db
       .selectFrom('ledger_entries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     assert.deepEqual(await billClicks(db, batch, SETTINGS), Array(12).fill('billed'));
-    const rows = await db
-      .selectFrom('ledger_entries')
-      .select(['account_id', 'kind', 'amount_micros', 'reference', 'counterparty_id'])
+    const clickRows = await db
+      .selectFrom('clicks')
+      .select(['billing_batch'])
       .where(
-        'reference',
+        'click_id',
         'in',
         batch.map((pending) => pending.claims.clickId),
       )
       .execute();
-    assert.equal(rows.length, 36, 'three rows per click');
-    for (const pending of batch) {
-      const split = splitCharge(pending.claims.chargeMicros, SETTINGS.revenueSharePercent);
-      const mine = rows.filter((row) => row.reference === pending.claims.clickId);
-      assert.deepEqual(
-        mine.map((row) => [row.kind, row.account_id, row.amount_micros]).sort(),
-        [
-          ['click_charge', pending.parties.advertiserId, -pending.claims.chargeMicros],
-          ['click_margin', world.platformId, split.marginMicros],
-          ['click_revenue', world.publisherId, split.publisherMicros],
-        ].sort(),
-      );
-    }
+    const batchIds = new Set(clickRows.map((row) => row.billing_batch));
+    assert.equal(clickRows.length, 12);
+    assert.equal(batchIds.size, 1, 'one billing batch');
+    const rows = await db
+      .selectFrom('ledger_entries')
+      .select(['account_id', 'kind', 'amount_micros', 'counterparty_id', 'comment'])
+      .where('reference', '=', [...batchIds][0] ?? '')
+      .orderBy('id')
+      .execute();
+    const splits = batch.map((pending) => splitCharge(pending.claims.chargeMicros, SETTINGS.revenueSharePercent));
+    const chargeOf = (advertiserId: number) =>
+      batch.reduce((sum, pending) => sum + (pending.parties.advertiserId === advertiserId ? pending.claims.chargeMicros : 0), 0);
+    assert.deepEqual(rows, [
+      ...world.advertiserIds.map((advertiserId) => ({
+        account_id: advertiserId,
+        kind: 'click_charge',
+        amount_micros: -chargeOf(advertiserId),
+        counterparty_id: world.publisherId,
+        comment: '4 clicks',
+      })),
+      {
+        account_id: world.publisherId,
+        kind: 'click_revenue',
+        amount_micros: splits.reduce((sum, split) => sum + split.publisherMicros, 0),
+        counterparty_id: null,
+        comment: '12 clicks',
+      },
+      {
+        account_id: world.platformId,
+        kind: 'click_margin',
+        amount_micros: splits.reduce((sum, split) => sum + split.marginMicros, 0),
+        counterparty_id: null,
+        comment: '12 clicks',
+      },
+    ]);
     const after = await db
       .selectFrom('ledger_entries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    assert.equal(Number(after.n) - Number(before.n), 36);
+    assert.equal(Number(after.n) - Number(before.n), 5, 'five rows for twelve clicks');
     await assertBooksBalance();
   });
 
@@ -170,15 +198,18 @@ describe('click billing', () => {
     const other = click(2);
     const outcomes = await billClicks(db, [other, earlier, fresh, fresh, other], SETTINGS);
     assert.deepEqual(outcomes, ['billed', 'duplicate', 'billed', 'duplicate', 'duplicate']);
-    for (const pending of [earlier, fresh, other]) {
-      const charges = await db
-        .selectFrom('ledger_entries')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('reference', '=', pending.claims.clickId)
-        .where('kind', '=', 'click_charge')
-        .executeTakeFirstOrThrow();
-      assert.equal(Number(charges.n), 1, 'charged once');
-    }
+    const billed = await db
+      .selectFrom('clicks')
+      .select(['click_id', 'billing_batch'])
+      .where(
+        'click_id',
+        'in',
+        [earlier, fresh, other].map((pending) => pending.claims.clickId),
+      )
+      .execute();
+    assert.equal(billed.length, 3);
+    assert.equal(new Set(billed.map((row) => row.billing_batch)).size, 2, 'the earlier click in its own batch, the rest in one');
+    // Each click row is unique, and every ledger row of a batch is the sum of its clicks: charged once.
     await assertBooksBalance();
   });
 

@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import {
+  assertCampaignRollupMatchesAdRollup,
+  assertClicksMatchTheirLedgerRows,
   assertEveryBalanceIsItsLedger,
   BOT_UA,
   DESKTOP_UA,
@@ -91,6 +93,8 @@ describe('serving: money is conserved in a randomized run', () => {
     assert.equal(charges, revenue + margin);
 
     await assertEveryBalanceIsItsLedger(db);
+    await assertClicksMatchTheirLedgerRows(db);
+    await assertCampaignRollupMatchesAdRollup(db);
     const accounts = await db.selectFrom('accounts').select('id').execute();
 
     const billed = await db

@@ -66,13 +66,15 @@ describe('serving: teasers, clicks, billing', () => {
     assert.equal(await ledgerSum(db, world.advertiserId, 'click_charge'), -charge);
     assert.equal(await ledgerSum(db, world.publisherId, 'click_revenue'), share);
     const clickId = new URL(location).searchParams.get('id') ?? '';
+    const clickRow = await db.selectFrom('clicks').selectAll().where('click_id', '=', clickId).executeTakeFirstOrThrow();
+    assert.deepEqual([clickRow.status, clickRow.charge_micros, clickRow.publisher_micros], ['billed', charge, share]);
     const margin = await db
       .selectFrom('ledger_entries')
       .selectAll()
-      .where('reference', '=', clickId)
+      .where('reference', '=', clickRow.billing_batch)
       .where('kind', '=', 'click_margin')
       .execute();
-    assert.equal(margin.length, 1);
+    assert.equal(margin.length, 1, "the margin row of the click's billing batch");
     assert.equal(margin[0]?.amount_micros, charge - share);
 
     const again = await server.anonymous.get(pathOf(body.teasers[0].url), desktop);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
@@ -107,6 +108,83 @@ export async function assertEveryBalanceIsItsLedger(db: Db): Promise<void> {
     assert.equal(account.balance_micros, await ledgerSum(db, account.id), `account ${account.id}: balance = ledger`);
     assert.ok(account.balance_micros >= 0, `account ${account.id}: balance not negative`);
   }
+}
+
+/**
+ * The ledger rows of click billing are exactly the sums of the billed clicks of their batch: per
+ * batch, each advertiser's debit (by publisher), each publisher's share and the platform's margin.
+ * With the click id unique, this is each billed click charged exactly once, and no click money
+ * without a click. Returns how many batches there are.
+ */
+export async function assertClicksMatchTheirLedgerRows(db: Db): Promise<number> {
+  const clicks = await db
+    .selectFrom('clicks')
+    .select(['billing_batch', 'advertiser_id', 'publisher_id', 'charge_micros', 'publisher_micros', 'margin_micros'])
+    .where('status', '=', 'billed')
+    .execute();
+  const expected = new Map<string, number>();
+  const add = (key: string, micros: number) => {
+    if (micros !== 0) expected.set(key, (expected.get(key) ?? 0) + micros);
+  };
+  for (const click of clicks) {
+    assert.ok(click.billing_batch, 'a billed click names its billing batch');
+    add(`${click.billing_batch}|click_charge|${click.advertiser_id}|${click.publisher_id}`, -click.charge_micros);
+    add(`${click.billing_batch}|click_revenue|${click.publisher_id}`, click.publisher_micros);
+    add(`${click.billing_batch}|click_margin`, click.margin_micros);
+  }
+  const rows = await db
+    .selectFrom('ledger_entries')
+    .select(['reference', 'kind', 'account_id', 'counterparty_id', 'amount_micros'])
+    .where('kind', 'in', ['click_charge', 'click_revenue', 'click_margin'])
+    .execute();
+  const actual = new Map<string, number>();
+  for (const row of rows) {
+    const key =
+      row.kind === 'click_charge'
+        ? `${row.reference}|${row.kind}|${row.account_id}|${row.counterparty_id}`
+        : row.kind === 'click_revenue'
+          ? `${row.reference}|${row.kind}|${row.account_id}`
+          : `${row.reference}|${row.kind}`;
+    assert.equal(actual.has(key), false, `one ledger row for ${key}`);
+    actual.set(key, row.amount_micros);
+  }
+  assert.deepEqual(
+    [...actual.entries()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    [...expected.entries()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    'click ledger rows = sums of their batch clicks',
+  );
+  return new Set(clicks.map((click) => click.billing_batch)).size;
+}
+
+/** The campaign totals per day are the per-ad rollup rows summed by campaign and day. */
+export async function assertCampaignRollupMatchesAdRollup(db: Db): Promise<void> {
+  const columns = [
+    'views',
+    'clicks',
+    'spend_micros',
+    'publisher_income_micros',
+    'conversions_purchase',
+    'conversions_registration',
+    'conversions_intermediate',
+  ] as const;
+  const perAd = await db
+    .selectFrom('stats_daily')
+    .select(['campaign_id', 'day', ...columns.map((column) => sql<number>`sum(${sql.ref(column)})`.as(column))])
+    .groupBy(['campaign_id', 'day'])
+    .orderBy('campaign_id')
+    .orderBy('day')
+    .execute();
+  const campaigns = await db
+    .selectFrom('stats_campaign_daily')
+    .select(['campaign_id', 'day', ...columns])
+    .orderBy('campaign_id')
+    .orderBy('day')
+    .execute();
+  const normalize = (rows: Record<string, unknown>[]) =>
+    rows.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([key, value]) => [key, key === 'day' ? value : Number(value)])),
+    );
+  assert.deepEqual(normalize(campaigns), normalize(perAd), 'stats_campaign_daily = stats_daily by campaign and day');
 }
 
 /** Totals of the rollup for the given filter: what every statistics endpoint sums. */

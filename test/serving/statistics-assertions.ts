@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import type { Db } from '../../src/db/database.ts';
 import type { TestClient } from '../helpers/http-client.ts';
-import { balanceOf, ledgerSum, statsTotals } from './serving-helpers.ts';
+import {
+  assertCampaignRollupMatchesAdRollup,
+  assertClicksMatchTheirLedgerRows,
+  balanceOf,
+  ledgerSum,
+  statsTotals,
+} from './serving-helpers.ts';
 
 export interface ExpectedTraffic {
   advertiserId: number;
@@ -53,6 +59,8 @@ export async function assertTrafficEverywhere(db: Db, expected: ExpectedTraffic)
     .where('status', '=', 'billed')
     .executeTakeFirstOrThrow();
   assert.equal(Number(billed.count), expected.clicks, 'billed click rows');
+  await assertClicksMatchTheirLedgerRows(db);
+  await assertCampaignRollupMatchesAdRollup(db);
   await assertAdvertiserApi(expected);
   await assertPublisherApi(expected);
 }

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
+import type { Db, NamedWrite } from '../../db/database.ts';
 import { prepared } from '../../db/prepared.ts';
 import { invalidField } from '../../http/errors.ts';
 
@@ -113,14 +113,15 @@ export async function listLedgerEntries(db: Db, accountId: number, limit: number
  * order given. Nothing at all is written (and `false` is returned) when `precondition` is false or
  * any balance would end below zero. Balance = sum of ledger holds.
  *
- * `alongside` are data-modifying statements that the caller guards with `WHERE EXISTS (SELECT 1
- * FROM posted)`; `posted` has its one row only once every balance has moved, so they run after
- * the account rows are locked (one lock order for every writer: accounts, then the rest).
+ * `alongside` are data-modifying statements, added as CTEs under the names the caller gives (so
+ * one may read another), that the caller guards with `WHERE EXISTS (SELECT 1 FROM posted)`;
+ * `posted` has its one row only once every balance has moved, so they run after the account rows
+ * are locked (one lock order for every writer: accounts, then the rest).
  */
 export async function postLedgerChanges(
   db: Db,
   changes: readonly LedgerChange[],
-  statement: { precondition?: RawBuilder<boolean>; alongside?: readonly RawBuilder<unknown>[] } = {},
+  statement: { precondition?: RawBuilder<boolean>; alongside?: readonly NamedWrite[] } = {},
 ): Promise<boolean> {
   if (changes.length === 0) throw new Error('postLedgerChanges needs at least one change');
   const totals = new Map<number, number>();
@@ -134,7 +135,7 @@ export async function postLedgerChanges(
     offsets[index] = -(later.get(change.accountId) ?? 0);
     later.set(change.accountId, (later.get(change.accountId) ?? 0) + change.amountMicros);
   }
-  const alongside = (statement.alongside ?? []).map((write, index) => sql`, ${sql.id(`alongside_${index}`)} AS (${write})`);
+  const alongside = (statement.alongside ?? []).map((write) => sql`, ${sql.id(write.name)} AS (${write.statement})`);
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
   const result = await prepared(sql<{ posted: boolean }>`
     WITH guard AS (

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { type LedgerChange, postLedgerChanges } from '../ledger/ledger.ts';
-import { type DeviceId, type GoalId, recordEvents, rollupWrite, type TrafficEvent } from '../statistics/record-events.ts';
+import { type DeviceId, type GoalId, recordEvents, rollupWrites, type TrafficEvent } from '../statistics/record-events.ts';
 import { type ChargeSplit, splitCharge } from './auction.ts';
-import type { ClickClaims } from './click-token.ts';
+import { type ClickClaims, newClickId } from './click-token.ts';
 
 /**
  * Billing of clicks and counting of conversions. Each is one transaction that holds the event
@@ -23,45 +23,9 @@ export interface BillingSettings {
   timeZone: string;
 }
 
-/**
- * What one billed click writes besides its click row: the advertiser's debit, the publisher's
- * share and the platform's margin (summing to zero), and the click's line in the rollup.
- */
-function clickEntries(
-  claims: ClickClaims,
-  parties: ClickParties,
-  split: { publisherMicros: number; marginMicros: number },
-  nowMs: number,
-): { changes: LedgerChange[]; event: TrafficEvent } {
-  const reference = claims.clickId;
-  const changes: LedgerChange[] = [
-    {
-      accountId: parties.advertiserId,
-      amountMicros: -claims.chargeMicros,
-      kind: 'click_charge',
-      counterpartyId: parties.publisherId,
-      reference,
-    },
-  ];
-  if (split.publisherMicros > 0) {
-    changes.push({
-      accountId: parties.publisherId,
-      amountMicros: split.publisherMicros,
-      kind: 'click_revenue',
-      counterpartyId: parties.advertiserId,
-      reference,
-    });
-  }
-  if (split.marginMicros > 0) {
-    changes.push({
-      accountId: parties.platformAccountId,
-      amountMicros: split.marginMicros,
-      kind: 'click_margin',
-      counterpartyId: parties.advertiserId,
-      reference,
-    });
-  }
-  const event: TrafficEvent = {
+/** One billed click's line in the rollup: a click, the advertiser's charge, the publisher's share. */
+function clickEvent(claims: ClickClaims, split: ChargeSplit, nowMs: number): TrafficEvent {
+  return {
     at: nowMs,
     campaignId: claims.campaignId,
     offerId: claims.offerId,
@@ -73,7 +37,63 @@ function clickEntries(
     spendMicros: claims.chargeMicros,
     publisherIncomeMicros: split.publisherMicros,
   };
-  return { changes, event };
+}
+
+/**
+ * The ledger rows of a batch of billed clicks, all referencing the batch, in this order: per
+ * advertiser and publisher the advertiser's debit (`click_charge`, counterparty the publisher),
+ * per publisher its share (`click_revenue`), and the platform's margin (`click_margin`); they sum
+ * to zero. Each account's balance moves once per batch anyway; a row per click and party would
+ * triple the rows written per click for nothing the click rows (each click's charge, share, margin
+ * and batch) do not already hold. A credit's counterparty is the advertiser when the batch has
+ * only one behind it, otherwise none.
+ */
+function batchChanges(clicks: readonly PendingClick[], splits: readonly ChargeSplit[], batchId: string): LedgerChange[] {
+  type Row = LedgerChange & { clicks: number };
+  const debits = new Map<string, Row>();
+  const shares = new Map<string, Row>();
+  const margins = new Map<string, Row>();
+  const add = (rows: Map<string, Row>, key: string, change: Omit<LedgerChange, 'reference'>) => {
+    const row = rows.get(key);
+    if (row === undefined) {
+      rows.set(key, { ...change, reference: batchId, clicks: 1 });
+      return;
+    }
+    row.amountMicros += change.amountMicros;
+    row.clicks += 1;
+    if (row.counterpartyId !== change.counterpartyId) row.counterpartyId = null;
+  };
+  clicks.forEach((click, index) => {
+    const split = splits[index] as ChargeSplit;
+    const { advertiserId, publisherId, platformAccountId } = click.parties;
+    add(debits, `${advertiserId}|${publisherId}`, {
+      accountId: advertiserId,
+      amountMicros: -click.claims.chargeMicros,
+      kind: 'click_charge',
+      counterpartyId: publisherId,
+    });
+    if (split.publisherMicros > 0) {
+      add(shares, `${publisherId}`, {
+        accountId: publisherId,
+        amountMicros: split.publisherMicros,
+        kind: 'click_revenue',
+        counterpartyId: advertiserId,
+      });
+    }
+    if (split.marginMicros > 0) {
+      add(margins, `${platformAccountId}`, {
+        accountId: platformAccountId,
+        amountMicros: split.marginMicros,
+        kind: 'click_margin',
+        counterpartyId: advertiserId,
+      });
+    }
+  });
+  const rows = [...debits.values(), ...shares.values(), ...margins.values()];
+  return rows.map(({ clicks: count, ...change }) => ({
+    ...change,
+    comment: count === 1 ? '1 click' : `${count} clicks`,
+  }));
 }
 
 export interface PendingClick {
@@ -86,8 +106,8 @@ export interface PendingClick {
 const MAX_ATTEMPTS = 5;
 
 /**
- * Bills clicks, each exactly once, many in one statement (group commit): the click rows, their
- * ledger rows (one per click and party, one balance move per account) and their rollup lines go
+ * Bills clicks, each exactly once, many in one statement (group commit): the click rows, the
+ * batch's ledger rows (see batchChanges; one balance move per account) and their rollup lines go
  * in together or not at all. The click id is the guard: a click already in the database, or seen
  * earlier in the batch, is a duplicate and moves no money. When an advertiser's money does not
  * cover its clicks in the batch, nothing is written and the clicks are billed one by one instead,
@@ -136,22 +156,19 @@ async function postClicks(
   retryable: boolean,
 ): Promise<boolean> {
   const splits = clicks.map((click) => splitCharge(click.claims.chargeMicros, settings.revenueSharePercent));
-  const changes: LedgerChange[] = [];
-  const events: TrafficEvent[] = [];
-  clicks.forEach((click, index) => {
-    const entries = clickEntries(click.claims, click.parties, splits[index] as ChargeSplit, click.nowMs);
-    changes.push(...entries.changes);
-    events.push(entries.event);
-  });
+  // Same form as a click id: 128 random bits.
+  const batchId = newClickId();
+  const changes = batchChanges(clicks, splits, batchId);
+  const events = clicks.map((click, index) => clickEvent(click.claims, splits[index] as ChargeSplit, click.nowMs));
   const posted = sql<boolean>`EXISTS (SELECT 1 FROM posted)`;
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
   const column = <T>(value: (click: PendingClick, index: number) => T) => clicks.map(value);
   const clickIds = column((click) => click.claims.clickId);
   const insertClicks = sql`
     INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros)
+      advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros, billing_batch)
     SELECT c.click_id, c.created_at, c.campaign_id, c.offer_id, c.site_id, c.block_id, c.device, c.country,
-      c.advertiser_id, c.publisher_id, 'billed', c.charge_micros, c.publisher_micros, c.margin_micros
+      c.advertiser_id, c.publisher_id, 'billed', c.charge_micros, c.publisher_micros, c.margin_micros, ${batchId}::text
     FROM unnest(
       ${clickIds}::text[],
       ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
@@ -169,10 +186,9 @@ async function postClicks(
     ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
       advertiser_id, publisher_id, charge_micros, publisher_micros, margin_micros)
     WHERE ${posted}`;
-  const rollup = rollupWrite(events, settings.timeZone, posted);
   try {
     return await postLedgerChanges(db, changes, {
-      alongside: rollup === undefined ? [insertClicks] : [insertClicks, rollup],
+      alongside: [{ name: 'billed_clicks', statement: insertClicks }, ...rollupWrites(events, settings.timeZone, posted)],
     });
   } catch (error) {
     if (retryable && isUniqueViolation(error)) return false;

@@ -69,14 +69,9 @@ export async function loadOfferTraffic(db: Db, fromDay: string) {
 /** What each campaign spent and how many clicks it bought on `day`. */
 export async function loadCampaignSpend(db: Db, day: string) {
   return db
-    .selectFrom('stats_daily')
-    .select([
-      'campaign_id',
-      (eb) => eb.fn.sum<number>('spend_micros').as('spend'),
-      (eb) => eb.fn.sum<number>('clicks').as('clicks'),
-    ])
+    .selectFrom('stats_campaign_daily')
+    .select(['campaign_id', 'spend_micros as spend', 'clicks'])
     .where('day', '=', day)
-    .groupBy('campaign_id')
     .execute();
 }
 

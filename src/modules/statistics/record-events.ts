@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
+import type { Db, NamedWrite } from '../../db/database.ts';
 
 /** Device types as the API numbers them. */
 export const DEVICES = { desktop: 1, mobile: 2, tablet: 3 } as const;
@@ -68,21 +68,35 @@ export function dayOf(epochMs: number, timeZone: string): string {
  * billing, an impression batch) so statistics and money move together.
  */
 export async function recordEvents(trx: Db, events: readonly TrafficEvent[], timeZone: string): Promise<void> {
-  const write = rollupWrite(events, timeZone);
-  if (write !== undefined) await write.execute(trx);
+  const writes = rollupWrites(events, timeZone);
+  if (writes.length === 0) return;
+  const [first, ...rest] = writes as [NamedWrite, ...NamedWrite[]];
+  const last = rest.pop();
+  if (last === undefined) {
+    await first.statement.execute(trx);
+    return;
+  }
+  const ctes = [first, ...rest].map((write) => sql`${sql.id(write.name)} AS (${write.statement})`);
+  await sql`WITH ${sql.join(ctes)} ${last.statement}`.execute(trx);
 }
 
 /**
- * The statement that adds events to the rollup, for callers that make it part of a larger
- * statement (click billing puts it next to the ledger's, see postLedgerChanges): it writes only
- * when `onlyIf` holds. Undefined when there is nothing to write.
+ * The statements that add events to the rollups, in the order they must run, for callers that
+ * make them part of a larger statement (click billing puts them next to the ledger's, see
+ * postLedgerChanges): the per-ad rows of `stats_daily`, then the campaign totals of
+ * `stats_campaign_daily`. Every writer locks rollup rows in that order (and each table's rows
+ * sorted by key), so writers never deadlock. They write only when `onlyIf` holds. Empty when there
+ * is nothing to write.
  */
-export function rollupWrite(events: readonly TrafficEvent[], timeZone: string, onlyIf?: RawBuilder<boolean>) {
+export function rollupWrites(events: readonly TrafficEvent[], timeZone: string, onlyIf?: RawBuilder<boolean>): NamedWrite[] {
   const rows = rollupRows(events, timeZone);
-  if (rows.length === 0) return undefined;
+  if (rows.length === 0) return [];
+  const guard = onlyIf ?? sql<boolean>`true`;
   const column = <K extends keyof RollupRow>(key: K) => rows.map((row) => row[key]);
+  const campaignRows = campaignDays(rows);
+  const campaignColumn = <K extends keyof CampaignDayRow>(key: K) => campaignRows.map((row) => row[key]);
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
-  return sql`
+  const daily = sql`
     INSERT INTO stats_daily AS s (day, campaign_id, offer_id, site_id, block_id, device, country, views, clicks,
       spend_micros, publisher_income_micros, conversions_purchase, conversions_registration, conversions_intermediate)
     SELECT * FROM unnest(
@@ -93,7 +107,7 @@ export function rollupWrite(events: readonly TrafficEvent[], timeZone: string, o
       ${column('conversions_purchase')}::bigint[], ${column('conversions_registration')}::bigint[],
       ${column('conversions_intermediate')}::bigint[]
     ) AS r
-    WHERE ${onlyIf ?? sql<boolean>`true`}
+    WHERE ${guard}
     ON CONFLICT (campaign_id, day, offer_id, site_id, block_id, device, country) DO UPDATE SET
       views = s.views + excluded.views,
       clicks = s.clicks + excluded.clicks,
@@ -101,7 +115,65 @@ export function rollupWrite(events: readonly TrafficEvent[], timeZone: string, o
       publisher_income_micros = s.publisher_income_micros + excluded.publisher_income_micros,
       conversions_purchase = s.conversions_purchase + excluded.conversions_purchase,
       conversions_registration = s.conversions_registration + excluded.conversions_registration,
+      conversions_intermediate = s.conversions_intermediate + excluded.conversions_intermediate
+    RETURNING 1`;
+  // Reading the whole of rollup_daily first makes PostgreSQL finish those upserts before it starts
+  // these: data-modifying CTEs otherwise run in an order it does not promise.
+  const campaigns = sql`
+    INSERT INTO stats_campaign_daily AS s (campaign_id, day, views, clicks, spend_micros, publisher_income_micros,
+      conversions_purchase, conversions_registration, conversions_intermediate)
+    SELECT * FROM unnest(
+      ${campaignColumn('campaign_id')}::integer[], ${campaignColumn('day')}::date[], ${campaignColumn('views')}::bigint[],
+      ${campaignColumn('clicks')}::bigint[], ${campaignColumn('spend_micros')}::bigint[],
+      ${campaignColumn('publisher_income_micros')}::bigint[], ${campaignColumn('conversions_purchase')}::bigint[],
+      ${campaignColumn('conversions_registration')}::bigint[], ${campaignColumn('conversions_intermediate')}::bigint[]
+    ) AS r
+    WHERE ${guard} AND (SELECT count(*) FROM rollup_daily) > 0
+    ON CONFLICT (campaign_id, day) DO UPDATE SET
+      views = s.views + excluded.views,
+      clicks = s.clicks + excluded.clicks,
+      spend_micros = s.spend_micros + excluded.spend_micros,
+      publisher_income_micros = s.publisher_income_micros + excluded.publisher_income_micros,
+      conversions_purchase = s.conversions_purchase + excluded.conversions_purchase,
+      conversions_registration = s.conversions_registration + excluded.conversions_registration,
       conversions_intermediate = s.conversions_intermediate + excluded.conversions_intermediate`;
+  return [
+    { name: 'rollup_daily', statement: daily },
+    { name: 'rollup_campaign', statement: campaigns },
+  ];
+}
+
+type CampaignDayRow = Omit<RollupRow, 'offer_id' | 'site_id' | 'block_id' | 'device' | 'country'>;
+
+/** The rollup rows summed per campaign and day, sorted by that key. */
+function campaignDays(rows: readonly RollupRow[]): CampaignDayRow[] {
+  const days = new Map<string, CampaignDayRow>();
+  for (const row of rows) {
+    const key = `${row.campaign_id}|${row.day}`;
+    const total = days.get(key);
+    if (total === undefined) {
+      days.set(key, {
+        campaign_id: row.campaign_id,
+        day: row.day,
+        views: row.views,
+        clicks: row.clicks,
+        spend_micros: row.spend_micros,
+        publisher_income_micros: row.publisher_income_micros,
+        conversions_purchase: row.conversions_purchase,
+        conversions_registration: row.conversions_registration,
+        conversions_intermediate: row.conversions_intermediate,
+      });
+      continue;
+    }
+    total.views += row.views;
+    total.clicks += row.clicks;
+    total.spend_micros += row.spend_micros;
+    total.publisher_income_micros += row.publisher_income_micros;
+    total.conversions_purchase += row.conversions_purchase;
+    total.conversions_registration += row.conversions_registration;
+    total.conversions_intermediate += row.conversions_intermediate;
+  }
+  return [...days.values()].sort((a, b) => a.campaign_id - b.campaign_id || (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
 }
 
 /** Events summed per rollup key, sorted by key so that writers lock rows in one order. */
@@ -140,4 +212,19 @@ function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRo
     row.conversions_intermediate += event.conversions?.[GOALS.intermediate] ?? 0;
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
+}
+
+/**
+ * Recomputes the campaign totals from the per-ad rows, for rollup rows loaded into `stats_daily`
+ * directly rather than through rollupWrites (benchmark seeds).
+ */
+export async function rebuildCampaignRollup(db: Db): Promise<void> {
+  await sql`
+    WITH cleared AS (DELETE FROM stats_campaign_daily)
+    INSERT INTO stats_campaign_daily (campaign_id, day, views, clicks, spend_micros, publisher_income_micros,
+      conversions_purchase, conversions_registration, conversions_intermediate)
+    SELECT campaign_id, day, sum(views), sum(clicks), sum(spend_micros), sum(publisher_income_micros),
+      sum(conversions_purchase), sum(conversions_registration), sum(conversions_intermediate)
+    FROM stats_daily
+    GROUP BY campaign_id, day`.execute(db);
 }

@@ -42,14 +42,26 @@ export interface StatsRow extends Totals {
 }
 
 /**
+ * The rollup that answers a filter: campaign totals per day (`stats_campaign_daily`, one row per
+ * campaign and day) unless ads are filtered or grouped, then the per-ad rows of `stats_daily`,
+ * whose primary key starts with (campaign_id, day) and whose offer index is (offer_id, day).
+ */
+function rollupFor(filter: StatsFilter, grouping: StatsGrouping = []) {
+  // Typed as stats_daily: the campaign table has the same columns except the ad's and the place's,
+  // and those are only used when this picks stats_daily.
+  return (
+    filter.offerIds === undefined && !grouping.includes('offer_id') ? 'stats_campaign_daily' : 'stats_daily'
+  ) as 'stats_daily';
+}
+
+/**
  * Sums the daily rollup over a filter, broken down by the given keys, ordered by them. Every
- * statistic of the advertiser API is one call of this: SQL sums over `stats_daily`, whose primary
- * key starts with (campaign_id, day) and whose offer index is (offer_id, day).
+ * statistic of the advertiser API is one call of this.
  */
 export async function sumStats(db: Db, filter: StatsFilter, grouping: StatsGrouping): Promise<StatsRow[]> {
   if (filter.campaignIds?.length === 0 || filter.offerIds?.length === 0) return [];
   let query = db
-    .selectFrom('stats_daily')
+    .selectFrom(rollupFor(filter, grouping))
     .select(grouping)
     .select([
       sql<number>`coalesce(sum(views), 0)`.as('views'),
@@ -95,7 +107,7 @@ export async function totalsByOffer(db: Db, filter: StatsFilter): Promise<Map<nu
 export async function dataSpan(db: Db, filter: StatsFilter): Promise<{ first: string; last: string } | undefined> {
   if (filter.campaignIds?.length === 0 || filter.offerIds?.length === 0) return undefined;
   const row = await db
-    .selectFrom('stats_daily')
+    .selectFrom(rollupFor(filter))
     .select([sql<string | null>`min(day)::text`.as('first'), sql<string | null>`max(day)::text`.as('last')])
     .where((eb: StatsBuilder) => {
       const conditions = [];
