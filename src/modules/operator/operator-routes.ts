@@ -76,9 +76,17 @@ const LedgerEntry = Type.Object({
   id: Type.Integer({ description: 'Entry id.' }),
   amount: Type.Number({ description: 'Change of the balance.' }),
   balance: Type.Number({ description: 'Balance after the change.' }),
-  kind: Type.String({ description: 'What moved the money.' }),
-  counterpartyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The other account of a move.' }),
-  reference: Type.Union([Type.String(), Type.Null()], { description: 'Business object behind the entry.' }),
+  kind: Type.String({
+    description:
+      'What moved the money: deposit, withdrawal, client_transfer, payout, payout_cancel, or for billed clicks click_charge (advertiser), click_revenue (publisher), click_margin (platform).',
+  }),
+  counterpartyId: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The other account of a move; null when there is none or, for a batch of clicks, more than one.',
+  }),
+  reference: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "Business object behind the entry: a payout id, or for click_* entries the billing batch (the clicks' billing_batch): one entry per account and kind sums that batch's clicks.",
+  }),
   comment: Type.String({ description: 'Comment.' }),
   date: Type.String({ format: 'date-time', description: 'When.' }),
 });

@@ -53,9 +53,6 @@ export class ServingEngine {
   private version = -1;
   private busy = false;
   private builtAt = 0;
-  /** The day of the last served minute: time zone offsets are whole minutes, so it holds for that minute. */
-  private dayMinute = Number.NaN;
-  private dayOfMinute = '';
   private readonly options: ServingOptions;
   readonly signer: ClickSigner;
   readonly impressions: ImpressionBuffer;
@@ -139,7 +136,7 @@ export class ServingEngine {
   serve(impression: Impression): ServedTeaser[] {
     const now = this.options.clock.now();
     const winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, impression);
-    const day = this.dayAt(now);
+    const day = dayOf(now, this.options.timeZone);
     return winners.map((winner) => {
       const { ad } = winner;
       const claims: ClickClaims = {
@@ -167,15 +164,6 @@ export class ServingEngine {
       );
       return { ad, clickToken: this.signer.sign(claims) };
     });
-  }
-
-  private dayAt(now: number): string {
-    const minute = Math.floor(now / 60_000);
-    if (minute !== this.dayMinute) {
-      this.dayOfMinute = dayOf(now, this.options.timeZone);
-      this.dayMinute = minute;
-    }
-    return this.dayOfMinute;
   }
 
   /** The advertiser and publisher of a click, from the snapshot (undefined when either is gone). */
