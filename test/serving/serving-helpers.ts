@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
+import { ROLLUP_COUNTERS } from '../../src/modules/statistics/record-events.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
 import type { TestClient } from '../helpers/http-client.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -158,15 +159,7 @@ export async function assertClicksMatchTheirLedgerRows(db: Db): Promise<number> 
 
 /** The campaign totals per day are the per-ad rollup rows summed by campaign and day. */
 export async function assertCampaignRollupMatchesAdRollup(db: Db): Promise<void> {
-  const columns = [
-    'views',
-    'clicks',
-    'spend_micros',
-    'publisher_income_micros',
-    'conversions_purchase',
-    'conversions_registration',
-    'conversions_intermediate',
-  ] as const;
+  const columns = ROLLUP_COUNTERS;
   const perAd = await db
     .selectFrom('stats_daily')
     .select(['campaign_id', 'day', ...columns.map((column) => sql<number>`sum(${sql.ref(column)})`.as(column))])

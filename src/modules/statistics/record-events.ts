@@ -116,81 +116,57 @@ export function rollupWrites(events: readonly TrafficEvent[], timeZone: string, 
   const campaignColumn = <K extends keyof CampaignDayRow>(key: K) => campaignRows.map((row) => row[key]);
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
   const daily = sql`
-    INSERT INTO stats_daily AS s (day, campaign_id, offer_id, site_id, block_id, device, country, views, clicks,
-      spend_micros, publisher_income_micros, conversions_purchase, conversions_registration, conversions_intermediate)
+    INSERT INTO stats_daily AS s (day, campaign_id, offer_id, site_id, block_id, device, country, ${COUNTER_NAMES})
     SELECT * FROM unnest(
       ${column('day')}::date[], ${column('campaign_id')}::integer[], ${column('offer_id')}::integer[],
       ${column('site_id')}::integer[], ${column('block_id')}::integer[], ${column('device')}::smallint[],
-      ${column('country')}::text[], ${column('views')}::bigint[], ${column('clicks')}::bigint[],
-      ${column('spend_micros')}::bigint[], ${column('publisher_income_micros')}::bigint[],
-      ${column('conversions_purchase')}::bigint[], ${column('conversions_registration')}::bigint[],
-      ${column('conversions_intermediate')}::bigint[]
+      ${column('country')}::text[], ${sql.join(ROLLUP_COUNTERS.map((counter) => sql`${column(counter)}::bigint[]`))}
     ) AS r
     WHERE ${guard}
-    ON CONFLICT (campaign_id, day, offer_id, site_id, block_id, device, country) DO UPDATE SET
-      views = s.views + excluded.views,
-      clicks = s.clicks + excluded.clicks,
-      spend_micros = s.spend_micros + excluded.spend_micros,
-      publisher_income_micros = s.publisher_income_micros + excluded.publisher_income_micros,
-      conversions_purchase = s.conversions_purchase + excluded.conversions_purchase,
-      conversions_registration = s.conversions_registration + excluded.conversions_registration,
-      conversions_intermediate = s.conversions_intermediate + excluded.conversions_intermediate
+    ON CONFLICT (campaign_id, day, offer_id, site_id, block_id, device, country) DO UPDATE SET ${ADD_COUNTERS}
     RETURNING 1`;
   // Reading the whole of rollup_daily first makes PostgreSQL finish those upserts before it starts
   // these: data-modifying CTEs otherwise run in an order it does not promise.
   const campaigns = sql`
-    INSERT INTO stats_campaign_daily AS s (campaign_id, day, views, clicks, spend_micros, publisher_income_micros,
-      conversions_purchase, conversions_registration, conversions_intermediate)
+    INSERT INTO stats_campaign_daily AS s (campaign_id, day, ${COUNTER_NAMES})
     SELECT * FROM unnest(
-      ${campaignColumn('campaign_id')}::integer[], ${campaignColumn('day')}::date[], ${campaignColumn('views')}::bigint[],
-      ${campaignColumn('clicks')}::bigint[], ${campaignColumn('spend_micros')}::bigint[],
-      ${campaignColumn('publisher_income_micros')}::bigint[], ${campaignColumn('conversions_purchase')}::bigint[],
-      ${campaignColumn('conversions_registration')}::bigint[], ${campaignColumn('conversions_intermediate')}::bigint[]
+      ${campaignColumn('campaign_id')}::integer[], ${campaignColumn('day')}::date[],
+      ${sql.join(ROLLUP_COUNTERS.map((counter) => sql`${campaignColumn(counter)}::bigint[]`))}
     ) AS r
     WHERE ${guard} AND (SELECT count(*) FROM rollup_daily) > 0
-    ON CONFLICT (campaign_id, day) DO UPDATE SET
-      views = s.views + excluded.views,
-      clicks = s.clicks + excluded.clicks,
-      spend_micros = s.spend_micros + excluded.spend_micros,
-      publisher_income_micros = s.publisher_income_micros + excluded.publisher_income_micros,
-      conversions_purchase = s.conversions_purchase + excluded.conversions_purchase,
-      conversions_registration = s.conversions_registration + excluded.conversions_registration,
-      conversions_intermediate = s.conversions_intermediate + excluded.conversions_intermediate`;
+    ON CONFLICT (campaign_id, day) DO UPDATE SET ${ADD_COUNTERS}`;
   return [
     { name: 'rollup_daily', statement: daily },
     { name: 'rollup_campaign', statement: campaigns },
   ];
 }
 
+/** The summed columns of both rollup tables. */
+export const ROLLUP_COUNTERS = [
+  'views',
+  'clicks',
+  'spend_micros',
+  'publisher_income_micros',
+  'conversions_purchase',
+  'conversions_registration',
+  'conversions_intermediate',
+] as const;
+const COUNTER_NAMES = sql.join(ROLLUP_COUNTERS.map((counter) => sql.ref(counter)));
+/** An upsert's update: each counter of the row (`s`) plus the one being inserted. */
+const ADD_COUNTERS = sql.join(
+  ROLLUP_COUNTERS.map((counter) => sql`${sql.ref(counter)} = ${sql.ref(`s.${counter}`)} + ${sql.ref(`excluded.${counter}`)}`),
+);
+
 type CampaignDayRow = Omit<RollupRow, 'offer_id' | 'site_id' | 'block_id' | 'device' | 'country'>;
 
 /** The rollup rows summed per campaign and day, sorted by that key. */
 function campaignDays(rows: readonly RollupRow[]): CampaignDayRow[] {
   const days = new Map<string, CampaignDayRow>();
-  for (const row of rows) {
+  for (const { offer_id, site_id, block_id, device, country, ...row } of rows) {
     const key = `${row.campaign_id}|${row.day}`;
     const total = days.get(key);
-    if (total === undefined) {
-      days.set(key, {
-        campaign_id: row.campaign_id,
-        day: row.day,
-        views: row.views,
-        clicks: row.clicks,
-        spend_micros: row.spend_micros,
-        publisher_income_micros: row.publisher_income_micros,
-        conversions_purchase: row.conversions_purchase,
-        conversions_registration: row.conversions_registration,
-        conversions_intermediate: row.conversions_intermediate,
-      });
-      continue;
-    }
-    total.views += row.views;
-    total.clicks += row.clicks;
-    total.spend_micros += row.spend_micros;
-    total.publisher_income_micros += row.publisher_income_micros;
-    total.conversions_purchase += row.conversions_purchase;
-    total.conversions_registration += row.conversions_registration;
-    total.conversions_intermediate += row.conversions_intermediate;
+    if (total === undefined) days.set(key, row);
+    else for (const counter of ROLLUP_COUNTERS) total[counter] += row[counter];
   }
   return [...days.values()].sort((a, b) => a.campaign_id - b.campaign_id || (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
 }
@@ -238,12 +214,11 @@ function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRo
  * directly rather than through rollupWrites (benchmark seeds).
  */
 export async function rebuildCampaignRollup(db: Db): Promise<void> {
-  await sql`
-    WITH cleared AS (DELETE FROM stats_campaign_daily)
-    INSERT INTO stats_campaign_daily (campaign_id, day, views, clicks, spend_micros, publisher_income_micros,
-      conversions_purchase, conversions_registration, conversions_intermediate)
-    SELECT campaign_id, day, sum(views), sum(clicks), sum(spend_micros), sum(publisher_income_micros),
-      sum(conversions_purchase), sum(conversions_registration), sum(conversions_intermediate)
-    FROM stats_daily
-    GROUP BY campaign_id, day`.execute(db);
+  const sums = sql.join(ROLLUP_COUNTERS.map((counter) => sql`sum(${sql.ref(counter)})`));
+  await db.transaction().execute(async (trx) => {
+    await sql`DELETE FROM stats_campaign_daily`.execute(trx);
+    await sql`
+      INSERT INTO stats_campaign_daily (campaign_id, day, ${COUNTER_NAMES})
+      SELECT campaign_id, day, ${sums} FROM stats_daily GROUP BY campaign_id, day`.execute(trx);
+  });
 }
