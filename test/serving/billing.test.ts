@@ -9,6 +9,7 @@ import { splitCharge } from '../../src/modules/serving/auction.ts';
 import { billClicks, type PendingClick } from '../../src/modules/serving/billing.ts';
 import { newClickId } from '../../src/modules/serving/click-token.ts';
 import { findOrCreatePlatformAccount } from '../../src/modules/serving/serving-repository.ts';
+import { recordEvents, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
 import {
@@ -89,6 +90,17 @@ describe('click billing', () => {
       parties: { advertiserId: ad.advertiserId, publisherId: world.publisherId, platformAccountId: world.platformId },
       nowMs: NOW,
     };
+  }
+
+  async function statsSums() {
+    const row = await db
+      .selectFrom('stats_campaign_daily')
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number>('clicks'), eb.lit(0)).as('clicks'),
+        eb.fn.coalesce(eb.fn.sum<number>('views'), eb.lit(0)).as('views'),
+      ])
+      .executeTakeFirstOrThrow();
+    return { clicks: Number(row.clicks), views: Number(row.views) };
   }
 
   /** The books of the whole database: every balance equals its ledger, and clicks, ledger and rollups agree. */
@@ -247,6 +259,41 @@ describe('click billing', () => {
       expected += size;
     }
     assert.equal((await assertBooksBalance()) - countBefore, expected);
+  });
+
+  it('keeps every count when views are flushed to the rollup rows that clicks are being billed to', async () => {
+    // Both writers add to the same stats_daily and stats_campaign_daily rows; on PostgreSQL they run
+    // on separate connections at once. (They also take those rows in one order, which is what keeps
+    // them from deadlocking; a race this short would catch a wrong order only by chance.)
+    const before = await statsSums();
+    let clicks = 0;
+    let views = 0;
+    for (let round = 0; round < 15; round += 1) {
+      const batch = Array.from({ length: 8 }, (_, index) => click(index + round));
+      const viewEvents: TrafficEvent[] = world.ads
+        .map((ad) => ({
+          at: NOW,
+          campaignId: ad.campaignId,
+          offerId: ad.offerId,
+          siteId: world.siteId,
+          blockId: world.blockId,
+          device: 1 as const,
+          country: 'DE',
+          views: 3,
+        }))
+        .reverse();
+      const [outcomes] = await Promise.all([
+        billClicks(db, batch, SETTINGS),
+        db.transaction().execute((trx) => recordEvents(trx, viewEvents, SETTINGS.timeZone)),
+        db.transaction().execute((trx) => recordEvents(trx, viewEvents.slice(0, 3), SETTINGS.timeZone)),
+      ]);
+      assert.deepEqual(outcomes, Array(batch.length).fill('billed'));
+      clicks += batch.length;
+      views += 3 * (world.ads.length + 3);
+    }
+    const after = await statsSums();
+    assert.deepEqual({ clicks: after.clicks - before.clicks, views: after.views - before.views }, { clicks, views });
+    await assertBooksBalance();
   });
 
   it('bills clicks one by one when the batch is more than an advertiser can pay', async () => {
