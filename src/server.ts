@@ -9,7 +9,7 @@ import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
-import { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
@@ -39,6 +39,7 @@ export async function createContext(config: Config, database?: Database): Promis
   await migrate(db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
+  await tokens.readChanges();
   const serving = await createServingEngine(config, db.db);
   const context: AppContext = {
     config,
@@ -66,7 +67,7 @@ async function shareRevocations(context: AppContext, redis: Redis): Promise<void
   subscriber.on('message', (_channel: string, message: string) => context.tokens.forgetToken(Number(message)));
   await subscriber.subscribe(channel).catch(() => undefined);
   context.tokens.announceRevocation = async (tokenId) => {
-    // The revocation is already committed; without Redis the others notice when their entry expires.
+    // The revocation is already committed; without Redis the others notice within a second (token_changes).
     await redis.publish(channel, String(tokenId)).catch(() => undefined);
   };
   context.closeSubscriber = () => subscriber.quit().then(() => undefined);
@@ -99,7 +100,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const bootstrapToken = await ensureOperator(context);
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
+  context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
+    context.tokens.stopWatching();
     await context.closeSubscriber?.().catch(() => undefined);
     // Counted views are written before storage closes.
     await context.serving?.close();

@@ -231,6 +231,11 @@ export interface ServingChangesTable {
   version: number;
 }
 
+export interface TokenChangesTable {
+  id: number;
+  version: number;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -253,4 +258,5 @@ export interface DatabaseSchema {
   conversions: ConversionsTable;
   audience_members: AudienceMembersTable;
   serving_changes: ServingChangesTable;
+  token_changes: TokenChangesTable;
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { openTestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertError, FORMATS } from './assertions.ts';
 
@@ -157,6 +158,36 @@ describe('authentication', () => {
       .where('account_id', '=', account.id)
       .execute();
     assertError(await account.client.get('/api/me'), 401, 'json');
+  });
+
+  it('a token revoked through another instance stops working here once the token change counter is read', async () => {
+    // Two instances on one database and no Redis; the second does not see the first one's write
+    // counter, as if it ran in another process. Its only news of the revocation is token_changes,
+    // which it reads every second (readChanges() here, so the test needs no timer).
+    const database = await openTestDatabase();
+    const first = await startTestServer({ database });
+    const second = await startTestServer({ database: { ...database, writeGeneration: undefined } });
+    try {
+      const account = await first.createAccount('advertiser');
+      const other = await first.createAccount('advertiser');
+      const onSecond = second.anonymous.as(account.token);
+      const otherOnSecond = second.anonymous.as(other.token);
+      assert.equal((await onSecond.get('/api/me')).status, 200);
+      assert.equal((await otherOnSecond.get('/api/me')).status, 200);
+      const tokens = (await first.operator.get(`/api/admin/users/${account.id}/tokens`)).json();
+      assert.equal((await first.operator.delete(`/api/admin/tokens/${tokens[0].id}`)).status, 204);
+      assert.equal((await onSecond.get('/api/me')).status, 200, 'still the cached lookup');
+      await second.server.context.tokens.readChanges();
+      assertError(await onSecond.get('/api/me'), 401, 'json');
+      assert.equal((await otherOnSecond.get('/api/me')).status, 200, 'other tokens are looked up again and still work');
+      // Reading the counter again without a change keeps what is cached.
+      await second.server.context.tokens.readChanges();
+      assert.equal((await otherOnSecond.get('/api/me')).status, 200);
+    } finally {
+      await first.close();
+      await second.close();
+      await database.close();
+    }
   });
 
   it('/api/health needs no token', async () => {

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Principal } from '../../http/conventions.ts';
-import { findActiveTokenByHash } from './account-repository.ts';
+import { findActiveTokenByHash, readTokenChangesVersion } from './account-repository.ts';
 
 const TOKEN_PREFIX = 'nv_';
 
@@ -15,27 +15,67 @@ export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token).digest();
 }
 
+/** How long a token lookup is kept when nothing says it changed. */
+const TOKEN_CACHE_TTL_MS = 10 * 60_000;
+/** How often each instance reads the token change counter (the longest a revocation elsewhere takes without Redis). */
+export const TOKEN_CHANGES_POLL_MS = 1000;
+
 /**
- * Resolves tokens to accounts. Every request needs one, so lookups are cached: an entry is used
- * only while no write to `api_tokens` has committed in this process since it was read (the
- * `generation` callback, see write-tracker.ts), so a revocation through this instance takes effect
- * at once. Revocations on other instances reach this one through `announceRevocation`'s channel
- * (Redis pub/sub when configured) and, at the latest, when the entry expires after `ttlMs`.
+ * Resolves tokens to accounts. Every request needs one, so lookups are cached. An entry is used
+ * only while
+ * - no write to `api_tokens` has committed in this process since it was read (the `generation`
+ *   callback, see write-tracker.ts): a revocation through this instance takes effect at once;
+ * - the database's token change counter (`token_changes`, moved by a trigger on every update or
+ *   delete of a token row) has not moved since it was read: this instance reads it every
+ *   `TOKEN_CHANGES_POLL_MS` (`watchChanges`), so a revocation anywhere, by any writer, takes effect
+ *   here within about a second; instances sharing Redis also tell each other at once
+ *   (`announceRevocation`);
+ * - and for at most `ttlMs`.
+ * A token's account and kind never change, and revocations are rare, so an entry lives long and
+ * any revocation empties the whole cache (one lookup per active token to refill it).
  */
 export class TokenAuthenticator {
-  private readonly cache = new Map<string, { principal: Principal; expiresAt: number; generation: number; hash: Buffer }>();
+  private readonly cache = new Map<
+    string,
+    { principal: Principal; expiresAt: number; generation: number; changes: number; hash: Buffer }
+  >();
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly ttlMs: number;
   private readonly generation: () => number;
+  /** The token change counter as last read, and how many times it was seen to move. */
+  private changesVersion: number | undefined;
+  private changesSeen = 0;
+  private watch: NodeJS.Timeout | undefined;
   /** Tells the other instances that a token was revoked; set when they share a channel (Redis). */
   announceRevocation: ((tokenId: number) => Promise<void>) | undefined;
 
-  constructor(db: Db, clock: Clock, ttlMs = 10_000, generation: () => number = () => 0) {
+  constructor(db: Db, clock: Clock, ttlMs = TOKEN_CACHE_TTL_MS, generation: () => number = () => 0) {
     this.db = db;
     this.clock = clock;
     this.ttlMs = ttlMs;
     this.generation = generation;
+  }
+
+  /** Reads the token change counter now; entries read before a move are not used again. */
+  async readChanges(): Promise<void> {
+    const version = await readTokenChangesVersion(this.db);
+    if (version !== this.changesVersion) {
+      this.changesVersion = version;
+      this.changesSeen += 1;
+    }
+  }
+
+  /** Reads the token change counter every `intervalMs` until `stopWatching`; errors go to `onError`. */
+  watchChanges(intervalMs: number, onError: (error: unknown) => void): void {
+    this.stopWatching();
+    this.watch = setInterval(() => this.readChanges().catch(onError), intervalMs);
+    this.watch.unref();
+  }
+
+  stopWatching(): void {
+    if (this.watch !== undefined) clearInterval(this.watch);
+    this.watch = undefined;
   }
 
   async authenticate(token: string): Promise<Principal | undefined> {
@@ -44,8 +84,15 @@ export class TokenAuthenticator {
     const cacheKey = tokenHash.toString('base64');
     const now = this.clock.now();
     const generation = this.generation();
+    const changes = this.changesSeen;
     const cached = this.cache.get(cacheKey);
-    if (cached && cached.expiresAt > now && cached.generation === generation && timingSafeEqual(cached.hash, tokenHash)) {
+    if (
+      cached &&
+      cached.expiresAt > now &&
+      cached.generation === generation &&
+      cached.changes === changes &&
+      timingSafeEqual(cached.hash, tokenHash)
+    ) {
       return cached.principal;
     }
     const row = await findActiveTokenByHash(this.db, tokenHash);
@@ -55,7 +102,7 @@ export class TokenAuthenticator {
     }
     const principal: Principal = { accountId: row.account_id, kind: row.kind, tokenId: row.id };
     if (this.cache.size > 100_000) this.cache.clear();
-    this.cache.set(cacheKey, { principal, expiresAt: now + this.ttlMs, generation, hash: tokenHash });
+    this.cache.set(cacheKey, { principal, expiresAt: now + this.ttlMs, generation, changes, hash: tokenHash });
     return principal;
   }
 
