@@ -67,7 +67,7 @@ async function shareRevocations(context: AppContext, redis: Redis): Promise<void
   subscriber.on('message', (_channel: string, message: string) => context.tokens.forgetToken(Number(message)));
   await subscriber.subscribe(channel).catch(() => undefined);
   context.tokens.announceRevocation = async (tokenId) => {
-    // The revocation is already committed; without Redis the others notice within a second (token_changes).
+    // The revocation is already committed; without Redis the others notice within a second (change_counters).
     await redis.publish(channel, String(tokenId)).catch(() => undefined);
   };
   context.closeSubscriber = () => subscriber.quit().then(() => undefined);

@@ -226,13 +226,8 @@ export interface AudienceMembersTable {
   last_seen_at: ColumnType<Date, Date | string, Date | string>;
 }
 
-export interface ServingChangesTable {
-  id: number;
-  version: number;
-}
-
-export interface TokenChangesTable {
-  id: number;
+export interface ChangeCountersTable {
+  name: string;
   version: number;
 }
 
@@ -257,6 +252,5 @@ export interface DatabaseSchema {
   clicks: ClicksTable;
   conversions: ConversionsTable;
   audience_members: AudienceMembersTable;
-  serving_changes: ServingChangesTable;
-  token_changes: TokenChangesTable;
+  change_counters: ChangeCountersTable;
 }

@@ -162,8 +162,8 @@ describe('authentication', () => {
 
   it('a token revoked through another instance stops working here once the token change counter is read', async () => {
     // Two instances on one database and no Redis; the second does not see the first one's write
-    // counter, as if it ran in another process. Its only news of the revocation is token_changes,
-    // which it reads every second (readChanges() here, so the test needs no timer).
+    // counter, as if it ran in another process. Its only news of the revocation is the tokens
+    // change counter, which it reads every second (readChanges() here, so the test needs no timer).
     const database = await openTestDatabase();
     const first = await startTestServer({ database });
     const second = await startTestServer({ database: { ...database, writeGeneration: undefined } });

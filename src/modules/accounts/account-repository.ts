@@ -75,12 +75,6 @@ export async function findActiveTokenByHash(db: Db, tokenHash: Buffer) {
     .executeTakeFirst();
 }
 
-/** The counter that moves with every update or delete of a token row (migration 0330). */
-export async function readTokenChangesVersion(db: Db): Promise<number> {
-  const row = await db.selectFrom('token_changes').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
-  return Number(row.version);
-}
-
 export async function listTokens(db: Db, accountId: number) {
   return db
     .selectFrom('api_tokens')

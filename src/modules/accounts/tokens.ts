@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
+import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
 import type { Principal } from '../../http/conventions.ts';
-import { findActiveTokenByHash, readTokenChangesVersion } from './account-repository.ts';
+import { findActiveTokenByHash } from './account-repository.ts';
 
 const TOKEN_PREFIX = 'nv_';
 
@@ -25,8 +26,8 @@ export const TOKEN_CHANGES_POLL_MS = 1000;
  * only while
  * - no write to `api_tokens` has committed in this process since it was read (the `generation`
  *   callback, see write-tracker.ts): a revocation through this instance takes effect at once;
- * - the database's token change counter (`token_changes`, moved by a trigger on every update or
- *   delete of a token row) has not moved since it was read: this instance reads it every
+ * - the database's token change counter (`change_counters` row `tokens`, moved by a trigger on
+ *   every update or delete of a token row) has not moved since it was read: this instance reads it every
  *   `TOKEN_CHANGES_POLL_MS` (`watchChanges`), so a revocation anywhere, by any writer, takes effect
  *   here within about a second; instances sharing Redis also tell each other at once
  *   (`announceRevocation`);
@@ -59,7 +60,7 @@ export class TokenAuthenticator {
 
   /** Reads the token change counter now; entries read before a move are not used again. */
   async readChanges(): Promise<void> {
-    const version = await readTokenChangesVersion(this.db);
+    const version = await readChangeCounter(this.db, 'tokens');
     if (version !== this.changesVersion) {
       this.changesVersion = version;
       this.changesSeen += 1;

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { prepared } from '../../db/prepared.ts';
 import { invalidField } from '../../http/errors.ts';
@@ -110,8 +110,8 @@ export async function listLedgerEntries(db: Db, accountId: number, limit: number
  * statement is one round trip and its own transaction, so the account rows stay locked for the
  * shortest time. The accounts are locked in id order; each account's balance moves once by the sum
  * of its changes; every change still gets its own ledger row with the balance after it, in the
- * order given. Nothing at all is written (and `false` is returned) when `precondition` is false or
- * any balance would end below zero. Balance = sum of ledger holds.
+ * order given. Nothing at all is written (and `false` is returned) when any balance would end below
+ * zero. Balance = sum of ledger holds.
  *
  * `alongside` are data-modifying statements, added as CTEs under the names the caller gives (so
  * one may read another), that the caller guards with `WHERE EXISTS (SELECT 1 FROM posted)`;
@@ -121,7 +121,7 @@ export async function listLedgerEntries(db: Db, accountId: number, limit: number
 export async function postLedgerChanges(
   db: Db,
   changes: readonly LedgerChange[],
-  statement: { precondition?: RawBuilder<boolean>; alongside?: readonly NamedWrite[] } = {},
+  statement: { alongside?: readonly NamedWrite[] } = {},
 ): Promise<boolean> {
   if (changes.length === 0) throw new Error('postLedgerChanges needs at least one change');
   const totals = new Map<number, number>();
@@ -138,13 +138,11 @@ export async function postLedgerChanges(
   const alongside = (statement.alongside ?? []).map((write) => sql`, ${sql.id(write.name)} AS (${write.statement})`);
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
   const result = await prepared(sql<{ posted: boolean }>`
-    WITH guard AS (
-      SELECT ${statement.precondition ?? sql<boolean>`true`} AS ok
-    ), totals AS (
+    WITH totals AS (
       SELECT * FROM unnest(${ids}::integer[], ${ids.map((id) => totals.get(id) ?? 0)}::bigint[]) AS t (id, delta)
     ), locked AS (
-      SELECT a.id, a.balance_micros FROM accounts AS a, guard
-      WHERE guard.ok AND a.id = ANY(${ids}::integer[]) ORDER BY a.id FOR UPDATE OF a
+      SELECT a.id, a.balance_micros FROM accounts AS a
+      WHERE a.id = ANY(${ids}::integer[]) ORDER BY a.id FOR UPDATE OF a
     ), verdict AS (
       SELECT count(*) = ${ids.length} AS ok FROM locked JOIN totals USING (id) WHERE locked.balance_micros + totals.delta >= 0
     ), moved AS (

@@ -222,18 +222,7 @@ export async function recordUnbilledClick(
   nowMs: number,
   reason: 'bot' | 'limit' | 'funds',
 ): Promise<ClickOutcome> {
-  const inserted = await insertClickRow(db, claims, parties, nowMs, reason, { charge: 0, publisher: 0, margin: 0 });
-  return inserted ? reason : 'duplicate';
-}
-
-async function insertClickRow(
-  db: Db,
-  claims: ClickClaims,
-  parties: ClickParties,
-  nowMs: number,
-  status: 'billed' | 'bot' | 'limit' | 'funds',
-  money: { charge: number; publisher: number; margin: number },
-): Promise<boolean> {
+  // No money moved: the charge, share and margin columns keep their default of 0.
   const row = await db
     .insertInto('clicks')
     .values({
@@ -247,15 +236,12 @@ async function insertClickRow(
       country: claims.country,
       advertiser_id: parties.advertiserId,
       publisher_id: parties.publisherId,
-      status,
-      charge_micros: money.charge,
-      publisher_micros: money.publisher,
-      margin_micros: money.margin,
+      status: reason,
     })
     .onConflict((conflict) => conflict.column('click_id').doNothing())
     .returning('click_id')
     .executeTakeFirst();
-  return row !== undefined;
+  return row === undefined ? 'duplicate' : reason;
 }
 
 export type ConversionOutcome = 'recorded' | 'duplicate' | 'unknown';

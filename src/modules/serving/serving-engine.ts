@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
 import { dayOf } from '../statistics/record-events.ts';
 import type { Winner } from './auction.ts';
@@ -17,7 +18,7 @@ import {
   type Snapshot,
   selectTeasers,
 } from './serving-index.ts';
-import { findOrCreatePlatformAccount, readServingVersion, upsertAudienceMember } from './serving-repository.ts';
+import { findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
 
 /** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
 const FULL_REBUILD_MS = 30_000;
@@ -80,7 +81,7 @@ export class ServingEngine {
   /** Rebuilds the snapshot now (tests call it to see their changes without waiting). */
   refresh(): Promise<void> {
     return this.exclusive(async () => {
-      const version = await readServingVersion(this.options.db);
+      const version = await readChangeCounter(this.options.db, 'serving');
       const now = this.options.clock.now();
       this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
       this.version = version;
@@ -104,7 +105,7 @@ export class ServingEngine {
   }
 
   private async tickOnce(): Promise<void> {
-    const version = await readServingVersion(this.options.db);
+    const version = await readChangeCounter(this.options.db, 'serving');
     const day = dayOf(this.options.clock.now(), this.options.timeZone);
     if (version !== this.version || day !== this.snapshot.day || Date.now() - this.builtAt >= FULL_REBUILD_MS) {
       await this.refresh();

@@ -123,12 +123,6 @@ export async function findOrCreatePlatformAccount(db: Db): Promise<number> {
   return created.id;
 }
 
-/** The change counter of everything the index is built from (see migration 0300). */
-export async function readServingVersion(db: Db): Promise<number> {
-  const row = await db.selectFrom('serving_changes').select('version').where('id', '=', 1).executeTakeFirst();
-  return row?.version ?? 0;
-}
-
 export async function loadAdvertiserBalances(db: Db) {
   return db
     .selectFrom('accounts')

@@ -87,16 +87,12 @@ export function dayOf(epochMs: number, timeZone: string): string {
  * billing, an impression batch) so statistics and money move together.
  */
 export async function recordEvents(trx: Db, events: readonly TrafficEvent[], timeZone: string): Promise<void> {
+  // One statement: every write but the last as a named CTE (the later ones read them by name).
   const writes = rollupWrites(events, timeZone);
-  if (writes.length === 0) return;
-  const [first, ...rest] = writes as [NamedWrite, ...NamedWrite[]];
-  const last = rest.pop();
-  if (last === undefined) {
-    await first.statement.execute(trx);
-    return;
-  }
-  const ctes = [first, ...rest].map((write) => sql`${sql.id(write.name)} AS (${write.statement})`);
-  await sql`WITH ${sql.join(ctes)} ${last.statement}`.execute(trx);
+  const last = writes.pop();
+  if (last === undefined) return;
+  const ctes = writes.map((write) => sql`${sql.id(write.name)} AS (${write.statement})`);
+  await (ctes.length === 0 ? last.statement : sql`WITH ${sql.join(ctes)} ${last.statement}`).execute(trx);
 }
 
 /**
