@@ -1,6 +1,6 @@
 // The serving path under load: one block, 10,000 active ads. The teasers endpoint (selection from
 // the in-memory index, views counted in memory) against the bare route, and the click endpoint
-// (a fresh signed link per request, billed in one transaction before the 302).
+// (a fresh signed link per request, accepted durably before the 302 and settled right after).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -148,15 +148,19 @@ async function measure(context: BenchContext, databaseUrl: string): Promise<Benc
       userAgent: USER_AGENT,
     });
     const clickRatio = clicks.requestsPerSecond / context.bare.result.requestsPerSecond;
+    // Redirected clicks are accepted; their settlement may still be running when the load stops.
+    await engine.settled();
     const billed = await server.context.db
       .selectFrom('clicks')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('status', '=', 'billed')
       .executeTakeFirstOrThrow();
-    const batches = engine.billingCounts;
+    const { acceptance, settlement } = engine.clickCounts;
+    const average = (clicks: number, groups: number) => (clicks / Math.max(1, groups)).toFixed(1);
     process.stderr.write(
-      `bench: ${Number(billed.count)} clicks billed of ${clicks.statuses['3xx'] ?? 0} redirects, ` +
-        `${batches.batches} batches of ${(batches.clicks / Math.max(1, batches.batches)).toFixed(1)} clicks on average\n`,
+      `bench: ${Number(billed.count)} clicks billed of ${clicks.statuses['3xx'] ?? 0} redirects; ` +
+        `${acceptance.batches} acceptance batches of ${average(acceptance.clicks, acceptance.batches)} clicks, ` +
+        `${settlement.settlements} settlements of ${average(settlement.clicks, settlement.settlements)}\n`,
     );
     return [
       {

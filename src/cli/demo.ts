@@ -265,7 +265,8 @@ export const demoCommand: Command = {
       if (running) await running.context.serving?.refresh();
       else await new Promise((resolve) => setTimeout(resolve, config.servingRefreshMs + 500));
       const { clicks, conversions } = await simulateVisitors(baseUrl, agent, world, visitors);
-      // Views are written within a second; wait for them so every statistic shows at once.
+      // Views are written within a second and clicks settled within ~0.1 s; wait for both so every
+      // statistic shows at once.
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const pages = running ? await startDemoPages(pagePort, baseUrl, world.blockIds) : undefined;
       process.stdout.write(

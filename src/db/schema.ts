@@ -214,6 +214,22 @@ export interface ClicksTable {
   billing_batch: Defaulted<string | null>;
 }
 
+/** A click redirected and durable whose outcome is not yet settled (docs/adr/0007). */
+export interface AcceptedClicksTable {
+  click_id: string;
+  created_at: ColumnType<Date, Date | string, never>;
+  campaign_id: number;
+  offer_id: number;
+  site_id: number;
+  block_id: number;
+  device: number;
+  country: Defaulted<string>;
+  advertiser_id: number;
+  publisher_id: number;
+  charge_micros: number;
+  refusal: 'bot' | 'limit' | null;
+}
+
 export interface ConversionsTable {
   click_id: string;
   goal: number;
@@ -250,6 +266,7 @@ export interface DatabaseSchema {
   mail_outbox: MailOutboxTable;
   email_confirmations: EmailConfirmationsTable;
   clicks: ClicksTable;
+  accepted_clicks: AcceptedClicksTable;
   conversions: ConversionsTable;
   audience_members: AudienceMembersTable;
   change_counters: ChangeCountersTable;

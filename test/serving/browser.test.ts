@@ -107,6 +107,7 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
         assert.deepEqual(errors, []);
 
         await engineOf(server).impressions.flush();
+        await engineOf(server).settled();
         // Second price: the runner-up's 0.25 plus 0.01; the publisher gets 70% of it.
         const oneBilledClick = {
           advertiserId: world.advertiserId,
@@ -129,6 +130,7 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
         const again = await context.newPage();
         await again.goto(link ?? '');
         assert.match(again.url(), /\/landing\?click=/);
+        await engineOf(server).settled();
         await assertTrafficEverywhere(db, oneBilledClick);
       } finally {
         await context.close();

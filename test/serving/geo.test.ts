@@ -50,6 +50,7 @@ describe('serving: geo targeting (client address from X-Forwarded-For behind a t
     const [first] = await ids('8.8.8.8');
     const click = await server.anonymous.get(pathOf(first?.url ?? ''), from('8.8.8.8'));
     assert.equal(click.status, 302);
+    await engineOf(server).settled();
     const row = await server.server.context.db
       .selectFrom('clicks')
       .selectAll()

@@ -50,6 +50,7 @@ describe('serving on two instances of one deployment', () => {
       assert.equal((await first.anonymous.get(pathOf(teaser?.url ?? ''), { headers: { 'User-Agent': DESKTOP_UA } })).status, 302);
     }
     assert.equal((await teasers(first, world.blockId)).length, 0, 'the billing instance stops at once');
+    await engineOf(first).settled();
     assert.ok((await teasers(second, world.blockId)).length > 0, 'the other one has not refreshed yet');
     await engineOf(second).tick();
     assert.equal((await teasers(second, world.blockId)).length, 0, 'and stops with its next refresh');

@@ -77,6 +77,9 @@ describe('serving: money is conserved in a randomized run', () => {
       assert.equal(click.status, 302);
     }
     await engineOf(server).impressions.flush();
+    await engineOf(server).settled();
+    const unsettled = await db.selectFrom('accepted_clicks').select('click_id').execute();
+    assert.deepEqual(unsettled, [], 'every accepted click is settled');
 
     const sumOf = async (kind: string) => {
       const row = await db
@@ -143,6 +146,7 @@ describe('serving: money is conserved in a randomized run', () => {
       [...links, ...links].map((link) => server.anonymous.get(pathOf(link), { headers: { 'User-Agent': DESKTOP_UA } })),
     );
     assert.ok(responses.every((response) => response.status === 302));
+    await engineOf(server).settled();
     const billed = await db
       .selectFrom('clicks')
       .selectAll()

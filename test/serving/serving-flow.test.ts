@@ -52,6 +52,8 @@ describe('serving: teasers, clicks, billing', () => {
     const charge = 310_000;
     const share = 217_000;
     await engineOf(server).impressions.flush();
+    // The redirect came once the click was accepted; its money and statistics follow in a settlement.
+    await engineOf(server).settled();
     assert.deepEqual(await statsTotals(db, { campaignIds: world.campaignIds }), {
       views: 2,
       clicks: 1,
@@ -80,6 +82,7 @@ describe('serving: teasers, clicks, billing', () => {
     const again = await server.anonymous.get(pathOf(body.teasers[0].url), desktop);
     assert.equal(again.status, 302, 'a duplicate click still redirects');
     assert.equal(again.header('location'), location);
+    await engineOf(server).settled();
     assert.equal((await statsTotals(db, { campaignIds: world.campaignIds })).clicks, 1);
     assert.equal(await balanceOf(db, world.advertiserId), 100_000_000 - charge);
   });
@@ -110,6 +113,7 @@ describe('serving: teasers, clicks, billing', () => {
 
     const robot = await server.anonymous.get(pathOf(teaser.url), { headers: { 'User-Agent': BOT_UA } });
     assert.equal(robot.status, 302);
+    await engineOf(server).settled();
     const robotRow = await db.selectFrom('clicks').selectAll().where('offer_id', '=', teaser.id).executeTakeFirstOrThrow();
     assert.equal(robotRow.status, 'bot');
     assert.equal(robotRow.charge_micros, 0);
@@ -125,6 +129,7 @@ describe('serving: teasers, clicks, billing', () => {
     } finally {
       server.clock.advance(-(60 * 60 * 1000 + 1));
     }
+    await engineOf(server).settled();
     assert.equal(await balanceOf(db, world.advertiserId), 100_000_000);
     assert.equal((await statsTotals(db, { campaignIds: world.campaignIds })).clicks, 0);
     assert.equal(await balanceOf(db, world.publisherId), 0);
@@ -144,6 +149,7 @@ describe('serving: teasers, clicks, billing', () => {
     const click = await server.anonymous.get(pathOf(served.teasers[0]?.url ?? ''), { headers: { 'User-Agent': MOBILE_UA } });
     assert.equal(click.status, 302);
     assert.match(click.header('location') ?? '', /^https:\/\/m\.shop\.example\.test\/[A-Za-z0-9_-]{22}$/);
+    await engineOf(server).settled();
     const row = await server.server.context.db
       .selectFrom('clicks')
       .selectAll()
@@ -193,6 +199,7 @@ describe('serving: teasers, clicks, billing', () => {
       links.push(served.teasers[0]?.url ?? '');
     }
     for (const link of links) assert.equal((await server.anonymous.get(pathOf(link), desktop)).status, 302);
+    await engineOf(server).settled();
     assert.equal(await balanceOf(db, world.advertiserId), 0);
     assert.equal((await statsTotals(db, { campaignIds: world.campaignIds })).clicks, 2);
     assert.equal((await teasers(world.blockId)).teasers.length, 0, 'nothing serves once the money is gone');
@@ -210,6 +217,7 @@ describe('serving: teasers, clicks, billing', () => {
     const second = await teasers(world.blockId);
     await server.anonymous.get(pathOf(first.teasers[0]?.url ?? ''), desktop);
     await server.anonymous.get(pathOf(second.teasers[0]?.url ?? ''), desktop);
+    await engineOf(server).settled();
     assert.equal((await statsTotals(db, { campaignIds: [campaignId] })).clicks, 1, 'the second click is over the limit');
     assert.equal((await teasers(world.blockId)).teasers.length, 0);
 
@@ -227,6 +235,8 @@ describe('serving: teasers, clicks, billing', () => {
       const served = await teasers(world.blockId);
       await server.anonymous.get(pathOf(served.teasers[0]?.url ?? ''), desktop);
       assert.equal((await teasers(world.blockId)).teasers.length, 0, 'campaign budget of 0.01 spent');
+      // A refresh reads today's spend from the rollup, which has the click once it is settled.
+      await engineOf(server).settled();
       await db.updateTable('campaigns').set({ daily_budget_micros: 0 }).where('id', '=', campaignId).execute();
       await db.updateTable('accounts').set({ daily_budget_micros: 10_000 }).where('id', '=', world.advertiserId).execute();
       await engineOf(server).refresh();

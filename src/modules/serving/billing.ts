@@ -1,54 +1,217 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { prepared } from '../../db/prepared.ts';
+import type { AcceptedClicksTable } from '../../db/schema.ts';
 import { type LedgerChange, postLedgerChanges } from '../ledger/ledger.ts';
 import { type DeviceId, type GoalId, recordEvents, rollupWrites, type TrafficEvent } from '../statistics/record-events.ts';
 import { type ChargeSplit, splitCharge } from './auction.ts';
 import { type ClickClaims, newClickId } from './click-token.ts';
 
 /**
- * Billing of clicks and counting of conversions. Each is one transaction that holds the event
- * row, the money and the statistics together, committed before the response is sent.
+ * Clicks in two steps (docs/adr/0007), and conversions.
+ *
+ * Acceptance, on the click's request: the click is written to accepted_clicks and committed before
+ * its redirect, so a redirected click is never lost. Many clicks share one statement (the click
+ * batcher's group commit); the statement touches no row that another click also needs, so it
+ * waits for nothing but its commit.
+ *
+ * Settlement, in the background right after: accepted clicks move into `clicks` with their
+ * outcome, and the billed ones' money (ledger rows, balances) and rollup lines are written in the
+ * same transaction. Settlements take hundreds of clicks at a time, so the balances every click
+ * moves (the platform's, the publisher's) are locked once per settlement instead of once per
+ * redirect batch.
  */
 
-export type ClickOutcome = 'billed' | 'duplicate' | 'bot' | 'limit' | 'funds';
+/** What acceptance says about a click on its request: `accepted` will be settled (billed or, without money, not). */
+export type ClickVerdict = 'accepted' | 'duplicate' | 'bot' | 'limit';
 
-export interface ClickParties {
+/** What a settlement recorded for a click: `duplicate` is a click id that was already in `clicks`. */
+export type ClickOutcome = 'billed' | 'funds' | 'bot' | 'limit' | 'duplicate';
+
+/** A verified click, as the engine hands it to acceptance. */
+export interface IncomingClick {
+  claims: ClickClaims;
   advertiserId: number;
   publisherId: number;
+  nowMs: number;
+  /** Decided on the request: null = bill it (if the money is there); otherwise why it is not billed. */
+  refusal: 'bot' | 'limit' | null;
+}
+
+export interface SettlementSettings {
+  revenueSharePercent: number;
+  timeZone: string;
   platformAccountId: number;
 }
 
-export interface BillingSettings {
-  revenueSharePercent: number;
-  timeZone: string;
+type AcceptedClick = Selectable<AcceptedClicksTable>;
+
+/**
+ * Accepts a batch of clicks in one statement. A click id already accepted or settled, or seen
+ * earlier in the batch, is a duplicate and is not written again: each click link is used once.
+ */
+export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Promise<ClickVerdict[]> {
+  const verdicts = new Array<ClickVerdict>(clicks.length).fill('duplicate');
+  const seen = new Set<string>();
+  const fresh: IncomingClick[] = [];
+  for (const click of clicks) {
+    if (seen.has(click.claims.clickId)) continue;
+    seen.add(click.claims.clickId);
+    fresh.push(click);
+  }
+  // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
+  const column = <T>(value: (click: IncomingClick) => T) => fresh.map(value);
+  const inserted = await prepared(sql<{ click_id: string }>`
+    INSERT INTO accepted_clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+      advertiser_id, publisher_id, charge_micros, refusal)
+    SELECT * FROM unnest(
+      ${column((click) => click.claims.clickId)}::text[],
+      ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
+      ${column((click) => click.claims.campaignId)}::integer[],
+      ${column((click) => click.claims.offerId)}::integer[],
+      ${column((click) => click.claims.siteId)}::integer[],
+      ${column((click) => click.claims.blockId)}::integer[],
+      ${column((click) => click.claims.device)}::smallint[],
+      ${column((click) => click.claims.country)}::text[],
+      ${column((click) => click.advertiserId)}::integer[],
+      ${column((click) => click.publisherId)}::integer[],
+      ${column((click) => click.claims.chargeMicros)}::bigint[],
+      ${column((click) => click.refusal)}::text[]
+    ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+      advertiser_id, publisher_id, charge_micros, refusal)
+    ON CONFLICT (click_id) DO NOTHING
+    RETURNING click_id`).execute(db);
+  const accepted = new Set(inserted.rows.map((row) => row.click_id));
+  clicks.forEach((click, index) => {
+    const id = click.claims.clickId;
+    // The first occurrence in the batch is the one that was written.
+    if (accepted.delete(id)) verdicts[index] = click.refusal ?? 'accepted';
+  });
+  return verdicts;
 }
 
-/** One billed click's line in the rollup: a click, the advertiser's charge, the publisher's share. */
-function clickEvent(claims: ClickClaims, split: ChargeSplit, nowMs: number): TrafficEvent {
+/**
+ * Settles accepted clicks: takes their accepted rows (those still there), records each in `clicks`
+ * with its outcome, and bills the billable ones, all in one transaction. A click already in `clicks` is a duplicate (a
+ * link used twice whose second use was accepted while the first was being settled) and moves no
+ * money. When an advertiser cannot pay for all its clicks, the balances are locked and exactly the
+ * clicks that fit are billed, in the order they came in; the others are recorded as `funds`.
+ * Returns the outcome of every click it took.
+ */
+export async function settleClicks(
+  db: Db,
+  clickIds: readonly string[],
+  settings: SettlementSettings,
+): Promise<Map<string, ClickOutcome>> {
+  const outcomes = new Map<string, ClickOutcome>();
+  if (clickIds.length === 0) return outcomes;
+  return db.transaction().execute(async (trx) => {
+    const taken = await takeAcceptedClicks(trx, clickIds);
+    const fresh = taken.filter((click) => {
+      if (!click.recorded) return true;
+      outcomes.set(click.click_id, 'duplicate');
+      return false;
+    });
+    if (fresh.length === 0) return outcomes;
+    const billable = fresh.filter((click) => click.refusal === null);
+    let billed = new Set(billable.map((click) => click.click_id));
+    if (!(await recordSettlement(trx, fresh, billed, settings))) {
+      billed = await clicksThatFit(trx, billable, settings.platformAccountId);
+      if (!(await recordSettlement(trx, fresh, billed, settings))) {
+        throw new Error('a settlement was refused with every balance it moves locked');
+      }
+    }
+    for (const click of fresh) outcomes.set(click.click_id, click.refusal ?? (billed.has(click.click_id) ? 'billed' : 'funds'));
+    return outcomes;
+  });
+}
+
+/**
+ * Deletes and returns the accepted rows of these click ids, oldest first, each saying whether its
+ * click id is already in `clicks`. The DELETE is the claim: a row another settlement is taking
+ * makes this one wait until that one ends and then skip the row, gone by then. Two settlements of
+ * the same clicks (a sweep, a conversion, another instance) lock them in the same order; should
+ * PostgreSQL still find them deadlocked, one fails and its clicks stay accepted for a later sweep.
+ */
+async function takeAcceptedClicks(trx: Db, clickIds: readonly string[]): Promise<(AcceptedClick & { recorded: boolean })[]> {
+  const result = await sql<AcceptedClick & { recorded: boolean }>`
+    WITH taken AS (
+      DELETE FROM accepted_clicks WHERE click_id = ANY(${clickIds}::text[]) RETURNING *
+    )
+    SELECT taken.*, EXISTS (SELECT 1 FROM clicks WHERE clicks.click_id = taken.click_id) AS recorded
+    FROM taken
+    ORDER BY taken.created_at, taken.click_id`.execute(trx);
+  return result.rows;
+}
+
+/**
+ * Locks every balance the settlement moves (in id order, as postLedgerChanges does) and picks the
+ * billable clicks each advertiser's balance covers, in the order they came in.
+ */
+async function clicksThatFit(trx: Db, billable: readonly AcceptedClick[], platformAccountId: number): Promise<Set<string>> {
+  const ids = new Set<number>([platformAccountId]);
+  for (const click of billable) {
+    ids.add(click.advertiser_id);
+    ids.add(click.publisher_id);
+  }
+  const rows = await trx
+    .selectFrom('accounts')
+    .select(['id', 'balance_micros'])
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const left = new Map(rows.map((row) => [row.id, row.balance_micros]));
+  const fit = new Set<string>();
+  for (const click of billable) {
+    const balance = left.get(click.advertiser_id) ?? 0;
+    if (balance < click.charge_micros) continue;
+    left.set(click.advertiser_id, balance - click.charge_micros);
+    fit.add(click.click_id);
+  }
+  return fit;
+}
+
+/** The rollup key of a click's events (its click, its conversions). */
+function rollupKeyOf(
+  click: Pick<AcceptedClick, 'campaign_id' | 'offer_id' | 'site_id' | 'block_id' | 'device' | 'country'>,
+): Pick<TrafficEvent, 'campaignId' | 'offerId' | 'siteId' | 'blockId' | 'device' | 'country'> {
   return {
-    at: nowMs,
-    campaignId: claims.campaignId,
-    offerId: claims.offerId,
-    siteId: claims.siteId,
-    blockId: claims.blockId,
-    device: claims.device as DeviceId,
-    country: claims.country,
+    campaignId: click.campaign_id,
+    offerId: click.offer_id,
+    siteId: click.site_id,
+    blockId: click.block_id,
+    device: click.device as DeviceId,
+    country: click.country,
+  };
+}
+
+/** A billed click's line in the rollup: a click, the advertiser's charge, the publisher's share. */
+function clickEvent(click: AcceptedClick, split: ChargeSplit): TrafficEvent {
+  return {
+    at: new Date(click.created_at).getTime(),
+    ...rollupKeyOf(click),
     clicks: 1,
-    spendMicros: claims.chargeMicros,
+    spendMicros: click.charge_micros,
     publisherIncomeMicros: split.publisherMicros,
   };
 }
 
 /**
- * The ledger rows of a batch of billed clicks, all referencing the batch, in this order: per
- * advertiser and publisher the advertiser's debit (`click_charge`, counterparty the publisher),
+ * The ledger rows of a settlement's billed clicks, all referencing the settlement, in this order:
+ * per advertiser and publisher the advertiser's debit (`click_charge`, counterparty the publisher),
  * per publisher its share (`click_revenue`), and the platform's margin (`click_margin`); they sum
- * to zero. Each account's balance moves once per batch anyway; a row per click and party would
- * triple the rows written per click for nothing the click rows (each click's charge, share, margin
- * and batch) do not already hold. A credit's counterparty is the advertiser when the batch has
- * only one behind it, otherwise none.
+ * to zero. Each account's balance moves once per settlement anyway; a row per click and party
+ * would triple the rows written per click for nothing the click rows (each click's charge, share,
+ * margin and batch) do not already hold. A credit's counterparty is the advertiser when the
+ * settlement has only one behind it, otherwise none.
  */
-function batchChanges(clicks: readonly PendingClick[], splits: readonly ChargeSplit[], batchId: string): LedgerChange[] {
+function batchChanges(
+  clicks: readonly AcceptedClick[],
+  splits: readonly ChargeSplit[],
+  batchId: string,
+  platformAccountId: number,
+): LedgerChange[] {
   type Row = LedgerChange & { clicks: number };
   const debits = new Map<string, Row>();
   const shares = new Map<string, Row>();
@@ -65,10 +228,11 @@ function batchChanges(clicks: readonly PendingClick[], splits: readonly ChargeSp
   };
   clicks.forEach((click, index) => {
     const split = splits[index] as ChargeSplit;
-    const { advertiserId, publisherId, platformAccountId } = click.parties;
+    const advertiserId = click.advertiser_id;
+    const publisherId = click.publisher_id;
     add(debits, `${advertiserId}|${publisherId}`, {
       accountId: advertiserId,
-      amountMicros: -click.claims.chargeMicros,
+      amountMicros: -click.charge_micros,
       kind: 'click_charge',
       counterpartyId: publisherId,
     });
@@ -96,166 +260,86 @@ function batchChanges(clicks: readonly PendingClick[], splits: readonly ChargeSp
   }));
 }
 
-export interface PendingClick {
-  claims: ClickClaims;
-  parties: ClickParties;
-  nowMs: number;
-}
-
-/** How often a batch is tried again after another transaction inserted one of its clicks first. */
-const MAX_ATTEMPTS = 5;
-
 /**
- * Bills clicks, each exactly once, many in one statement (group commit): the click rows, the
- * batch's ledger rows (see batchChanges; one balance move per account) and their rollup lines go
- * in together or not at all. The click id is the guard: a click already in the database, or seen
- * earlier in the batch, is a duplicate and moves no money. When an advertiser's money does not
- * cover its clicks in the batch, nothing is written and the clicks are billed one by one instead,
- * so exactly the clicks that can be paid are billed.
+ * One statement: the settled clicks' rows in `clicks`, and, for the billed ones, their ledger rows,
+ * balances and rollup lines. Refused (false, nothing written) when an advertiser's balance does not
+ * cover its billed clicks.
  */
-export async function billClicks(db: Db, clicks: readonly PendingClick[], settings: BillingSettings): Promise<ClickOutcome[]> {
-  const outcomes = new Array<ClickOutcome>(clicks.length).fill('duplicate');
-  const seen = new Set<string>();
-  let pending: number[] = [];
-  clicks.forEach((click, index) => {
-    if (seen.has(click.claims.clickId)) return;
-    seen.add(click.claims.clickId);
-    pending.push(index);
-  });
-  for (let attempt = 1; pending.length > 0; attempt += 1) {
-    const batch = pending.map((index) => clicks[index] as PendingClick);
-    if (await postClicks(db, batch, settings, attempt < MAX_ATTEMPTS)) {
-      for (const index of pending) outcomes[index] = 'billed';
-      return outcomes;
-    }
-    const existing = await existingClickIds(db, batch);
-    if (existing.size === 0) break;
-    pending = pending.filter((index) => !existing.has((clicks[index] as PendingClick).claims.clickId));
-  }
-  // Refused for money: one at a time, so each click that can still be paid is.
-  for (const index of pending) outcomes[index] = await billClick(db, clicks[index] as PendingClick, settings);
-  return outcomes;
-}
-
-async function billClick(db: Db, click: PendingClick, settings: BillingSettings): Promise<ClickOutcome> {
-  if (await postClicks(db, [click], settings, true)) return 'billed';
-  if ((await existingClickIds(db, [click])).size > 0) return 'duplicate';
-  return recordUnbilledClick(db, click.claims, click.parties, click.nowMs, 'funds');
-}
-
-/**
- * One statement: refused (false) when any of the clicks is already recorded or any advertiser's
- * balance does not cover its charges; otherwise the clicks, their money and their rollup lines are
- * committed together before it returns. A click inserted meanwhile by another transaction makes
- * the statement fail on the click's primary key; that counts as refused when `retryable`.
- */
-async function postClicks(
-  db: Db,
-  clicks: readonly PendingClick[],
-  settings: BillingSettings,
-  retryable: boolean,
+async function recordSettlement(
+  trx: Db,
+  clicks: readonly AcceptedClick[],
+  billed: ReadonlySet<string>,
+  settings: SettlementSettings,
 ): Promise<boolean> {
-  const splits = clicks.map((click) => splitCharge(click.claims.chargeMicros, settings.revenueSharePercent));
+  const billedClicks = clicks.filter((click) => billed.has(click.click_id));
+  const splits = billedClicks.map((click) => splitCharge(click.charge_micros, settings.revenueSharePercent));
+  const splitOf = new Map(billedClicks.map((click, index) => [click.click_id, splits[index] as ChargeSplit]));
   // Same form as a click id: 128 random bits.
   const batchId = newClickId();
-  const changes = batchChanges(clicks, splits, batchId);
-  const events = clicks.map((click, index) => clickEvent(click.claims, splits[index] as ChargeSplit, click.nowMs));
+  const column = <T>(value: (click: AcceptedClick, split: ChargeSplit | undefined) => T) =>
+    clicks.map((click) => value(click, splitOf.get(click.click_id)));
   const posted = sql<boolean>`EXISTS (SELECT 1 FROM posted)`;
-  // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
-  const column = <T>(value: (click: PendingClick, index: number) => T) => clicks.map(value);
-  const clickIds = column((click) => click.claims.clickId);
-  const insertClicks = sql`
+  const insertClicks = (guard: typeof posted) => sql`
     INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
       advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros, billing_batch)
-    SELECT c.click_id, c.created_at, c.campaign_id, c.offer_id, c.site_id, c.block_id, c.device, c.country,
-      c.advertiser_id, c.publisher_id, 'billed', c.charge_micros, c.publisher_micros, c.margin_micros, ${batchId}::text
-    FROM unnest(
-      ${clickIds}::text[],
-      ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
-      ${column((click) => click.claims.campaignId)}::integer[],
-      ${column((click) => click.claims.offerId)}::integer[],
-      ${column((click) => click.claims.siteId)}::integer[],
-      ${column((click) => click.claims.blockId)}::integer[],
-      ${column((click) => click.claims.device)}::smallint[],
-      ${column((click) => click.claims.country)}::text[],
-      ${column((click) => click.parties.advertiserId)}::integer[],
-      ${column((click) => click.parties.publisherId)}::integer[],
-      ${column((click) => click.claims.chargeMicros)}::bigint[],
-      ${column((_click, index) => (splits[index] as ChargeSplit).publisherMicros)}::bigint[],
-      ${column((_click, index) => (splits[index] as ChargeSplit).marginMicros)}::bigint[]
-    ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, charge_micros, publisher_micros, margin_micros)
-    WHERE ${posted}`;
-  try {
-    return await postLedgerChanges(db, changes, {
-      alongside: [{ name: 'billed_clicks', statement: insertClicks }, ...rollupWrites(events, settings.timeZone, posted)],
-    });
-  } catch (error) {
-    if (retryable && isUniqueViolation(error)) return false;
-    throw error;
+    SELECT * FROM unnest(
+      ${column((click) => click.click_id)}::text[],
+      ${column((click) => new Date(click.created_at).toISOString())}::timestamptz[],
+      ${column((click) => click.campaign_id)}::integer[],
+      ${column((click) => click.offer_id)}::integer[],
+      ${column((click) => click.site_id)}::integer[],
+      ${column((click) => click.block_id)}::integer[],
+      ${column((click) => click.device)}::smallint[],
+      ${column((click) => click.country)}::text[],
+      ${column((click) => click.advertiser_id)}::integer[],
+      ${column((click) => click.publisher_id)}::integer[],
+      ${column((click, split) => click.refusal ?? (split === undefined ? 'funds' : 'billed'))}::text[],
+      ${column((click, split) => (split === undefined ? 0 : click.charge_micros))}::bigint[],
+      ${column((_click, split) => split?.publisherMicros ?? 0)}::bigint[],
+      ${column((_click, split) => split?.marginMicros ?? 0)}::bigint[],
+      ${column((_click, split) => (split === undefined ? null : batchId))}::text[]
+    ) AS c
+    WHERE ${guard}
+    RETURNING 1`;
+  if (billedClicks.length === 0) {
+    await prepared(sql`WITH posted AS (SELECT 1) ${insertClicks(posted)}`).execute(trx);
+    return true;
   }
+  const events = billedClicks.map((click, index) => clickEvent(click, splits[index] as ChargeSplit));
+  return postLedgerChanges(trx, batchChanges(billedClicks, splits, batchId, settings.platformAccountId), {
+    alongside: [{ name: 'settled_clicks', statement: insertClicks(posted) }, ...rollupWrites(events, settings.timeZone, posted)],
+  });
 }
 
-async function existingClickIds(db: Db, clicks: readonly PendingClick[]): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('clicks')
-    .select('click_id')
-    .where(
-      'click_id',
-      'in',
-      clicks.map((click) => click.claims.clickId),
-    )
-    .execute();
-  return new Set(rows.map((row) => row.click_id));
-}
-
-/** PostgreSQL's unique_violation, as both drivers report it. */
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '23505';
-}
-
-/** Records a click that is redirected but not billed (robot, limit reached, no money). */
-export async function recordUnbilledClick(
-  db: Db,
-  claims: ClickClaims,
-  parties: ClickParties,
-  nowMs: number,
-  reason: 'bot' | 'limit' | 'funds',
-): Promise<ClickOutcome> {
-  // No money moved: the charge, share and margin columns keep their default of 0.
-  const row = await db
-    .insertInto('clicks')
-    .values({
-      click_id: claims.clickId,
-      created_at: new Date(nowMs),
-      campaign_id: claims.campaignId,
-      offer_id: claims.offerId,
-      site_id: claims.siteId,
-      block_id: claims.blockId,
-      device: claims.device,
-      country: claims.country,
-      advertiser_id: parties.advertiserId,
-      publisher_id: parties.publisherId,
-      status: reason,
-    })
-    .onConflict((conflict) => conflict.column('click_id').doNothing())
-    .returning('click_id')
-    .executeTakeFirst();
-  return row === undefined ? 'duplicate' : reason;
+/**
+ * Accepted clicks older than `beforeMs` (any age when undefined), oldest first: those whose
+ * instance stopped before settling them.
+ */
+export async function findAcceptedClicks(db: Db, beforeMs: number | undefined, limit: number): Promise<string[]> {
+  let query = db.selectFrom('accepted_clicks').select('click_id');
+  if (beforeMs !== undefined) query = query.where('created_at', '<', new Date(beforeMs));
+  const rows = await query.orderBy('created_at').limit(limit).execute();
+  return rows.map((row) => row.click_id);
 }
 
 export type ConversionOutcome = 'recorded' | 'duplicate' | 'unknown';
 
-/** Counts a conversion once per billed click and goal, on the click's statistics key. */
+/**
+ * Counts a conversion once per billed click and goal, on the click's statistics key. A click still
+ * accepted but not settled (a conversion can follow its redirect within milliseconds) is settled
+ * first, so that whether it was billed is known.
+ */
 export async function recordConversion(
   db: Db,
   clickId: string,
   goal: GoalId,
   nowMs: number,
-  timeZone: string,
+  settings: SettlementSettings,
 ): Promise<ConversionOutcome> {
+  const findClick = (trx: Db) => trx.selectFrom('clicks').selectAll().where('click_id', '=', clickId).executeTakeFirst();
+  if ((await findClick(db)) === undefined) await settleClicks(db, [clickId], settings);
   return db.transaction().execute(async (trx) => {
-    const click = await trx.selectFrom('clicks').selectAll().where('click_id', '=', clickId).executeTakeFirst();
+    const click = await findClick(trx);
     if (click === undefined || click.status !== 'billed') return 'unknown';
     const inserted = await trx
       .insertInto('conversions')
@@ -264,22 +348,7 @@ export async function recordConversion(
       .returning('click_id')
       .executeTakeFirst();
     if (inserted === undefined) return 'duplicate';
-    await recordEvents(
-      trx,
-      [
-        {
-          at: nowMs,
-          campaignId: click.campaign_id,
-          offerId: click.offer_id,
-          siteId: click.site_id,
-          blockId: click.block_id,
-          device: click.device as DeviceId,
-          country: click.country,
-          conversions: { [goal]: 1 },
-        },
-      ],
-      timeZone,
-    );
+    await recordEvents(trx, [{ at: nowMs, ...rollupKeyOf(click), conversions: { [goal]: 1 } }], settings.timeZone);
     return 'recorded';
   });
 }

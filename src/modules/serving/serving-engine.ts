@@ -2,10 +2,20 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
+import type { GoalId } from '../statistics/record-events.ts';
 import { dayOf } from '../statistics/record-events.ts';
 import type { Winner } from './auction.ts';
-import { billClicks, type ClickOutcome, recordUnbilledClick } from './billing.ts';
+import {
+  acceptClicks,
+  type ClickVerdict,
+  type ConversionOutcome,
+  findAcceptedClicks,
+  recordConversion,
+  type SettlementSettings,
+  settleClicks,
+} from './billing.ts';
 import { ClickBatcher } from './click-batcher.ts';
+import { ClickSettler } from './click-settler.ts';
 import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
 import { ImpressionBuffer } from './impressions.ts';
 import {
@@ -33,6 +43,8 @@ export interface ServingOptions {
   refreshMs: number;
   /** How often counted views are written to the rollup (at most 1000). */
   flushMs: number;
+  /** How often accepted clicks that no instance settled are looked for (default 5 s). */
+  sweepMs?: number;
   onError(error: unknown, what: string): void;
 }
 
@@ -43,7 +55,7 @@ export interface ServedTeaser {
 
 /**
  * The serving engine of one instance: the snapshot it selects from, the view buffer, the click
- * signer and billing. It is made once at start-up (createContext) and closed on shutdown, after
+ * signer, click acceptance and settlement. It is made once at start-up (createContext) and closed on shutdown, after
  * which every counted view is in the database.
  */
 export class ServingEngine {
@@ -57,20 +69,34 @@ export class ServingEngine {
   private readonly options: ServingOptions;
   readonly signer: ClickSigner;
   readonly impressions: ImpressionBuffer;
-  private readonly billing: ClickBatcher;
+  private readonly acceptance: ClickBatcher;
+  private readonly settler: ClickSettler;
 
   constructor(options: ServingOptions) {
     this.options = options;
     this.signer = new ClickSigner(options.signingSecret);
     this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
-    const settings = { revenueSharePercent: options.revenueSharePercent, timeZone: options.timeZone };
-    this.billing = new ClickBatcher((clicks) => billClicks(options.db, clicks, settings));
+    this.settler = new ClickSettler({
+      settle: async (clickIds) => (await settleClicks(options.db, clickIds, await this.settlementSettings())).size,
+      findLeftovers: (beforeMs, limit) => findAcceptedClicks(options.db, beforeMs, limit),
+      now: () => options.clock.now(),
+      onError: (error) => options.onError(error, 'settling clicks'),
+    });
+    this.acceptance = new ClickBatcher(async (clicks) => {
+      const verdicts = await acceptClicks(options.db, clicks);
+      this.settler.add(clicks.flatMap((click, index) => (verdicts[index] === 'duplicate' ? [] : [click.claims.clickId])));
+      return verdicts;
+    });
     this.impressions = new ImpressionBuffer(options.db, options.timeZone, (error) => options.onError(error, 'flushing views'));
   }
 
-  /** Loads the first snapshot, then keeps it fresh and flushes views on timers. */
+  /**
+   * Loads the first snapshot and settles clicks accepted before this start that are still
+   * unsettled; then keeps the snapshot fresh, flushes views and sweeps for unsettled clicks on timers.
+   */
   async start(): Promise<void> {
     await this.refresh();
+    await this.settler.start(this.options.sweepMs ?? 5000);
     this.timer = setInterval(() => {
       this.tick().catch((error: unknown) => this.options.onError(error, 'refreshing the serving index'));
     }, this.options.refreshMs);
@@ -125,7 +151,8 @@ export class ServingEngine {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.refreshing?.catch(() => undefined);
-    await this.billing.close();
+    await this.settled();
+    await this.settler.close();
     await this.impressions.close();
   }
 
@@ -175,35 +202,43 @@ export class ServingEngine {
   }
 
   /**
-   * Bills a verified click (or records why not). Limits are checked against this instance's
-   * snapshot; the balance is checked by the ledger itself, in the transaction.
+   * Accepts a verified click: durable when this returns, settled (billed, or recorded unbilled)
+   * right after. Robots and clicks over a limit of this instance's snapshot are accepted as
+   * refused; the balance is checked by the settlement, in its transaction. An accepted click counts
+   * against the snapshot's spend at once, so limits hold before its money has moved.
    */
-  async click(claims: ClickClaims, bot: boolean): Promise<ClickOutcome> {
-    const now = this.options.clock.now();
+  async click(claims: ClickClaims, bot: boolean): Promise<ClickVerdict> {
     const { campaign, block } = this.parties(claims);
     const advertiserId = campaign?.advertiser.id;
     const publisherId = block?.publisherId;
     if (campaign === undefined || advertiserId === undefined || publisherId === undefined) {
       return 'limit';
     }
-    const parties = { advertiserId, publisherId, platformAccountId: await this.platformAccountId() };
-    if (bot) return recordUnbilledClick(this.options.db, claims, parties, now, 'bot');
-    if (!campaignCanServe(campaign)) return recordUnbilledClick(this.options.db, claims, parties, now, 'limit');
-    const outcome = await this.billing.submit({ claims, parties, nowMs: now });
-    if (outcome === 'billed') {
+    const refusal = bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
+    const verdict = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs: this.options.clock.now(), refusal });
+    if (verdict === 'accepted') {
       campaign.spentTodayMicros += claims.chargeMicros;
       campaign.clicksToday += 1;
       campaign.advertiser.spentTodayMicros += claims.chargeMicros;
       campaign.advertiser.balanceMicros -= claims.chargeMicros;
-    } else if (outcome === 'funds') {
-      campaign.advertiser.balanceMicros = 0;
     }
-    return outcome;
+    return verdict;
   }
 
-  /** Click batches sent to the database so far and the clicks in them (group commit at work). */
-  get billingCounts(): { batches: number; clicks: number } {
-    return { ...this.billing.counts };
+  /** Counts a conversion of a click (settling the click first if it is not yet). */
+  async recordConversion(clickId: string, goal: GoalId): Promise<ConversionOutcome> {
+    return recordConversion(this.options.db, clickId, goal, this.options.clock.now(), await this.settlementSettings());
+  }
+
+  /** Waits until every click submitted so far is accepted and settled (tests, benchmarks, shutdown). */
+  async settled(): Promise<void> {
+    await this.acceptance.idle();
+    await this.settler.settled();
+  }
+
+  /** Acceptance batches and settlements so far, with the clicks in them (group commit at work). */
+  get clickCounts(): { acceptance: { batches: number; clicks: number }; settlement: { settlements: number; clicks: number } } {
+    return { acceptance: { ...this.acceptance.counts }, settlement: { ...this.settler.counts } };
   }
 
   /** Where a click goes: the ad's mobile URL on mobile devices when it has one. */
@@ -221,6 +256,14 @@ export class ServingEngine {
       this.snapshot.audiences.set(visitorId, set);
     }
     set.add(advertiserId);
+  }
+
+  private async settlementSettings(): Promise<SettlementSettings> {
+    return {
+      revenueSharePercent: this.options.revenueSharePercent,
+      timeZone: this.options.timeZone,
+      platformAccountId: await this.platformAccountId(),
+    };
   }
 
   private platformAccountId(): Promise<number> {

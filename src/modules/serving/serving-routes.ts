@@ -6,7 +6,6 @@ import { notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { DEVICES, GOALS } from '../statistics/record-events.ts';
-import { recordConversion } from './billing.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import type { ServingEngine } from './serving-engine.ts';
 import { findOfferTarget, isAdvertiser } from './serving-repository.ts';
@@ -123,7 +122,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       config: PUBLIC,
       schema: {
         tags,
-        summary: 'Follows a click link: bills it once and redirects (302) to the ad URL.',
+        summary: 'Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.',
         security: [],
         params: ClickParams,
         response: errorResponses(404),
@@ -147,13 +146,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
       const query = request.query as Static<typeof ConversionQuery>;
-      const result = await recordConversion(
-        context.db,
-        query.click_id,
-        GOALS[query.goal],
-        context.clock.now(),
-        context.config.timeZone,
-      );
+      const result = await serving.recordConversion(query.click_id, GOALS[query.goal]);
       if (result === 'unknown') throw notFound('Click');
       return { result };
     },
@@ -172,7 +165,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
     },
     async (request, reply) => {
       const query = request.query as Static<typeof ConversionQuery>;
-      await recordConversion(context.db, query.click_id, GOALS[query.goal], context.clock.now(), context.config.timeZone);
+      await serving.recordConversion(query.click_id, GOALS[query.goal]);
       return sendPixel(reply);
     },
   );
@@ -210,9 +203,9 @@ async function redirectClick(serving: ServingEngine, context: AppContext, reques
   const traits = visitorTraits(request.headers['user-agent']);
   let clickId = '';
   if (verdict.kind === 'valid') {
-    const outcome = await serving.click(claims, traits.bot);
-    request.log.debug({ clickId: claims.clickId, outcome }, 'click');
-    if (outcome === 'billed' || outcome === 'duplicate') clickId = claims.clickId;
+    const verdict = await serving.click(claims, traits.bot);
+    request.log.debug({ clickId: claims.clickId, verdict }, 'click');
+    if (verdict === 'accepted' || verdict === 'duplicate') clickId = claims.clickId;
   }
   const mobile = traits.device !== DEVICES.desktop;
   let target = serving.targetOf(claims.offerId, mobile);
