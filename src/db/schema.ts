@@ -195,7 +195,8 @@ export interface EmailConfirmationsTable {
   created_at: CreatedAt;
 }
 
-export interface ClicksTable {
+/** What a click is, in both tables that hold clicks: where it was shown, to whom, whose money. */
+interface ClickColumns {
   click_id: string;
   created_at: ColumnType<Date, Date | string, never>;
   campaign_id: number;
@@ -206,6 +207,9 @@ export interface ClicksTable {
   country: Defaulted<string>;
   advertiser_id: number;
   publisher_id: number;
+}
+
+export interface ClicksTable extends ClickColumns {
   status: 'billed' | 'bot' | 'limit' | 'funds';
   charge_micros: Defaulted<number>;
   publisher_micros: Defaulted<number>;
@@ -215,17 +219,7 @@ export interface ClicksTable {
 }
 
 /** A click redirected and durable whose outcome is not yet settled (docs/adr/0007). */
-export interface AcceptedClicksTable {
-  click_id: string;
-  created_at: ColumnType<Date, Date | string, never>;
-  campaign_id: number;
-  offer_id: number;
-  site_id: number;
-  block_id: number;
-  device: number;
-  country: Defaulted<string>;
-  advertiser_id: number;
-  publisher_id: number;
+export interface AcceptedClicksTable extends ClickColumns {
   charge_micros: number;
   refusal: 'bot' | 'limit' | null;
 }

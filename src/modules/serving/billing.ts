@@ -23,7 +23,7 @@ import { type ClickClaims, newClickId } from './click-token.ts';
  */
 
 /** What acceptance says about a click on its request: `accepted` will be settled (billed or, without money, not). */
-export type ClickVerdict = 'accepted' | 'duplicate' | 'bot' | 'limit';
+export type AcceptanceVerdict = 'accepted' | 'duplicate' | 'bot' | 'limit';
 
 /** What a settlement recorded for a click: `duplicate` is a click id that was already in `clicks`. */
 export type ClickOutcome = 'billed' | 'funds' | 'bot' | 'limit' | 'duplicate';
@@ -50,8 +50,8 @@ type AcceptedClick = Selectable<AcceptedClicksTable>;
  * Accepts a batch of clicks in one statement. A click id already accepted or settled, or seen
  * earlier in the batch, is a duplicate and is not written again: each click link is used once.
  */
-export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Promise<ClickVerdict[]> {
-  const verdicts = new Array<ClickVerdict>(clicks.length).fill('duplicate');
+export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Promise<AcceptanceVerdict[]> {
+  const verdicts = new Array<AcceptanceVerdict>(clicks.length).fill('duplicate');
   const seen = new Set<string>();
   const fresh: IncomingClick[] = [];
   for (const click of clicks) {
@@ -279,7 +279,8 @@ async function recordSettlement(
   const column = <T>(value: (click: AcceptedClick, split: ChargeSplit | undefined) => T) =>
     clicks.map((click) => value(click, splitOf.get(click.click_id)));
   const posted = sql<boolean>`EXISTS (SELECT 1 FROM posted)`;
-  const insertClicks = (guard: typeof posted) => sql`
+  // Guarded by `posted` (see postLedgerChanges); without money to move, `posted` is just a row.
+  const insertClicks = sql`
     INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
       advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros, billing_batch)
     SELECT * FROM unnest(
@@ -299,15 +300,15 @@ async function recordSettlement(
       ${column((_click, split) => split?.marginMicros ?? 0)}::bigint[],
       ${column((_click, split) => (split === undefined ? null : batchId))}::text[]
     ) AS c
-    WHERE ${guard}
+    WHERE ${posted}
     RETURNING 1`;
   if (billedClicks.length === 0) {
-    await prepared(sql`WITH posted AS (SELECT 1) ${insertClicks(posted)}`).execute(trx);
+    await prepared(sql`WITH posted AS (SELECT 1) ${insertClicks}`).execute(trx);
     return true;
   }
   const events = billedClicks.map((click, index) => clickEvent(click, splits[index] as ChargeSplit));
   return postLedgerChanges(trx, batchChanges(billedClicks, splits, batchId, settings.platformAccountId), {
-    alongside: [{ name: 'settled_clicks', statement: insertClicks(posted) }, ...rollupWrites(events, settings.timeZone, posted)],
+    alongside: [{ name: 'settled_clicks', statement: insertClicks }, ...rollupWrites(events, settings.timeZone, posted)],
   });
 }
 

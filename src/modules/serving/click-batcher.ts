@@ -1,8 +1,8 @@
-import type { ClickVerdict, IncomingClick } from './billing.ts';
+import type { AcceptanceVerdict, IncomingClick } from './billing.ts';
 
 interface Waiting {
   click: IncomingClick;
-  resolve(verdict: ClickVerdict): void;
+  resolve(verdict: AcceptanceVerdict): void;
   reject(error: unknown): void;
 }
 
@@ -22,14 +22,14 @@ export class ClickBatcher {
   private inFlight = 0;
   private scheduled = false;
   private idleWaiters: (() => void)[] = [];
-  private readonly accept: (clicks: IncomingClick[]) => Promise<ClickVerdict[]>;
+  private readonly accept: (clicks: IncomingClick[]) => Promise<AcceptanceVerdict[]>;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
   /** Batches sent and the clicks in them, since start (how well group commit is grouping). */
   readonly counts = { batches: 0, clicks: 0 };
 
   constructor(
-    accept: (clicks: IncomingClick[]) => Promise<ClickVerdict[]>,
+    accept: (clicks: IncomingClick[]) => Promise<AcceptanceVerdict[]>,
     options: { maxBatch?: number; maxInFlight?: number } = {},
   ) {
     this.accept = accept;
@@ -37,7 +37,7 @@ export class ClickBatcher {
     this.maxInFlight = options.maxInFlight ?? 2;
   }
 
-  submit(click: IncomingClick): Promise<ClickVerdict> {
+  submit(click: IncomingClick): Promise<AcceptanceVerdict> {
     return new Promise((resolve, reject) => {
       this.queue.push({ click, resolve, reject });
       if (this.scheduled || this.inFlight >= this.maxInFlight) return;

@@ -2,12 +2,11 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
-import type { GoalId } from '../statistics/record-events.ts';
-import { dayOf } from '../statistics/record-events.ts';
+import { dayOf, type GoalId } from '../statistics/record-events.ts';
 import type { Winner } from './auction.ts';
 import {
+  type AcceptanceVerdict,
   acceptClicks,
-  type ClickVerdict,
   type ConversionOutcome,
   findAcceptedClicks,
   recordConversion,
@@ -55,8 +54,8 @@ export interface ServedTeaser {
 
 /**
  * The serving engine of one instance: the snapshot it selects from, the view buffer, the click
- * signer, click acceptance and settlement. It is made once at start-up (createContext) and closed on shutdown, after
- * which every counted view is in the database.
+ * signer, click acceptance and settlement. It is made once at start-up (createContext) and closed
+ * on shutdown, after which every counted view and every accepted click is in the database.
  */
 export class ServingEngine {
   private snapshot: Snapshot;
@@ -207,7 +206,7 @@ export class ServingEngine {
    * refused; the balance is checked by the settlement, in its transaction. An accepted click counts
    * against the snapshot's spend at once, so limits hold before its money has moved.
    */
-  async click(claims: ClickClaims, bot: boolean): Promise<ClickVerdict> {
+  async click(claims: ClickClaims, bot: boolean): Promise<AcceptanceVerdict> {
     const { campaign, block } = this.parties(claims);
     const advertiserId = campaign?.advertiser.id;
     const publisherId = block?.publisherId;

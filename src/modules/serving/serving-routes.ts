@@ -203,9 +203,9 @@ async function redirectClick(serving: ServingEngine, context: AppContext, reques
   const traits = visitorTraits(request.headers['user-agent']);
   let clickId = '';
   if (verdict.kind === 'valid') {
-    const verdict = await serving.click(claims, traits.bot);
-    request.log.debug({ clickId: claims.clickId, verdict }, 'click');
-    if (verdict === 'accepted' || verdict === 'duplicate') clickId = claims.clickId;
+    const acceptance = await serving.click(claims, traits.bot);
+    request.log.debug({ clickId: claims.clickId, acceptance }, 'click');
+    if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
   }
   const mobile = traits.device !== DEVICES.desktop;
   let target = serving.targetOf(claims.offerId, mobile);
