@@ -71,3 +71,13 @@ function pageLinks(request: FastifyRequest, page: Page, pageCount: number): stri
   links.push(link(pageCount, 'last'));
   return links.join(', ');
 }
+
+/**
+ * One page of a list that is small and read whole (categories, an account's tokens), with the
+ * same query parameters and headers as a list paged in SQL.
+ */
+export function pageOf<T>(request: FastifyRequest, reply: FastifyReply, items: readonly T[]): T[] {
+  const page = readPage(request);
+  setPaginationHeaders(request, reply, page, items.length);
+  return items.slice(page.offset, page.offset + page.perPage);
+}
