@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from './app-context.ts';
 import { registerHttpConventions } from './http/conventions.ts';
+import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
 import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
@@ -54,7 +55,9 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { querystringParser: parseQueryString },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true } },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
   app.addSchema(ErrorBodySchema);

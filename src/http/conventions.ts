@@ -197,12 +197,17 @@ function classify(error: FastifyError | ApiError): Failure {
   return { status: 500, message: 'An internal server error occurred.', code: 0, headers: {} };
 }
 
-/** `fields=a,b`: keeps only the named fields of the object (or of each item of a list). */
+/**
+ * `fields=a,b`: keeps only the named fields of the object (or of each item of a list). As in
+ * Yii2, `fields` limits the base fields and the relations named by `expand` are kept as well.
+ */
 function selectFields(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (reply.statusCode >= 300) return payload;
-  const fields = (request.query as { fields?: unknown } | undefined)?.fields;
+  const query = request.query as { fields?: unknown; expand?: unknown } | undefined;
+  const fields = query?.fields;
   if (typeof fields !== 'string' || fields.trim() === '') return payload;
-  const wanted = new Set(fields.split(',').map((field) => field.trim()));
+  const expand = typeof query?.expand === 'string' ? query.expand.split(',') : [];
+  const wanted = new Set([...fields.split(','), ...expand].map((field) => field.trim()));
   if (request.format === 'json') reply.serializer(JSON.stringify);
   return Array.isArray(payload) ? payload.map((item) => pick(item, wanted)) : pick(payload, wanted);
 }

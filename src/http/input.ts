@@ -1,6 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { badRequest, type FieldError } from './errors.ts';
+import { boundInputSchema, coerceInput, TEXT_PATTERN, TEXT_PATTERN_MESSAGE } from './input-types.ts';
 
 type Params = Record<string, unknown>;
 
@@ -65,55 +66,42 @@ export function registerBodyParsers(app: FastifyInstance): void {
   });
 }
 
-interface SchemaLike {
-  type?: string | string[];
-  anyOf?: SchemaLike[];
-  properties?: Record<string, SchemaLike>;
-}
-
-/** Names of the properties that are booleans in a schema, so `"1"`/`"0"` can be accepted for them. */
-function booleanKeys(schema: SchemaLike | undefined): string[] {
-  if (!schema?.properties) return [];
-  return Object.entries(schema.properties)
-    .filter(([, property]) => property.type === 'boolean' || property.anyOf?.some((option) => option.type === 'boolean'))
-    .map(([key]) => key);
-}
-
-function normalizeBooleans(target: Params, keys: string[]): void {
-  for (const key of keys) {
-    const value = target[key];
-    if (value === '1' || value === 1) target[key] = true;
-    else if (value === '0' || value === 0) target[key] = false;
-  }
-}
-
 /**
- * Parameters may travel in the query string or in the body, the body winning. For routes with a
- * body schema, query values of declared fields are merged into the body before validation, so a
- * route validates one object; query parameters the route does not declare are ignored.
+ * On every route: its input schemas get the bounds of input-types.ts, and a preValidation hook
+ * turns the raw strings of the path, query and body into the declared types (strictly: see
+ * coerceInput). Parameters may also travel in the query string or in the body, the body winning:
+ * for routes with a body schema, query values of declared fields are merged into the body before
+ * validation, so a route validates one object; query parameters the route does not declare are
+ * ignored.
  */
 export function mergeInputsOnRoute(routeOptions: RouteOptions): void {
-  const schema = routeOptions.schema as { body?: SchemaLike; querystring?: SchemaLike } | undefined;
+  const schema = routeOptions.schema as { body?: SchemaLike; querystring?: SchemaLike; params?: SchemaLike } | undefined;
   if (!schema) return;
-  const bodyKeys = Object.keys(schema.body?.properties ?? {});
-  const bodyBooleans = booleanKeys(schema.body);
-  const queryBooleans = booleanKeys(schema.querystring);
-  if (bodyKeys.length === 0 && queryBooleans.length === 0) return;
-  const hook = async (request: FastifyRequest): Promise<void> => {
+  if (schema.params) schema.params = boundInputSchema(schema.params);
+  if (schema.querystring) schema.querystring = boundInputSchema(schema.querystring);
+  if (schema.body) schema.body = boundInputSchema(schema.body);
+  const { params, querystring, body } = schema;
+  if (!params && !querystring && !body) return;
+  const bodyKeys = Object.keys(body?.properties ?? {});
+  // Callback style: no promise per request on the serving paths.
+  const hook = (request: FastifyRequest, _reply: unknown, done: () => void): void => {
+    if (params) coerceInput(params, request.params);
     const query = (request.query ?? {}) as Params;
-    if (queryBooleans.length > 0) normalizeBooleans(query, queryBooleans);
-    if (schema.body) {
-      const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Params;
+    if (body) {
+      const target = (request.body && typeof request.body === 'object' ? request.body : {}) as Params;
       for (const key of bodyKeys) {
-        if (body[key] === undefined && query[key] !== undefined) body[key] = query[key];
+        if (target[key] === undefined && query[key] !== undefined) target[key] = query[key];
       }
-      normalizeBooleans(body, bodyBooleans);
-      request.body = body;
+      request.body = coerceInput(body, target);
     }
+    if (querystring) coerceInput(querystring, query);
+    done();
   };
   const existing = routeOptions.preValidation;
   routeOptions.preValidation = existing ? [hook, ...(Array.isArray(existing) ? existing : [existing])] : [hook];
 }
+
+type SchemaLike = Parameters<typeof coerceInput>[0];
 
 interface AjvError {
   keyword: string;
@@ -136,6 +124,8 @@ export function fieldErrorsFromValidation(errors: AjvError[]): FieldError[] {
       message = 'is not a known field.';
     } else if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
       message = 'has an invalid value.';
+    } else if (error.keyword === 'pattern' && error.params.pattern === TEXT_PATTERN) {
+      message = TEXT_PATTERN_MESSAGE;
     } else {
       message = `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
     }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Count, MAX_PAGE, PageNumber } from './input-types.ts';
 import { absoluteUrl } from './urls.ts';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -7,11 +8,14 @@ export const MAX_PER_PAGE = 100;
 
 /** Query parameters of every paginated list; spread into a route's querystring schema. */
 export const pageParameters = {
-  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1.' })),
+  page: Type.Optional(PageNumber(`Page number, from 1 (at most ${MAX_PAGE}).`)),
   'per-page': Type.Optional(
-    Type.Integer({ minimum: 1, description: `Items per page (default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}).` }),
+    Count(`Items per page (default ${DEFAULT_PER_PAGE}; larger values are served as ${MAX_PER_PAGE}).`, { minimum: 1 }),
   ),
 };
+
+/** The longest query part echoed into the `Link` header; beyond it the header is left out. */
+export const MAX_LINK_QUERY_LENGTH = 1024;
 
 export interface Page {
   page: number;
@@ -33,15 +37,47 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   reply.header('X-Pagination-Page-Count', String(pageCount));
   reply.header('X-Pagination-Current-Page', String(page.page));
   reply.header('X-Pagination-Per-Page', String(page.perPage));
-  const base = new URL(absoluteUrl(request, request.url));
-  const link = (target: number, rel: string): string => {
-    base.searchParams.set('page', String(target));
-    base.searchParams.set('per-page', String(page.perPage));
-    return `<${base.toString()}>; rel=${rel}`;
-  };
+  const links = pageLinks(request, page, pageCount);
+  if (links !== undefined) reply.header('Link', links);
+}
+
+/**
+ * The Yii2 `Link` header: self, first, prev, next and last, each the request's path with only the
+ * query parameters the route declares (its filters) and the paging ones. A query whose echoed part
+ * would pass MAX_LINK_QUERY_LENGTH gets no links rather than links that drop a filter (a wrong
+ * next page is worse than none; the X-Pagination-* headers still say how to page).
+ */
+function pageLinks(request: FastifyRequest, page: Page, pageCount: number): string | undefined {
+  const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+  const query = request.query as Record<string, unknown>;
+  const kept = new URLSearchParams();
+  for (const name of Object.keys(declared ?? {})) {
+    const value = query[name];
+    if (name === 'page' || name === 'per-page' || value === undefined || value === null) continue;
+    if (typeof value === 'object') {
+      for (const [inner, innerValue] of Object.entries(value)) kept.append(`${name}[${inner}]`, String(innerValue));
+    } else {
+      kept.append(name, String(value));
+    }
+  }
+  const filters = kept.toString();
+  if (filters.length > MAX_LINK_QUERY_LENGTH) return undefined;
+  const base = absoluteUrl(request, request.url.split('?', 1)[0] ?? '');
+  const prefix = filters === '' ? '' : `${filters}&`;
+  const link = (target: number, rel: string): string => `<${base}?${prefix}page=${target}&per-page=${page.perPage}>; rel=${rel}`;
   const links = [link(page.page, 'self'), link(1, 'first')];
   if (page.page > 1) links.push(link(Math.min(page.page - 1, pageCount), 'prev'));
   if (page.page < pageCount) links.push(link(page.page + 1, 'next'));
   links.push(link(pageCount, 'last'));
-  reply.header('Link', links.join(', '));
+  return links.join(', ');
+}
+
+/**
+ * One page of a list that is small and read whole (categories, an account's tokens), with the
+ * same query parameters and headers as a list paged in SQL.
+ */
+export function pageOf<T>(request: FastifyRequest, reply: FastifyReply, items: readonly T[]): T[] {
+  const page = readPage(request);
+  setPaginationHeaders(request, reply, page, items.length);
+  return items.slice(page.offset, page.offset + page.perPage);
 }

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { invalidField } from '../../http/errors.ts';
-import { pageParameters, readPage, setPaginationHeaders } from '../../http/pagination.ts';
+import { pageOf, pageParameters, readPage, setPaginationHeaders } from '../../http/pagination.ts';
 import { errorResponses, IdParams, MoneyInput, NoContent } from '../../http/schemas.ts';
 import { created } from '../../http/urls.ts';
 import { microsToAmount, parseMoney } from '../../money.ts';
@@ -193,13 +193,14 @@ export function registerOperatorAccountRoutes(app: FastifyInstance, context: App
         tags,
         summary: "List an account's tokens (never their values).",
         params: IdParams,
-        response: { 200: Type.Array(TokenInfo), ...errorResponses(401, 403, 404) },
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(TokenInfo), ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params as Static<typeof IdParams>;
       await getAccount(db, id);
-      return (await listTokens(db, id)).map(toTokenInfo);
+      return pageOf(request, reply, (await listTokens(db, id)).map(toTokenInfo));
     },
   );
 

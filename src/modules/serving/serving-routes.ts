@@ -158,9 +158,14 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       config: PUBLIC,
       schema: {
         tags,
-        summary: 'Conversion pixel (1×1 GIF); counted once per click and goal.',
+        summary: 'Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal.',
         security: [],
         querystring: ConversionQuery,
+      },
+      // A thank-you page shows whatever the pixel answers: a bad query is still a GIF (and logged).
+      errorHandler: (error, request, reply) => {
+        request.log.info({ err: error }, 'conversion pixel refused');
+        sendPixel(reply);
       },
     },
     async (request, reply) => {

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
-import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { pageOf, pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
@@ -51,10 +51,11 @@ export function registerSiteRoutes(app: FastifyInstance, context: AppContext): v
       schema: {
         tags,
         summary: 'Site categories.',
-        response: { 200: Type.Array(CategorySchema), ...errorResponses(401, 403) },
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(CategorySchema), ...errorResponses(401, 403, 422) },
       },
     },
-    async () => listSiteCategories(db),
+    async (request, reply) => pageOf(request, reply, await listSiteCategories(db)),
   );
 
   app.get(

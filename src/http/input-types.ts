@@ -1,0 +1,159 @@
+import { type StringOptions, Type } from '@sinclair/typebox';
+import { MAX_MONEY_UNITS } from '../money.ts';
+
+/**
+ * What an input value may be, decided once so that nothing the schemas accept is refused by the
+ * database: ids fit the `integer` (int4) columns, page numbers keep the row offset far from any
+ * limit, counts and amounts stay safe integers in micro-units, and texts are strings PostgreSQL
+ * can store (no NUL) and that are valid UTF-16 (no unpaired surrogate).
+ *
+ * Route schemas use these builders; `boundInputSchemas` applies the same bounds to any input
+ * schema that does not (a route added later, a shape from a library), so no route can differ.
+ */
+
+/** The largest value of PostgreSQL's `integer`: every id column and every count column. */
+export const INT4_MAX = 2_147_483_647;
+export const INT4_MIN = -2_147_483_648;
+/** Page numbers stop here: a million pages of at most 100 items is an offset of 10^8 rows. */
+export const MAX_PAGE = 1_000_000;
+
+/**
+ * A text may hold any Unicode character except NUL (PostgreSQL's text refuses it) and unpaired
+ * surrogates (not Unicode; refused by PostgreSQL's UTF-8 encoding). Ajv compiles patterns with
+ * the `u` flag, so a well-formed surrogate pair is one code point outside the refused range.
+ */
+export const TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
+export const TEXT_PATTERN_MESSAGE = 'Must not contain NUL characters or unpaired surrogates.';
+
+/** An object's id: a positive int4. */
+export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: INT4_MAX, description });
+
+/** A count or other whole number, bounded by default to what an int4 column holds. */
+export const Count = (description: string, bounds: { minimum?: number; maximum?: number } = {}) =>
+  Type.Integer({ minimum: bounds.minimum ?? 0, maximum: bounds.maximum ?? INT4_MAX, description });
+
+/** A page number, from 1. */
+export const PageNumber = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_PAGE, description });
+
+/**
+ * An amount of money: a number (or decimal string, no exponent) of at most MAX_MONEY_UNITS, so
+ * its micro-units are exact in a JavaScript number and in a bigint column.
+ */
+export const Money = (description: string) =>
+  Type.Union(
+    [
+      Type.Number({ minimum: -MAX_MONEY_UNITS, maximum: MAX_MONEY_UNITS }),
+      Type.String({ pattern: '^-?\\d{1,10}(\\.\\d{1,12})?$' }),
+    ],
+    { description },
+  );
+
+/** A text field: any string without NUL or unpaired surrogates, with the bounds given. */
+export const Text = (description: string, options: Omit<StringOptions, 'description'> = {}) =>
+  Type.String({ pattern: TEXT_PATTERN, ...options, description });
+
+interface InputSchema {
+  type?: string | string[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  pattern?: string;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: InputSchema[];
+  oneOf?: InputSchema[];
+  allOf?: InputSchema[];
+  properties?: Record<string, InputSchema>;
+  items?: InputSchema | InputSchema[];
+  additionalProperties?: boolean | InputSchema;
+}
+
+/**
+ * Gives every number, integer and string of an input schema the bounds above where it declares
+ * none: integers stay within int4, numbers within ±MAX_MONEY_UNITS, strings refuse NUL and
+ * unpaired surrogates (a string with its own pattern or enum already says what it accepts).
+ * Returns a copy: schema objects may be shared with response schemas.
+ */
+export function boundInputSchema<T>(schema: T): T {
+  const copy = structuredClone(schema) as InputSchema;
+  bound(copy);
+  return copy as T;
+}
+
+function bound(schema: InputSchema): void {
+  for (const type of [schema.type].flat()) {
+    if (type === 'integer') {
+      if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = INT4_MAX;
+      if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = INT4_MIN;
+    } else if (type === 'number') {
+      if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = MAX_MONEY_UNITS;
+      if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = -MAX_MONEY_UNITS;
+    } else if (type === 'string') {
+      if (schema.pattern === undefined && schema.enum === undefined && schema.const === undefined) schema.pattern = TEXT_PATTERN;
+    }
+  }
+  for (const option of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) bound(option);
+  for (const property of Object.values(schema.properties ?? {})) bound(property);
+  for (const item of [schema.items ?? []].flat()) bound(item);
+  if (typeof schema.additionalProperties === 'object') bound(schema.additionalProperties);
+}
+
+/**
+ * Turns the strings of a query string, form or XML body (and the loose types of a JSON body)
+ * into the types the schema declares, strictly: only plain decimals become numbers (never
+ * `Infinity`, `NaN`, `1e99`, `0x10` or ` 1`), only `true/false/1/0` become booleans, and `null`
+ * stays null (never 0 or ""). Anything else is left as it is for validation to refuse by name.
+ * This replaces Ajv's own coercion, which accepts all of the above.
+ */
+export function coerceInput(schema: InputSchema, value: unknown): unknown {
+  if (value === undefined || value === null) return value;
+  const options = schema.anyOf ?? schema.oneOf;
+  if (options) {
+    if (options.some((option) => holdsType(option, value))) return value;
+    for (const option of options) {
+      const coerced = coerceInput(option, value);
+      if (coerced !== value) return coerced;
+    }
+    return value;
+  }
+  switch (Array.isArray(schema.type) ? schema.type[0] : schema.type) {
+    case 'integer':
+      return typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value;
+    case 'number':
+      return typeof value === 'string' && DECIMAL_TEXT.test(value) ? Number(value) : value;
+    case 'boolean':
+      if (value === 'true' || value === '1' || value === 1) return true;
+      if (value === 'false' || value === '0' || value === 0) return false;
+      return value;
+    case 'string':
+      return (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' ? String(value) : value;
+    case 'array': {
+      const items = Array.isArray(value) ? value : [value];
+      const itemSchema = Array.isArray(schema.items) ? undefined : schema.items;
+      return itemSchema ? items.map((item) => coerceInput(itemSchema, item)) : items;
+    }
+    case 'object':
+      if (typeof value === 'object' && !Array.isArray(value) && schema.properties) {
+        const target = value as Record<string, unknown>;
+        for (const [key, property] of Object.entries(schema.properties)) {
+          if (Object.hasOwn(target, key)) target[key] = coerceInput(property, target[key]);
+        }
+      }
+      return value;
+    default:
+      return value;
+  }
+}
+
+const INTEGER_TEXT = /^-?\d{1,20}$/;
+const DECIMAL_TEXT = /^-?\d{1,20}(\.\d{1,20})?$/;
+
+function holdsType(schema: InputSchema, value: unknown): boolean {
+  const types = [schema.type].flat();
+  if (typeof value === 'string') return types.includes('string');
+  if (typeof value === 'boolean') return types.includes('boolean');
+  if (typeof value === 'number') return types.includes('number') || (types.includes('integer') && Number.isInteger(value));
+  if (Array.isArray(value)) return types.includes('array');
+  return typeof value === 'object' && types.includes('object');
+}
