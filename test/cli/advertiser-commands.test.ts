@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { cliDataDir } from '../helpers/cli.ts';
 import { insertCampaign, insertOffer } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -16,10 +16,7 @@ describe('operator CLI for the advertiser side', () => {
   let cliDir: string;
   before(async () => {
     server = await startTestServer();
-    // The CLI trusts the certificate it finds in DATA_DIR/tls, as it does for a local server.
-    cliDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-cli-'));
-    mkdirSync(path.join(cliDir, 'tls'));
-    writeFileSync(path.join(cliDir, 'tls', 'cert.pem'), server.tls.cert);
+    cliDir = cliDataDir(server);
   });
   after(async () => {
     await server.close();

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { cliDataDir } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const execFileAsync = promisify(execFile);
@@ -33,10 +34,7 @@ describe('nativa CLI against a running server', () => {
 
   before(async () => {
     server = await startTestServer();
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-cli-'));
-    // The CLI trusts the certificate a local server generated into DATA_DIR/tls.
-    mkdirSync(path.join(dataDir, 'tls'));
-    writeFileSync(path.join(dataDir, 'tls', 'cert.pem'), server.tls.cert);
+    dataDir = cliDataDir(server);
     env = {
       PATH: process.env.PATH ?? '',
       DATA_DIR: dataDir,

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/main.ts';
+import { cliDataDir } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Runs `nativa ARGS --json` against the test server and returns its exit code and parsed output. */
@@ -36,9 +35,7 @@ describe('nativa CLI: sites, payouts, balances', () => {
 
   before(async () => {
     server = await startTestServer();
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-cli-'));
-    mkdirSync(path.join(dataDir, 'tls'));
-    writeFileSync(path.join(dataDir, 'tls', 'cert.pem'), server.tls.cert);
+    dataDir = cliDataDir(server);
     process.env.DATA_DIR = dataDir;
     process.env.NATIVA_URL = server.url;
     process.env.NATIVA_TOKEN = server.operator.defaultToken;

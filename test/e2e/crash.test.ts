@@ -3,7 +3,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -11,7 +10,9 @@ import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
+import { freePort } from '../helpers/network.ts';
 import { assertCampaignRollupMatchesAdRollup, assertClicksMatchTheirLedgerRows, DESKTOP_UA } from '../helpers/serving.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * Durability under a crash: the real server runs as a child process (`nativa serve`) under click
@@ -22,17 +23,6 @@ import { assertCampaignRollupMatchesAdRollup, assertClicksMatchTheirLedgerRows, 
  */
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function get(agent: https.Agent, url: string): Promise<{ status: number; location?: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -80,17 +70,19 @@ describe('serving survives kill -9 without losing billed clicks', () => {
       errors += chunk.toString();
     });
     const agent = new https.Agent({ rejectUnauthorized: false });
-    for (let attempt = 0; attempt < 300; attempt += 1) {
-      if (child.exitCode !== null) throw new Error(`server exited: ${errors}`);
-      try {
-        const health = await get(agent, `https://127.0.0.1:${port}/api/health`);
-        if (health.status === 200) return child;
-      } catch {
-        // Not listening yet.
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`server did not start: ${errors}`);
+    await waitFor(
+      'the server to start',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`server exited: ${errors}`);
+        try {
+          return (await get(agent, `https://127.0.0.1:${port}/api/health`)).status === 200;
+        } catch {
+          return false; // Not listening yet.
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    return child;
   }
 
   after(async () => {
@@ -165,7 +157,13 @@ describe('serving survives kill -9 without losing billed clicks', () => {
       }
     };
     const workers = Array.from({ length: 8 }, () => worker());
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Killed once the load is well under way: clicks are being accepted and settled, and views
+    // have been flushed (every 500 ms) since the first of them.
+    await waitFor(
+      'the load to produce clicks and views for more than a second',
+      () => redirectedClickIds.length >= 100 && viewTimes.length > 0 && Date.now() - (viewTimes[0] ?? Date.now()) > 1500,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
     first.kill('SIGKILL');
     killedAt = Date.now();
     await Promise.all(workers);

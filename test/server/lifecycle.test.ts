@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,22 +9,12 @@ import { promisify } from 'node:util';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { TestClient } from '../helpers/http-client.ts';
+import { freePort } from '../helpers/network.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const execFileAsync = promisify(execFile);
 const MAIN = path.join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('configuration', () => {
   it('reports every bad value on its own line', () => {
@@ -178,13 +167,15 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
       output += chunk.toString();
     });
     const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 60_000;
     // The first-operator line follows the listening line.
-    while (!output.includes('Server listening') || !output.includes('operator.token')) {
-      assert.ok(Date.now() < deadline, `the server did not start: ${output}`);
-      assert.equal(started.exitCode, null, `the server exited: ${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(
+      'the server to start',
+      () => {
+        assert.equal(started.exitCode, null, `the server exited: ${output}`);
+        return output.includes('Server listening') && output.includes('operator.token');
+      },
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
     assert.match(output, /created the first operator account; its token is in .*operator\.token/);
     const tokenPath = path.join(dataDir, 'operator.token');
     assert.equal(statSync(tokenPath).mode & 0o777, 0o600);
@@ -195,7 +186,8 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
     try {
       assert.equal((await client.get('/api/me')).json().type, 'operator');
       // A request in flight when the signal arrives still gets its answer: half of its body is
-      // sent, then the signal, then (once the server says it is shutting down) the rest.
+      // sent, then (once the server has logged the request) the signal, then (once the server
+      // says it is shutting down) the rest.
       const body = JSON.stringify({ type: 'advertiser', username: 'survivor', email: 'survivor@example.test' });
       const half = Math.floor(body.length / 2);
       const request = https.request(`https://127.0.0.1:${port}/api/admin/users`, {
@@ -214,9 +206,11 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
         request.on('error', reject);
       });
       request.write(body.slice(0, half));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitFor('the server to receive the request', () =>
+        output.split('\n').some((line) => line.includes('incoming request') && line.includes('"url":"/api/admin/users"')),
+      );
       started.kill('SIGTERM');
-      while (!output.includes('SIGTERM received')) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor('the server to begin shutting down', () => output.includes('SIGTERM received'));
       request.end(body.slice(half));
       const response = await answered;
       assert.equal(response.status, 201, response.text);

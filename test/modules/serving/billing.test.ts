@@ -27,6 +27,7 @@ import {
   assertClicksMatchTheirLedgerRows,
   assertEveryBalanceIsItsLedger,
 } from '../../helpers/serving.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const REVENUE_SHARE = 70;
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -414,7 +415,7 @@ describe('click acceptance and settlement', () => {
       new ClickSettler({
         settle: async (clickIds) => (await settleClicks(db, clickIds, settings)).size,
         findLeftovers: (beforeMs, limit) => findAcceptedClicks(db, beforeMs, limit),
-        now: () => NOW,
+        clock: { now: () => NOW },
         onError: (error) => assert.fail(error as Error),
         ...options,
       });
@@ -432,8 +433,9 @@ describe('click acceptance and settlement', () => {
     const fresh = Array.from({ length: 2 }, (_, index) => click(index));
     await acceptClicks(db, fresh);
     waiting.add(idsOf(fresh));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(waiting.pausing, 'waits for the interval');
     assert.equal((await findAcceptedClicks(db, undefined, 100)).length, 2, 'still waiting for more');
+    assert.ok(waiting.pausing, 'still waits for the interval');
     // ... unless someone needs them settled now.
     await waiting.settled();
     assert.deepEqual(await findAcceptedClicks(db, undefined, 100), []);
@@ -442,9 +444,8 @@ describe('click acceptance and settlement', () => {
     const full = Array.from({ length: 3 }, (_, index) => click(index));
     await acceptClicks(db, full);
     waiting.add(idsOf(full));
-    for (let tries = 0; tries < 200 && waiting.counts.clicks < 12; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    assert.ok(!waiting.pausing, 'a full settlement does not wait for the interval');
+    await waitFor('the full settlement', () => waiting.counts.clicks >= 12);
     assert.deepEqual(waiting.counts, { settlements: 5, clicks: 12 });
     await waiting.close();
     assert.equal((await assertBooksBalance()) - countBefore, 12);

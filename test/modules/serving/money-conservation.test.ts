@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertBlock, insertCampaign, insertOffer, insertSite } from '../../helpers/fixtures.ts';
+import { seededRandom } from '../../helpers/random.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import {
   assertCampaignRollupMatchesAdRollup,
@@ -13,15 +14,6 @@ import {
   pathOf,
   statsTotals,
 } from '../../helpers/serving.ts';
-
-/** A small seeded generator: the run is random but the same every time. */
-function seededRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 describe('serving: money is conserved in a randomized run', () => {
   let server: TestServer;

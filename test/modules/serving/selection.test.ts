@@ -9,14 +9,7 @@ import {
   emptySnapshot,
   selectTeasers,
 } from '../../../src/modules/serving/serving-index.ts';
-
-function seededRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
+import { seededRandom } from '../../helpers/random.ts';
 
 /** A snapshot of random campaigns and ads, sorted as buildSnapshot sorts them. */
 function randomSnapshot(seed: number) {

@@ -5,6 +5,7 @@ import { approveCampaign, createCampaign, createOffer, fieldsOf } from '../../..
 import { recordTraffic } from '../../../helpers/fixtures.ts';
 import type { TestClient } from '../../../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { NO_ADVERTISER_TRAFFIC } from '../../../helpers/statistics.ts';
 
 const at = (day: string) => Date.parse(`${day}T10:00:00Z`);
 
@@ -81,15 +82,7 @@ describe('advertiser campaigns', () => {
       status: 0,
       archived: false,
       geo: ['TH', 'VN'],
-      views: 0,
-      clicks: 0,
-      money: 0,
-      orders: 0,
-      cpm: 0,
-      cpo: 0,
-      cr: 0,
-      cpc: 0,
-      ctr: 0,
+      ...NO_ADVERTISER_TRAFFIC,
     });
   });
 

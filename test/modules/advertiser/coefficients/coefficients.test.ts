@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { DEVICES } from '../../../../src/modules/statistics/record-events.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../../helpers/fixtures.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../../helpers/server.ts';
+import { NO_ADVERTISER_TRAFFIC } from '../../../helpers/statistics.ts';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -209,15 +210,7 @@ describe('quality coefficients', () => {
     });
     assert.deepEqual(rows[3], {
       site_id: String(sites.s3),
-      views: 0,
-      clicks: 0,
-      money: 0,
-      orders: 0,
-      ctr: 0,
-      cpm: 0,
-      cpo: 0,
-      cr: 0,
-      cpc: 0,
+      ...NO_ADVERTISER_TRAFFIC,
       coef: 2,
     });
 

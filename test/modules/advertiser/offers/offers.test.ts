@@ -5,6 +5,7 @@ import { createCampaign, createOffer, fieldsOf, offerFields } from '../../../hel
 import { recordTraffic } from '../../../helpers/fixtures.ts';
 import type { TestClient } from '../../../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { NO_ADVERTISER_TRAFFIC } from '../../../helpers/statistics.ts';
 
 const at = (day: string) => Date.parse(`${day}T10:00:00Z`);
 
@@ -75,15 +76,7 @@ describe('advertiser ads', () => {
       stavka: 0.25,
       active: true,
       status: 0,
-      views: 0,
-      clicks: 0,
-      money: 0,
-      orders: 0,
-      cpm: 0,
-      cpo: 0,
-      cr: 0,
-      cpc: 0,
-      ctr: 0,
+      ...NO_ADVERTISER_TRAFFIC,
     });
     assert.match(img.url, /^https:\/\/127\.0\.0\.1:\d+\/api\/img\/[0-9a-f]{64}\/328x328\.jpg$/);
     assert.equal(img.allowedSizes, '328x328,150x150');

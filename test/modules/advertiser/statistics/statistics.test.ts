@@ -4,6 +4,7 @@ import { createCampaign, createOffer, fieldsOf } from '../../../helpers/advertis
 import { recordTraffic } from '../../../helpers/fixtures.ts';
 import type { TestClient } from '../../../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { NO_ADVERTISER_TRAFFIC } from '../../../helpers/statistics.ts';
 
 const at = (day: string) => Date.parse(`${day}T10:00:00Z`);
 
@@ -140,9 +141,7 @@ describe('advertiser statistics', () => {
 
   it('shows an open period without data up to today, with zeros', async () => {
     const empty = await createCampaign(advertiser.client, { title: 'Empty' });
-    assert.deepEqual(await stats(`?filter[id]=${empty}`), [
-      { date: '2026-03-10/2026-03-10', views: 0, clicks: 0, money: 0, orders: 0, cpm: 0, cpo: 0, cr: 0, cpc: 0, ctr: 0 },
-    ]);
+    assert.deepEqual(await stats(`?filter[id]=${empty}`), [{ date: '2026-03-10/2026-03-10', ...NO_ADVERTISER_TRAFFIC }]);
     assert.equal((await stats(`?filter[id]=${empty}&filter[dateFrom]=2026-01-01`))[0]?.date, '2026-01-01/2026-03-10');
     assert.equal((await stats(`?filter[id]=${first}&filter[dateTo]=2026-03-31`))[0]?.date, '2026-03-02/2026-03-31');
   });

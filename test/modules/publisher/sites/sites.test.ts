@@ -4,6 +4,7 @@ import { embedCode } from '../../../../src/modules/publisher/blocks/embed-code.t
 import { normalizeSiteUrl } from '../../../../src/modules/publisher/sites/site-url.ts';
 import { insertCampaign, insertOffer, recordTraffic } from '../../../helpers/fixtures.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../../helpers/server.ts';
+import { NO_PUBLISHER_TRAFFIC } from '../../../helpers/statistics.ts';
 
 const XML = 'application/xml';
 const DAY = 86_400_000;
@@ -74,12 +75,7 @@ describe('publisher sites and blocks', () => {
         category_id: '101',
         monthly_uniq_users: '5000',
         blocks_count: 0,
-        views: 0,
-        clicks: 0,
-        ctr: 0,
-        cpm: 0,
-        money: 0,
-        income: 0,
+        ...NO_PUBLISHER_TRAFFIC,
       });
     });
 
