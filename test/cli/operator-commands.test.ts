@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { openDatabase } from '../../src/db/database.ts';
 import { cliDataDir } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -146,7 +148,7 @@ describe('nativa CLI against a running server', () => {
     assert.match(badToken.stderr, /401/);
   });
 
-  it('migrate applies the migrations once, then reports the database up to date', async () => {
+  it('migrate applies the migrations once, reports the database up to date, and refuses a changed one', async () => {
     const fresh = mkdtempSync(path.join(os.tmpdir(), 'nativa-cli-migrate-'));
     try {
       const first = await nativa(['migrate', '--json'], { DATA_DIR: fresh });
@@ -156,6 +158,15 @@ describe('nativa CLI against a running server', () => {
       assert.deepEqual(applied, [...applied].sort());
       const second = await nativa(['migrate'], { DATA_DIR: fresh });
       assert.equal(second.stdout, 'database is up to date\n');
+      // As if 0330's file had been edited since it was applied: the checksums no longer match.
+      const database = await openDatabase({ databaseUrl: undefined, dataDir: fresh });
+      await sql`UPDATE schema_migrations SET checksum = 'applied before an edit' WHERE version = '0330-change-counters'`.execute(
+        database.db,
+      );
+      await database.close();
+      const changed = await nativa(['migrate'], { DATA_DIR: fresh });
+      assert.equal(changed.code, 2, changed.stderr);
+      assert.match(changed.stderr, /^nativa: refusing to migrate: .*\(changed: 0330-change-counters\.sql\)\. /);
     } finally {
       rmSync(fresh, { recursive: true, force: true });
     }
