@@ -6,61 +6,6 @@ import { readExpand } from '../../src/http/expand.ts';
 import { parseQueryString } from '../../src/http/input.ts';
 import { negotiateFormat } from '../../src/http/negotiation.ts';
 import { toXml } from '../../src/http/xml.ts';
-import { dayOf } from '../../src/modules/statistics/record-events.ts';
-import { microsToAmount, microsToCents, parseMoney } from '../../src/money.ts';
-
-describe('parseMoney', () => {
-  const cases: [unknown, number | undefined][] = [
-    [0, 0],
-    ['0', 0],
-    [1, 1_000_000],
-    ['1', 1_000_000],
-    [0.1, 100_000],
-    ['0.1', 100_000],
-    [0.3, 300_000],
-    ['12.3456', 12_345_600],
-    [12.3456, 12_345_600],
-    ['12.34560000', 12_345_600],
-    [' 7.5 ', 7_500_000],
-    ['-0.0001', -100],
-    [-250.5, -250_500_000],
-    [1_000_000_000, 1_000_000_000_000_000],
-    ['12.34567', undefined],
-    [0.00001, undefined],
-    [1e-7, undefined],
-    ['1e3', undefined],
-    ['1,5', undefined],
-    ['.5', undefined],
-    ['', undefined],
-    ['abc', undefined],
-    [Number.NaN, undefined],
-    [Number.POSITIVE_INFINITY, undefined],
-    [1_000_000_001, undefined],
-    [1e300, undefined],
-    [null, undefined],
-    [true, undefined],
-    [{}, undefined],
-  ];
-  for (const [input, expected] of cases) {
-    it(`${JSON.stringify(input) ?? String(input)} → ${expected}`, () => {
-      assert.equal(parseMoney(input), expected);
-    });
-  }
-
-  it('microsToAmount rounds to 4 fraction digits and microsToCents rounds down', () => {
-    for (const [micros, amount, cents] of [
-      [0, 0, 0],
-      [1_000_000, 1, 100],
-      [12_345_600, 12.3456, 1234],
-      [12_345_650, 12.3457, 1234],
-      [99, 0.0001, 0],
-      [-1_500_000, -1.5, -150],
-    ] as const) {
-      assert.equal(microsToAmount(micros), amount);
-      assert.equal(microsToCents(micros), cents);
-    }
-  });
-});
 
 describe('negotiateFormat', () => {
   const cases: [string | undefined, 'json' | 'xml' | 415][] = [
@@ -181,17 +126,4 @@ describe('readExpand', () => {
       assert.deepEqual([...readExpand(request, ['campaigns', 'offers', 'blocks'])].sort(), [...expected].sort());
     });
   }
-});
-
-describe('dayOf', () => {
-  it('gives the calendar day in the time zone, also across midnight within the same UTC hour', () => {
-    // 2026-11-23 23:59:30 in Asia/Kolkata (UTC+05:30) is 18:29:30 UTC; 30 s later it is the 24th there.
-    const beforeMidnight = Date.UTC(2026, 10, 23, 18, 29, 30);
-    assert.equal(dayOf(beforeMidnight, 'Asia/Kolkata'), '2026-11-23');
-    assert.equal(dayOf(beforeMidnight + 20_000, 'Asia/Kolkata'), '2026-11-23', 'same minute');
-    assert.equal(dayOf(beforeMidnight + 30_000, 'Asia/Kolkata'), '2026-11-24', 'the next minute');
-    assert.equal(dayOf(beforeMidnight + 30_000, 'UTC'), '2026-11-23', 'each zone on its own');
-    assert.equal(dayOf(beforeMidnight - 86_400_000, 'Asia/Kolkata'), '2026-11-22', 'going back in time');
-    assert.equal(dayOf(beforeMidnight + 30_000, 'Asia/Kolkata'), '2026-11-24');
-  });
 });
