@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
+import { ChangedMigrationError, migrate } from '../db/migrate.ts';
 import { closeOnSignals, startServer } from '../server.ts';
 import { advertiserCommands } from './advertiser-commands.ts';
 import { ApiClientError } from './api-client.ts';
@@ -94,7 +94,8 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`nativa ${command.name}: ${error.message}\nusage: nativa ${command.usage}\n`);
       return 2;
     }
-    if (error instanceof ConfigError) {
+    // A changed migration is the installation's error, like a bad setting: nothing was changed.
+    if (error instanceof ConfigError || error instanceof ChangedMigrationError) {
       process.stderr.write(`nativa: ${error.message}\n`);
       return 2;
     }

@@ -4,8 +4,8 @@ import { wrapPoolClients } from './pool-wrapper.ts';
 
 /**
  * Named prepared statements for the few statements on a hot path whose planning costs more than
- * their execution (click billing's single statement: ~1.7 ms to plan, against well under that to
- * run). PostgreSQL then plans them once per connection instead of on every execution.
+ * their execution (click billing's single statement, docs/adr/0005). PostgreSQL then plans them
+ * once per connection instead of on every execution.
  *
  * Kysely cannot pass driver options with a query, so the statement carries a marker comment that
  * the pool recognises. On PGlite the marker is only a comment and the statement runs as usual.

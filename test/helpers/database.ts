@@ -5,6 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { waitFor } from './wait.ts';
 
 /**
  * A fresh, migrated database for one test file. With TEST_DATABASE_URL it is a new database on
@@ -43,11 +44,14 @@ async function openPostgresTestDatabase(serverUrl: string): Promise<Database> {
       // pg's Pool.end() resolves before its connections have closed; dropping WITH (FORCE) while
       // one is still closing makes the server terminate it, and that error surfaces as an
       // uncaught exception in the test file. Let the pool's connections go first (bounded).
-      for (let attempt = 0; attempt < 100; attempt++) {
-        const { rows } = await cleanup.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-        if (rows[0]?.n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitFor(
+        "the pool's connections to close",
+        async () => {
+          const { rows } = await cleanup.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          return rows[0]?.n === 0;
+        },
+        { timeoutMs: 2000, intervalMs: 20 },
+      ).catch(() => undefined);
       await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();
     },

@@ -14,8 +14,7 @@ interface Waiting {
  *
  * Two batches are in flight at most. Acceptance waits on no row lock, so a second batch commits
  * while the first one's redirects are written; more only split the same clicks into more
- * statements (docs/adr/0007: 1, 2 and 3 batches in flight accepted 11,478, 12,350 and 12,177
- * clicks/s in one run each, with 50 connections).
+ * statements, and measured no faster (docs/adr/0007 has the runs).
  */
 export class ClickBatcher {
   private queue: Waiting[] = [];

@@ -78,7 +78,7 @@ export class ServingEngine {
     this.settler = new ClickSettler({
       settle: async (clickIds) => (await settleClicks(options.db, clickIds, await this.settlementSettings())).size,
       findLeftovers: (beforeMs, limit) => findAcceptedClicks(options.db, beforeMs, limit),
-      now: () => options.clock.now(),
+      clock: options.clock,
       onError: (error) => options.onError(error, 'settling clicks'),
     });
     this.acceptance = new ClickBatcher(async (clicks) => {
@@ -110,7 +110,7 @@ export class ServingEngine {
       const now = this.options.clock.now();
       this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
       this.version = version;
-      this.builtAt = Date.now();
+      this.builtAt = this.options.clock.now();
     });
   }
 
@@ -131,8 +131,12 @@ export class ServingEngine {
 
   private async tickOnce(): Promise<void> {
     const version = await readChangeCounter(this.options.db, 'serving');
-    const day = dayOf(this.options.clock.now(), this.options.timeZone);
-    if (version !== this.version || day !== this.snapshot.day || Date.now() - this.builtAt >= FULL_REBUILD_MS) {
+    const now = this.options.clock.now();
+    if (
+      version !== this.version ||
+      dayOf(now, this.options.timeZone) !== this.snapshot.day ||
+      now - this.builtAt >= FULL_REBUILD_MS
+    ) {
       await this.refresh();
       return;
     }

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { assertError } from '../helpers/assertions.ts';
+import { openTestDatabase } from '../helpers/database.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Whether a Redis answers at `url`, within a second. */
+async function redisReachable(url: string): Promise<string | undefined> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe('rate limit per token (in process)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ config: { rateLimitPerSecond: 5 } });
+  });
+  after(() => server.close());
+
+  it('admits 5 requests in a second, refuses the 6th with 429, admits again in the next second', async () => {
+    const account = await server.createAccount('advertiser');
+    for (let index = 1; index <= 5; index++) {
+      const response = await account.client.get('/api/me');
+      assert.equal(response.status, 200, `request ${index}`);
+      assert.equal(response.header('x-rate-limit-limit'), '5');
+      assert.equal(response.header('x-rate-limit-remaining'), String(5 - index));
+      assert.equal(response.header('x-rate-limit-reset'), '1');
+    }
+    const refused = await account.client.get('/api/me');
+    assertError(refused, 429, 'json');
+    assert.equal(refused.header('retry-after'), '1');
+    assert.equal(refused.header('x-rate-limit-remaining'), '0');
+    server.clock.advance(1000);
+    const next = await account.client.get('/api/me');
+    assert.equal(next.status, 200);
+    assert.equal(next.header('x-rate-limit-remaining'), '4');
+  });
+
+  it('counts each token on its own, even of one account', async () => {
+    const account = await server.createAccount('advertiser');
+    const second = (await server.operator.post(`/api/admin/users/${account.id}/tokens`, {})).json().token;
+    for (let index = 0; index < 5; index++) assert.equal((await account.client.get('/api/me')).status, 200);
+    assert.equal((await account.client.get('/api/me')).status, 429);
+    assert.equal((await server.anonymous.get('/api/me', { token: second })).status, 200);
+  });
+
+  it('a refused request still costs nothing else: a 429 on a write writes nothing', async () => {
+    server.clock.advance(1000);
+    const operatorToken = server.operator.defaultToken ?? '';
+    const account = await server.createAccount('advertiser');
+    // The operator's own budget: createAccount spent 2 of it this second.
+    for (let index = 0; index < 3; index++)
+      assert.equal((await server.operator.get(`/api/admin/users/${account.id}`)).status, 200);
+    const refused = await server.anonymous.post(
+      `/api/admin/users/${account.id}/balance`,
+      { amount: 5, comment: 'over the limit' },
+      { token: operatorToken },
+    );
+    assertError(refused, 429, 'json');
+    server.clock.advance(1000);
+    assert.equal((await server.operator.get(`/api/admin/users/${account.id}`)).json().balance, 0);
+  });
+});
+
+describe('rate limit shared through Redis', () => {
+  it('two instances on one Redis share one budget per token', async (t) => {
+    const problem = await redisReachable(REDIS_URL);
+    if (problem !== undefined) {
+      t.skip(`Redis at ${REDIS_URL} is unreachable (${problem}); set TEST_REDIS_URL to run this test`);
+      return;
+    }
+    const database = await openTestDatabase();
+    const config = {
+      rateLimitPerSecond: 5,
+      redisUrl: REDIS_URL,
+      redisKeyPrefix: `nativa-test:${randomBytes(6).toString('hex')}:`,
+    };
+    const first = await startTestServer({ config, database });
+    // The second instance does not see the first one's write counter, as if it ran in another
+    // process: what it learns about revocations comes through Redis.
+    const second = await startTestServer({ config, database: { ...database, writeGeneration: undefined } });
+    try {
+      const account = await first.createAccount('advertiser');
+      const onSecond = second.anonymous.as(account.token);
+      for (const client of [account.client, onSecond, account.client, onSecond, account.client]) {
+        assert.equal((await client.get('/api/me')).status, 200);
+      }
+      const refusedOnSecond = await onSecond.get('/api/me', { accept: 'application/xml' });
+      assertError(refusedOnSecond, 429, 'xml');
+      assert.equal(refusedOnSecond.header('retry-after'), '1');
+      assert.equal((await account.client.get('/api/me')).status, 429);
+      first.clock.advance(1000);
+      second.clock.advance(1000);
+      assert.equal((await onSecond.get('/api/me')).status, 200);
+      assert.equal((await account.client.get('/api/me')).header('x-rate-limit-remaining'), '3');
+
+      // A token revoked through one instance stops working on the other, whose cache held it (the
+      // pinned clock never expires the entry): the revocation travels over Redis.
+      const operatorOnFirst = first.operator;
+      const tokens = (await operatorOnFirst.get(`/api/admin/users/${account.id}/tokens`)).json();
+      assert.equal((await operatorOnFirst.delete(`/api/admin/tokens/${tokens[0].id}`)).status, 204);
+      first.clock.advance(1000);
+      second.clock.advance(1000);
+      // Delivery is asynchronous (a few milliseconds): look until it arrives, for less than the
+      // second after which each instance's own poll of the database would find it without Redis.
+      await waitFor('the revocation on the other instance', async () => (await onSecond.get('/api/me')).status === 401, {
+        timeoutMs: 250,
+        intervalMs: 50,
+      });
+    } finally {
+      await first.close();
+      await second.close();
+      await database.close();
+    }
+  });
+});
