@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ListWithTotal } from '../db/list.ts';
 import { absoluteUrl } from './urls.ts';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -44,4 +45,26 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   if (page.page < pageCount) links.push(link(page.page + 1, 'next'));
   links.push(link(pageCount, 'last'));
   reply.header('Link', links.join(', '));
+}
+
+/**
+ * The paginated-list route in one call: reads the page from the query, lists it, and sets the
+ * pagination headers from the total.
+ */
+export async function listPage<Row>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: (limit: number, offset: number) => Promise<ListWithTotal<Row>>,
+): Promise<Row[]> {
+  const page = readPage(request);
+  const { rows, total } = await list(page.perPage, page.offset);
+  setPaginationHeaders(request, reply, page, total);
+  return rows;
+}
+
+/** A page of a list already in memory, with the pagination headers. */
+export function slicePage<Row>(request: FastifyRequest, reply: FastifyReply, all: readonly Row[]): Row[] {
+  const page = readPage(request);
+  setPaginationHeaders(request, reply, page, all.length);
+  return all.slice(page.offset, page.offset + page.perPage);
 }

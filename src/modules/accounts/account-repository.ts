@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { AccountKind, AccountsTable } from '../../db/schema.ts';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -41,15 +42,11 @@ export async function listAccounts(
   filter: AccountFilter,
   limit: number,
   offset: number,
-): Promise<{ rows: AccountRow[]; total: number }> {
+): Promise<ListWithTotal<AccountRow>> {
   let query = db.selectFrom('accounts');
   if (filter.kind) query = query.where('kind', '=', filter.kind);
   if (filter.parentId !== undefined) query = query.where('parent_id', '=', filter.parentId);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id').limit(limit).offset(offset));
 }
 
 export async function operatorExists(db: Db): Promise<boolean> {
