@@ -1,14 +1,17 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
-import { type FieldError, notFound, validationFailed } from '../../http/errors.ts';
-import { applyLedgerChange, insufficientFundsAsValidation } from '../ledger/ledger.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
+import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/ledger.ts';
 import {
+  type AccountFilter,
   type AccountRow,
   findAccountById,
   findTakenIdentity,
   findToken,
   insertAccount,
   insertToken,
+  listAccounts,
+  listTokens,
   revokeToken,
 } from './account-repository.ts';
 import { generateToken, hashToken } from './tokens.ts';
@@ -102,4 +105,33 @@ export async function adjustBalance(
     }).catch((error: unknown) => insufficientFundsAsValidation(error, 'amount'));
     return getAccount(trx, change.accountId);
   });
+}
+
+/** An account an operator registers: its mailbox counts as confirmed; a parent must exist (422 otherwise). */
+export async function registerAccount(db: Db, input: NewAccountInput & { parentId?: number }, now: Date): Promise<AccountRow> {
+  return db.transaction().execute(async (trx) => {
+    if (input.parentId !== undefined) {
+      await getAccount(trx, input.parentId).catch(() => {
+        throw invalidField('parentId', 'No such account.');
+      });
+    }
+    return createAccount(trx, { ...input, emailConfirmed: true }, now);
+  });
+}
+
+/** One page of accounts (of a kind, or the referrals of a parent), by id. */
+export async function listAccountsPage(db: Db, filter: AccountFilter, limit: number, offset: number) {
+  return listAccounts(db, filter, limit, offset);
+}
+
+/** An account's tokens (never their values); 404 when there is no such account. */
+export async function listAccountTokens(db: Db, accountId: number) {
+  await getAccount(db, accountId);
+  return listTokens(db, accountId);
+}
+
+/** One page of an account's ledger, newest first; 404 when there is no such account. */
+export async function accountLedger(db: Db, accountId: number, limit: number, offset: number) {
+  await getAccount(db, accountId);
+  return listLedgerEntries(db, accountId, limit, offset);
 }
