@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from './app-context.ts';
@@ -95,10 +96,12 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
       info: {
         title: 'Nativa API',
         version: '1',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`).',
       },
-      servers: config.publicUrl ? [{ url: config.publicUrl }] : [],
+      // Without PUBLIC_URL the document is served by the API it describes: a relative server is that API.
+      servers: [{ url: config.publicUrl ?? '/' }],
       components: { securitySchemes: { AuthToken: { type: 'apiKey', in: 'header', name: 'Auth-Token' } } },
       security: [{ AuthToken: [] }],
     },
@@ -116,7 +119,10 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
         summary: 'Liveness and database reachability.',
         description: 'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.',
         security: [],
-        response: errorResponses(403),
+        response: {
+          200: Type.Object({ status: Type.Literal('ok', { description: 'Always ok when answered.' }) }),
+          ...errorResponses(403),
+        },
       },
     },
     async () => {

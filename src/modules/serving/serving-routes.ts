@@ -74,7 +74,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: 'The embed script that renders teasers into `[data-nativa-block]` elements.',
         description: 'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.',
         security: [],
-        response: errorResponses(403),
+        response: { 200: Type.Unsafe({ description: 'The embed script (JavaScript).' }), ...errorResponses(403) },
       },
     },
     async (_request, reply) => {
@@ -177,7 +177,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: 'Conversion pixel (1×1 GIF); counted once per click and goal.',
         security: [],
         querystring: ConversionQuery,
-        response: errorResponses(422),
+        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF.' }), ...errorResponses(422) },
       },
     },
     async (request, reply) => {
@@ -196,7 +196,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: "Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience.",
         security: [],
         querystring: AudienceQuery,
-        response: errorResponses(422),
+        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF.' }), ...errorResponses(422) },
       },
     },
     async (request, reply) => {
