@@ -13,13 +13,12 @@ import { ErrorBodySchema, errorResponses } from './http/schemas.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerTokenAdminRoutes } from './modules/accounts/token-admin-routes.ts';
-import { registerCampaignModerationRoutes } from './modules/advertiser/campaigns/campaign-moderation-routes.ts';
 import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
 import { registerCategoryAdminRoutes } from './modules/advertiser/categories/category-admin-routes.ts';
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
 import { registerClientRoutes } from './modules/advertiser/clients/client-routes.ts';
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
-import { registerOfferModerationRoutes } from './modules/advertiser/offers/offer-moderation-routes.ts';
+import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
@@ -60,8 +59,7 @@ const MODULES: RegisterRoutes[] = [
   registerCategoryRoutes,
   registerCategoryAdminRoutes,
   registerCoefficientRoutes,
-  registerCampaignModerationRoutes,
-  registerOfferModerationRoutes,
+  registerModerationRoutes,
   registerCampaignRoutes,
   registerOfferRoutes,
   registerAdvertiserStatisticsRoutes,

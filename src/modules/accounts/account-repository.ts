@@ -15,6 +15,11 @@ export async function findAccountById(db: Db, id: number): Promise<AccountRow | 
 }
 
 /** Which of `username` and `email` are already taken, case-insensitively. */
+/** An account that is a referral of `parentId`; undefined for any other account. */
+export async function findReferral(db: Db, parentId: number, id: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).where('parent_id', '=', parentId).executeTakeFirst();
+}
+
 export async function findTakenIdentity(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
   const rows = await db
     .selectFrom('accounts')

@@ -6,6 +6,7 @@ import {
   type AccountFilter,
   type AccountRow,
   findAccountById,
+  findReferral,
   findTakenIdentity,
   findToken,
   insertAccount,
@@ -31,6 +32,8 @@ export interface NewAccountInput {
   passwordHash?: string | null;
   emailConfirmed?: boolean;
 }
+
+export type { AccountRow };
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -65,6 +68,23 @@ export async function createAccount(trx: Db, input: NewAccountInput, now: Date):
     }
     throw error;
   }
+}
+
+/** The account, or undefined (for rules that answer something else than 404 for a missing one). */
+export async function findAccount(db: Db, id: number): Promise<AccountRow | undefined> {
+  return findAccountById(db, id);
+}
+
+/** A referral account of `parentId`; 404 for any other account. */
+export async function getReferral(db: Db, parentId: number, id: number): Promise<AccountRow> {
+  const referral = await findReferral(db, parentId, id);
+  if (referral === undefined) throw notFound('User');
+  return referral;
+}
+
+/** Whether a username and an e-mail are taken already, each on its own. */
+export async function takenIdentity(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
+  return findTakenIdentity(db, username, email);
 }
 
 export async function getAccount(db: Db, id: number): Promise<AccountRow> {

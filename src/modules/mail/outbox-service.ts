@@ -1,7 +1,12 @@
 import type { Db } from '../../db/database.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
 import type { Mailer, MailLog } from './mailer.ts';
-import { findOutboxMessage, type OutboxRow } from './outbox-repository.ts';
+import { findOutboxMessage, insertOutboxMessage, type NewOutboxMessage, type OutboxRow } from './outbox-repository.ts';
+
+/** Queues a message in the outbox, inside the caller's transaction; it is delivered after the commit. */
+export async function queueOutboxMessage(trx: Db, message: NewOutboxMessage): Promise<OutboxRow> {
+  return insertOutboxMessage(trx, message);
+}
 
 export async function getOutboxMessage(db: Db, id: number): Promise<OutboxRow> {
   const message = await findOutboxMessage(db, id);

@@ -204,8 +204,9 @@ export class ServingEngine {
    * durable when this returns, settled (billed, or recorded unbilled) right after. Robots and
    * clicks over a limit of this instance's snapshot are accepted as refused; the balance is checked
    * by the settlement, in its transaction. An accepted click counts against the snapshot's spend at
-   * once, so limits hold before its money has moved. An expired or reused link still redirects,
-   * without a click id. Undefined: the link is forged, or its ad is gone.
+   * once, so limits hold before its money has moved. A link that is expired, or forged but
+   * readable, still redirects, without a click id (a repeated one: with it, billed once).
+   * Undefined: the link cannot be read, or its ad is gone.
    */
   async redirect(token: string, userAgent: string | undefined, log: ClickLog): Promise<string | undefined> {
     const nowMs = this.options.clock.now();

@@ -11,6 +11,7 @@ import {
   insertCampaign,
   isRootCategory,
   listCampaigns,
+  listCampaignsForModeration,
   type NewCampaign,
   setCampaignModeration,
   updateCampaignFlags,
@@ -147,4 +148,9 @@ export async function moderateCampaign(db: Db, id: number, status: ModerationSta
   const row = await db.transaction().execute((trx) => setCampaignModeration(trx, id, status, now));
   if (row === undefined) throw notFound('Campaign');
   return { id: row.id, status: asModerationStatus(row.moderation_status) };
+}
+
+/** Every advertiser's campaigns in one moderation status (or all), by id: the operator's queue. */
+export async function campaignModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
+  return listCampaignsForModeration(db, status, limit, offset);
 }

@@ -12,6 +12,7 @@ import {
   findOffer,
   insertOffer,
   isSubCategoryOf,
+  listOffersForModeration,
   listOffersOfCampaign,
   markOfferDeleted,
   setOfferActive,
@@ -186,4 +187,9 @@ export async function moderateOffer(db: Db, id: number, status: ModerationStatus
   const row = await db.transaction().execute((trx) => setOfferModeration(trx, id, status, now));
   if (row === undefined) throw notFound('Ad');
   return { id: row.id, status: asModerationStatus(row.moderation_status) };
+}
+
+/** Every advertiser's ads (not deleted) in one moderation status (or all), by id: the operator's queue. */
+export async function offerModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
+  return listOffersForModeration(db, status, limit, offset);
 }
