@@ -1,5 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from './app-context.ts';
@@ -7,19 +9,28 @@ import { registerHttpConventions } from './http/conventions.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
 import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
-import { ErrorBodySchema } from './http/schemas.ts';
+import type { RegisterRoutes } from './http/routes.ts';
+import { ErrorBodySchema, errorResponses } from './http/schemas.ts';
+import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
+import { registerTokenAdminRoutes } from './modules/accounts/token-admin-routes.ts';
 import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
+import { registerCategoryAdminRoutes } from './modules/advertiser/categories/category-admin-routes.ts';
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
 import { registerClientRoutes } from './modules/advertiser/clients/client-routes.ts';
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
+import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
-import { registerModerationRoutes } from './modules/operator/moderation-routes.ts';
-import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
-import { registerPublisherRoutes } from './modules/publisher/publisher-routes.ts';
+import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
+import { registerBlockRoutes } from './modules/publisher/blocks/block-routes.ts';
+import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-admin-routes.ts';
+import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
+import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-routes.ts';
+import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
+import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -29,14 +40,25 @@ export interface BuildOptions {
   logger?: boolean | { level: string };
 }
 
-/** Every module's routes, in one list: adding a module is adding a line here. */
-const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
+/**
+ * Every module's routes, in one list: adding a module is adding a line here. Each domain registers
+ * its operator (`/api/admin`) routes beside its own.
+ */
+const MODULES: RegisterRoutes[] = [
   registerMeRoutes,
-  registerOperatorAccountRoutes,
-  registerPublisherRoutes,
+  registerAccountAdminRoutes,
+  registerTokenAdminRoutes,
+  registerSiteRoutes,
+  registerBlockRoutes,
+  registerStatisticsRoutes,
+  registerPayoutRoutes,
+  registerSiteAdminRoutes,
+  registerPayoutAdminRoutes,
   registerClientRoutes,
   registerMailRoutes,
+  registerOutboxAdminRoutes,
   registerCategoryRoutes,
+  registerCategoryAdminRoutes,
   registerCoefficientRoutes,
   registerModerationRoutes,
   registerCampaignRoutes,
@@ -75,10 +97,12 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
       info: {
         title: 'Nativa API',
         version: '1',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`).',
       },
-      servers: config.publicUrl ? [{ url: config.publicUrl }] : [],
+      // Without PUBLIC_URL the document is served by the API it describes: a relative server is that API.
+      servers: [{ url: config.publicUrl ?? '/' }],
       components: { securitySchemes: { AuthToken: { type: 'apiKey', in: 'header', name: 'Auth-Token' } } },
       security: [{ AuthToken: [] }],
     },
@@ -88,13 +112,27 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   app.get(
     '/api/health',
-    { config: { access: 'public' }, schema: { tags: ['Service'], summary: 'Liveness and database reachability.', security: [] } },
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Service'],
+        operationId: 'getHealth',
+        summary: 'Liveness and database reachability.',
+        description: 'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.',
+        security: [],
+        response: {
+          200: Type.Object({ status: Type.Literal('ok', { description: 'Always ok when answered.' }) }),
+          ...errorResponses(403),
+        },
+      },
+    },
     async () => {
       await sql`SELECT 1`.execute(context.db);
       return { status: 'ok' };
     },
   );
 
-  for (const registerModule of MODULES) registerModule(app, context);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  for (const registerModule of MODULES) registerModule(typed, context);
   return app;
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ListWithTotal } from '../db/list.ts';
 import { Count, MAX_PAGE, PageNumber } from './input-types.ts';
 import { absoluteUrl } from './urls.ts';
 
@@ -73,11 +74,23 @@ function pageLinks(request: FastifyRequest, page: Page, pageCount: number): stri
 }
 
 /**
- * One page of a list that is small and read whole (categories, an account's tokens), with the
- * same query parameters and headers as a list paged in SQL.
+ * The paginated-list route in one call: reads the page from the query, lists it, and sets the
+ * pagination headers from the total.
  */
-export function pageOf<T>(request: FastifyRequest, reply: FastifyReply, items: readonly T[]): T[] {
+export async function listPage<Row>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: (limit: number, offset: number) => Promise<ListWithTotal<Row>>,
+): Promise<Row[]> {
   const page = readPage(request);
-  setPaginationHeaders(request, reply, page, items.length);
-  return items.slice(page.offset, page.offset + page.perPage);
+  const { rows, total } = await list(page.perPage, page.offset);
+  setPaginationHeaders(request, reply, page, total);
+  return rows;
+}
+
+/** A page of a list already in memory, with the pagination headers. */
+export function slicePage<Row>(request: FastifyRequest, reply: FastifyReply, all: readonly Row[]): Row[] {
+  const page = readPage(request);
+  setPaginationHeaders(request, reply, page, all.length);
+  return all.slice(page.offset, page.offset + page.perPage);
 }

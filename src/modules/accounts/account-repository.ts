@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { AccountKind, AccountsTable } from '../../db/schema.ts';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -14,6 +15,11 @@ export async function findAccountById(db: Db, id: number): Promise<AccountRow | 
 }
 
 /** Which of `username` and `email` are already taken, case-insensitively. */
+/** An account that is a referral of `parentId`; undefined for any other account. */
+export async function findReferral(db: Db, parentId: number, id: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).where('parent_id', '=', parentId).executeTakeFirst();
+}
+
 export async function findTakenIdentity(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
   const rows = await db
     .selectFrom('accounts')
@@ -41,15 +47,11 @@ export async function listAccounts(
   filter: AccountFilter,
   limit: number,
   offset: number,
-): Promise<{ rows: AccountRow[]; total: number }> {
+): Promise<ListWithTotal<AccountRow>> {
   let query = db.selectFrom('accounts');
   if (filter.kind) query = query.where('kind', '=', filter.kind);
   if (filter.parentId !== undefined) query = query.where('parent_id', '=', filter.parentId);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id').limit(limit).offset(offset));
 }
 
 export async function operatorExists(db: Db): Promise<boolean> {

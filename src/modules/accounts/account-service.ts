@@ -1,14 +1,18 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
-import { type FieldError, notFound, validationFailed } from '../../http/errors.ts';
-import { applyLedgerChange, insufficientFundsAsValidation } from '../ledger/ledger.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
+import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/ledger.ts';
 import {
+  type AccountFilter,
   type AccountRow,
   findAccountById,
+  findReferral,
   findTakenIdentity,
   findToken,
   insertAccount,
   insertToken,
+  listAccounts,
+  listTokens,
   revokeToken,
 } from './account-repository.ts';
 import { generateToken, hashToken } from './tokens.ts';
@@ -28,6 +32,8 @@ export interface NewAccountInput {
   passwordHash?: string | null;
   emailConfirmed?: boolean;
 }
+
+export type { AccountRow };
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -62,6 +68,23 @@ export async function createAccount(trx: Db, input: NewAccountInput, now: Date):
     }
     throw error;
   }
+}
+
+/** The account, or undefined (for rules that answer something else than 404 for a missing one). */
+export async function findAccount(db: Db, id: number): Promise<AccountRow | undefined> {
+  return findAccountById(db, id);
+}
+
+/** A referral account of `parentId`; 404 for any other account. */
+export async function getReferral(db: Db, parentId: number, id: number): Promise<AccountRow> {
+  const referral = await findReferral(db, parentId, id);
+  if (referral === undefined) throw notFound('User');
+  return referral;
+}
+
+/** Whether a username and an e-mail are taken already, each on its own. */
+export async function takenIdentity(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
+  return findTakenIdentity(db, username, email);
 }
 
 export async function getAccount(db: Db, id: number): Promise<AccountRow> {
@@ -102,4 +125,33 @@ export async function adjustBalance(
     }).catch((error: unknown) => insufficientFundsAsValidation(error, 'amount'));
     return getAccount(trx, change.accountId);
   });
+}
+
+/** An account an operator registers: its mailbox counts as confirmed; a parent must exist (422 otherwise). */
+export async function registerAccount(db: Db, input: NewAccountInput & { parentId?: number }, now: Date): Promise<AccountRow> {
+  return db.transaction().execute(async (trx) => {
+    if (input.parentId !== undefined) {
+      await getAccount(trx, input.parentId).catch(() => {
+        throw invalidField('parentId', 'No such account.');
+      });
+    }
+    return createAccount(trx, { ...input, emailConfirmed: true }, now);
+  });
+}
+
+/** One page of accounts (of a kind, or the referrals of a parent), by id. */
+export async function listAccountsPage(db: Db, filter: AccountFilter, limit: number, offset: number) {
+  return listAccounts(db, filter, limit, offset);
+}
+
+/** An account's tokens (never their values); 404 when there is no such account. */
+export async function listAccountTokens(db: Db, accountId: number) {
+  await getAccount(db, accountId);
+  return listTokens(db, accountId);
+}
+
+/** One page of an account's ledger, newest first; 404 when there is no such account. */
+export async function accountLedger(db: Db, accountId: number, limit: number, offset: number) {
+  await getAccount(db, accountId);
+  return listLedgerEntries(db, accountId, limit, offset);
 }

@@ -1,20 +1,21 @@
-import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
+import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AccountCache } from './account-cache.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
-export function registerMeRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerMeRoutes(app: App, context: AppContext): void {
   const accounts = new AccountCache(context.database, context.clock);
   app.get(
     '/api/me',
     {
       schema: {
         tags: ['User'],
+        operationId: 'getMe',
         summary: 'The account that owns the token.',
         response: { 200: UserSchema, ...errorResponses(401, 429) },
       },
     },
-    async (request) => toUser(await accounts.get(request.principal?.accountId ?? 0)),
+    async (request) => toUser(await accounts.get(accountOf(request))),
   );
 }

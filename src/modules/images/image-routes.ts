@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../http/errors.ts';
+import type { App } from '../../http/routes.ts';
 import { errorResponses, NoContent } from '../../http/schemas.ts';
 import { isServableSize } from './image-store.ts';
 
@@ -14,7 +14,7 @@ const ImageParams = Type.Object({
  * Serves ad images publicly (teasers are shown to anonymous visitors) in the allowed sizes only.
  * A URL names its content, so responses may be cached forever.
  */
-export function registerImageRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerImageRoutes(app: App, context: AppContext): void {
   const { images } = context;
   app.get(
     '/api/img/:hash/:size',
@@ -22,6 +22,7 @@ export function registerImageRoutes(app: FastifyInstance, context: AppContext): 
       config: { access: 'public' },
       schema: {
         tags: ['Images'],
+        operationId: 'getImage',
         summary: 'An ad image in one of its allowed sizes, as JPEG.',
         security: [],
         params: ImageParams,
@@ -29,7 +30,7 @@ export function registerImageRoutes(app: FastifyInstance, context: AppContext): 
       },
     },
     async (request, reply) => {
-      const { hash, size } = request.params as { hash: string; size: string };
+      const { hash, size } = request.params;
       const dimensions = size.slice(0, -'.jpg'.length);
       if (!isServableSize(dimensions)) throw notFound('Image size');
       const [width, height] = dimensions.split('x').map(Number);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
+import { listWithTotal } from '../../db/list.ts';
 import { prepared } from '../../db/prepared.ts';
 import { invalidField } from '../../http/errors.ts';
 
@@ -86,22 +87,8 @@ export function insufficientFundsAsValidation(error: unknown, field: string): ne
 }
 
 export async function listLedgerEntries(db: Db, accountId: number, limit: number, offset: number) {
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('ledger_entries')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    db
-      .selectFrom('ledger_entries')
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  const query = db.selectFrom('ledger_entries').where('account_id', '=', accountId);
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset));
 }
 
 /**

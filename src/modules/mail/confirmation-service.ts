@@ -5,17 +5,18 @@ import { createEmailConfirmation } from './email-confirmation.ts';
 import type { Mailer, MailLog } from './mailer.ts';
 import { confirmationMessage } from './messages.ts';
 import { insertOutboxMessage, type OutboxRow } from './outbox-repository.ts';
+import { getOutboxMessage } from './outbox-service.ts';
 
 /**
  * Sends an account a new confirmation link (the operator's answer to "my link expired"). Earlier
  * links keep working until they expire. The message is queued with the link in one transaction
- * and delivered after it commits.
+ * and delivered after it commits; the message is answered as it is after the attempt.
  */
 export async function resendConfirmation(
   dependencies: { db: Db; mailer: Mailer; now: Date; log: MailLog },
   accountId: number,
   confirmationUrl: (token: string) => string,
-): Promise<number> {
+): Promise<OutboxRow> {
   const { db, mailer, now, log } = dependencies;
   const queued: OutboxRow = await db.transaction().execute(async (trx) => {
     const account = await getAccount(trx, accountId);
@@ -34,5 +35,5 @@ export async function resendConfirmation(
     });
   });
   await mailer.deliver(queued.id, log);
-  return queued.id;
+  return getOutboxMessage(db, queued.id);
 }

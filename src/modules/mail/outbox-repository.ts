@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { MailOutboxTable, OutboxStatus } from '../../db/schema.ts';
 
 export type OutboxRow = Selectable<MailOutboxTable>;
@@ -42,13 +43,9 @@ export async function listOutbox(
   filter: { status?: OutboxStatus; accountId?: number },
   limit: number,
   offset: number,
-): Promise<{ rows: OutboxRow[]; total: number }> {
+): Promise<ListWithTotal<OutboxRow>> {
   let query = db.selectFrom('mail_outbox');
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset));
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
-import { dayOf, type GoalId } from '../statistics/record-events.ts';
+import { DEVICES, dayOf, type GoalId } from '../statistics/record-events.ts';
 import type { Winner } from './auction.ts';
 import {
   type AcceptanceVerdict,
@@ -27,7 +27,8 @@ import {
   type Snapshot,
   selectTeasers,
 } from './serving-index.ts';
-import { findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
+import { findOfferTarget, findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
+import { visitorTraits } from './visitor.ts';
 
 /** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
 const FULL_REBUILD_MS = 30_000;
@@ -45,6 +46,11 @@ export interface ServingOptions {
   /** How often accepted clicks that no instance settled are looked for (default 5 s). */
   sweepMs?: number;
   onError(error: unknown, what: string): void;
+}
+
+/** Where the engine writes what it decided about a click (the request's logger). */
+export interface ClickLog {
+  debug(details: object, message: string): void;
 }
 
 export interface ServedTeaser {
@@ -197,35 +203,44 @@ export class ServingEngine {
     });
   }
 
-  /** The advertiser and publisher of a click, from the snapshot (undefined when either is gone). */
-  private parties(claims: ClickClaims) {
-    const campaign = this.snapshot.campaigns.get(claims.campaignId);
-    const block = this.snapshot.blocks.get(claims.blockId);
-    return { campaign, block };
-  }
-
   /**
-   * Accepts a verified click: durable when this returns, settled (billed, or recorded unbilled)
-   * right after. Robots and clicks over a limit of this instance's snapshot are accepted as
-   * refused; the balance is checked by the settlement, in its transaction. An accepted click counts
-   * against the snapshot's spend at once, so limits hold before its money has moved.
+   * Decides where a followed click link leads, and accepts the click when the link is valid:
+   * durable when this returns, settled (billed, or recorded unbilled) right after. Robots and
+   * clicks over a limit of this instance's snapshot are accepted as refused; the balance is checked
+   * by the settlement, in its transaction. An accepted click counts against the snapshot's spend at
+   * once, so limits hold before its money has moved. A link that is expired, or forged but
+   * readable, still redirects, without a click id (a repeated one: with it, billed once).
+   * Undefined: the link cannot be read, or its ad is gone.
    */
-  async click(claims: ClickClaims, bot: boolean): Promise<AcceptanceVerdict> {
-    const { campaign, block } = this.parties(claims);
-    const advertiserId = campaign?.advertiser.id;
-    const publisherId = block?.publisherId;
-    if (campaign === undefined || advertiserId === undefined || publisherId === undefined) {
-      return 'limit';
+  async redirect(token: string, userAgent: string | undefined, log: ClickLog): Promise<string | undefined> {
+    const nowMs = this.options.clock.now();
+    const verdict = this.signer.verify(token, nowMs);
+    const { claims } = verdict;
+    if (claims === undefined) return undefined;
+    const traits = visitorTraits(userAgent);
+    let clickId = '';
+    if (verdict.kind === 'valid') {
+      // The acceptance is awaited here, not in a helper, so a click costs one promise less.
+      const campaign = this.snapshot.campaigns.get(claims.campaignId);
+      const publisherId = this.snapshot.blocks.get(claims.blockId)?.publisherId;
+      let acceptance: AcceptanceVerdict = 'limit';
+      if (campaign !== undefined && publisherId !== undefined) {
+        const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
+        const advertiserId = campaign.advertiser.id;
+        acceptance = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs, refusal });
+        if (acceptance === 'accepted') {
+          campaign.spentTodayMicros += claims.chargeMicros;
+          campaign.clicksToday += 1;
+          campaign.advertiser.spentTodayMicros += claims.chargeMicros;
+          campaign.advertiser.balanceMicros -= claims.chargeMicros;
+        }
+      }
+      log.debug({ clickId: claims.clickId, acceptance }, 'click');
+      if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
     }
-    const refusal = bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
-    const verdict = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs: this.options.clock.now(), refusal });
-    if (verdict === 'accepted') {
-      campaign.spentTodayMicros += claims.chargeMicros;
-      campaign.clicksToday += 1;
-      campaign.advertiser.spentTodayMicros += claims.chargeMicros;
-      campaign.advertiser.balanceMicros -= claims.chargeMicros;
-    }
-    return verdict;
+    const mobile = traits.device !== DEVICES.desktop;
+    const target = this.targetOf(claims.offerId, mobile) ?? (await this.storedTargetOf(claims.offerId, mobile));
+    return target?.replaceAll('{click_id}', encodeURIComponent(clickId));
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
@@ -245,10 +260,17 @@ export class ServingEngine {
   }
 
   /** Where a click goes: the ad's mobile URL on mobile devices when it has one. */
-  targetOf(offerId: number, mobile: boolean): string | undefined {
+  private targetOf(offerId: number, mobile: boolean): string | undefined {
     const ad = this.snapshot.adsById.get(offerId);
     if (ad === undefined) return undefined;
     return mobile && ad.urlMobile !== '' ? ad.urlMobile : ad.url;
+  }
+
+  /** An ad that left the snapshot since its link was signed (paused, deleted) still redirects. */
+  private async storedTargetOf(offerId: number, mobile: boolean): Promise<string | undefined> {
+    const offer = await findOfferTarget(this.options.db, offerId);
+    if (offer === undefined) return undefined;
+    return mobile && offer.url_mobile !== '' ? offer.url_mobile : offer.url;
   }
 
   async addToAudience(advertiserId: number, visitorId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { MODERATION } from '../../moderation.ts';
 
 /** SQL of the serving engine: the snapshot it serves from, and the rows it appends. */
 
@@ -28,10 +29,10 @@ export async function loadServableOffers(db: Db) {
       'a.daily_budget_micros as advertiser_daily_budget_micros',
     ])
     .where('o.active', '=', true)
-    .where('o.moderation_status', '=', 1)
+    .where('o.moderation_status', '=', MODERATION.approved)
     .where('o.deleted_at', 'is', null)
     .where('c.active', '=', true)
-    .where('c.moderation_status', '=', 1)
+    .where('c.moderation_status', '=', MODERATION.approved)
     .where('c.archived', '=', false)
     .where('a.kind', '=', 'advertiser')
     .orderBy('o.id')

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../http/errors.ts';
+import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
-import { DEVICES, GOALS } from '../statistics/record-events.ts';
+import { GOALS } from '../statistics/record-events.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
-import type { ServingEngine } from './serving-engine.ts';
-import { findOfferTarget, isAdvertiser } from './serving-repository.ts';
+import { isAdvertiser } from './serving-repository.ts';
 import { countryOf, visitorTraits } from './visitor.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
@@ -60,7 +60,7 @@ const AudienceQuery = Type.Object({
 });
 
 /** The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. */
-export function registerServingRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerServingRoutes(app: App, context: AppContext): void {
   const { serving } = context;
   if (serving === undefined) return;
 
@@ -68,7 +68,14 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
     '/api/serve/loader.js',
     {
       config: PUBLIC,
-      schema: { tags, summary: 'The embed script that renders teasers into `[data-nativa-block]` elements.', security: [] },
+      schema: {
+        tags,
+        operationId: 'getLoaderScript',
+        summary: 'The embed script that renders teasers into `[data-nativa-block]` elements.',
+        description: 'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.',
+        security: [],
+        response: { 200: Type.Unsafe({ description: 'The embed script (JavaScript).' }), ...errorResponses(403) },
+      },
     },
     async (_request, reply) => {
       reply.header('Cache-Control', 'public, max-age=3600');
@@ -84,6 +91,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       config: PUBLIC,
       schema: {
         tags,
+        operationId: 'serveTeasers',
         summary: 'Teasers for one impression of a block (counts their views).',
         security: [],
         params: BlockParams,
@@ -93,8 +101,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
     async (request, reply) => {
       allowCors(request, reply);
       reply.header('Cache-Control', 'no-store');
-      const { blockId } = request.params as Static<typeof BlockParams>;
-      const block = serving.block(blockId);
+      const block = serving.block(request.params.blockId);
       if (block === undefined) throw notFound('Block');
       const traits = visitorTraits(request.headers['user-agent']);
       const served = traits.bot
@@ -122,13 +129,20 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       config: PUBLIC,
       schema: {
         tags,
+        operationId: 'followClick',
         summary: 'Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.',
         security: [],
         params: ClickParams,
         response: errorResponses(404),
       },
     },
-    async (request, reply) => redirectClick(serving, context, request, reply),
+    async (request, reply) => {
+      const location = await serving.redirect(request.params.token, request.headers['user-agent'], request.log);
+      if (location === undefined) throw notFound('Click link');
+      reply.header('Cache-Control', 'no-store');
+      reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
+      return reply.redirect(location, 302);
+    },
   );
 
   app.get(
@@ -137,6 +151,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       config: PUBLIC,
       schema: {
         tags,
+        operationId: 'recordConversion',
         summary: 'Server-to-server conversion postback; counted once per click and goal.',
         security: [],
         querystring: ConversionQuery,
@@ -145,7 +160,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
     },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      const query = request.query as Static<typeof ConversionQuery>;
+      const { query } = request;
       const result = await serving.recordConversion(query.click_id, GOALS[query.goal]);
       if (result === 'unknown') throw notFound('Click');
       return { result };
@@ -158,9 +173,11 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       config: PUBLIC,
       schema: {
         tags,
+        operationId: 'recordConversionPixel',
         summary: 'Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal.',
         security: [],
         querystring: ConversionQuery,
+        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF, also when the query is invalid.' }) },
       },
       // A thank-you page shows whatever the pixel answers: a bad query is still a GIF (and logged).
       errorHandler: (error, request, reply) => {
@@ -169,8 +186,7 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       },
     },
     async (request, reply) => {
-      const query = request.query as Static<typeof ConversionQuery>;
-      await serving.recordConversion(query.click_id, GOALS[query.goal]);
+      await serving.recordConversion(request.query.click_id, GOALS[request.query.goal]);
       return sendPixel(reply);
     },
   );
@@ -181,13 +197,15 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       config: PUBLIC,
       schema: {
         tags,
+        operationId: 'addToAudience',
         summary: "Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience.",
         security: [],
         querystring: AudienceQuery,
+        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF, also when the query is invalid.' }) },
       },
     },
     async (request, reply) => {
-      const { advertiser } = request.query as Static<typeof AudienceQuery>;
+      const { advertiser } = request.query;
       let visitorId = readVisitorId(request);
       if (visitorId === undefined) visitorId = randomBytes(16).toString('base64url');
       reply.header(
@@ -198,30 +216,6 @@ export function registerServingRoutes(app: FastifyInstance, context: AppContext)
       return sendPixel(reply);
     },
   );
-}
-
-async function redirectClick(serving: ServingEngine, context: AppContext, request: FastifyRequest, reply: FastifyReply) {
-  const { token } = request.params as Static<typeof ClickParams>;
-  const verdict = serving.signer.verify(token, context.clock.now());
-  if (verdict.claims === undefined) throw notFound('Click link');
-  const { claims } = verdict;
-  const traits = visitorTraits(request.headers['user-agent']);
-  let clickId = '';
-  if (verdict.kind === 'valid') {
-    const acceptance = await serving.click(claims, traits.bot);
-    request.log.debug({ clickId: claims.clickId, acceptance }, 'click');
-    if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
-  }
-  const mobile = traits.device !== DEVICES.desktop;
-  let target = serving.targetOf(claims.offerId, mobile);
-  if (target === undefined) {
-    const offer = await findOfferTarget(context.db, claims.offerId);
-    if (offer === undefined) throw notFound('Click link');
-    target = mobile && offer.url_mobile !== '' ? offer.url_mobile : offer.url;
-  }
-  reply.header('Cache-Control', 'no-store');
-  reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
-  return reply.redirect(target.replaceAll('{click_id}', encodeURIComponent(clickId)), 302);
 }
 
 /**

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
+import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
 import type { CampaignRecord } from './campaign-schema.ts';
 
 export interface CampaignListFilter {
@@ -43,13 +45,13 @@ export async function listCampaigns(
   filter: CampaignListFilter,
   limit: number,
   offset: number,
-): Promise<{ rows: CampaignRecord[]; total: number }> {
-  const ids = filtered(db, filter).select('id').orderBy('id').limit(limit).offset(offset);
-  const [page, count] = await Promise.all([
-    selectCampaigns(db).where('campaigns.id', 'in', ids).orderBy('campaigns.id').execute(),
-    filtered(db, filter).select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: page.map(withItems), total: Number(count.total) };
+): Promise<ListWithTotal<CampaignRecord>> {
+  // The page's ids first, so the ad counts are computed for the page's campaigns only.
+  const { rows, total } = await listWithTotal(filtered(db, filter), (query) => {
+    const ids = query.select('id').orderBy('id').limit(limit).offset(offset);
+    return selectCampaigns(db).where('campaigns.id', 'in', ids).orderBy('campaigns.id');
+  });
+  return { rows: rows.map(withItems), total };
 }
 
 /** The advertiser's campaign, or undefined when it does not exist or is someone else's. */
@@ -83,7 +85,7 @@ export async function insertCampaign(db: Db, campaign: NewCampaign): Promise<num
       geo: campaign.geo,
       is_retarget: campaign.isRetarget,
       active: campaign.active,
-      moderation_status: 0,
+      moderation_status: MODERATION.moderation,
       daily_budget_micros: campaign.dailyBudgetMicros,
       daily_click_limit: campaign.dailyClickLimit,
       created_at: campaign.now,
@@ -116,4 +118,22 @@ export async function isRootCategory(db: Db, id: number): Promise<boolean> {
     .where('parent_id', 'is', null)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+export async function setCampaignModeration(db: Db, id: number, status: ModerationStatus, now: Date) {
+  return db
+    .updateTable('campaigns')
+    .set({ moderation_status: status, updated_at: now })
+    .where('id', '=', id)
+    .returning(['id', 'moderation_status'])
+    .executeTakeFirst();
+}
+
+/** Every advertiser's campaigns, by id, in one moderation status or all. */
+export async function listCampaignsForModeration(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
+  let query = db.selectFrom('campaigns');
+  if (status !== undefined) query = query.where('moderation_status', '=', status);
+  return listWithTotal(query, (filtered) =>
+    filtered.select(['id', 'advertiser_id', 'title', 'moderation_status', 'archived']).orderBy('id').limit(limit).offset(offset),
+  );
 }

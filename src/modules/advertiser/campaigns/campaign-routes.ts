@@ -1,21 +1,24 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
-import { invalidField } from '../../../http/errors.ts';
 import { readExpand } from '../../../http/expand.ts';
-import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { readMoney } from '../../../http/money-input.ts';
+import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams, MoneyInput } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
-import { parseMoney } from '../../../money.ts';
 import { readPeriod } from '../../statistics/period.ts';
-import { listOffersOfCampaign } from '../offers/offer-repository.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';
-import { offerTotals } from '../offers/offer-service.ts';
 import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
-import { readIdList, TargetIdParameter } from '../statistics/filters.ts';
+import { TargetIdParameter } from '../statistics/filters.ts';
 import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
-import { changeCampaign, createCampaign, getCampaignWithStats, listCampaignsWithStats } from './campaign-service.ts';
-import { readGeo } from './geo.ts';
+import {
+  changeCampaign,
+  createCampaign,
+  getCampaignWithStats,
+  listCampaignsWithStats,
+  offersOfCampaign,
+  selectedCampaignIds,
+} from './campaign-service.ts';
 
 const periodParameters = {
   dateFrom: Type.Optional(Type.String({ description: 'First day of the statistics period (inclusive), YYYY-MM-DD.' })),
@@ -79,47 +82,45 @@ const ChangeCampaignBody = Type.Object(
 
 const CampaignWithOffers = campaignWithOffers(AdSchema);
 
-function readStatsQuery(request: FastifyRequest) {
-  const query = request.query as { dateFrom?: string; dateTo?: string; targetId?: number };
-  return { period: readPeriod({ from: query.dateFrom, to: query.dateTo }), targetId: (query.targetId ?? 0) as TargetId };
-}
+const statsQuery = (query: { dateFrom?: string; dateTo?: string; targetId?: number }) => ({
+  period: readPeriod({ from: query.dateFrom, to: query.dateTo }),
+  targetId: (query.targetId ?? 0) as TargetId,
+});
 
 /** Advertiser campaigns: list, read (with their ads), create, switch on/off and archive. */
-export function registerCampaignRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerCampaignRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Campaigns'];
-  const advertiserOf = (request: FastifyRequest) => request.principal?.accountId ?? 0;
 
   app.get(
     '/api/advertiser/campaigns',
     {
       schema: {
         tags,
+        operationId: 'listCampaigns',
         summary: 'The advertiser’s campaigns with statistics (lifetime, or for dateFrom–dateTo).',
         querystring: CampaignListQuery,
         response: { 200: Type.Array(CampaignSchema), ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const query = request.query as Static<typeof CampaignListQuery>;
-      const { period, targetId } = readStatsQuery(request);
-      const idsFromFilter = readIdList(query.filter?.id, 'filter[id]');
-      const idsFromQuery = readIdList(query.id, 'id');
-      const ids =
-        idsFromQuery && idsFromFilter ? idsFromQuery.filter((id) => idsFromFilter.includes(id)) : (idsFromQuery ?? idsFromFilter);
-      const page = readPage(request);
-      const { campaigns, total } = await listCampaignsWithStats(db, {
-        advertiserId: advertiserOf(request),
-        retarget: query.type === undefined ? undefined : query.type === 1,
-        includeArchived: query.archived === 0,
-        ids,
-        period,
-        targetId,
-        limit: page.perPage,
-        offset: page.offset,
+      const { query } = request;
+      const { period, targetId } = statsQuery(query);
+      const ids = selectedCampaignIds(query.id, query.filter?.id);
+      const advertiserId = accountOf(request);
+      return listPage(request, reply, async (limit, offset) => {
+        const { campaigns, total } = await listCampaignsWithStats(db, {
+          advertiserId,
+          retarget: query.type === undefined ? undefined : query.type === 1,
+          includeArchived: query.archived === 0,
+          ids,
+          period,
+          targetId,
+          limit,
+          offset,
+        });
+        return { rows: campaigns, total };
       });
-      setPaginationHeaders(request, reply, page, total);
-      return campaigns;
     },
   );
 
@@ -128,6 +129,7 @@ export function registerCampaignRoutes(app: FastifyInstance, context: AppContext
     {
       schema: {
         tags,
+        operationId: 'getCampaign',
         summary: 'One campaign with statistics; `expand=offers` embeds its ads with theirs.',
         params: IdParams,
         querystring: CampaignQuery,
@@ -135,22 +137,11 @@ export function registerCampaignRoutes(app: FastifyInstance, context: AppContext
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const query = request.query as Static<typeof CampaignQuery>;
-      const { period, targetId } = readStatsQuery(request);
-      const { row, campaign } = await getCampaignWithStats(db, advertiserOf(request), id, period, targetId);
+      const { query } = request;
+      const { period, targetId } = statsQuery(query);
+      const { row, campaign } = await getCampaignWithStats(db, accountOf(request), request.params.id, period, targetId);
       if (!readExpand(request, ['offers']).has('offers')) return campaign;
-      // `type` and `archived` select ads by their campaign, as on the campaign list: the ads of an
-      // archived campaign are listed only with archived=0, those of the other type not at all.
-      const typeMatches = query.type === undefined || (query.type === 1) === row.is_retarget;
-      const archiveMatches = query.archived === 0 || !row.archived;
-      const offers = typeMatches && archiveMatches ? await listOffersOfCampaign(db, id) : [];
-      const totals = await offerTotals(
-        db,
-        offers.map((offer) => offer.id),
-        period,
-        targetId,
-      );
+      const { offers, totals } = await offersOfCampaign(db, row, query, period, targetId);
       return { ...campaign, offers: offers.map((offer) => toAd(request, offer, totals(offer.id))) };
     },
   );
@@ -160,30 +151,30 @@ export function registerCampaignRoutes(app: FastifyInstance, context: AppContext
     {
       schema: {
         tags,
+        operationId: 'createCampaign',
         summary: 'Create a campaign (extension); it awaits moderation (status 0).',
         body: CreateCampaignBody,
         response: { 201: CampaignSchema, ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof CreateCampaignBody>;
-      const dailyBudgetMicros = body.maxmoney === undefined ? 0 : parseMoney(body.maxmoney);
-      if (dailyBudgetMicros === undefined || dailyBudgetMicros < 0) {
-        throw invalidField('maxmoney', 'Must be a non-negative amount with at most 4 fraction digits.');
-      }
-      const id = await createCampaign(db, {
-        advertiserId: advertiserOf(request),
-        title: body.title.trim(),
-        categoryId: body.category_id,
-        geo: readGeo(body.geo),
-        isRetarget: body.isRetarget ?? false,
-        active: body.active ?? true,
-        dailyBudgetMicros,
-        dailyClickLimit: body.maxclicks ?? 0,
-        now: new Date(clock.now()),
-      });
-      const { campaign } = await getCampaignWithStats(db, advertiserOf(request), id, { from: undefined, to: undefined }, 0);
-      return created(request, reply, `/api/advertiser/campaigns/${id}`, campaign);
+      const { body } = request;
+      const dailyBudgetMicros = body.maxmoney === undefined ? 0 : readMoney(body.maxmoney, 'maxmoney', { sign: 'non-negative' });
+      const campaign = await createCampaign(
+        db,
+        accountOf(request),
+        {
+          title: body.title,
+          categoryId: body.category_id,
+          geo: body.geo,
+          isRetarget: body.isRetarget,
+          active: body.active,
+          dailyBudgetMicros,
+          dailyClickLimit: body.maxclicks,
+        },
+        new Date(clock.now()),
+      );
+      return created(request, reply, `/api/advertiser/campaigns/${campaign.id}`, campaign);
     },
   );
 
@@ -192,18 +183,13 @@ export function registerCampaignRoutes(app: FastifyInstance, context: AppContext
     {
       schema: {
         tags,
+        operationId: 'updateCampaign',
         summary: 'Switch a campaign on or off (`active`), archive or restore it (`archived`).',
         params: IdParams,
         body: ChangeCampaignBody,
         response: { 200: CampaignSchema, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (request) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const body = request.body as Static<typeof ChangeCampaignBody>;
-      await changeCampaign(db, advertiserOf(request), id, body, new Date(clock.now()));
-      const { campaign } = await getCampaignWithStats(db, advertiserOf(request), id, { from: undefined, to: undefined }, 0);
-      return campaign;
-    },
+    async (request) => changeCampaign(db, accountOf(request), request.params.id, request.body, new Date(clock.now())),
   );
 }

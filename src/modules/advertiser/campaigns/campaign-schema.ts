@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { CampaignsTable } from '../../../db/schema.ts';
+import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
 import { advertiserFigures, type Totals } from '../../statistics/rates.ts';
 
@@ -18,7 +19,7 @@ export const figureProperties = {
 };
 
 /** Campaign `status`: 0 moderation, 1 approved, 2 rejected, 3 archived (whatever the moderation said). */
-export const CAMPAIGN_STATUSES = { moderation: 0, approved: 1, rejected: 2, archived: 3 } as const;
+export const CAMPAIGN_STATUSES = { ...MODERATION, archived: 3 } as const;
 
 const campaignProperties = {
   id: Type.Integer({ description: 'Campaign id.' }),

@@ -1,17 +1,23 @@
 import type { Db } from '../../../db/database.ts';
 import { invalidField, notFound } from '../../../http/errors.ts';
+import { asModerationStatus, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
 import type { Period } from '../../statistics/period.ts';
+import { offersWithTotals } from '../offers/offer-service.ts';
 import { type TargetId, totalsByCampaign, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
+import { readIdList } from '../statistics/filters.ts';
 import {
   type CampaignListFilter,
   findCampaign,
   insertCampaign,
   isRootCategory,
   listCampaigns,
+  listCampaignsForModeration,
   type NewCampaign,
+  setCampaignModeration,
   updateCampaignFlags,
 } from './campaign-repository.ts';
 import { type Campaign, type CampaignRecord, toCampaign } from './campaign-schema.ts';
+import { readGeo } from './geo.ts';
 
 export interface CampaignQuery extends CampaignListFilter {
   period: Period;
@@ -55,24 +61,49 @@ export async function getCampaignWithStats(
   return { row, campaign: toCampaign(row, totals.get(id) ?? ZERO_TOTALS) };
 }
 
-/** Creates a campaign awaiting moderation (status 0). */
-export async function createCampaign(db: Db, campaign: NewCampaign): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+/** What an advertiser sends to create a campaign; absent flags and limits take their defaults. */
+export interface CampaignInput {
+  title: string;
+  categoryId: number;
+  geo?: unknown;
+  isRetarget?: boolean;
+  active?: boolean;
+  dailyBudgetMicros: number;
+  dailyClickLimit?: number;
+}
+
+const LIFETIME: Period = { from: undefined, to: undefined };
+
+/** Creates a campaign awaiting moderation (status 0); answers it with its (empty) statistics. */
+export async function createCampaign(db: Db, advertiserId: number, input: CampaignInput, now: Date): Promise<Campaign> {
+  const campaign: NewCampaign = {
+    advertiserId,
+    title: input.title.trim(),
+    categoryId: input.categoryId,
+    geo: readGeo(input.geo),
+    isRetarget: input.isRetarget ?? false,
+    active: input.active ?? true,
+    dailyBudgetMicros: input.dailyBudgetMicros,
+    dailyClickLimit: input.dailyClickLimit ?? 0,
+    now,
+  };
+  const id = await db.transaction().execute(async (trx) => {
     if (!(await isRootCategory(trx, campaign.categoryId))) {
       throw invalidField('category_id', 'Must be the id of a root category (GET /advertiser/categories).');
     }
     return insertCampaign(trx, campaign);
   });
+  return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;
 }
 
-/** Switches a campaign on/off and archives or restores it. */
+/** Switches a campaign on/off and archives or restores it; answers it with its lifetime statistics. */
 export async function changeCampaign(
   db: Db,
   advertiserId: number,
   id: number,
   flags: { active?: boolean; archived?: boolean },
   now: Date,
-): Promise<void> {
+): Promise<Campaign> {
   if (flags.active === undefined && flags.archived === undefined) {
     throw invalidField('active', 'Give active and/or archived.');
   }
@@ -80,4 +111,46 @@ export async function changeCampaign(
     await requireCampaign(trx, advertiserId, id);
     await updateCampaignFlags(trx, id, flags, now);
   });
+  return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;
+}
+
+/** Which campaigns a list shows by their kind: `type` 1 retargeting, 2 standard; `archived` 0 includes archived ones. */
+export interface CampaignSelection {
+  type?: number;
+  archived?: number;
+}
+
+/**
+ * The ads of a campaign with their statistics, selected by their campaign as on the campaign
+ * list: the ads of an archived campaign are listed only with archived=0, those of the other type not at all.
+ */
+export async function offersOfCampaign(
+  db: Db,
+  campaign: CampaignRecord,
+  selection: CampaignSelection,
+  period: Period,
+  targetId: TargetId,
+) {
+  const typeMatches = selection.type === undefined || (selection.type === 1) === campaign.is_retarget;
+  const archiveMatches = selection.archived === 0 || !campaign.archived;
+  return offersWithTotals(db, typeMatches && archiveMatches ? campaign.id : undefined, period, targetId);
+}
+
+/** `id` and `filter[id]` both select campaigns by id; given both, a campaign must be in both lists. */
+export function selectedCampaignIds(id: string | undefined, filterId: string | undefined): number[] | undefined {
+  const fromFilter = readIdList(filterId, 'filter[id]');
+  const fromQuery = readIdList(id, 'id');
+  return fromQuery && fromFilter ? fromQuery.filter((campaignId) => fromFilter.includes(campaignId)) : (fromQuery ?? fromFilter);
+}
+
+/** An operator's moderation decision on a campaign; 404 when there is no such campaign. */
+export async function moderateCampaign(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
+  const row = await db.transaction().execute((trx) => setCampaignModeration(trx, id, status, now));
+  if (row === undefined) throw notFound('Campaign');
+  return { id: row.id, status: asModerationStatus(row.moderation_status) };
+}
+
+/** Every advertiser's campaigns in one moderation status (or all), by id: the operator's queue. */
+export async function campaignModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
+  return listCampaignsForModeration(db, status, limit, offset);
 }

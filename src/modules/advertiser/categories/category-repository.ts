@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { CategoriesTable } from '../../../db/schema.ts';
 
 export type CategoryRow = Selectable<CategoriesTable>;
@@ -10,15 +11,11 @@ export async function listCategories(
   filter: { parentId?: number | null },
   limit: number,
   offset: number,
-): Promise<{ rows: CategoryRow[]; total: number }> {
+): Promise<ListWithTotal<CategoryRow>> {
   let query = db.selectFrom('categories');
   if (filter.parentId === null) query = query.where('parent_id', 'is', null);
   else if (filter.parentId !== undefined) query = query.where('parent_id', '=', filter.parentId);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id').limit(limit).offset(offset));
 }
 
 export async function findCategory(db: Db, id: number): Promise<CategoryRow | undefined> {

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
+import type { ListWithTotal } from '../../../db/list.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
-import type { Page } from '../../../http/pagination.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
   ancestorIds,
@@ -22,10 +22,16 @@ export async function getCategory(db: Db, id: number): Promise<CategoryRow> {
 }
 
 /** The subcategories an ad of this campaign may use: the children of the campaign's category. */
-export async function subCategoriesOfCampaign(db: Db, advertiserId: number, campaignId: number, page: Page) {
+export async function subCategoriesOfCampaign(
+  db: Db,
+  advertiserId: number,
+  campaignId: number,
+  limit: number,
+  offset: number,
+): Promise<ListWithTotal<CategoryRow>> {
   const campaign = await requireCampaign(db, advertiserId, campaignId);
   if (campaign.category_id === null) return { rows: [], total: 0 };
-  return listCategories(db, { parentId: campaign.category_id }, page.perPage, page.offset);
+  return listCategories(db, { parentId: campaign.category_id }, limit, offset);
 }
 
 async function requireParent(trx: Db, parentId: number): Promise<void> {

@@ -1,13 +1,12 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
-import { invalidField } from '../../../http/errors.ts';
 import { readExpand } from '../../../http/expand.ts';
-import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { readMoney } from '../../../http/money-input.ts';
+import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, MoneyInput } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
-import { parseMoney } from '../../../money.ts';
-import { listAccounts } from '../../accounts/account-repository.ts';
+import { listAccountsPage } from '../../accounts/account-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
@@ -70,25 +69,24 @@ const ClientSchema = Type.Object(
 const MAX_EMBEDDED_CAMPAIGNS = 1000;
 
 /** The caller's own referral accounts ("clients"): list, read, register, fund. */
-export function registerClientRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerClientRoutes(app: App, context: AppContext): void {
   const { db, clock, mailer } = context;
   const tags = ['User'];
-  const callerId = (request: FastifyRequest): number => request.principal?.accountId ?? 0;
 
   app.get(
     '/api/advertiser/users',
     {
       schema: {
         tags,
+        operationId: 'listClients',
         summary: 'Your referrals (client accounts).',
         querystring: Type.Object(pageParameters),
         response: { 200: Type.Array(UserSchema), ...errorResponses(401, 403) },
       },
     },
     async (request, reply) => {
-      const page = readPage(request);
-      const { rows, total } = await listAccounts(db, { parentId: callerId(request) }, page.perPage, page.offset);
-      setPaginationHeaders(request, reply, page, total);
+      const parentId = accountOf(request);
+      const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, { parentId }, limit, offset));
       return rows.map(toUser);
     },
   );
@@ -98,6 +96,7 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
     {
       schema: {
         tags,
+        operationId: 'getClient',
         summary: 'One of your referrals.',
         params: IdParams,
         querystring: ClientQuery,
@@ -105,9 +104,8 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const query = request.query as Static<typeof ClientQuery>;
-      const client = await getClient(db, callerId(request), id);
+      const { query } = request;
+      const client = await getClient(db, accountOf(request), request.params.id);
       if (!readExpand(request, ['campaigns']).has('campaigns')) return toUser(client);
       const { campaigns } = await listCampaignsWithStats(db, {
         advertiserId: client.id,
@@ -126,6 +124,7 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
     {
       schema: {
         tags,
+        operationId: 'createClient',
         summary: 'Register an advertiser account as your referral.',
         description:
           'The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password and a confirmation link is sent to it.',
@@ -134,10 +133,10 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
       },
     },
     async (request, reply) => {
-      const { user, ...fields } = request.body as Static<typeof CreateClientBody>;
+      const { user, ...fields } = request.body;
       const { account } = await createClient(
         { db, mailer, now: new Date(clock.now()), log: request.log },
-        callerId(request),
+        accountOf(request),
         { ...fields, username: user },
         (token) => absoluteUrl(request, `/api/confirm/${token}`),
       );
@@ -150,6 +149,7 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
     {
       schema: {
         tags,
+        operationId: 'moveClientBalance',
         summary: "Move money between your balance and a referral's balance.",
         params: IdParams,
         body: BalanceBody,
@@ -157,10 +157,8 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const amountMicros = parseMoney((request.body as Static<typeof BalanceBody>).balance);
-      if (amountMicros === undefined) throw invalidField('balance', 'Must be an amount with at most 4 fraction digits.');
-      return toUser(await moveClientBalance(db, { parentId: callerId(request), clientId: id, amountMicros }));
+      const amountMicros = readMoney(request.body.balance, 'balance');
+      return toUser(await moveClientBalance(db, { parentId: accountOf(request), clientId: request.params.id, amountMicros }));
     },
   );
 }

@@ -1,13 +1,11 @@
 import type { Db } from '../../../db/database.ts';
-import { ApiError, type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
-import { type AccountRow, findTakenIdentity } from '../../accounts/account-repository.ts';
-import { createAccount, getAccount } from '../../accounts/account-service.ts';
+import { ApiError, type FieldError, invalidField, validationFailed } from '../../../http/errors.ts';
+import { type AccountRow, createAccount, getAccount, getReferral, takenIdentity } from '../../accounts/account-service.ts';
 import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';
 import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
 import type { Mailer, MailLog } from '../../mail/mailer.ts';
 import { registrationMessage } from '../../mail/messages.ts';
-import { insertOutboxMessage } from '../../mail/outbox-repository.ts';
-import { findReferral } from './client-repository.ts';
+import { queueOutboxMessage } from '../../mail/outbox-service.ts';
 import { generatePassword, hashPassword } from './password.ts';
 
 export interface NewClientInput {
@@ -48,7 +46,7 @@ export async function createClient(
   confirmationUrl: (token: string) => string,
 ): Promise<CreatedClient> {
   const { db, mailer, now, log } = dependencies;
-  const taken = await findTakenIdentity(db, input.username, input.email);
+  const taken = await takenIdentity(db, input.username, input.email);
   const problems: FieldError[] = [];
   if (taken.username) problems.push({ field: 'user', message: 'This username is already taken.' });
   if (taken.email) problems.push({ field: 'email', message: 'This e-mail is already registered.' });
@@ -70,7 +68,7 @@ export async function createClient(
       link: confirmationUrl(token),
       invitedBy: parent.name || parent.username,
     });
-    const outbox = await insertOutboxMessage(trx, {
+    const outbox = await queueOutboxMessage(trx, {
       kind: 'email_confirmation',
       account_id: account.id,
       recipient: account.email,
@@ -88,9 +86,7 @@ export async function createClient(
 }
 
 export async function getClient(db: Db, parentId: number, id: number): Promise<AccountRow> {
-  const client = await findReferral(db, parentId, id);
-  if (client === undefined) throw notFound('User');
-  return client;
+  return getReferral(db, parentId, id);
 }
 
 /**

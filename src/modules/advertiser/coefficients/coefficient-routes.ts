@@ -1,8 +1,8 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { notFound } from '../../../http/errors.ts';
-import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { pageParameters, slicePage } from '../../../http/pagination.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import type { TargetId } from './coefficient-repository.ts';
@@ -52,24 +52,23 @@ const statisticsFilters = {
 const SiteStatisticsQuery = Type.Object({ ...pageParameters, ...statisticsFilters });
 const DeviceStatisticsQuery = Type.Object(statisticsFilters);
 
-type Filters = { dateFrom?: string; dateTo?: string; targetId?: number };
+const readFilters = (query: { dateFrom?: string; dateTo?: string; targetId?: number }) => ({
+  period: readPeriod({ from: query.dateFrom, to: query.dateTo }),
+  targetId: (query.targetId ?? 0) as TargetId,
+});
 
 /** Quality coefficients of a campaign per site, block and device type, and the statistics to set them by. */
-export function registerCoefficientRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerCoefficientRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Quality coefficients'];
   const base = '/api/advertiser/campaigns/multipliers/:campaign';
-  const advertiserId = (request: FastifyRequest): number => request.principal?.accountId ?? 0;
-  const readFilters = (request: FastifyRequest) => {
-    const query = request.query as Filters;
-    return { period: readPeriod({ from: query.dateFrom, to: query.dateTo }), targetId: (query.targetId ?? 0) as TargetId };
-  };
 
   app.get(
     `${base}/site`,
     {
       schema: {
         tags,
+        operationId: 'listSiteCoefficients',
         summary: 'Every site and block coefficient set for the campaign.',
         params: CampaignParams,
         querystring: Type.Object(pageParameters),
@@ -77,11 +76,8 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
       },
     },
     async (request, reply) => {
-      const { campaign } = request.params as Static<typeof CampaignParams>;
-      const all = await campaignSiteCoefficients(db, advertiserId(request), campaign);
-      const page = readPage(request);
-      setPaginationHeaders(request, reply, page, all.length);
-      return all.slice(page.offset, page.offset + page.perPage);
+      const all = await campaignSiteCoefficients(db, accountOf(request), request.params.campaign);
+      return slicePage(request, reply, all);
     },
   );
 
@@ -90,6 +86,7 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
     {
       schema: {
         tags,
+        operationId: 'getSiteCoefficients',
         summary: 'The coefficients in force for a site (and its blocks) or for one block.',
         description:
           '`123`: the site’s own coefficient (1 when unset), then those set for its blocks. `123s45`: block 45 of site 123.',
@@ -98,10 +95,10 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
       },
     },
     async (request) => {
-      const { campaign, id } = request.params as Static<typeof SiteParams>;
+      const { campaign, id } = request.params;
       const target = parseSiteTarget(id);
       if (target === undefined) throw notFound('Site');
-      return targetSiteCoefficients(db, advertiserId(request), campaign, target);
+      return targetSiteCoefficients(db, accountOf(request), campaign, target);
     },
   );
 
@@ -110,6 +107,7 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
     {
       schema: {
         tags,
+        operationId: 'setSiteCoefficient',
         summary: 'Set the coefficient of a site (`123`) or of one of its blocks (`123s45`).',
         params: SiteParams,
         body: CoefBody,
@@ -117,15 +115,14 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
       },
     },
     async (request) => {
-      const { campaign, id } = request.params as Static<typeof SiteParams>;
+      const { campaign, id } = request.params;
       const target = parseSiteTarget(id);
       if (target === undefined) throw notFound('Site');
-      const { coef } = request.body as Static<typeof CoefBody>;
       return setSiteCoefficient(db, {
-        advertiserId: advertiserId(request),
+        advertiserId: accountOf(request),
         campaignId: campaign,
         target,
-        coef,
+        coef: request.body.coef,
         now: new Date(clock.now()),
       });
     },
@@ -136,6 +133,7 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
     {
       schema: {
         tags,
+        operationId: 'setDeviceCoefficient',
         summary: 'Set the coefficient of a device type.',
         params: DeviceParams,
         body: CoefBody,
@@ -143,15 +141,14 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
       },
     },
     async (request) => {
-      const { campaign, type } = request.params as Static<typeof DeviceParams>;
+      const { campaign, type } = request.params;
       const device = parseDevice(type);
       if (device === undefined) throw notFound('Device type');
-      const { coef } = request.body as Static<typeof CoefBody>;
       return setDeviceCoefficient(db, {
-        advertiserId: advertiserId(request),
+        advertiserId: accountOf(request),
         campaignId: campaign,
         device,
-        coef,
+        coef: request.body.coef,
         now: new Date(clock.now()),
       });
     },
@@ -162,6 +159,7 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
     {
       schema: {
         tags,
+        operationId: 'listCampaignSiteStatistics',
         summary: 'Site statistics of the campaign, with the coefficient of each site and block.',
         description:
           'One row per site that had traffic in the period or has a coefficient (`site_id` `123`, all its blocks), followed by one row per block with its own coefficient (`123s45`).',
@@ -171,15 +169,12 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
       },
     },
     async (request, reply) => {
-      const { campaign } = request.params as Static<typeof CampaignParams>;
       const rows = await siteStatistics(db, {
-        advertiserId: advertiserId(request),
-        campaignId: campaign,
-        ...readFilters(request),
+        advertiserId: accountOf(request),
+        campaignId: request.params.campaign,
+        ...readFilters(request.query),
       });
-      const page = readPage(request);
-      setPaginationHeaders(request, reply, page, rows.length);
-      return rows.slice(page.offset, page.offset + page.perPage);
+      return slicePage(request, reply, rows);
     },
   );
 
@@ -188,6 +183,7 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
     {
       schema: {
         tags,
+        operationId: 'listCampaignDeviceStatistics',
         summary: 'Device statistics of the campaign: desktop, mobile and tablet, with their coefficients.',
         params: CampaignParams,
         querystring: DeviceStatisticsQuery,
@@ -195,8 +191,11 @@ export function registerCoefficientRoutes(app: FastifyInstance, context: AppCont
       },
     },
     async (request) => {
-      const { campaign } = request.params as Static<typeof CampaignParams>;
-      return deviceStatistics(db, { advertiserId: advertiserId(request), campaignId: campaign, ...readFilters(request) });
+      return deviceStatistics(db, {
+        advertiserId: accountOf(request),
+        campaignId: request.params.campaign,
+        ...readFilters(request.query),
+      });
     },
   );
 }

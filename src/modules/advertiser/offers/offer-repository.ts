@@ -1,6 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { listWithTotal } from '../../../db/list.ts';
 import type { OffersTable } from '../../../db/schema.ts';
+import type { ModerationStatus } from '../../../moderation.ts';
 import type { OfferRecord } from './offer-schema.ts';
 
 function selectOffers(db: Db) {
@@ -46,4 +48,31 @@ export async function isSubCategoryOf(db: Db, id: number, parentId: number | nul
     .where('parent_id', '=', parentId)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Deleted ads are gone for everyone, moderators included. */
+export async function setOfferModeration(db: Db, id: number, status: ModerationStatus, now: Date) {
+  return db
+    .updateTable('offers')
+    .set({ moderation_status: status, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returning(['id', 'moderation_status'])
+    .executeTakeFirst();
+}
+
+/** Every advertiser's ads that are not deleted, by id, in one moderation status or all. */
+export async function listOffersForModeration(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
+  let query = db
+    .selectFrom('offers')
+    .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
+    .where('offers.deleted_at', 'is', null);
+  if (status !== undefined) query = query.where('offers.moderation_status', '=', status);
+  return listWithTotal(query, (filtered) =>
+    filtered
+      .select(['offers.id', 'offers.campaign_id', 'campaigns.advertiser_id', 'offers.title', 'offers.moderation_status'])
+      .orderBy('offers.id')
+      .limit(limit)
+      .offset(offset),
+  );
 }

@@ -1,6 +1,6 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams, MoneyInput, NoContent } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
@@ -64,24 +64,23 @@ const OfferQuery = Type.Object({
 const SwitchOfferBody = Type.Object({ active: Flag('Switch the ad on (true) or off (false).') }, { additionalProperties: false });
 
 /** Advertiser ads: discount types, create, read, switch on/off, delete. */
-export function registerOfferRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerOfferRoutes(app: App, context: AppContext): void {
   const { db, clock, images } = context;
   const tags = ['Ads'];
-  const advertiserOf = (request: FastifyRequest) => request.principal?.accountId ?? 0;
 
   app.get(
     '/api/advertiser/discountType/:campaign',
     {
       schema: {
         tags,
+        operationId: 'listDiscountTypes',
         summary: 'The discount types the campaign’s ads may use.',
         params: CampaignParams,
         response: { 200: Type.Array(DiscountTypeSchema), ...errorResponses(401, 403, 404) },
       },
     },
     async (request) => {
-      const { campaign } = request.params as Static<typeof CampaignParams>;
-      await requireCampaign(db, advertiserOf(request), campaign);
+      await requireCampaign(db, accountOf(request), request.params.campaign);
       return DISCOUNT_TYPES.map((type) => ({ id: type.id, title: type.title }));
     },
   );
@@ -91,15 +90,16 @@ export function registerOfferRoutes(app: FastifyInstance, context: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'createOffer',
         summary: 'Create an ad; it awaits moderation.',
         body: CreateOfferBody,
         response: { 201: AdSchema, ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof CreateOfferBody>;
-      const id = await createOffer(db, images, advertiserOf(request), body, new Date(clock.now()));
-      const offer = await requireOffer(db, advertiserOf(request), id);
+      const advertiserId = accountOf(request);
+      const id = await createOffer(db, images, advertiserId, request.body, new Date(clock.now()));
+      const offer = await requireOffer(db, advertiserId, id);
       const totals = await offerTotals(db, [id], { from: undefined, to: undefined }, 0);
       return created(request, reply, `/api/advertiser/offers/${id}`, toAd(request, offer, totals(id)));
     },
@@ -110,6 +110,7 @@ export function registerOfferRoutes(app: FastifyInstance, context: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'getOffer',
         summary: 'One ad with statistics (lifetime, or for dateFrom–dateTo).',
         params: IdParams,
         querystring: OfferQuery,
@@ -117,10 +118,10 @@ export function registerOfferRoutes(app: FastifyInstance, context: AppContext): 
       },
     },
     async (request) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const query = request.query as Static<typeof OfferQuery>;
+      const { params, query } = request;
+      const { id } = params;
       const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
-      const offer = await requireOffer(db, advertiserOf(request), id);
+      const offer = await requireOffer(db, accountOf(request), id);
       const totals = await offerTotals(db, [id], period, (query.targetId ?? 0) as TargetId);
       return toAd(request, offer, totals(id));
     },
@@ -131,6 +132,7 @@ export function registerOfferRoutes(app: FastifyInstance, context: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'updateOffer',
         summary: 'Switch an ad on or off.',
         params: IdParams,
         body: SwitchOfferBody,
@@ -138,10 +140,8 @@ export function registerOfferRoutes(app: FastifyInstance, context: AppContext): 
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const { active } = request.body as Static<typeof SwitchOfferBody>;
-      await switchOffer(db, advertiserOf(request), id, active, new Date(clock.now()));
-      return reply.code(204).send();
+      await switchOffer(db, accountOf(request), request.params.id, request.body.active, new Date(clock.now()));
+      reply.code(204);
     },
   );
 
@@ -150,15 +150,15 @@ export function registerOfferRoutes(app: FastifyInstance, context: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'deleteOffer',
         summary: 'Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s.',
         params: IdParams,
         response: { 204: NoContent, ...errorResponses(401, 403, 404) },
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      await deleteOffer(db, advertiserOf(request), id, new Date(clock.now()));
-      return reply.code(204).send();
+      await deleteOffer(db, accountOf(request), request.params.id, new Date(clock.now()));
+      reply.code(204);
     },
   );
 }

@@ -1,13 +1,23 @@
 import type { Db } from '../../../db/database.ts';
 import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
-import { parseMoney } from '../../../money.ts';
+import { checkMoney } from '../../../http/money-input.ts';
+import { asModerationStatus, MODERATION, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
 import type { ImageStore } from '../../images/image-store.ts';
 import { readImageDataUri } from '../../images/image-validation.ts';
 import type { Period } from '../../statistics/period.ts';
 import { findCampaign } from '../campaigns/campaign-repository.ts';
 import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
 import { costText, isDiscountType } from './discount-types.ts';
-import { findOffer, insertOffer, isSubCategoryOf, markOfferDeleted, setOfferActive } from './offer-repository.ts';
+import {
+  findOffer,
+  insertOffer,
+  isSubCategoryOf,
+  listOffersForModeration,
+  listOffersOfCampaign,
+  markOfferDeleted,
+  setOfferActive,
+  setOfferModeration,
+} from './offer-repository.ts';
 import type { OfferRecord } from './offer-schema.ts';
 
 /** Description limits: 60 characters, 100 when the campaign targets Thailand (spec §8). */
@@ -93,18 +103,13 @@ export async function createOffer(
       message: 'Must be a subcategory of the campaign’s category (GET /advertiser/subCategories).',
     });
   }
-  const bidMicros = parseMoney(input.clickPrice);
-  if (bidMicros === undefined || bidMicros <= 0 || bidMicros > MAX_CLICK_PRICE * 1_000_000) {
-    problems.push({
-      field: 'clickPrice',
-      message: `Must be a positive amount of at most ${MAX_CLICK_PRICE} with at most 4 fraction digits.`,
-    });
-  }
+  const bid = checkMoney(input.clickPrice, 'clickPrice', { sign: 'positive', max: MAX_CLICK_PRICE });
+  if (typeof bid !== 'number') problems.push(bid);
   const rectangle = await readImageDataUri(input.rectangle, 'rectangle');
   const square = await readImageDataUri(input.square, 'square');
   if (!Buffer.isBuffer(rectangle)) problems.push(rectangle);
   if (!Buffer.isBuffer(square)) problems.push(square);
-  if (problems.length > 0 || bidMicros === undefined || !Buffer.isBuffer(rectangle) || !Buffer.isBuffer(square)) {
+  if (problems.length > 0 || typeof bid !== 'number' || !Buffer.isBuffer(rectangle) || !Buffer.isBuffer(square)) {
     throw validationFailed(problems);
   }
 
@@ -127,11 +132,11 @@ export async function createOffer(
       sub_category_id: input.subCategory ?? null,
       url: input.url,
       url_mobile: input.url_mobile ?? '',
-      bid_micros: bidMicros,
+      bid_micros: bid,
       image_square: imageSquare,
       image_wide: imageWide,
       active: true,
-      moderation_status: 0,
+      moderation_status: MODERATION.moderation,
       deleted_at: null,
       created_at: now,
       updated_at: now,
@@ -151,6 +156,18 @@ export async function offerTotals(db: Db, ids: number[], period: Period, targetI
   return (id: number) => totals.get(id) ?? ZERO_TOTALS;
 }
 
+/** The ads of a campaign (none without one) and their statistics for the period. */
+export async function offersWithTotals(db: Db, campaignId: number | undefined, period: Period, targetId: TargetId) {
+  const offers = campaignId === undefined ? [] : await listOffersOfCampaign(db, campaignId);
+  const totals = await offerTotals(
+    db,
+    offers.map((offer) => offer.id),
+    period,
+    targetId,
+  );
+  return { offers, totals };
+}
+
 export async function switchOffer(db: Db, advertiserId: number, id: number, active: boolean, now: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await requireOffer(trx, advertiserId, id);
@@ -163,4 +180,16 @@ export async function deleteOffer(db: Db, advertiserId: number, id: number, now:
     await requireOffer(trx, advertiserId, id);
     await markOfferDeleted(trx, id, now);
   });
+}
+
+/** An operator's moderation decision on an ad; 404 when there is no such ad (or it is deleted). */
+export async function moderateOffer(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
+  const row = await db.transaction().execute((trx) => setOfferModeration(trx, id, status, now));
+  if (row === undefined) throw notFound('Ad');
+  return { id: row.id, status: asModerationStatus(row.moderation_status) };
+}
+
+/** Every advertiser's ads (not deleted) in one moderation status (or all), by id: the operator's queue. */
+export async function offerModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
+  return listOffersForModeration(db, status, limit, offset);
 }

@@ -1,6 +1,6 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag } from '../../../http/schemas.ts';
 import { dayOf } from '../../statistics/record-events.ts';
 import { figureProperties } from '../campaigns/campaign-schema.ts';
@@ -44,22 +44,23 @@ const StatisticsRowSchema = Type.Object(
 );
 
 /** GET /advertiser/statistics: campaign statistics, or ad statistics with scope=offers. */
-export function registerAdvertiserStatisticsRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerAdvertiserStatisticsRoutes(app: App, context: AppContext): void {
   const { db, clock, config } = context;
   app.get(
     '/api/advertiser/statistics',
     {
       schema: {
         tags: ['Statistics'],
+        operationId: 'getAdvertiserStatistics',
         summary: 'Campaign statistics (summed over filter[id]) or, with scope=offers, statistics per ad.',
         querystring: StatisticsQuery,
         response: { 200: Type.Array(StatisticsRowSchema), ...errorResponses(401, 403, 404, 422) },
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof StatisticsQuery>;
+      const { query } = request;
       return advertiserStatistics(db, {
-        advertiserId: request.principal?.accountId ?? 0,
+        advertiserId: accountOf(request),
         scope: query.scope ?? 'campaigns',
         filter: query.filter ?? {},
         groupDate: query.groupDate ?? false,

@@ -1,6 +1,6 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { BlockSchema, toBlock } from './block-schema.ts';
@@ -16,7 +16,7 @@ const CreateBlockBody = Type.Object(
 );
 
 /** Blocks of the publisher API (spec §4.2) and the block-creation extension. */
-export function registerBlockRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerBlockRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Publisher'];
 
@@ -25,13 +25,14 @@ export function registerBlockRoutes(app: FastifyInstance, context: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'getBlock',
         summary: 'One block with its embed code.',
         params: IdParams,
         response: { 200: BlockSchema, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) => {
-      const block = await getOwnBlock(db, request.principal?.accountId ?? 0, (request.params as Static<typeof IdParams>).id);
+      const block = await getOwnBlock(db, accountOf(request), request.params.id);
       return toBlock(block, absoluteUrl(request, ''));
     },
   );
@@ -41,6 +42,7 @@ export function registerBlockRoutes(app: FastifyInstance, context: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'createBlock',
         summary: 'Add a block to a site (extension); its `bn` is the embed code to paste into the site.',
         params: IdParams,
         body: CreateBlockBody,
@@ -48,9 +50,7 @@ export function registerBlockRoutes(app: FastifyInstance, context: AppContext): 
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const body = request.body as Static<typeof CreateBlockBody>;
-      const block = await createBlock(db, request.principal?.accountId ?? 0, id, body, new Date(clock.now()));
+      const block = await createBlock(db, accountOf(request), request.params.id, request.body, new Date(clock.now()));
       return created(request, reply, `/api/webmaster/blocks/${block.id}`, toBlock(block, absoluteUrl(request, '')));
     },
   );

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
 import type { PayoutRow } from './payout-schema.ts';
 
@@ -14,22 +15,11 @@ export async function listPayouts(
   filter: PayoutFilter,
   limit: number,
   offset: number,
-): Promise<{ rows: PayoutRow[]; total: number }> {
-  let rows = db.selectFrom('payouts').selectAll();
-  let count = db.selectFrom('payouts').select((eb) => eb.fn.countAll<string>().as('total'));
-  if (filter.publisherId !== undefined) {
-    rows = rows.where('publisher_id', '=', filter.publisherId);
-    count = count.where('publisher_id', '=', filter.publisherId);
-  }
-  if (filter.status !== undefined) {
-    rows = rows.where('status', '=', filter.status);
-    count = count.where('status', '=', filter.status);
-  }
-  const [list, counted] = await Promise.all([
-    rows.orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    count.executeTakeFirstOrThrow(),
-  ]);
-  return { rows: list, total: Number(counted.total) };
+): Promise<ListWithTotal<PayoutRow>> {
+  let query = db.selectFrom('payouts');
+  if (filter.publisherId !== undefined) query = query.where('publisher_id', '=', filter.publisherId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset));
 }
 
 export async function findPayout(
@@ -82,15 +72,12 @@ export async function listPublisherBalances(db: Db, limit: number, offset: numbe
     .leftJoin(pending, 'pending.publisher_id', 'accounts.id')
     .where('accounts.kind', '=', 'publisher')
     .where((eb) => eb.or([eb('accounts.balance_micros', '>', 0), eb('pending.pending_micros', 'is not', null)]));
-  const [rows, counted] = await Promise.all([
-    owed
+  return listWithTotal(owed, (filtered) =>
+    filtered
       .select(['accounts.id', 'accounts.username', 'accounts.email', 'accounts.balance_micros', 'pending.pending_micros'])
       .orderBy('accounts.balance_micros', 'desc')
       .orderBy('accounts.id')
       .limit(limit)
-      .offset(offset)
-      .execute(),
-    owed.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(counted.total) };
+      .offset(offset),
+  );
 }

@@ -1,7 +1,7 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
-import { pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { listPayouts } from './payout-repository.ts';
 import { PayoutSchema, toPayout } from './payout-schema.ts';
@@ -9,7 +9,7 @@ import { getOwnPayout } from './payout-service.ts';
 
 const ListQuery = Type.Object(pageParameters);
 
-export function registerPayoutRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerPayoutRoutes(app: App, context: AppContext): void {
   const { db } = context;
   const tags = ['Publisher'];
 
@@ -18,20 +18,15 @@ export function registerPayoutRoutes(app: FastifyInstance, context: AppContext):
     {
       schema: {
         tags,
+        operationId: 'listPayouts',
         summary: "The publisher's payouts, newest first.",
         querystring: ListQuery,
         response: { 200: Type.Array(PayoutSchema), ...errorResponses(401, 403) },
       },
     },
     async (request, reply) => {
-      const page = readPage(request);
-      const { rows, total } = await listPayouts(
-        db,
-        { publisherId: request.principal?.accountId ?? 0 },
-        page.perPage,
-        page.offset,
-      );
-      setPaginationHeaders(request, reply, page, total);
+      const publisherId = accountOf(request);
+      const rows = await listPage(request, reply, (limit, offset) => listPayouts(db, { publisherId }, limit, offset));
       return rows.map(toPayout);
     },
   );
@@ -41,12 +36,12 @@ export function registerPayoutRoutes(app: FastifyInstance, context: AppContext):
     {
       schema: {
         tags,
+        operationId: 'getPayout',
         summary: 'One payout (extension).',
         params: IdParams,
         response: { 200: PayoutSchema, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) =>
-      toPayout(await getOwnPayout(db, request.principal?.accountId ?? 0, (request.params as Static<typeof IdParams>).id)),
+    async (request) => toPayout(await getOwnPayout(db, accountOf(request), request.params.id)),
   );
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
 import { invalidField, notFound } from '../../../http/errors.ts';
-import { findAccountById } from '../../accounts/account-repository.ts';
+import { findAccount } from '../../accounts/account-service.ts';
 import { applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
 import { findPayout, insertPayout, updatePayoutStatus } from './payout-repository.ts';
 import type { PayoutRow } from './payout-schema.ts';
@@ -30,7 +30,7 @@ export async function recordPayout(
 ): Promise<PayoutRow> {
   if (input.status === 'cancelled') throw invalidField('status', 'A new payout is pending or paid.');
   return db.transaction().execute(async (trx) => {
-    const account = await findAccountById(trx, input.publisherId);
+    const account = await findAccount(trx, input.publisherId);
     if (account === undefined || account.kind !== 'publisher')
       throw invalidField('userId', 'Must be the id of a publisher account.');
     const payout = await insertPayout(trx, {

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { SiteRow } from './site-schema.ts';
 
 export async function listSiteCategories(db: Db) {
@@ -14,27 +15,11 @@ export interface SiteFilter {
   status?: number;
 }
 
-export async function listSites(
-  db: Db,
-  filter: SiteFilter,
-  limit: number,
-  offset: number,
-): Promise<{ rows: SiteRow[]; total: number }> {
-  let rows = db.selectFrom('sites').selectAll();
-  let count = db.selectFrom('sites').select((eb) => eb.fn.countAll<string>().as('total'));
-  if (filter.publisherId !== undefined) {
-    rows = rows.where('publisher_id', '=', filter.publisherId);
-    count = count.where('publisher_id', '=', filter.publisherId);
-  }
-  if (filter.status !== undefined) {
-    rows = rows.where('status', '=', filter.status);
-    count = count.where('status', '=', filter.status);
-  }
-  const [list, counted] = await Promise.all([
-    rows.orderBy('id').limit(limit).offset(offset).execute(),
-    count.executeTakeFirstOrThrow(),
-  ]);
-  return { rows: list, total: Number(counted.total) };
+export async function listSites(db: Db, filter: SiteFilter, limit: number, offset: number): Promise<ListWithTotal<SiteRow>> {
+  let query = db.selectFrom('sites');
+  if (filter.publisherId !== undefined) query = query.where('publisher_id', '=', filter.publisherId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id').limit(limit).offset(offset));
 }
 
 /** A site, only when it belongs to the publisher (another account's site is "not found"). */

@@ -1,8 +1,8 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
-import { pageOf, pageParameters, readPage, setPaginationHeaders } from '../../../http/pagination.ts';
+import { listPage, pageParameters, slicePage } from '../../../http/pagination.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
@@ -40,22 +40,22 @@ const CreateSiteBody = Type.Object(
 );
 
 /** Site categories and sites of the publisher API (spec §4.2) and the site-creation extension. */
-export function registerSiteRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerSiteRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Publisher'];
-  const publisherId = (request: { principal?: { accountId: number } }) => request.principal?.accountId ?? 0;
 
   app.get(
     '/api/webmaster/categories',
     {
       schema: {
         tags,
+        operationId: 'listSiteCategories',
         summary: 'Site categories.',
         querystring: Type.Object(pageParameters),
         response: { 200: Type.Array(CategorySchema), ...errorResponses(401, 403, 422) },
       },
     },
-    async (request, reply) => pageOf(request, reply, await listSiteCategories(db)),
+    async (request, reply) => slicePage(request, reply, await listSiteCategories(db)),
   );
 
   app.get(
@@ -63,22 +63,17 @@ export function registerSiteRoutes(app: FastifyInstance, context: AppContext): v
     {
       schema: {
         tags,
+        operationId: 'listSites',
         summary: "The publisher's sites with their statistics for the period.",
         querystring: ListSitesQuery,
         response: { 200: Type.Array(WebsiteSchema), ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const query = request.query as Static<typeof ListSitesQuery>;
+      const { query } = request;
       const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
-      const page = readPage(request);
-      const { rows, total } = await listSites(
-        db,
-        { publisherId: publisherId(request), status: query.status },
-        page.perPage,
-        page.offset,
-      );
-      setPaginationHeaders(request, reply, page, total);
+      const filter = { publisherId: accountOf(request), status: query.status };
+      const rows = await listPage(request, reply, (limit, offset) => listSites(db, filter, limit, offset));
       const websites = await presentSites(db, rows, period);
       if (!readExpand(request, ['blocks']).has('blocks')) return websites;
       const baseUrl = absoluteUrl(request, '');
@@ -91,6 +86,7 @@ export function registerSiteRoutes(app: FastifyInstance, context: AppContext): v
     {
       schema: {
         tags,
+        operationId: 'getSite',
         summary: 'One site with its statistics for the period; `expand=blocks` embeds its blocks.',
         params: IdParams,
         querystring: SiteQuery,
@@ -98,9 +94,9 @@ export function registerSiteRoutes(app: FastifyInstance, context: AppContext): v
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof SiteQuery>;
+      const { query } = request;
       const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
-      const site = await getOwnSite(db, publisherId(request), (request.params as Static<typeof IdParams>).id);
+      const site = await getOwnSite(db, accountOf(request), request.params.id);
       const website = await presentSite(db, site, period);
       if (!readExpand(request, ['blocks']).has('blocks')) return website;
       return { ...website, blocks: await blocksOfSite(db, site.id, absoluteUrl(request, '')) };
@@ -112,16 +108,17 @@ export function registerSiteRoutes(app: FastifyInstance, context: AppContext): v
     {
       schema: {
         tags,
+        operationId: 'createSite',
         summary: 'Add a site (extension). It starts in moderation (status 0) until an operator approves it.',
         body: CreateSiteBody,
         response: { 201: WebsiteSchema, ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof CreateSiteBody>;
+      const { body } = request;
       const site = await createSite(
         db,
-        publisherId(request),
+        accountOf(request),
         { url: body.url, categoryId: body.category_id, monthlyUniqUsers: body.monthly_uniq_users ?? 0 },
         new Date(clock.now()),
       );

@@ -1,6 +1,6 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { publisherFigureFields } from './figures.ts';
@@ -21,7 +21,7 @@ export const StatisticsRowSchema = Type.Object(
   { description: "One day of the publisher's statistics." },
 );
 
-export function registerStatisticsRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerStatisticsRoutes(app: App, context: AppContext): void {
   const { db } = context;
 
   app.get(
@@ -29,17 +29,18 @@ export function registerStatisticsRoutes(app: FastifyInstance, context: AppConte
     {
       schema: {
         tags: ['Publisher'],
+        operationId: 'getPublisherStatistics',
         summary: "The publisher's statistics, one row per day that has traffic, oldest first.",
         querystring: StatisticQuery,
         response: { 200: Type.Array(StatisticsRowSchema), ...errorResponses(401, 403, 404, 422) },
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof StatisticQuery>;
+      const { query } = request;
       const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
       const siteIds = parseIdList(query.siteIds, 'siteIds');
       const blockIds = parseIdList(query.blockIds, 'blockIds');
-      return publisherStatistics(db, request.principal?.accountId ?? 0, { period, siteIds, blockIds });
+      return publisherStatistics(db, accountOf(request), { period, siteIds, blockIds });
     },
   );
 }

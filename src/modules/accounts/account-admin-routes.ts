@@ -1,0 +1,184 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { AppContext } from '../../app-context.ts';
+import { readMoney } from '../../http/money-input.ts';
+import { listPage, pageParameters } from '../../http/pagination.ts';
+import { type App, accountOf } from '../../http/routes.ts';
+import { errorResponses, IdParams, MoneyInput } from '../../http/schemas.ts';
+import { created } from '../../http/urls.ts';
+import { microsToAmount } from '../../money.ts';
+import type { listLedgerEntries } from '../ledger/ledger.ts';
+import { accountLedger, adjustBalance, getAccount, listAccountsPage, registerAccount } from './account-service.ts';
+import { toUser, UserSchema } from './user-schema.ts';
+
+const text = (description: string, maxLength = 255) => Type.Optional(Type.String({ maxLength, description }));
+
+const CreateUserBody = Type.Object(
+  {
+    type: Type.Union(
+      [Type.Literal('advertiser'), Type.Literal('publisher'), Type.Literal('webmaster'), Type.Literal('operator')],
+      {
+        description: 'Account kind; `webmaster` is an alias of publisher.',
+      },
+    ),
+    username: Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$', description: 'Login.' }),
+    email: Type.String({ format: 'email', maxLength: 254, description: 'E-mail.' }),
+    name: text('Personal name.'),
+    url: text('Company website.', 2048),
+    whatsapp: text('Messenger contact.', 64),
+    telegram: text('Messenger contact.', 64),
+    skype: text('Messenger contact.', 64),
+    phone: text('Phone.', 32),
+    maxmoney: Type.Optional(MoneyInput('Daily budget across all campaigns; 0 means none.')),
+    parentId: Type.Optional(Type.Integer({ minimum: 1, description: 'Id of the account this one is a referral of.' })),
+  },
+  { additionalProperties: false },
+);
+
+const ListUsersQuery = Type.Object({
+  ...pageParameters,
+  type: Type.Optional(
+    Type.Union([Type.Literal('advertiser'), Type.Literal('publisher'), Type.Literal('operator')], {
+      description: 'Only accounts of this kind.',
+    }),
+  ),
+});
+
+const BalanceBody = Type.Object(
+  {
+    amount: MoneyInput('Amount to credit (positive) or debit (negative), at most 4 fraction digits.'),
+    comment: Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the ledger.' }),
+  },
+  { additionalProperties: false },
+);
+
+const LedgerEntry = Type.Object({
+  id: Type.Integer({ description: 'Entry id.' }),
+  amount: Type.Number({ description: 'Change of the balance.' }),
+  balance: Type.Number({ description: 'Balance after the change.' }),
+  kind: Type.String({
+    description:
+      'What moved the money: deposit, withdrawal, client_transfer, payout, payout_cancel, or for billed clicks click_charge (advertiser), click_revenue (publisher), click_margin (platform).',
+  }),
+  counterpartyId: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The other account of a move; null when there is none or, for a batch of clicks, more than one.',
+  }),
+  reference: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "Business object behind the entry: a payout id, or for click_* entries the billing batch (the clicks' billing_batch): one entry per account and kind sums that batch's clicks.",
+  }),
+  comment: Type.String({ description: 'Comment.' }),
+  date: Type.String({ format: 'date-time', description: 'When.' }),
+});
+
+type LedgerRow = Awaited<ReturnType<typeof listLedgerEntries>>['rows'][number];
+const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
+  id: row.id,
+  amount: microsToAmount(row.amount_micros),
+  balance: microsToAmount(row.balance_after_micros),
+  kind: row.kind,
+  counterpartyId: row.counterparty_id,
+  reference: row.reference,
+  comment: row.comment,
+  date: row.created_at.toISOString(),
+});
+
+/** The operator ("support team") side of accounts: create, list, read, balances and their ledger. */
+export function registerAccountAdminRoutes(app: App, context: AppContext): void {
+  const { db, clock } = context;
+  const tags = ['Operator'];
+
+  app.post(
+    '/api/admin/users',
+    {
+      schema: {
+        tags,
+        operationId: 'adminCreateUser',
+        summary: 'Create an account.',
+        body: CreateUserBody,
+        response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const dailyBudgetMicros = body.maxmoney === undefined ? 0 : readMoney(body.maxmoney, 'maxmoney', { sign: 'non-negative' });
+      const kind = body.type === 'webmaster' ? 'publisher' : body.type;
+      const account = await registerAccount(db, { ...body, kind, dailyBudgetMicros }, new Date(clock.now()));
+      return created(request, reply, `/api/admin/users/${account.id}`, toUser(account));
+    },
+  );
+
+  app.get(
+    '/api/admin/users',
+    {
+      schema: {
+        tags,
+        operationId: 'adminListUsers',
+        summary: 'List accounts.',
+        querystring: ListUsersQuery,
+        response: { 200: Type.Array(UserSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const kind = request.query.type;
+      const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, { kind }, limit, offset));
+      return rows.map(toUser);
+    },
+  );
+
+  app.get(
+    '/api/admin/users/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminGetUser',
+        summary: 'Read an account.',
+        params: IdParams,
+        response: { 200: UserSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => toUser(await getAccount(db, request.params.id)),
+  );
+
+  app.post(
+    '/api/admin/users/:id/balance',
+    {
+      schema: {
+        tags,
+        operationId: 'adminAdjustBalance',
+        summary: 'Credit or debit a balance (one ledger entry).',
+        params: IdParams,
+        body: BalanceBody,
+        response: { 200: UserSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const amountMicros = readMoney(request.body.amount, 'amount', { sign: 'non-zero' });
+      const account = await adjustBalance(db, {
+        accountId: request.params.id,
+        amountMicros,
+        comment: request.body.comment,
+        operatorId: accountOf(request),
+      });
+      return toUser(account);
+    },
+  );
+
+  app.get(
+    '/api/admin/users/:id/ledger',
+    {
+      schema: {
+        tags,
+        operationId: 'adminListLedgerEntries',
+        summary: "An account's ledger, newest first.",
+        params: IdParams,
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(LedgerEntry), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const rows = await listPage(request, reply, (limit, offset) => accountLedger(db, id, limit, offset));
+      return rows.map(toLedgerEntry);
+    },
+  );
+}

@@ -1,0 +1,94 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { AppContext } from '../../app-context.ts';
+import { pageParameters, slicePage } from '../../http/pagination.ts';
+import type { App } from '../../http/routes.ts';
+import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
+import { created } from '../../http/urls.ts';
+import { issueToken, listAccountTokens, revokeTokenById } from './account-service.ts';
+
+const TokenBody = Type.Object(
+  { name: Type.Optional(Type.String({ maxLength: 100, description: 'A label for the token, e.g. where it is used.' })) },
+  { additionalProperties: false },
+);
+
+const IssuedToken = Type.Object({
+  id: Type.Integer({ description: 'Token id (for revoking it).' }),
+  token: Type.String({ description: 'The token. It is shown only in this response.' }),
+});
+
+const TokenInfo = Type.Object({
+  id: Type.Integer({ description: 'Token id.' }),
+  userId: Type.Integer({ description: 'Owner account.' }),
+  name: Type.String({ description: 'Label.' }),
+  created: Type.String({ format: 'date-time', description: 'When it was issued.' }),
+  revoked: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When it was revoked; null while valid.',
+  }),
+});
+
+type TokenRow = Awaited<ReturnType<typeof listAccountTokens>>[number];
+const toTokenInfo = (row: TokenRow): Static<typeof TokenInfo> => ({
+  id: row.id,
+  userId: row.account_id,
+  name: row.name,
+  created: row.created_at.toISOString(),
+  revoked: row.revoked_at?.toISOString() ?? null,
+});
+
+/** The operator's API tokens of accounts: issue, list, revoke. */
+export function registerTokenAdminRoutes(app: App, context: AppContext): void {
+  const { db, clock } = context;
+  const tags = ['Operator'];
+
+  app.post(
+    '/api/admin/users/:id/tokens',
+    {
+      schema: {
+        tags,
+        operationId: 'adminIssueToken',
+        summary: 'Issue an API token for an account.',
+        params: IdParams,
+        body: TokenBody,
+        response: { 201: IssuedToken, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const issued = await issueToken(db, request.params.id, request.body.name ?? '');
+      return created(request, reply, `/api/admin/tokens/${issued.id}`, issued);
+    },
+  );
+
+  app.get(
+    '/api/admin/users/:id/tokens',
+    {
+      schema: {
+        tags,
+        operationId: 'adminListTokens',
+        summary: "List an account's tokens (never their values).",
+        params: IdParams,
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(TokenInfo), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => slicePage(request, reply, (await listAccountTokens(db, request.params.id)).map(toTokenInfo)),
+  );
+
+  app.delete(
+    '/api/admin/tokens/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminRevokeToken',
+        summary: 'Revoke a token; it answers 401 from then on.',
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      await revokeTokenById(db, id, new Date(clock.now()));
+      await context.tokens.revoked(id);
+      reply.code(204);
+    },
+  );
+}

@@ -1,0 +1,117 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../app-context.ts';
+import { listPage, pageParameters } from '../../../http/pagination.ts';
+import type { App } from '../../../http/routes.ts';
+import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
+import { created } from '../../../http/urls.ts';
+import { listCategories } from './category-repository.ts';
+import { CategorySchema, toCategory } from './category-schema.ts';
+import { createCategory, editCategory, getCategory, removeCategory } from './category-service.ts';
+
+const AdminListQuery = Type.Object({
+  ...pageParameters,
+  parentId: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Only children of this category; 0 for the root categories.' }),
+  ),
+});
+
+const Title = Type.String({ minLength: 1, maxLength: 100, description: 'Title.' });
+const ParentId = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+  description: 'Parent category id; 0 or null for a root category.',
+});
+
+const CreateBody = Type.Object({ title: Title, parentId: Type.Optional(ParentId) }, { additionalProperties: false });
+const EditBody = Type.Object({ title: Type.Optional(Title), parentId: Type.Optional(ParentId) }, { additionalProperties: false });
+
+const parentOf = (value: number | null | undefined): number | null | undefined => (value === 0 ? null : value);
+
+/** The operator's editing of the product category tree. */
+export function registerCategoryAdminRoutes(app: App, context: AppContext): void {
+  const { db } = context;
+  const tags = ['Operator'];
+
+  app.get(
+    '/api/admin/categories',
+    {
+      schema: {
+        tags,
+        operationId: 'adminListCategories',
+        summary: 'Product categories, by id.',
+        querystring: AdminListQuery,
+        response: { 200: Type.Array(CategorySchema), ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const parentId = parentOf(request.query.parentId);
+      const rows = await listPage(request, reply, (limit, offset) => listCategories(db, { parentId }, limit, offset));
+      return rows.map(toCategory);
+    },
+  );
+
+  app.get(
+    '/api/admin/categories/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminGetCategory',
+        summary: 'One product category.',
+        params: IdParams,
+        response: { 200: CategorySchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => toCategory(await getCategory(db, request.params.id)),
+  );
+
+  app.post(
+    '/api/admin/categories',
+    {
+      schema: {
+        tags,
+        operationId: 'adminCreateCategory',
+        summary: 'Add a product category.',
+        body: CreateBody,
+        response: { 201: CategorySchema, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { title, parentId } = request.body;
+      const category = await createCategory(db, { title, parentId: parentOf(parentId) ?? null });
+      return created(request, reply, `/api/admin/categories/${category.id}`, toCategory(category));
+    },
+  );
+
+  app.put(
+    '/api/admin/categories/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminUpdateCategory',
+        summary: 'Rename a product category or move it under another parent.',
+        params: IdParams,
+        body: EditBody,
+        response: { 200: CategorySchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { title, parentId } = request.body;
+      return toCategory(await editCategory(db, request.params.id, { title, parentId: parentOf(parentId) }));
+    },
+  );
+
+  app.delete(
+    '/api/admin/categories/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminDeleteCategory',
+        summary: 'Delete a product category that no campaign, ad or subcategory uses.',
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await removeCategory(db, request.params.id);
+      reply.code(204);
+    },
+  );
+}

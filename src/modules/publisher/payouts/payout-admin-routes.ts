@@ -1,0 +1,157 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../app-context.ts';
+import { readMoney } from '../../../http/money-input.ts';
+import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
+import { errorResponses, IdParams, MoneyInput } from '../../../http/schemas.ts';
+import { created } from '../../../http/urls.ts';
+import { microsToAmount } from '../../../money.ts';
+import { listPayouts, listPublisherBalances } from './payout-repository.ts';
+import { AdminPayoutSchema, PAYOUT_STATUSES, toAdminPayout } from './payout-schema.ts';
+import { changePayoutStatus, getPayout, recordPayout } from './payout-service.ts';
+
+const PayoutStatusInput = (description: string) =>
+  Type.Union(
+    PAYOUT_STATUSES.map((status) => Type.Literal(status)),
+    { description },
+  );
+
+const CreatePayoutBody = Type.Object(
+  {
+    userId: Type.Integer({ minimum: 1, description: 'The publisher paid.' }),
+    amount: MoneyInput('Amount paid out, positive, at most 4 fraction digits; debited from the balance.'),
+    wallet: Type.String({ minLength: 1, maxLength: 255, description: 'Payment method and destination.' }),
+    status: Type.Optional(PayoutStatusInput('pending (default) or paid.')),
+  },
+  { additionalProperties: false },
+);
+
+const ChangePayoutBody = Type.Object(
+  { status: PayoutStatusInput('paid or cancelled (from pending only).') },
+  { additionalProperties: false },
+);
+
+const ListPayoutsQuery = Type.Object({
+  ...pageParameters,
+  userId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only payouts of this publisher.' })),
+  status: Type.Optional(PayoutStatusInput('Only payouts in this status.')),
+});
+
+const PublisherBalance = Type.Object(
+  {
+    userId: Type.Integer({ description: 'Publisher account id.' }),
+    username: Type.String({ description: 'Login.' }),
+    email: Type.String({ description: 'E-mail.' }),
+    balance: Type.Number({ description: 'Earned and not yet paid out, in currency units.' }),
+    pending: Type.Number({ description: 'Sum of pending payouts (already debited, not yet paid), in currency units.' }),
+  },
+  { description: 'What the platform owes a publisher.' },
+);
+
+/** The operator's side of payouts: recording them, their list and states, and what is owed to publishers. */
+export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
+  const { db, clock } = context;
+  const tags = ['Operator'];
+
+  app.post(
+    '/api/admin/payouts',
+    {
+      schema: {
+        tags,
+        operationId: 'adminCreatePayout',
+        summary: "Record a payout; debits the publisher's balance (more than the balance → 422).",
+        body: CreatePayoutBody,
+        response: { 201: AdminPayoutSchema, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const amountMicros = readMoney(body.amount, 'amount', { sign: 'positive' });
+      const payout = await recordPayout(
+        db,
+        {
+          publisherId: body.userId,
+          amountMicros,
+          wallet: body.wallet,
+          status: body.status ?? 'pending',
+          operatorId: accountOf(request),
+        },
+        new Date(clock.now()),
+      );
+      return created(request, reply, `/api/admin/payouts/${payout.id}`, toAdminPayout(payout));
+    },
+  );
+
+  app.get(
+    '/api/admin/payouts',
+    {
+      schema: {
+        tags,
+        operationId: 'adminListPayouts',
+        summary: 'List payouts, newest first.',
+        querystring: ListPayoutsQuery,
+        response: { 200: Type.Array(AdminPayoutSchema), ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const filter = { publisherId: request.query.userId, status: request.query.status };
+      const rows = await listPage(request, reply, (limit, offset) => listPayouts(db, filter, limit, offset));
+      return rows.map(toAdminPayout);
+    },
+  );
+
+  app.get(
+    '/api/admin/payouts/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminGetPayout',
+        summary: 'One payout.',
+        params: IdParams,
+        response: { 200: AdminPayoutSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => toAdminPayout(await getPayout(db, request.params.id)),
+  );
+
+  app.put(
+    '/api/admin/payouts/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminUpdatePayout',
+        summary: 'Mark a pending payout paid, or cancel it (the amount returns to the balance). Paid and cancelled are final.',
+        params: IdParams,
+        body: ChangePayoutBody,
+        response: { 200: AdminPayoutSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) =>
+      toAdminPayout(
+        await changePayoutStatus(db, request.params.id, request.body.status, accountOf(request), new Date(clock.now())),
+      ),
+  );
+
+  app.get(
+    '/api/admin/publishers/balances',
+    {
+      schema: {
+        tags,
+        operationId: 'adminListPublisherBalances',
+        summary: 'Outstanding publisher balances (positive balance or pending payouts), largest first.',
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(PublisherBalance), ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const rows = await listPage(request, reply, (limit, offset) => listPublisherBalances(db, limit, offset));
+      return rows.map((row) => ({
+        userId: row.id,
+        username: row.username,
+        email: row.email,
+        balance: microsToAmount(Number(row.balance_micros)),
+        pending: microsToAmount(Number(row.pending_micros ?? 0)),
+      }));
+    },
+  );
+}

@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../app-context.ts';
+import { listPage, pageParameters } from '../../../http/pagination.ts';
+import type { App } from '../../../http/routes.ts';
+import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { listSites } from './site-repository.ts';
+import { AdminWebsiteSchema, type SiteRow, StatusCode } from './site-schema.ts';
+import { moderateSite, presentSites } from './site-service.ts';
+
+const LIFETIME = { from: undefined, to: undefined };
+
+const ListSitesQuery = Type.Object({
+  ...pageParameters,
+  status: Type.Optional(StatusCode('Only sites in this status (`status=0` is the moderation queue):')),
+  userId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only sites of this publisher.' })),
+});
+
+const ModerateSiteBody = Type.Object({ status: StatusCode('The new status:') }, { additionalProperties: false });
+
+/** The operator's side of sites: the list (with the moderation queue) and moderation. */
+export function registerSiteAdminRoutes(app: App, context: AppContext): void {
+  const { db } = context;
+  const tags = ['Operator'];
+  const toAdminWebsites = async (rows: SiteRow[]) => {
+    const websites = await presentSites(db, rows, LIFETIME);
+    return websites.map((website, index) => ({ ...website, userId: rows[index]?.publisher_id ?? 0 }));
+  };
+
+  app.get(
+    '/api/admin/sites',
+    {
+      schema: {
+        tags,
+        operationId: 'adminListSites',
+        summary: 'List sites (lifetime statistics), oldest first; `status=0` is the moderation queue.',
+        querystring: ListSitesQuery,
+        response: { 200: Type.Array(AdminWebsiteSchema), ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const filter = { status: request.query.status, publisherId: request.query.userId };
+      return toAdminWebsites(await listPage(request, reply, (limit, offset) => listSites(db, filter, limit, offset)));
+    },
+  );
+
+  app.put(
+    '/api/admin/sites/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminModerateSite',
+        summary: 'Moderate a site: 0 moderation, 1 active (approved), 2 banned, 3 unconfirmed.',
+        params: IdParams,
+        body: ModerateSiteBody,
+        response: { 200: AdminWebsiteSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const site = await moderateSite(db, request.params.id, request.body.status);
+      const [website] = await toAdminWebsites([site]);
+      return website;
+    },
+  );
+}
