@@ -201,7 +201,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: "Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience.",
         security: [],
         querystring: AudienceQuery,
-        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF, also when the query is invalid.' }) },
+        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF.' }), ...errorResponses(422) },
       },
     },
     async (request, reply) => {
