@@ -100,6 +100,8 @@ export interface SitesTable {
   status: Defaulted<number>;
   monthly_uniq_users: Defaulted<number>;
   created_at: CreatedAt;
+  /** Set only on rows that duplicated an older site's address before migration 0350's unique index. */
+  duplicate_of: Defaulted<number | null>;
 }
 
 export interface BlocksTable {

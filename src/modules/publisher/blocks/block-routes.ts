@@ -41,10 +41,11 @@ export function registerBlockRoutes(app: FastifyInstance, context: AppContext): 
     {
       schema: {
         tags,
-        summary: 'Add a block to a site (extension); its `bn` is the embed code to paste into the site.',
+        summary:
+          'Add a block to a site (extension); its `bn` is the embed code to paste into the site. 409 when the site is banned.',
         params: IdParams,
         body: CreateBlockBody,
-        response: { 201: BlockSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 201: BlockSchema, ...errorResponses(401, 403, 404, 409, 422) },
       },
     },
     async (request, reply) => {
