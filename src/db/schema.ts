@@ -186,6 +186,10 @@ export interface MailOutboxTable {
   last_error: Defaulted<string>;
   created_at: CreatedAt;
   sent_at: Date | null;
+  /** When the background sender should try next; null when it should not (migration 0360). */
+  next_attempt_at: Defaulted<Date | null>;
+  /** Lease of the instance that is sending the message right now. */
+  claimed_until: Defaulted<Date | null>;
 }
 
 export interface EmailConfirmationsTable {

@@ -136,7 +136,7 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
     async (request, reply) => {
       const { user, ...fields } = request.body as Static<typeof CreateClientBody>;
       const { account } = await createClient(
-        { db, mailer, now: new Date(clock.now()), log: request.log },
+        { db, mailer, now: new Date(clock.now()) },
         callerId(request),
         { ...fields, username: user },
         (token) => absoluteUrl(request, `/api/confirm/${token}`),
