@@ -107,7 +107,10 @@ export async function startChildServer(options: {
     for (let attempt = 0; attempt < 300; attempt += 1) {
       if (child.exitCode !== null) throw new Error(`server exited: ${errors}`);
       try {
-        const health = await request(agent, 'GET', `https://127.0.0.1:${options.port}/api/health`);
+        // The header matters only behind TRUST_PROXY, where a request without it is refused.
+        const health = await request(agent, 'GET', `https://127.0.0.1:${options.port}/api/health`, {
+          headers: { 'X-Forwarded-Proto': 'https' },
+        });
         if (health.status === 200) return child;
       } catch {
         // Not listening yet.
