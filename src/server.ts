@@ -100,6 +100,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const bootstrapToken = await ensureOperator(context);
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
+  context.mailer.start(app.log);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
     context.tokens.stopWatching();
@@ -107,7 +108,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Counted views are written before storage closes.
     await context.serving?.close();
     await context.redis?.quit().catch(() => undefined);
-    context.mailer.close();
+    // Messages queued by the last requests are sent before storage closes.
+    await context.mailer.close();
     await context.database.close();
   });
   await app.listen({ port: config.port, host: config.host });

@@ -15,6 +15,8 @@ interface ClickLoadSpec {
   /** How many links to sign (more than the run can use). */
   links: number;
   userAgent: string;
+  /** Further request headers (X-Forwarded-* behind a trusted proxy). */
+  headers?: Record<string, string>;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as ClickLoadSpec;
@@ -32,7 +34,7 @@ const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.durationSeconds,
-  headers: { 'User-Agent': spec.userAgent },
+  headers: { 'User-Agent': spec.userAgent, ...spec.headers },
   requests: [
     {
       setupRequest: (request) => {

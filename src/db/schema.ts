@@ -100,6 +100,8 @@ export interface SitesTable {
   status: Defaulted<number>;
   monthly_uniq_users: Defaulted<number>;
   created_at: CreatedAt;
+  /** Set only on rows that duplicated an older site's address before migration 0350's unique index. */
+  duplicate_of: Defaulted<number | null>;
 }
 
 export interface BlocksTable {
@@ -184,6 +186,10 @@ export interface MailOutboxTable {
   last_error: Defaulted<string>;
   created_at: CreatedAt;
   sent_at: Date | null;
+  /** When the background sender should try next; null when it should not (migration 0360). */
+  next_attempt_at: Defaulted<Date | null>;
+  /** Lease of the instance that is sending the message right now. */
+  claimed_until: Defaulted<Date | null>;
 }
 
 export interface EmailConfirmationsTable {

@@ -117,7 +117,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     reply.header('X-Rate-Limit-Remaining', decision.remaining);
     reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
     if (!decision.allowed) {
-      throw new ApiError(429, 'Rate limit exceeded.', { headers: { 'Retry-After': String(decision.resetSeconds) } });
+      throw new ApiError(429, 'Rate limit exceeded.', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
     }
     if (access !== 'authenticated' && principal.kind !== access) {
       throw forbidden(`This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);

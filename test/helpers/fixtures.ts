@@ -62,12 +62,16 @@ export async function insertOffer(
     .executeTakeFirstOrThrow();
 }
 
+let sitesInserted = 0;
+
+/** A publisher registers each address once (unique index of migration 0350): the default differs per call. */
 export async function insertSite(db: Db, values: { publisherId: number; url?: string; status?: number; categoryId?: number }) {
+  sitesInserted += 1;
   return db
     .insertInto('sites')
     .values({
       publisher_id: values.publisherId,
-      url: values.url ?? 'https://news.example.test',
+      url: values.url ?? `https://news.example.test/${sitesInserted}`,
       category_id: values.categoryId ?? 1,
       status: values.status ?? 1,
     })

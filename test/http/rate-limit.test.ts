@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { assertError } from '../helpers/assertions.ts';
 import { openTestDatabase } from '../helpers/database.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../helpers/server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -31,39 +31,66 @@ describe('rate limit per token (in process)', () => {
   });
   after(() => server.close());
 
-  it('admits 5 requests in a second, refuses the 6th with 429, admits again in the next second', async () => {
+  it('admits 5 requests in a second, refuses the 6th with 429, admits again once the window has slid', async () => {
+    // Each test starts at a whole second of its own, so the previous test's requests weigh nothing.
+    server.clock.set(TEST_EPOCH_MS + 10_000);
     const account = await server.createAccount('advertiser');
+    server.clock.advance(2000);
     for (let index = 1; index <= 5; index++) {
       const response = await account.client.get('/api/me');
       assert.equal(response.status, 200, `request ${index}`);
       assert.equal(response.header('x-rate-limit-limit'), '5');
       assert.equal(response.header('x-rate-limit-remaining'), String(5 - index));
-      assert.equal(response.header('x-rate-limit-reset'), '1');
+      // These requests weigh on the budget until the end of the next window.
+      assert.equal(response.header('x-rate-limit-reset'), '2');
     }
     const refused = await account.client.get('/api/me');
     assertError(refused, 429, 'json');
-    assert.equal(refused.header('retry-after'), '1');
+    // Room for one more when a fifth of this window has slid out of the last second: 1.2 s.
+    assert.equal(refused.header('retry-after'), '2');
     assert.equal(refused.header('x-rate-limit-remaining'), '0');
     server.clock.advance(1000);
+    assert.equal((await account.client.get('/api/me')).status, 429, 'the 5 requests are all still inside the last second');
+    server.clock.advance(200);
     const next = await account.client.get('/api/me');
     assert.equal(next.status, 200);
-    assert.equal(next.header('x-rate-limit-remaining'), '4');
+    assert.equal(next.header('x-rate-limit-remaining'), '0');
+    server.clock.advance(800);
+    assert.equal((await account.client.get('/api/me')).header('x-rate-limit-remaining'), '3');
+  });
+
+  it('refuses a second burst right across a window boundary (no 2x the limit)', async () => {
+    server.clock.set(TEST_EPOCH_MS + 20_000);
+    const account = await server.createAccount('advertiser');
+    server.clock.advance(2000 + 999);
+    for (let index = 0; index < 5; index++) assert.equal((await account.client.get('/api/me')).status, 200);
+    server.clock.advance(2);
+    const across = [];
+    for (let index = 0; index < 5; index++) across.push((await account.client.get('/api/me')).status);
+    assert.deepEqual(across, [429, 429, 429, 429, 429]);
+    // Halfway through the next window, half of the burst has slid out: room for two more.
+    server.clock.advance(499);
+    const half = [];
+    for (let index = 0; index < 3; index++) half.push((await account.client.get('/api/me')).status);
+    assert.deepEqual(half, [200, 200, 429]);
   });
 
   it('counts each token on its own, even of one account', async () => {
+    server.clock.set(TEST_EPOCH_MS + 30_000);
     const account = await server.createAccount('advertiser');
     const second = (await server.operator.post(`/api/admin/users/${account.id}/tokens`, {})).json().token;
+    server.clock.advance(2000);
     for (let index = 0; index < 5; index++) assert.equal((await account.client.get('/api/me')).status, 200);
     assert.equal((await account.client.get('/api/me')).status, 429);
     assert.equal((await server.anonymous.get('/api/me', { token: second })).status, 200);
   });
 
   it('a refused request still costs nothing else: a 429 on a write writes nothing', async () => {
-    server.clock.advance(1000);
+    server.clock.set(TEST_EPOCH_MS + 40_000);
     const operatorToken = server.operator.defaultToken ?? '';
     const account = await server.createAccount('advertiser');
-    // The operator's own budget: createAccount spent 2 of it this second.
-    for (let index = 0; index < 3; index++)
+    server.clock.advance(2000);
+    for (let index = 0; index < 5; index++)
       assert.equal((await server.operator.get(`/api/admin/users/${account.id}`)).status, 200);
     const refused = await server.anonymous.post(
       `/api/admin/users/${account.id}/balance`,
@@ -71,7 +98,7 @@ describe('rate limit per token (in process)', () => {
       { token: operatorToken },
     );
     assertError(refused, 429, 'json');
-    server.clock.advance(1000);
+    server.clock.advance(2000);
     assert.equal((await server.operator.get(`/api/admin/users/${account.id}`)).json().balance, 0);
   });
 });
@@ -96,17 +123,34 @@ describe('rate limit shared through Redis', () => {
     try {
       const account = await first.createAccount('advertiser');
       const onSecond = second.anonymous.as(account.token);
+      first.clock.advance(2000);
+      second.clock.advance(2000);
       for (const client of [account.client, onSecond, account.client, onSecond, account.client]) {
         assert.equal((await client.get('/api/me')).status, 200);
       }
       const refusedOnSecond = await onSecond.get('/api/me', { accept: 'application/xml' });
       assertError(refusedOnSecond, 429, 'xml');
-      assert.equal(refusedOnSecond.header('retry-after'), '1');
+      assert.equal(refusedOnSecond.header('retry-after'), '2');
       assert.equal((await account.client.get('/api/me')).status, 429);
-      first.clock.advance(1000);
-      second.clock.advance(1000);
+      first.clock.advance(2000);
+      second.clock.advance(2000);
       assert.equal((await onSecond.get('/api/me')).status, 200);
       assert.equal((await account.client.get('/api/me')).header('x-rate-limit-remaining'), '3');
+
+      // Across a window boundary the two instances together grant no second burst.
+      for (const server of [first, second]) server.clock.advance(2000 + 999 - (server.clock.now() % 1000));
+      const burst = [];
+      for (const client of [account.client, onSecond, account.client, onSecond, account.client])
+        burst.push((await client.get('/api/me')).status);
+      assert.deepEqual(burst, [200, 200, 200, 200, 200]);
+      first.clock.advance(2);
+      second.clock.advance(2);
+      const across = [];
+      for (const client of [onSecond, account.client, onSecond, account.client, onSecond])
+        across.push((await client.get('/api/me')).status);
+      assert.deepEqual(across, [429, 429, 429, 429, 429]);
+      first.clock.advance(2000);
+      second.clock.advance(2000);
 
       // A token revoked through one instance stops working on the other, whose cache held it (the
       // pinned clock never expires the entry): the revocation travels over Redis.

@@ -31,6 +31,8 @@ export async function resendConfirmation(
       body_text: message.text,
       body_html: message.html,
       sent_at: null,
+      // Scheduled, so that a failed first attempt is retried in the background.
+      next_attempt_at: now,
       created_at: now,
     });
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -71,6 +71,8 @@ describe('registration e-mail and mailbox confirmation', () => {
     await mailbox.stop();
   });
 
+  const mailer = () => server.server.context.mailer;
+
   const outboxOf = async (userId: number) => {
     const response = await server.operator.get(`/api/admin/outbox?userId=${userId}`);
     assert.equal(response.status, 200, response.text);
@@ -96,6 +98,7 @@ describe('registration e-mail and mailbox confirmation', () => {
     assert.ok(link, raw);
 
     // Delivered: the outbox says so, and the password no longer sits in the database.
+    await mailer().idle();
     const sent = await outboxOf(user.id);
     assert.equal(sent.status, 'sent');
     assert.equal(sent.attempts, 1);
@@ -160,6 +163,7 @@ describe('registration e-mail and mailbox confirmation', () => {
     const parent = await server.createAccount('advertiser');
     const created = await parent.client.post('/api/advertiser/users', { user: 'offline_client', email: 'offline@example.test' });
     assert.equal(created.status, 201, created.text);
+    await mailer().idle();
     const failed = await outboxOf(created.json().id);
     assert.equal(failed.status, 'failed');
     assert.equal(failed.attempts, 1);
@@ -181,6 +185,89 @@ describe('registration e-mail and mailbox confirmation', () => {
     assert.equal(twice.status, 422);
     assert.equal(twice.json().errors[0].field, 'id');
     assert.equal((await server.operator.post('/api/admin/outbox/999999/send')).status, 404);
+  });
+
+  it('answers the registration before the SMTP server does: the background sender delivers it', async () => {
+    // An SMTP server that accepts the connection and then says nothing: a request that waited for
+    // it would hang until the greeting timeout.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const stalled = await startTestServer({
+      env: { SMTP_URL: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}` },
+    });
+    try {
+      const parent = await stalled.createAccount('advertiser');
+      const created = await parent.client.post('/api/advertiser/users', {
+        user: 'patient_client',
+        email: 'patient@example.test',
+      });
+      assert.equal(created.status, 201, created.text);
+      const queued = (await stalled.operator.get(`/api/admin/outbox?userId=${created.json().id}`)).json()[0];
+      assert.deepEqual([queued.status, queued.attempts], ['queued', 0], 'answered while the message was still being sent');
+      for (const socket of sockets) socket.destroy();
+      await stalled.server.context.mailer.idle();
+      const failed = (await stalled.operator.get(`/api/admin/outbox?userId=${created.json().id}`)).json()[0];
+      assert.deepEqual([failed.status, failed.attempts], ['failed', 1]);
+    } finally {
+      await stalled.close();
+      silent.close();
+    }
+  });
+
+  it('retries a failed message in the background with backoff', async () => {
+    await mailbox.stop();
+    const parent = await server.createAccount('advertiser');
+    const created = await parent.client.post('/api/advertiser/users', { user: 'retried_client', email: 'retried@example.test' });
+    assert.equal(created.status, 201, created.text);
+    await mailer().idle();
+    assert.equal((await outboxOf(created.json().id)).status, 'failed');
+    await mailbox.start(mailbox.port);
+    // Not due before a minute has passed.
+    server.clock.advance(59_000);
+    mailer().wake();
+    await mailer().idle();
+    assert.deepEqual([(await outboxOf(created.json().id)).status, (await outboxOf(created.json().id)).attempts], ['failed', 1]);
+    server.clock.advance(1_000);
+    mailer().wake();
+    await mailer().idle();
+    const sent = await outboxOf(created.json().id);
+    assert.deepEqual([sent.status, sent.attempts], ['sent', 2]);
+    assert.deepEqual((await mailbox.next()).to, ['retried@example.test']);
+  });
+
+  it('never sends one message twice when two instances share the outbox', async () => {
+    const second = await startTestServer({
+      database: server.server.context.database,
+      env: { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}` },
+    });
+    try {
+      const { db } = server.server.context;
+      const now = new Date(server.clock.now());
+      await db.updateTable('mail_outbox').set({ next_attempt_at: null }).where('next_attempt_at', 'is not', null).execute();
+      const rows = Array.from({ length: 30 }, (_, index) => ({
+        kind: 'test',
+        account_id: null,
+        recipient: `twice-${index}@example.test`,
+        subject: 'once',
+        body_text: 'once',
+        sent_at: null,
+        next_attempt_at: now,
+        created_at: now,
+      }));
+      await db.insertInto('mail_outbox').values(rows).execute();
+      second.clock.set(server.clock.now());
+      mailer().wake();
+      second.server.context.mailer.wake();
+      await Promise.all([mailer().idle(), second.server.context.mailer.idle()]);
+      const received: string[] = [];
+      for (let index = 0; index < rows.length; index++) received.push(...(await mailbox.next()).to);
+      assert.deepEqual(received.sort(), rows.map((row) => row.recipient).sort());
+      const stored = await db.selectFrom('mail_outbox').select(['status', 'attempts']).where('kind', '=', 'test').execute();
+      assert.ok(stored.every((row) => row.status === 'sent' && row.attempts === 1));
+    } finally {
+      await second.close();
+    }
   });
 
   it('shows the outbox to operators only, paginated', async () => {

@@ -135,7 +135,7 @@ export function registerClientRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const { user, ...fields } = request.body;
       const { account } = await createClient(
-        { db, mailer, now: new Date(clock.now()), log: request.log },
+        { db, mailer, now: new Date(clock.now()) },
         accountOf(request),
         { ...fields, username: user },
         (token) => absoluteUrl(request, `/api/confirm/${token}`),

@@ -3,7 +3,7 @@ import { ApiError, type FieldError, invalidField, validationFailed } from '../..
 import { type AccountRow, createAccount, getAccount, getReferral, takenIdentity } from '../../accounts/account-service.ts';
 import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';
 import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
-import type { Mailer, MailLog } from '../../mail/mailer.ts';
+import type { Mailer } from '../../mail/mailer.ts';
 import { registrationMessage } from '../../mail/messages.ts';
 import { queueOutboxMessage } from '../../mail/outbox-service.ts';
 import { generatePassword, hashPassword } from './password.ts';
@@ -40,12 +40,12 @@ function renameUsernameField(error: unknown): never {
  * (the message stays `failed` in the outbox for the operator to see and resend).
  */
 export async function createClient(
-  dependencies: { db: Db; mailer: Mailer; now: Date; log: MailLog },
+  dependencies: { db: Db; mailer: Mailer; now: Date },
   parentId: number,
   input: NewClientInput,
   confirmationUrl: (token: string) => string,
 ): Promise<CreatedClient> {
-  const { db, mailer, now, log } = dependencies;
+  const { db, mailer, now } = dependencies;
   const taken = await takenIdentity(db, input.username, input.email);
   const problems: FieldError[] = [];
   if (taken.username) problems.push({ field: 'user', message: 'This username is already taken.' });
@@ -77,11 +77,13 @@ export async function createClient(
       body_html: message.html,
       sensitive: true,
       sent_at: null,
+      next_attempt_at: now,
       created_at: now,
     });
     return { account, outboxId: outbox.id };
   });
-  await mailer.deliver(created.outboxId, log);
+  // The background sender delivers it: the request does not wait for the SMTP server.
+  mailer.wake();
   return created;
 }
 

@@ -43,10 +43,11 @@ export function registerBlockRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'createBlock',
-        summary: 'Add a block to a site (extension); its `bn` is the embed code to paste into the site.',
+        summary:
+          'Add a block to a site (extension); its `bn` is the embed code to paste into the site. 409 when the site is banned.',
         params: IdParams,
         body: CreateBlockBody,
-        response: { 201: BlockSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 201: BlockSchema, ...errorResponses(401, 403, 404, 409, 422) },
       },
     },
     async (request, reply) => {

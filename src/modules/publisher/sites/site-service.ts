@@ -49,16 +49,25 @@ export interface NewSiteInput {
   monthlyUniqUsers: number;
 }
 
+const UNIQUE_VIOLATION = '23505';
+const duplicateUrl = () => invalidField('url', 'You have already added a site with this address.');
+
 /** Registers a site for moderation (status 0). The same address twice for one publisher is a 422. */
 export async function createSite(db: Db, publisherId: number, input: NewSiteInput, now: Date): Promise<SiteRow> {
   const url = normalizeSiteUrl(input.url);
   if (url === undefined) throw invalidField('url', 'Must be an absolute http or https address with a host name.');
-  return db.transaction().execute(async (trx) => {
-    if (!(await siteCategoryExists(trx, input.categoryId))) throw invalidField('category_id', 'No such site category.');
-    if ((await findSiteByUrl(trx, publisherId, url)) !== undefined)
-      throw invalidField('url', 'You have already added a site with this address.');
-    return insertSite(trx, { publisherId, url, categoryId: input.categoryId, monthlyUniqUsers: input.monthlyUniqUsers, now });
-  });
+  try {
+    return await db.transaction().execute(async (trx) => {
+      if (!(await siteCategoryExists(trx, input.categoryId))) throw invalidField('category_id', 'No such site category.');
+      if ((await findSiteByUrl(trx, publisherId, url)) !== undefined) throw duplicateUrl();
+      return insertSite(trx, { publisherId, url, categoryId: input.categoryId, monthlyUniqUsers: input.monthlyUniqUsers, now });
+    });
+  } catch (error) {
+    // Two requests racing with the same address both pass the check above; the unique index
+    // (migration 0350) lets one insert through and the other gets the same 422.
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw duplicateUrl();
+    throw error;
+  }
 }
 
 /** The operator's moderation decision: any status 0-3 may follow any other. */

@@ -106,6 +106,28 @@ describe('publisher sites and blocks', () => {
       await createSite(other.client, { url: 'https://dup.example.com/path', category_id: 1 });
     });
 
+    it('registers an address once when the same publisher sends it concurrently', async () => {
+      const racer = await server.createAccount('publisher');
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          racer.client.post('/api/webmaster/sites', { url: 'https://race.example.com', category_id: 1 }),
+        ),
+      );
+      assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 422, 422, 422, 422, 422]);
+      for (const refused of answers.filter((answer) => answer.status === 422)) {
+        assert.deepEqual(
+          refused.json().errors.map((error: { field: string }) => error.field),
+          ['url'],
+          refused.text,
+        );
+      }
+      const listed = (await racer.client.get('/api/webmaster/sites')).json();
+      assert.deepEqual(
+        listed.map((site: { url: string }) => site.url),
+        ['https://race.example.com'],
+      );
+    });
+
     it('names the failing field in 422s', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ url: 'ftp://files.example.com', category_id: 1 }, 'url'],
@@ -182,6 +204,22 @@ describe('publisher sites and blocks', () => {
           response.text,
         );
       }
+    });
+
+    it('adds no block to a banned site (409) and adds them again once the site is reinstated', async () => {
+      const site = await createSite(publisher.client, { url: 'https://banned-blocks.example.com', category_id: 3 });
+      assert.equal((await server.operator.put(`/api/admin/sites/${site.id}`, { status: 2 })).status, 200);
+      const refused = await publisher.client.post(`/api/webmaster/sites/${site.id}/blocks`, { title: 'Nope' });
+      assert.equal(refused.status, 409, refused.text);
+      assert.deepEqual(refused.json(), {
+        name: 'Conflict',
+        message: `Site ${site.id} is banned: no blocks can be added to it.`,
+        code: 0,
+        status: 409,
+      });
+      assert.equal((await publisher.client.get(`/api/webmaster/sites/${site.id}`)).json().blocks_count, 0);
+      assert.equal((await server.operator.put(`/api/admin/sites/${site.id}`, { status: 0 })).status, 200);
+      assert.equal((await publisher.client.post(`/api/webmaster/sites/${site.id}/blocks`, { title: 'Yes' })).status, 201);
     });
 
     it("hides another publisher's site and block (404) and refuses advertisers (403)", async () => {
