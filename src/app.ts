@@ -1,12 +1,13 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { AppContext } from './app-context.ts';
 import { registerHttpConventions } from './http/conventions.ts';
 import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
+import { registerRequestIdHeader, requestIdGenerator } from './http/request-id.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
+import { loggerOptions } from './logger.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
@@ -16,6 +17,8 @@ import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
+import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
+import { registerMonitoringRoutes } from './modules/monitoring/monitoring-routes.ts';
 import { registerModerationRoutes } from './modules/operator/moderation-routes.ts';
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
 import { registerPublisherRoutes } from './modules/publisher/publisher-routes.ts';
@@ -43,6 +46,7 @@ const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
   registerAdvertiserStatisticsRoutes,
   registerImageRoutes,
   registerServingRoutes,
+  registerMonitoringRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
@@ -50,7 +54,9 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   const { config } = context;
   const app = Fastify({
     https: { cert: options.tls.cert, key: options.tls.key },
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? loggerOptions(config),
+    requestIdHeader: false,
+    genReqId: requestIdGenerator(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { querystringParser: parseQueryString },
@@ -58,6 +64,8 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
   app.addSchema(ErrorBodySchema);
+  registerRequestIdHeader(app);
+  registerRequestMetrics(app, context.metrics);
 
   const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
   registerHttpConventions(app, {
@@ -83,15 +91,6 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/openapi.json' } });
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
-  app.get(
-    '/api/health',
-    { config: { access: 'public' }, schema: { tags: ['Service'], summary: 'Liveness and database reachability.', security: [] } },
-    async () => {
-      await sql`SELECT 1`.execute(context.db);
-      return { status: 'ok' };
-    },
-  );
-
   for (const registerModule of MODULES) registerModule(app, context);
   return app;
 }

@@ -12,6 +12,7 @@ import { createAccount, issueToken } from './modules/accounts/account-service.ts
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
+import { createMetrics } from './modules/monitoring/metrics.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
@@ -38,6 +39,9 @@ export async function createContext(config: Config, database?: Database): Promis
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrate(db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  // A lost connection fails the commands that need it (and /api/health/ready says so) and is
+  // retried; it must not print an unhandled 'error' event on every reconnection attempt.
+  redis?.on('error', () => undefined);
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
   await tokens.readChanges();
   const serving = await createServingEngine(config, db.db);
@@ -51,6 +55,7 @@ export async function createContext(config: Config, database?: Database): Promis
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
     images: new ImageStore(path.join(config.dataDir, 'images')),
     serving,
+    metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally }),
   };
   if (redis) await shareRevocations(context, redis);
   return context;
