@@ -15,6 +15,7 @@ import { registerClientRoutes } from './modules/advertiser/clients/client-routes
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
+import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
@@ -47,6 +48,7 @@ const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
   registerImageRoutes,
   registerServingRoutes,
   registerMonitoringRoutes,
+  registerBackupRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */

@@ -6,6 +6,7 @@ import { closeOnSignals, startServer } from '../server.ts';
 import { advertiserCommands } from './advertiser-commands.ts';
 import { ApiClientError } from './api-client.ts';
 import { parseArgs } from './args.ts';
+import { backupCommands } from './backup-commands.ts';
 import { type Command, checkOptions, operatorClient, UsageError } from './command.ts';
 import { demoCommand } from './demo.ts';
 import { operatorCommands } from './operator-commands.ts';
@@ -42,6 +43,7 @@ const serverCommands: Command[] = [
 /** Every command of `nativa`; modules append theirs here. */
 export const commands: Command[] = [
   ...serverCommands,
+  ...backupCommands,
   ...operatorCommands,
   ...advertiserCommands,
   ...publisherCommands,

@@ -28,7 +28,7 @@ describe('nativa help, version and option errors', () => {
     const lines = stdout.split('\n');
     const widest = lines.reduce((longest, line) => (line.length > longest.length ? line : longest), '');
     assert.ok(widest.length <= 100, `${widest.length} columns: ${widest}`);
-    for (const command of ['serve', 'users create', 'payouts create', 'demo']) {
+    for (const command of ['serve', 'backup FILE', 'restore FILE', 'users create', 'payouts create', 'demo']) {
       assert.ok(
         lines.some((line) => line.startsWith(`  ${command}`)),
         `${command} is listed`,
