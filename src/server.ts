@@ -31,6 +31,8 @@ export interface StartOptions {
   database?: Database;
   tls?: TlsMaterial;
   logger?: boolean | { level: string };
+  /** Routes to add before the server listens (the demo's publisher page). */
+  routes?: (app: FastifyInstance) => void;
 }
 
 /** Creates the shared dependencies: database (migrated), Redis, token authenticator. */
@@ -105,6 +107,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const bootstrapToken = await ensureOperator(context);
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
+  options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
     context.tokens.stopWatching();
