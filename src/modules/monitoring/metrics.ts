@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Database } from '../../db/database.ts';
 import type { ServingTally } from '../serving/serving-engine.ts';
 
@@ -23,50 +23,84 @@ export interface Metrics {
 /** Request latency buckets (seconds): the API answers in milliseconds, statistics in tens of them. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-interface RouteChildren {
-  requests: Counter.Internal;
-  latency: Histogram.Internal<'route' | 'method' | 'status'>;
+/** One route and status: its counts, kept as plain numbers and turned into Prometheus series when scraped. */
+interface RouteTally {
+  labels: { route: string; method: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative); the last one is +Inf. */
+  buckets: number[];
 }
 
 export function createMetrics(sources: MetricSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'nativa_' });
-  const requests = new Counter({
-    name: 'nativa_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'nativa_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  // A prom-client labelled child hashes its labels on every observation; a request costs only two
+  // map lookups and a few additions here, and the series are built when Prometheus scrapes.
+  const tallies: RouteTally[] = [];
+  const byRoute = new WeakMap<object, Map<number, RouteTally>>();
+  registerRequestSeries(registry, tallies);
   servingMetrics(registry, sources.serving);
   databaseMetrics(registry, sources.database, sources.now);
-
-  // Labelled children made once per route and status, so a request costs two map lookups and no allocation.
-  const children = new WeakMap<object, Map<number, RouteChildren>>();
   return {
     registry,
     observeRequest(routeKey, route, method, status, seconds) {
-      let byStatus = children.get(routeKey);
+      let byStatus = byRoute.get(routeKey);
       if (byStatus === undefined) {
         byStatus = new Map();
-        children.set(routeKey, byStatus);
+        byRoute.set(routeKey, byStatus);
       }
-      let child = byStatus.get(status);
-      if (child === undefined) {
-        const labels = { route, method, status: String(status) };
-        child = { requests: requests.labels(labels), latency: latency.labels(labels) };
-        byStatus.set(status, child);
+      let tally = byStatus.get(status);
+      if (tally === undefined) {
+        tally = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: LATENCY_BUCKETS.map(() => 0) };
+        tally.buckets.push(0);
+        byStatus.set(status, tally);
+        tallies.push(tally);
       }
-      child.requests.inc();
-      child.latency.observe(seconds);
+      tally.count += 1;
+      tally.sum += seconds;
+      let bucket = 0;
+      while (bucket < LATENCY_BUCKETS.length && seconds > (LATENCY_BUCKETS[bucket] ?? 0)) bucket += 1;
+      tally.buckets[bucket] = (tally.buckets[bucket] ?? 0) + 1;
     },
   };
+}
+
+/** The request counter and latency histogram, in prom-client's metric shape, read from the tallies. */
+function registerRequestSeries(registry: Registry, tallies: RouteTally[]): void {
+  const requests = {
+    name: 'nativa_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status.',
+    type: 'counter',
+    get: async () => ({
+      ...requests,
+      values: tallies.map((tally) => ({ labels: tally.labels, value: tally.count })),
+    }),
+  };
+  const latency = {
+    name: 'nativa_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route pattern, method and status.',
+    type: 'histogram',
+    get: async () => ({
+      ...latency,
+      values: tallies.flatMap((tally) => {
+        let cumulative = 0;
+        const buckets = tally.buckets.map((count, index) => {
+          cumulative += count;
+          const le = index < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[index]) : '+Inf';
+          return { labels: { le, ...tally.labels }, value: cumulative, metricName: `${latency.name}_bucket` };
+        });
+        return [
+          ...buckets,
+          { labels: tally.labels, value: tally.sum, metricName: `${latency.name}_sum` },
+          { labels: tally.labels, value: tally.count, metricName: `${latency.name}_count` },
+        ];
+      }),
+    }),
+  };
+  // The registry reads a metric only through name, help, type and get(); its type asks for a class instance.
+  registry.registerMetric(requests as unknown as Parameters<Registry['registerMetric']>[0]);
+  registry.registerMetric(latency as unknown as Parameters<Registry['registerMetric']>[0]);
 }
 
 /** Counts every response under its route (the pattern, not the URL: one series per route, not per id). */
