@@ -36,7 +36,7 @@ export interface Database {
    */
   backup?(): Promise<Blob>;
   /** Connections in use and idle, and borrowers waiting for one (PGlite: its one connection's queue). */
-  poolStats(): PoolStats;
+  poolStats?(): PoolStats;
   close(): Promise<void>;
 }
 

@@ -164,7 +164,8 @@ function databaseMetrics(registry: Registry, database: Database, now: () => numb
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const stats = database.poolStats();
+      const stats = database.poolStats?.();
+      if (stats === undefined) return;
       this.set({ state: 'in_use' }, stats.inUse);
       this.set({ state: 'idle' }, stats.idle);
       this.set({ state: 'waiting' }, stats.waiting);
