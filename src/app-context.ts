@@ -5,6 +5,7 @@ import type { Database, Db } from './db/database.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
+import type { Metrics } from './modules/monitoring/metrics.ts';
 import type { ServingEngine } from './modules/serving/serving-engine.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface AppContext {
   images: ImageStore;
   /** Closes the Redis subscription that shares token revocations between instances. */
   closeSubscriber?: () => Promise<void>;
+  /** This app's Prometheus registry and the counters the HTTP layer feeds (GET /api/metrics). */
+  metrics: Metrics;
   /** The serving engine (teaser selection, view buffer, click billing); absent in contexts that serve nothing. */
   serving?: ServingEngine;
 }

@@ -1,16 +1,16 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { AppContext } from './app-context.ts';
 import { registerHttpConventions } from './http/conventions.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
 import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
+import { registerRequestIdHeader, requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
-import { ErrorBodySchema, errorResponses } from './http/schemas.ts';
+import { ErrorBodySchema } from './http/schemas.ts';
+import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerTokenAdminRoutes } from './modules/accounts/token-admin-routes.ts';
@@ -22,9 +22,12 @@ import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coe
 import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
+import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
+import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
+import { registerMonitoringRoutes } from './modules/monitoring/monitoring-routes.ts';
 import { registerBlockRoutes } from './modules/publisher/blocks/block-routes.ts';
 import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-admin-routes.ts';
 import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
@@ -66,6 +69,8 @@ const MODULES: RegisterRoutes[] = [
   registerAdvertiserStatisticsRoutes,
   registerImageRoutes,
   registerServingRoutes,
+  registerMonitoringRoutes,
+  registerBackupRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
@@ -73,7 +78,9 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   const { config } = context;
   const app = Fastify({
     https: { cert: options.tls.cert, key: options.tls.key },
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? loggerOptions(config),
+    requestIdHeader: false,
+    genReqId: requestIdGenerator(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { querystringParser: parseQueryString },
@@ -83,6 +90,8 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
   app.addSchema(ErrorBodySchema);
+  registerRequestIdHeader(app);
+  registerRequestMetrics(app, context.metrics);
 
   const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
   registerHttpConventions(app, {
@@ -110,28 +119,6 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/openapi.json' } });
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
-  app.get(
-    '/api/health',
-    {
-      config: { access: 'public' },
-      schema: {
-        tags: ['Service'],
-        operationId: 'getHealth',
-        summary: 'Liveness and database reachability.',
-        description: 'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.',
-        security: [],
-        response: {
-          200: Type.Object({ status: Type.Literal('ok', { description: 'Always ok when answered.' }) }),
-          ...errorResponses(403),
-        },
-      },
-    },
-    async () => {
-      await sql`SELECT 1`.execute(context.db);
-      return { status: 'ok' };
-    },
-  );
-
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   for (const registerModule of MODULES) registerModule(typed, context);
   return app;

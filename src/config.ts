@@ -19,6 +19,12 @@ export interface Config {
   smtpUrl: string | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+  /** Human-readable log lines (a terminal) or one JSON object per line (a log collector). */
+  logFormat: LogFormat;
+  /** A token that may read /api/metrics besides operator tokens (a Prometheus scraper's). */
+  metricsToken: string | undefined;
+  /** The platform currency (ISO 4217), in which every amount is kept and shown. */
+  currency: string;
   /** Share of a billed click that goes to the publisher, as a fraction of 1. */
   revenueShare: number;
   /** Secret for signing click links; generated into DATA_DIR when not given. */
@@ -37,6 +43,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+export type LogFormat = 'pretty' | 'json';
+const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -88,6 +97,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     problems.push(`LOG_LEVEL=${logLevel}: expected one of ${LOG_LEVELS.join(', ')}`);
   }
+  const logFormat = (env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) problems.push(`LOG_FORMAT=${logFormat}: expected pretty or json`);
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
+  const currency = (env.CURRENCY || 'USD').toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currency) || !Intl.supportedValuesOf('currency').includes(currency)) {
+    problems.push(`CURRENCY=${env.CURRENCY}: expected an ISO 4217 currency code such as USD or EUR`);
+  }
   const tlsCertPath = env.TLS_CERT || undefined;
   const tlsKeyPath = env.TLS_KEY || undefined;
   if ((tlsCertPath === undefined) !== (tlsKeyPath === undefined)) {
@@ -116,6 +133,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     logLevel,
+    logFormat,
+    metricsToken,
+    currency,
     revenueShare: sharePercent / 100,
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),

@@ -12,6 +12,7 @@ import { createAccount, issueToken } from './modules/accounts/account-service.ts
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
+import { createMetrics } from './modules/monitoring/metrics.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
@@ -30,6 +31,8 @@ export interface StartOptions {
   database?: Database;
   tls?: TlsMaterial;
   logger?: boolean | { level: string };
+  /** Routes to add before the server listens (the demo's publisher page). */
+  routes?: (app: FastifyInstance) => void;
 }
 
 /** Creates the shared dependencies: database (migrated), Redis, token authenticator. */
@@ -38,6 +41,9 @@ export async function createContext(config: Config, database?: Database): Promis
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrate(db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  // A lost connection fails the commands that need it (and /api/health/ready says so) and is
+  // retried; it must not print an unhandled 'error' event on every reconnection attempt.
+  redis?.on('error', () => undefined);
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
   await tokens.readChanges();
   const serving = await createServingEngine(config, db.db);
@@ -51,6 +57,7 @@ export async function createContext(config: Config, database?: Database): Promis
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
     images: new ImageStore(path.join(config.dataDir, 'images')),
     serving,
+    metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally }),
   };
   if (redis) await shareRevocations(context, redis);
   return context;
@@ -101,6 +108,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
   context.mailer.start(app.log);
+  options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
     context.tokens.stopWatching();

@@ -3,6 +3,7 @@
 // (a fresh signed link per request, accepted durably before the 302 and settled right after).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -115,7 +116,8 @@ async function measure(context: BenchContext, databaseUrl: string): Promise<Benc
     LOG_LEVEL: 'silent',
     DATABASE_URL: databaseUrl,
   });
-  const server = await startServer(config, { tls: await generateSelfSigned(), logger: false });
+  const tls = await generateSelfSigned();
+  const server = await startServer(config, { tls, logger: false });
   try {
     const { siteId, blockId } = await seed(server.context.db);
     const engine = server.context.serving;
@@ -162,6 +164,9 @@ async function measure(context: BenchContext, databaseUrl: string): Promise<Benc
         `${acceptance.batches} acceptance batches of ${average(acceptance.clicks, acceptance.batches)} clicks, ` +
         `${settlement.settlements} settlements of ${average(settlement.clicks, settlement.settlements)}\n`,
     );
+    process.stderr.write(
+      `bench: /api/metrics after the load:\n${await servingMetrics(server.url, tls.cert, server.bootstrapToken)}`,
+    );
     return [
       {
         scenario: 'GET /api/serve/blocks/{id}/teasers',
@@ -182,6 +187,30 @@ async function measure(context: BenchContext, databaseUrl: string): Promise<Benc
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The serving series of GET /api/metrics, read as Prometheus would (operator token). */
+function servingMetrics(url: string, ca: string, token: string | undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(`${url}/api/metrics`, { ca, headers: { 'Auth-Token': token ?? '' } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk;
+        });
+        response.on('end', () => {
+          const wanted = /^nativa_(teaser|clicks|click_refusals|settlement_lag|conversions)[^ ]* /;
+          resolve(
+            `${text
+              .split('\n')
+              .filter((line) => wanted.test(line))
+              .map((line) => `  ${line}\n`)
+              .join('')}`,
+          );
+        });
+      })
+      .on('error', reject);
+  });
 }
 
 export default scenario;

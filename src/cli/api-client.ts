@@ -54,7 +54,13 @@ export class ApiClient {
     }
   }
 
-  private send(method: string, apiPath: string, body?: unknown): Promise<ApiResponse> {
+  /** A call whose successful answer is binary (a backup): its body as bytes. */
+  async download(method: string, apiPath: string): Promise<Buffer> {
+    const response = await this.send(method, apiPath, undefined, true);
+    return response.body as Buffer;
+  }
+
+  private send(method: string, apiPath: string, body?: unknown, binary = false): Promise<ApiResponse> {
     const url = new URL(`${this.baseUrl}${apiPath}`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
@@ -75,7 +81,12 @@ export class ApiClient {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+            const bytes = Buffer.concat(chunks);
+            if (binary && (response.statusCode ?? 0) < 400) {
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, body: bytes });
+              return;
+            }
+            const text = bytes.toString('utf8');
             let parsed: unknown = text;
             try {
               parsed = text === '' ? undefined : JSON.parse(text);

@@ -5,7 +5,7 @@ export interface ParsedArgs {
   flags: Set<string>;
 }
 
-const BARE_FLAGS = new Set(['json', 'help', 'h']);
+export const BARE_FLAGS = new Set(['json', 'help', 'h', 'version', 'exit']);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const words: string[] = [];

@@ -20,6 +20,33 @@ export interface Command {
 
 export class UsageError extends Error {}
 
+/** Options every command accepts. */
+const COMMON_FLAGS = new Set(['json', 'help', 'h']);
+
+/**
+ * Refuses an option the command's usage does not name, an option without its value, and an ID or
+ * count that is not a whole number, naming the option each time (other values go to the API, whose
+ * 422 names the field).
+ */
+export function checkOptions(command: Command, args: ParsedArgs): void {
+  const declared = new Map<string, string | undefined>();
+  for (const match of command.usage.matchAll(/--([a-z][a-z-]*)(?: ([^\s\]]+))?/g)) {
+    declared.set(match[1] ?? '', match[2]);
+  }
+  for (const flag of args.flags) {
+    if (COMMON_FLAGS.has(flag)) continue;
+    if (!declared.has(flag)) throw new UsageError(`unknown option --${flag}`);
+    const placeholder = declared.get(flag);
+    if (placeholder !== undefined) throw new UsageError(`--${flag} needs a value (${placeholder})`);
+  }
+  for (const [name, value] of Object.entries(args.options)) {
+    if (!declared.has(name)) throw new UsageError(`unknown option --${name}`);
+    const placeholder = declared.get(name);
+    if ((placeholder === 'N' || placeholder === 'ID') && !/^[0-9]+$/.test(value))
+      throw new UsageError(`--${name} must be a whole number, not '${value}'`);
+  }
+}
+
 /** A required option or word, or a usage error naming it. */
 export function required(value: string | undefined, what: string): string {
   if (value === undefined || value === '') throw new UsageError(`missing ${what}`);

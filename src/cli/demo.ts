@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import sharp from 'sharp';
 import { loadConfig } from '../config.ts';
 import { closeOnSignals, type RunningServer, startServer } from '../server.ts';
@@ -13,7 +13,8 @@ import { type Command, UsageError } from './command.ts';
 /**
  * `nativa demo`: a demo advertiser and publisher with campaigns, ads (real images), a site and
  * blocks; simulated visitors through the real serving, click and conversion endpoints; the tokens
- * to look at every statistic; and a local page that shows the teasers in a browser.
+ * to look at every statistic; and a publisher's page at /demo/ on the server's own origin that shows
+ * the teasers in a browser.
  *
  * Everything is created through the public API (operator, advertiser and publisher endpoints), so
  * the demo works against any running server as well as one it starts itself.
@@ -193,33 +194,48 @@ async function simulateVisitors(baseUrl: string, agent: https.Agent, world: Demo
   return { clicks, conversions };
 }
 
-/** The publisher's demo page (embed code of every block) and the shop's landing pages (with the conversion pixel). */
-function startDemoPages(port: number, adServer: string, blockIds: number[]): Promise<http.Server> {
-  const embed = (id: number) =>
-    `<div data-nativa-block="${id}"></div><script async src="${adServer}/api/serve/loader.js"></script>`;
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Nativa demo: a publisher's page</title>
+/** What the demo page shows, known once the demo world exists. */
+interface DemoSite {
+  blockIds: number[];
+}
+
+/**
+ * The publisher's demo page (embed code of every block) at /demo/ and the shop's landing pages
+ * (with the conversion pixel) at /demo/shop/N, on the server's own HTTPS origin: one certificate
+ * to accept, and the page, the teasers and the pixel all come from it.
+ */
+function registerDemoPages(app: FastifyInstance, site: DemoSite): void {
+  const html = (reply: FastifyReply, body: string) => {
+    // Whatever the Accept header asks for (a browser's includes XML): this is a page.
+    reply.serializer((payload: unknown) => payload as string);
+    reply.type('text/html; charset=utf-8');
+    reply.header('Cache-Control', 'no-store');
+    return body;
+  };
+  const embed = (id: number) => `<div data-nativa-block="${id}"></div><script async src="/api/serve/loader.js"></script>`;
+  const options = { config: { access: 'public' as const }, schema: { hide: true } };
+  app.get('/demo', options, (_request, reply) => reply.redirect('/demo/', 302));
+  app.get('/demo/', options, async (_request, reply) => {
+    if (site.blockIds.length === 0)
+      return html(reply.code(503), '<!doctype html><p>The demo is still being set up; reload in a moment.</p>');
+    return html(
+      reply,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Nativa demo: a publisher's page</title>
 <style>body{font:16px/1.5 sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}aside{border-top:1px solid #ddd;margin-top:2rem;padding-top:1rem}</style></head>
 <body><h1>The Daily Demo</h1><p>This page is a publisher's article with two Nativa blocks pasted in as their embed code.
-If the teasers below are missing, open <a href="${adServer}/api/health">${adServer}/api/health</a> once and accept the
-self-signed certificate, then reload.</p>
+Each teaser is marked as an ad and names the advertiser's domain; a click is billed and lands on the demo shop.</p>
 <article><p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. Integer nec odio. Praesent libero.</p></article>
-<aside><h2>Recommended</h2>${embed(blockIds[0] ?? 0)}</aside><aside><h2>Sponsored</h2>${embed(blockIds[1] ?? 0)}</aside></body></html>`;
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname.startsWith('/shop/')) {
-      const clickId = encodeURIComponent(url.searchParams.get('click_id') ?? '');
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      response.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo shop</title></head><body>
-<h1>Thanks for visiting the demo shop</h1><p>This landing page fired the conversion pixel for click <code>${clickId}</code> (goal: purchase).</p>
-<img src="${adServer}/api/serve/pixel.gif?click_id=${clickId}&amp;goal=purchase" width="1" height="1" alt=""></body></html>`);
-      return;
-    }
-    response.writeHead(url.pathname === '/' ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
-    response.end(url.pathname === '/' ? page : 'not found');
+<aside><h2>Recommended</h2>${embed(site.blockIds[0] ?? 0)}</aside><aside><h2>Sponsored</h2>${embed(site.blockIds[1] ?? 0)}</aside></body></html>`,
+    );
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
+  app.get('/demo/shop/:product', options, async (request, reply) => {
+    const clickId = encodeURIComponent(String((request.query as { click_id?: unknown }).click_id ?? ''));
+    return html(
+      reply,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo shop</title></head><body>
+<h1>Thanks for visiting the demo shop</h1><p>This landing page fired the conversion pixel for click <code>${clickId}</code> (goal: purchase).</p>
+<img src="/api/serve/pixel.gif?click_id=${clickId}&amp;goal=purchase" width="1" height="1" alt=""></body></html>`,
+    );
   });
 }
 
@@ -233,14 +249,11 @@ async function reachable(agent: https.Agent, baseUrl: string): Promise<boolean> 
 
 export const demoCommand: Command = {
   name: 'demo',
-  usage: 'demo [--visitors N] [--page-port 8080] [--exit]',
+  usage: 'demo [--visitors N] [--exit]',
   summary: 'Create demo accounts, ads and blocks, simulate visitors, print tokens, serve a demo page.',
   async run({ args }) {
     const visitors = Number(args.options.visitors ?? 300);
-    const pagePort = Number(args.options['page-port'] ?? 8080);
     if (!Number.isInteger(visitors) || visitors < 1) throw new UsageError('--visitors must be a positive integer');
-    if (!Number.isInteger(pagePort) || pagePort < 1 || pagePort > 65535)
-      throw new UsageError('--page-port must be a port number');
     // Request logs would bury the progress bar: the demo logs warnings only unless told otherwise.
     const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || 'warn' });
     const baseUrl = (process.env.NATIVA_URL || `https://localhost:${config.port}`).replace(/\/+$/, '');
@@ -250,8 +263,9 @@ export const demoCommand: Command = {
 
     // A running server is used as it is; otherwise the demo starts one itself.
     let running: RunningServer | undefined;
+    const site: DemoSite = { blockIds: [] };
     if (!(await reachable(agent, baseUrl))) {
-      running = await startServer(config);
+      running = await startServer(config, { routes: (app) => registerDemoPages(app, site) });
       agent.destroy();
       agent = new https.Agent({ ca: trust(), keepAlive: true });
     }
@@ -259,7 +273,8 @@ export const demoCommand: Command = {
     const operatorToken = process.env.NATIVA_TOKEN || (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '');
     if (!operatorToken) throw new UsageError(`no operator token: set NATIVA_TOKEN or keep ${tokenFile}`);
     const client = new ApiClient(baseUrl, operatorToken, config.dataDir);
-    const pageOrigin = `http://localhost:${pagePort}`;
+    // The demo's own server shows the page on its origin; another server's demo has no page to land on.
+    const pageOrigin = running ? `${baseUrl}/demo` : 'https://shop.demo.nativa.test';
     try {
       const world = await createDemoWorld(client, baseUrl, config.dataDir, pageOrigin);
       if (running) await running.context.serving?.refresh();
@@ -268,7 +283,7 @@ export const demoCommand: Command = {
       // Views are written within a second and clicks settled within ~0.1 s; wait for both so every
       // statistic shows at once.
       await new Promise((resolve) => setTimeout(resolve, 1200));
-      const pages = running ? await startDemoPages(pagePort, baseUrl, world.blockIds) : undefined;
+      site.blockIds = world.blockIds;
       process.stdout.write(
         [
           '',
@@ -278,8 +293,8 @@ export const demoCommand: Command = {
           `  publisher   id ${world.publisherId}  token ${world.publisherToken}`,
           `  campaigns   ${world.campaignIds.join(', ')}    blocks ${world.blockIds.join(', ')}`,
           '',
-          pages
-            ? `  Teasers in a browser: ${pageOrigin}/  (accept the certificate at ${baseUrl}/api/health first)`
+          running
+            ? `  Teasers in a browser: ${pageOrigin}/  (accept the self-signed certificate once)`
             : `  Embed code: <div data-nativa-block="${world.blockIds[0]}"></div><script async src="${baseUrl}/api/serve/loader.js"></script>`,
           `  Statistics: curl -s --cacert ${certFile} -H "Auth-Token: ${world.advertiserToken}" ${baseUrl}/api/advertiser/campaigns`,
           `              curl -s --cacert ${certFile} -H "Auth-Token: ${world.publisherToken}" ${baseUrl}/api/webmaster/statistic`,
@@ -287,13 +302,8 @@ export const demoCommand: Command = {
           '',
         ].join('\n'),
       );
-      if (running && args.flags.has('exit')) {
-        pages?.close();
-        await running.close();
-      } else if (running) {
-        closeOnSignals(running);
-        process.once('SIGINT', () => pages?.close());
-      }
+      if (running && args.flags.has('exit')) await running.close();
+      else if (running) closeOnSignals(running);
     } finally {
       client.close();
       agent.destroy();

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { ChangedMigrationError, migrate } from '../db/migrate.ts';
@@ -5,7 +6,8 @@ import { closeOnSignals, startServer } from '../server.ts';
 import { advertiserCommands } from './advertiser-commands.ts';
 import { ApiClientError } from './api-client.ts';
 import { parseArgs } from './args.ts';
-import { type Command, operatorClient, UsageError } from './command.ts';
+import { backupCommands } from './backup-commands.ts';
+import { type Command, checkOptions, operatorClient, UsageError } from './command.ts';
 import { demoCommand } from './demo.ts';
 import { operatorCommands } from './operator-commands.ts';
 import { publisherCommands } from './publisher-commands.ts';
@@ -41,18 +43,35 @@ const serverCommands: Command[] = [
 /** Every command of `nativa`; modules append theirs here. */
 export const commands: Command[] = [
   ...serverCommands,
+  ...backupCommands,
   ...operatorCommands,
   ...advertiserCommands,
   ...publisherCommands,
   demoCommand,
 ];
 
-function help(): string {
-  const width = Math.max(...commands.map((command) => command.usage.length));
+const HELP_WIDTH = 100;
+
+/** Words of `text` on lines no wider than HELP_WIDTH, each starting with `indent`. */
+function wrap(text: string, indent: string): string[] {
+  const lines: string[] = [];
+  let line = indent;
+  for (const word of text.split(' ')) {
+    if (line.trim() !== '' && line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(line);
+      line = `${indent}  ${word}`;
+    } else line = line.trim() === '' ? `${indent}${word}` : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** Every command, its usage then its summary, fitting a 100-column terminal. */
+export function help(): string {
   return [
-    'Usage: nativa COMMAND [options] [--json]',
+    'Usage: nativa COMMAND [options] [--json]      nativa --version',
     '',
-    ...commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`),
+    ...commands.flatMap((command) => [...wrap(command.usage, '  '), ...wrap(command.summary, '      ')]),
     '',
     'Operator commands talk to NATIVA_URL (default https://localhost:8443) with NATIVA_TOKEN',
     '(default: the token in DATA_DIR/operator.token).',
@@ -60,8 +79,17 @@ function help(): string {
   ].join('\n');
 }
 
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
+  if (args.flags.has('version') || args.words[0] === '-v' || args.words[0] === 'version') {
+    process.stdout.write(`nativa ${version()}\n`);
+    return 0;
+  }
   if (args.words.length === 0 || args.flags.has('help') || args.flags.has('h') || args.words[0] === 'help') {
     process.stdout.write(help());
     return 0;
@@ -80,6 +108,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const rest = { ...args, words: args.words.slice(command.name.split(' ').length) };
   let client: ReturnType<typeof operatorClient> | undefined;
   try {
+    checkOptions(command, args);
     await command.run({
       args: rest,
       json: args.flags.has('json'),

@@ -30,6 +30,13 @@ export interface Database {
   writeGeneration?(table: string): number;
   /** PGlite only: the whole data directory as a tarball, to start other instances from. */
   snapshot?(): Promise<Blob>;
+  /**
+   * PGlite only: a consistent copy of the whole database (a gzipped data directory tarball), taken
+   * between transactions while the server keeps running.
+   */
+  backup?(): Promise<Blob>;
+  /** Connections in use and idle, and borrowers waiting for one (PGlite: its one connection's queue). */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -42,6 +49,12 @@ const NUMERIC = 1700;
 const DATE = 1082;
 const toNumber = (value: string): number => Number(value);
 const asText = (value: string): string => value;
+
+export interface PoolStats {
+  inUse: number;
+  idle: number;
+  waiting: number;
+}
 
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
@@ -84,6 +97,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       db,
       kind: 'postgres',
       writeGeneration: (table) => writes.generation(table),
+      poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       async withSession(work) {
         const client = await pool.connect();
         try {
@@ -119,6 +133,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind: 'pglite',
     writeGeneration: (table) => writes.generation(table),
     snapshot: () => pglite.dumpDataDir('none'),
+    async backup() {
+      const turn = await queue.connect();
+      try {
+        return await pglite.dumpDataDir('gzip');
+      } finally {
+        turn.release();
+      }
+    },
+    poolStats: () => ({ inUse: queue.held() ? 1 : 0, idle: queue.held() ? 0 : 1, waiting: queue.waiting() }),
     async withSession(work) {
       const turn = await queue.connect();
       try {

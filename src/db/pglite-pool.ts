@@ -8,8 +8,11 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
  * The cost is that all database work of an embedded instance is serialized, which is the nature
  * of an embedded single-file database anyway.
  */
-export function createPgliteQueue(pglite: PGlite): PostgresPool {
+export function createPgliteQueue(pglite: PGlite): PostgresPool & { waiting(): number; held(): boolean } {
   let tail: Promise<void> = Promise.resolve();
+  // Borrowers that asked for the connection and do not hold it yet (the queue's length).
+  let waiting = 0;
+  let held = false;
 
   const client = (release: () => void): PostgresPoolClient =>
     ({
@@ -27,14 +30,24 @@ export function createPgliteQueue(pglite: PGlite): PostgresPool {
 
   return {
     options: {},
+    waiting: () => waiting,
+    held: () => held,
     connect() {
       let release = (): void => {};
       const turn = new Promise<void>((resolve) => {
-        release = resolve;
+        release = () => {
+          held = false;
+          resolve();
+        };
       });
       const ready = tail;
       tail = tail.then(() => turn);
-      return ready.then(() => client(release));
+      waiting += 1;
+      return ready.then(() => {
+        waiting -= 1;
+        held = true;
+        return client(release);
+      });
     },
     async end() {
       await tail;

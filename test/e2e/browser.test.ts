@@ -74,7 +74,7 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
         ],
         teaserCount: 3,
       });
-      await db.updateTable('offers').set({ price_text: '19.90 €' }).where('id', 'in', world.offerIds).execute();
+      await db.updateTable('offers').set({ price_text: 'from 19.90 (was 25) -20%' }).where('id', 'in', world.offerIds).execute();
       await engineOf(server).refresh();
       const publisher = await startPublisherSite({ '/': pageWithBlock(world.blockId, server.url) });
       const context = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: DESKTOP_UA });
@@ -88,7 +88,17 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
         assert.equal(await teasers.count(), 3);
         assert.equal(await page.locator('[data-nativa-block] ul').getAttribute('aria-label'), 'Sponsored');
         assert.equal(await teasers.first().locator('.nativa-title').textContent(), `Ad ${world.campaignIds[0]}`);
-        assert.equal(await teasers.first().locator('.nativa-price').textContent(), '19.90 €');
+        // The price in the platform currency (USD by default), formatted in the browser's locale.
+        const [low, high] = await page.evaluate(() => {
+          const format = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' });
+          return [format.format(19.9), format.format(25)];
+        });
+        assert.equal(await teasers.first().locator('.nativa-price').textContent(), `from ${low} (was ${high}) -20%`);
+        // Disclosure on every teaser: the "Ad" mark and the advertiser's domain.
+        assert.equal(await page.locator('[data-nativa-block] .nativa-ad-mark').count(), 3);
+        assert.equal(await teasers.first().locator('.nativa-ad-mark').textContent(), 'Ad');
+        assert.ok(await teasers.first().locator('.nativa-ad-mark').isVisible());
+        assert.equal(await teasers.first().locator('.nativa-domain').textContent(), '127.0.0.1');
         assert.equal(await teasers.first().locator('a').getAttribute('rel'), 'sponsored noopener');
         const leaked = await page.evaluate(() => {
           const scope = globalThis as unknown as { __before: string[] };

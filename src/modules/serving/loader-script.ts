@@ -19,6 +19,19 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       return node;
     }
 
+    /** Every amount of the price text in the platform currency: from 90 (was 120) -25% becomes from $90.00 (was $120.00) -25%. */
+    function price(text, currency) {
+      var format;
+      try {
+        format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency });
+      } catch (error) {
+        return text + ' ' + currency;
+      }
+      return text.replace(/-?[0-9]+(?:[.][0-9]+)?%?/g, function (amount) {
+        return /%$/.test(amount) ? amount : format.format(Number(amount));
+      });
+    }
+
     function render(container, data) {
       if (!data || !data.teasers || !data.teasers.length) return;
       var list = el('ul', 'nativa-teasers');
@@ -42,9 +55,16 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
           image.style.cssText = 'display:block;width:100%;height:auto;aspect-ratio:1/1;object-fit:cover;border-radius:4px;';
           link.appendChild(image);
         }
-        link.appendChild(el('span', 'nativa-title', teaser.title)).style.cssText = 'display:block;font-weight:600;margin-top:6px;';
+        // Disclosure, as every ad network shows it: an "Ad" mark and whose ad it is.
+        var byline = link.appendChild(el('span', 'nativa-byline'));
+        byline.style.cssText = 'display:block;margin-top:6px;font-size:12px;color:#595959;';
+        byline.appendChild(el('span', 'nativa-ad-mark', 'Ad')).style.cssText =
+          'display:inline-block;margin-right:6px;padding:0 4px;border:1px solid currentColor;border-radius:3px;font-weight:700;';
+        if (teaser.domain) byline.appendChild(el('span', 'nativa-domain', teaser.domain));
+        link.appendChild(el('span', 'nativa-title', teaser.title)).style.cssText = 'display:block;font-weight:600;margin-top:2px;';
         if (teaser.price) {
-          link.appendChild(el('span', 'nativa-price', teaser.price)).style.cssText = 'display:block;margin-top:2px;';
+          link.appendChild(el('span', 'nativa-price', price(teaser.price, data.currency || 'USD'))).style.cssText =
+            'display:block;margin-top:2px;';
         }
         item.appendChild(link);
         list.appendChild(item);

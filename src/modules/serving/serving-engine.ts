@@ -53,6 +53,22 @@ export interface ClickLog {
   debug(details: object, message: string): void;
 }
 
+/**
+ * What this instance's serving has done since start, as plain counters (an increment on the hot
+ * path, nothing more); /api/metrics reads them when scraped.
+ */
+export interface ServingTally {
+  /** Teaser requests answered (block loads). */
+  impressions: number;
+  /** Teasers served, each counted as a view. */
+  views: number;
+  clicksAccepted: number;
+  clicksBilled: number;
+  /** Clicks settled or refused without billing, by why. */
+  refusals: Record<'bot' | 'limit' | 'funds' | 'duplicate', number>;
+  conversions: number;
+}
+
 export interface ServedTeaser {
   ad: AdEntry;
   clickToken: string;
@@ -76,13 +92,28 @@ export class ServingEngine {
   readonly impressions: ImpressionBuffer;
   private readonly acceptance: ClickBatcher;
   private readonly settler: ClickSettler;
+  readonly tally: ServingTally = {
+    impressions: 0,
+    views: 0,
+    clicksAccepted: 0,
+    clicksBilled: 0,
+    refusals: { bot: 0, limit: 0, funds: 0, duplicate: 0 },
+    conversions: 0,
+  };
 
   constructor(options: ServingOptions) {
     this.options = options;
     this.signer = new ClickSigner(options.signingSecret);
     this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
     this.settler = new ClickSettler({
-      settle: async (clickIds) => (await settleClicks(options.db, clickIds, await this.settlementSettings())).size,
+      settle: async (clickIds) => {
+        const outcomes = await settleClicks(options.db, clickIds, await this.settlementSettings());
+        for (const outcome of outcomes.values()) {
+          if (outcome === 'billed') this.tally.clicksBilled += 1;
+          else this.tally.refusals[outcome] += 1;
+        }
+        return outcomes.size;
+      },
       findLeftovers: (beforeMs, limit) => findAcceptedClicks(options.db, beforeMs, limit),
       clock: options.clock,
       onError: (error) => options.onError(error, 'settling clicks'),
@@ -174,6 +205,8 @@ export class ServingEngine {
     const now = this.options.clock.now();
     const winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, impression);
     const day = dayOf(now, this.options.timeZone);
+    this.tally.impressions += 1;
+    this.tally.views += winners.length;
     return winners.map((winner) => {
       const { ad } = winner;
       const claims: ClickClaims = {
@@ -228,6 +261,8 @@ export class ServingEngine {
         const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
         const advertiserId = campaign.advertiser.id;
         acceptance = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs, refusal });
+        if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
+        else this.tally.clicksAccepted += 1;
         if (acceptance === 'accepted') {
           campaign.spentTodayMicros += claims.chargeMicros;
           campaign.clicksToday += 1;
@@ -245,7 +280,15 @@ export class ServingEngine {
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
   async recordConversion(clickId: string, goal: GoalId): Promise<ConversionOutcome> {
-    return recordConversion(this.options.db, clickId, goal, this.options.clock.now(), await this.settlementSettings());
+    const outcome = await recordConversion(
+      this.options.db,
+      clickId,
+      goal,
+      this.options.clock.now(),
+      await this.settlementSettings(),
+    );
+    if (outcome === 'recorded') this.tally.conversions += 1;
+    return outcome;
   }
 
   /** Waits until every click submitted so far is accepted and settled (tests, benchmarks, shutdown). */

@@ -52,6 +52,8 @@ export interface AdEntry {
   image: string | null;
   url: string;
   urlMobile: string;
+  /** The advertiser's domain, shown on the teaser (from the ad's URL, without `www.`). */
+  domain: string;
   ctr: number;
 }
 
@@ -157,6 +159,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       image: offer.image_square ?? offer.image_wide,
       url: offer.url,
       urlMobile: offer.url_mobile,
+      domain: domainOf(offer.url),
       ctr: smoothedCtr(Number(seen?.views ?? 0), Number(seen?.clicks ?? 0)),
     };
     snapshot.ads.push(ad);
@@ -274,4 +277,13 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression): Winne
     }
   }
   return runAuction(candidates, impression.block.teaserCount);
+}
+
+/** The host of an ad's URL as a person reads it: `shop.example.com` for `https://www.shop.example.com/x`. */
+export function domainOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
 }

@@ -24,7 +24,11 @@ const TeaserSchema = Type.Object({
   id: Type.Integer({ description: 'Ad id.' }),
   title: Type.String({ description: 'Product title.' }),
   description: Type.String({ description: 'Product description.' }),
-  price: Type.String({ description: 'The price as text, as the advertiser wrote it.' }),
+  price: Type.String({
+    description:
+      "The price as text (from price, oldPrice, discount and discountType), in the response's `currency`; the embed script shows its numbers as amounts of that currency.",
+  }),
+  domain: Type.String({ description: "The advertiser's domain (the ad URL's host without `www.`), shown on the teaser." }),
   image: Type.Union([Type.String(), Type.Null()], { description: 'Square image URL (328×328); null when the ad has none.' }),
   url: Type.String({ description: 'Signed, single-use click link (valid one hour) that redirects to the advertiser.' }),
 });
@@ -32,6 +36,7 @@ const TeaserSchema = Type.Object({
 const TeasersResponse = Type.Object({
   block: Type.Integer({ description: 'Block id.' }),
   label: Type.String({ description: 'Accessible label of the teaser list.' }),
+  currency: Type.String({ description: 'The platform currency (ISO 4217, `CURRENCY`) of every price.' }),
   teasers: Type.Array(TeaserSchema, { description: 'Teasers in auction order; empty when nothing can serve.' }),
 });
 
@@ -63,6 +68,7 @@ const AudienceQuery = Type.Object({
 export function registerServingRoutes(app: App, context: AppContext): void {
   const { serving } = context;
   if (serving === undefined) return;
+  const { currency } = context.config;
 
   app.get(
     '/api/serve/loader.js',
@@ -111,11 +117,13 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       return {
         block: block.id,
         label: 'Sponsored',
+        currency,
         teasers: served.map(({ ad, clickToken }) => ({
           id: ad.offerId,
           title: ad.title,
           description: ad.description,
           price: ad.priceText,
+          domain: ad.domain,
           image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
           url: `${base}/serve/click/${clickToken}`,
         })),

@@ -60,6 +60,7 @@ function randomSnapshot(seed: number) {
       image: null,
       url: '',
       urlMobile: '',
+      domain: '',
       ctr: smoothedCtr(views, Math.floor(random() * views * 0.05)),
     };
     snapshot.ads.push(ad);
