@@ -49,7 +49,7 @@ function failingFields(response: TestResponse, format: Format): { field: string;
   return errors;
 }
 
-const countRows = async (table: 'offers' | 'campaigns' | 'sites') => {
+const countRows = async (table: 'offers' | 'campaigns' | 'sites' | 'blocks') => {
   const row = await server.server.context.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -82,6 +82,17 @@ for (const format of ['json', 'xml'] as const) {
       const errors = failingFields(await post(publisher.client, '/api/webmaster/sites', fields, format), format);
       assert.deepEqual(errors.map((error) => error.field).sort(), ['category_id', 'monthly_uniq_users', 'url']);
       assert.equal(await countRows('sites'), before);
+    });
+
+    it('names schema and rule failures of a block together', async () => {
+      const before = await countRows('blocks');
+      const fields = { title: '', count: 3, size: 5 };
+      const errors = failingFields(await post(publisher.client, '/api/webmaster/sites/1/blocks', fields, format), format);
+      assert.deepEqual(
+        errors.map((error) => error.field),
+        ['title', 'size'],
+      );
+      assert.equal(await countRows('blocks'), before);
     });
   });
 }
