@@ -2,7 +2,8 @@ import { hash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { AccountKind } from '../db/schema.ts';
-import { ApiError, errorBody, forbidden, unauthorized } from './errors.ts';
+import { ApiError, errorBody, type FieldError, forbidden, unauthorized } from './errors.ts';
+import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import type { RateLimitDecision } from './rate-limit.ts';
@@ -148,7 +149,10 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
-    const failure = classify(error);
+    let failure = classify(error);
+    if (failure.status === 422 && !(error instanceof ApiError) && error.validation) {
+      failure = withRuleErrors(failure, await ruleErrorsOf(request));
+    }
     if (failure.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
@@ -168,6 +172,17 @@ interface Failure {
   headers: Record<string, string>;
 }
 
+/** A schema's 422 with the route's own field rules merged in: every failing field at once. */
+function withRuleErrors(failure: Failure, ruleErrors: FieldError[]): Failure {
+  if (ruleErrors.length === 0) return failure;
+  const fieldErrors = mergeFieldErrors(failure.fieldErrors ?? [], ruleErrors);
+  return { ...failure, fieldErrors, message: validationMessage(fieldErrors) };
+}
+
+function validationMessage(fieldErrors: FieldError[]): string {
+  return fieldErrors.map((entry) => `${entry.field}: ${entry.message}`).join(' ');
+}
+
 function classify(error: FastifyError | ApiError): Failure {
   if (error instanceof ApiError) {
     return {
@@ -183,7 +198,7 @@ function classify(error: FastifyError | ApiError): Failure {
     const fieldErrors = fieldErrorsFromValidation(error.validation as Parameters<typeof fieldErrorsFromValidation>[0]);
     return {
       status: 422,
-      message: fieldErrors.map((entry) => `${entry.field}: ${entry.message}`).join(' '),
+      message: validationMessage(fieldErrors),
       code: 0,
       fieldErrors,
       headers: {},

@@ -28,6 +28,10 @@ export const TEXT_PATTERN_MESSAGE = 'Must not contain NUL characters or unpaired
 /** An object's id: a positive int4. */
 export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: INT4_MAX, description });
 
+/** Whether a value of an input that may have failed its schema is an id `Id` accepts. */
+export const isId = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= INT4_MAX;
+
 /** A count or other whole number, bounded by default to what an int4 column holds. */
 export const Count = (description: string, bounds: { minimum?: number; maximum?: number } = {}) =>
   Type.Integer({ minimum: bounds.minimum ?? 0, maximum: bounds.maximum ?? INT4_MAX, description });
@@ -37,12 +41,17 @@ export const PageNumber = (description: string) => Type.Integer({ minimum: 1, ma
 
 /**
  * An amount of money: a number (or decimal string, no exponent) of at most MAX_MONEY_UNITS, so
- * its micro-units are exact in a JavaScript number and in a bigint column.
+ * its micro-units are exact in a JavaScript number and in a bigint column. Narrower bounds apply
+ * to the number form; the service checks a decimal string's amount (and the 4 fraction digits).
  */
-export const Money = (description: string) =>
+export const Money = (description: string, bounds: { minimum?: number; exclusiveMinimum?: number; maximum?: number } = {}) =>
   Type.Union(
     [
-      Type.Number({ minimum: -MAX_MONEY_UNITS, maximum: MAX_MONEY_UNITS }),
+      Type.Number({
+        minimum: bounds.exclusiveMinimum === undefined ? (bounds.minimum ?? -MAX_MONEY_UNITS) : undefined,
+        exclusiveMinimum: bounds.exclusiveMinimum,
+        maximum: bounds.maximum ?? MAX_MONEY_UNITS,
+      }),
       Type.String({ pattern: '^-?\\d{1,10}(\\.\\d{1,12})?$' }),
     ],
     { description },

@@ -14,7 +14,7 @@ const ACCEPTS: Record<NonNullable<MoneyRule['sign']>, (micros: number) => boolea
   'non-zero': (micros) => micros !== 0,
 };
 
-/** The amount of a MoneyInput field in micros, or the field's 422 entry. */
+/** The amount of a Money field in micros, or the field's 422 entry. */
 export function checkMoney(value: unknown, field: string, rule: MoneyRule = {}): number | FieldError {
   const micros = parseMoney(value);
   const fits =
@@ -27,7 +27,7 @@ export function checkMoney(value: unknown, field: string, rule: MoneyRule = {}):
   return { field, message: `Must be ${amount}${limit} with at most 4 fraction digits.` };
 }
 
-/** The amount of a MoneyInput field in micros; 422 naming the field when it is not one. */
+/** The amount of a Money field in micros; 422 naming the field when it is not one. */
 export function readMoney(value: unknown, field: string, rule: MoneyRule = {}): number {
   const checked = checkMoney(value, field, rule);
   if (typeof checked !== 'number') throw invalidField(checked.field, checked.message);

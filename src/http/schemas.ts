@@ -1,17 +1,14 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { Id } from './input-types.ts';
 
 /** Shapes shared by many routes. Every property carries a description: that is the API documentation. */
 
 export const IdParams = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Numeric identifier.' }),
+  id: Id('Numeric identifier.'),
 });
 
 /** A boolean input; `true/false/1/0` are all accepted (the conventions layer normalizes `"1"`/`"0"`). */
 export const Flag = (description: string) => Type.Boolean({ description });
-
-/** An amount of money: a number (or decimal string) with at most 4 fraction digits. */
-export const MoneyInput = (description: string) =>
-  Type.Union([Type.Number(), Type.String({ pattern: '^-?\\d+(\\.\\d+)?$' })], { description });
 
 export const IsoDate = (description: string) =>
   Type.String({ format: 'date', description: `${description} ISO 8601 date, YYYY-MM-DD.` });

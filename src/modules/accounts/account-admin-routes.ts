@@ -1,16 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
+import { Id, Money, Text } from '../../http/input-types.ts';
 import { readMoney } from '../../http/money-input.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { type App, accountOf } from '../../http/routes.ts';
-import { errorResponses, IdParams, MoneyInput } from '../../http/schemas.ts';
+import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { created } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
 import type { listLedgerEntries } from '../ledger/ledger.ts';
 import { accountLedger, adjustBalance, getAccount, listAccountsPage, registerAccount } from './account-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
-const text = (description: string, maxLength = 255) => Type.Optional(Type.String({ maxLength, description }));
+const text = (description: string, maxLength = 255) => Type.Optional(Text(description, { maxLength }));
 
 const CreateUserBody = Type.Object(
   {
@@ -20,16 +21,16 @@ const CreateUserBody = Type.Object(
         description: 'Account kind; `webmaster` is an alias of publisher.',
       },
     ),
-    username: Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$', description: 'Login.' }),
-    email: Type.String({ format: 'email', maxLength: 254, description: 'E-mail.' }),
+    username: Text('Login.', { minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$' }),
+    email: Text('E-mail.', { format: 'email', maxLength: 254 }),
     name: text('Personal name.'),
     url: text('Company website.', 2048),
     whatsapp: text('Messenger contact.', 64),
     telegram: text('Messenger contact.', 64),
     skype: text('Messenger contact.', 64),
     phone: text('Phone.', 32),
-    maxmoney: Type.Optional(MoneyInput('Daily budget across all campaigns; 0 means none.')),
-    parentId: Type.Optional(Type.Integer({ minimum: 1, description: 'Id of the account this one is a referral of.' })),
+    maxmoney: Type.Optional(Money('Daily budget across all campaigns; 0 means none.', { minimum: 0 })),
+    parentId: Type.Optional(Id('Id of the account this one is a referral of.')),
   },
   { additionalProperties: false },
 );
@@ -45,8 +46,8 @@ const ListUsersQuery = Type.Object({
 
 const BalanceBody = Type.Object(
   {
-    amount: MoneyInput('Amount to credit (positive) or debit (negative), at most 4 fraction digits.'),
-    comment: Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the ledger.' }),
+    amount: Money('Amount to credit (positive) or debit (negative), at most 4 fraction digits.'),
+    comment: Text('Why; kept in the ledger.', { minLength: 1, maxLength: 500 }),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
+import { Text } from '../../http/input-types.ts';
 import { pageParameters, slicePage } from '../../http/pagination.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
@@ -7,7 +8,7 @@ import { created } from '../../http/urls.ts';
 import { issueToken, listAccountTokens, revokeTokenById } from './account-service.ts';
 
 const TokenBody = Type.Object(
-  { name: Type.Optional(Type.String({ maxLength: 100, description: 'A label for the token, e.g. where it is used.' })) },
+  { name: Type.Optional(Text('A label for the token, e.g. where it is used.', { maxLength: 100 })) },
   { additionalProperties: false },
 );
 

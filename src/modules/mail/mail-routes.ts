@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/errors.ts';
+import { Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { confirmEmail } from './email-confirmation.ts';
 
 const ConfirmParams = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 100, description: 'The token of the link.' }),
+  token: Text('The token of the link.', { minLength: 1, maxLength: 100 }),
 });
 
 const ConfirmedSchema = Type.Object(

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
+import { Id } from '../../http/input-types.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
@@ -42,7 +43,7 @@ const OutboxQuery = Type.Object({
       { description: 'Only messages in this state.' },
     ),
   ),
-  userId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only messages about this account.' })),
+  userId: Type.Optional(Id('Only messages about this account.')),
 });
 
 function toOutboxMessage(row: OutboxRow): Static<typeof OutboxMessageSchema> {

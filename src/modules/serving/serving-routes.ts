@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../http/errors.ts';
+import { Id, Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
@@ -17,7 +18,7 @@ const PUBLIC = { access: 'public' as const };
 const tags = ['Serving'];
 
 const BlockParams = Type.Object({
-  blockId: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Block id (from the embed code).' }),
+  blockId: Id('Block id (from the embed code).'),
 });
 
 const TeaserSchema = Type.Object({
@@ -41,7 +42,7 @@ const TeasersResponse = Type.Object({
 });
 
 const ClickParams = Type.Object({
-  token: Type.String({ maxLength: 100, description: 'The signed click token.' }),
+  token: Text('The signed click token.', { maxLength: 100 }),
 });
 
 const GoalNames = Type.Union(
@@ -50,7 +51,7 @@ const GoalNames = Type.Union(
 );
 
 const ConversionQuery = Type.Object({
-  click_id: Type.String({ minLength: 1, maxLength: 64, description: 'The click id the ad URL received through `{click_id}`.' }),
+  click_id: Text('The click id the ad URL received through `{click_id}`.', { minLength: 1, maxLength: 64 }),
   goal: GoalNames,
 });
 
@@ -61,7 +62,7 @@ const ConversionResponse = Type.Object({
 });
 
 const AudienceQuery = Type.Object({
-  advertiser: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Advertiser account id.' }),
+  advertiser: Id('Advertiser account id.'),
 });
 
 /** The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. */

@@ -1,10 +1,11 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
-import { readMoney } from '../../../http/money-input.ts';
+import { type Unchecked, uncheckedBody } from '../../../http/field-rules.ts';
+import { Count, Id, Money, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
-import { errorResponses, Flag, IdParams, MoneyInput } from '../../../http/schemas.ts';
+import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';
@@ -12,6 +13,8 @@ import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
 import { TargetIdParameter } from '../statistics/filters.ts';
 import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
 import {
+  type CampaignInput,
+  campaignFieldErrors,
   changeCampaign,
   createCampaign,
   getCampaignWithStats,
@@ -21,26 +24,24 @@ import {
 } from './campaign-service.ts';
 
 const periodParameters = {
-  dateFrom: Type.Optional(Type.String({ description: 'First day of the statistics period (inclusive), YYYY-MM-DD.' })),
-  dateTo: Type.Optional(Type.String({ description: 'Last day of the statistics period (inclusive), YYYY-MM-DD.' })),
+  dateFrom: Type.Optional(Text('First day of the statistics period (inclusive), YYYY-MM-DD.')),
+  dateTo: Type.Optional(Text('Last day of the statistics period (inclusive), YYYY-MM-DD.')),
   targetId: TargetIdParameter,
 };
 
 const selectionParameters = {
-  type: Type.Optional(Type.Integer({ minimum: 1, maximum: 2, description: 'Campaign type: 1 retargeting, 2 standard.' })),
-  archived: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 1, description: 'Archived campaigns: 0 included, 1 not included (default).' }),
-  ),
+  type: Type.Optional(Count('Campaign type: 1 retargeting, 2 standard.', { minimum: 1, maximum: 2 })),
+  archived: Type.Optional(Count('Archived campaigns: 0 included, 1 not included (default).', { maximum: 1 })),
 };
 
 const CampaignListQuery = Type.Object({
   ...pageParameters,
   ...periodParameters,
   ...selectionParameters,
-  id: Type.Optional(Type.String({ description: 'Only these campaigns: comma-separated ids.' })),
+  id: Type.Optional(Text('Only these campaigns: comma-separated ids.')),
   filter: Type.Optional(
     Type.Object(
-      { id: Type.Optional(Type.String({ description: 'Only these campaigns: comma-separated ids.' })) },
+      { id: Type.Optional(Text('Only these campaigns: comma-separated ids.')) },
       { description: '`filter[id]`: the same as `id`.' },
     ),
   ),
@@ -49,24 +50,25 @@ const CampaignListQuery = Type.Object({
 const CampaignQuery = Type.Object({
   ...periodParameters,
   ...selectionParameters,
-  expand: Type.Optional(Type.String({ description: '`offers` embeds the campaign’s ads.' })),
+  expand: Type.Optional(Text('`offers` embeds the campaign’s ads.')),
 });
 
 const CreateCampaignBody = Type.Object(
   {
-    title: Type.String({ minLength: 1, maxLength: 255, description: 'Title.' }),
-    category_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'A root product category.' }),
+    title: Text('Title.', { minLength: 1, maxLength: 255 }),
+    category_id: Id('A root product category.'),
     geo: Type.Optional(
-      Type.Union([Type.Array(Type.String({ maxLength: 8 }), { maxItems: 300 }), Type.String({ maxLength: 2000 })], {
-        description:
-          'Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere.',
-      }),
+      Type.Union(
+        [Type.Array(Text('A country code.', { maxLength: 8 }), { maxItems: 300 }), Text('Country codes.', { maxLength: 2000 })],
+        {
+          description:
+            'Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere.',
+        },
+      ),
     ),
     isRetarget: Type.Optional(Flag('Whether it is a retargeting campaign (default false).')),
-    maxmoney: Type.Optional(MoneyInput('Daily spending limit; 0 (default) means none.')),
-    maxclicks: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Daily click limit; 0 (default) means none.' }),
-    ),
+    maxmoney: Type.Optional(Money('Daily spending limit; 0 (default) means none.', { minimum: 0 })),
+    maxclicks: Type.Optional(Count('Daily click limit; 0 (default) means none.', { maximum: 1_000_000_000 })),
     active: Type.Optional(Flag('Activity flag (default true).')),
   },
   { additionalProperties: false },
@@ -81,6 +83,23 @@ const ChangeCampaignBody = Type.Object(
 );
 
 const CampaignWithOffers = campaignWithOffers(AdSchema);
+
+type CreateCampaignFields = Static<typeof CreateCampaignBody>;
+
+/** The API's names of a new campaign's fields, in the service's words. */
+function toCampaignInput(body: CreateCampaignFields): CampaignInput;
+function toCampaignInput(body: Unchecked<CreateCampaignFields>): Unchecked<CampaignInput>;
+function toCampaignInput(body: Unchecked<CreateCampaignFields>): Unchecked<CampaignInput> {
+  return {
+    title: body.title,
+    categoryId: body.category_id,
+    geo: body.geo,
+    isRetarget: body.isRetarget,
+    active: body.active,
+    dailyBudget: body.maxmoney,
+    dailyClickLimit: body.maxclicks,
+  };
+}
 
 const statsQuery = (query: { dateFrom?: string; dateTo?: string; targetId?: number }) => ({
   period: readPeriod({ from: query.dateFrom, to: query.dateTo }),
@@ -156,24 +175,10 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         body: CreateCampaignBody,
         response: { 201: CampaignSchema, ...errorResponses(401, 403, 422) },
       },
+      config: { fieldRules: (request) => campaignFieldErrors(db, toCampaignInput(uncheckedBody(request))) },
     },
     async (request, reply) => {
-      const { body } = request;
-      const dailyBudgetMicros = body.maxmoney === undefined ? 0 : readMoney(body.maxmoney, 'maxmoney', { sign: 'non-negative' });
-      const campaign = await createCampaign(
-        db,
-        accountOf(request),
-        {
-          title: body.title,
-          categoryId: body.category_id,
-          geo: body.geo,
-          isRetarget: body.isRetarget,
-          active: body.active,
-          dailyBudgetMicros,
-          dailyClickLimit: body.maxclicks,
-        },
-        new Date(clock.now()),
-      );
+      const campaign = await createCampaign(db, accountOf(request), toCampaignInput(request.body), new Date(clock.now()));
       return created(request, reply, `/api/advertiser/campaigns/${campaign.id}`, campaign);
     },
   );

@@ -1,5 +1,8 @@
 import type { Db } from '../../../db/database.ts';
-import { invalidField, notFound } from '../../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import type { Unchecked } from '../../../http/field-rules.ts';
+import { isId } from '../../../http/input-types.ts';
+import { checkMoney } from '../../../http/money-input.ts';
 import { asModerationStatus, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
 import type { Period } from '../../statistics/period.ts';
 import { offersWithTotals } from '../offers/offer-service.ts';
@@ -17,7 +20,7 @@ import {
   updateCampaignFlags,
 } from './campaign-repository.ts';
 import { type Campaign, type CampaignRecord, toCampaign } from './campaign-schema.ts';
-import { readGeo } from './geo.ts';
+import { checkGeo } from './geo.ts';
 
 export interface CampaignQuery extends CampaignListFilter {
   period: Period;
@@ -68,29 +71,57 @@ export interface CampaignInput {
   geo?: unknown;
   isRetarget?: boolean;
   active?: boolean;
-  dailyBudgetMicros: number;
+  /** The daily spending limit as sent (an amount); 0 or none means no limit. */
+  dailyBudget?: number | string;
   dailyClickLimit?: number;
 }
 
 const LIFETIME: Period = { from: undefined, to: undefined };
 
+/**
+ * Every rule of a campaign's fields beyond its schema. Written for input its schema may have
+ * refused: a field that is absent or ill-typed is left to the schema. Errors name the API's fields.
+ */
+async function checkCampaign(
+  db: Db,
+  input: Unchecked<CampaignInput>,
+): Promise<{ problems: FieldError[]; checked?: { geo: string[]; dailyBudgetMicros: number } }> {
+  const problems: FieldError[] = [];
+  if (typeof input.title === 'string' && input.title.trim() === '')
+    problems.push({ field: 'title', message: 'Must not be empty.' });
+  if (isId(input.categoryId) && !(await isRootCategory(db, input.categoryId))) {
+    problems.push({ field: 'category_id', message: 'Must be the id of a root category (GET /advertiser/categories).' });
+  }
+  const geo = checkGeo(input.geo);
+  if (!Array.isArray(geo)) problems.push(geo);
+  const dailyBudgetMicros =
+    input.dailyBudget === undefined ? 0 : checkMoney(input.dailyBudget, 'maxmoney', { sign: 'non-negative' });
+  if (typeof dailyBudgetMicros !== 'number') problems.push(dailyBudgetMicros);
+  if (problems.length > 0 || !Array.isArray(geo) || typeof dailyBudgetMicros !== 'number') return { problems };
+  return { problems, checked: { geo, dailyBudgetMicros } };
+}
+
+/** The 422 entries of a campaign's fields by the rules of its service (the route's `fieldRules`). */
+export async function campaignFieldErrors(db: Db, input: Unchecked<CampaignInput>): Promise<FieldError[]> {
+  return (await checkCampaign(db, input)).problems;
+}
+
 /** Creates a campaign awaiting moderation (status 0); answers it with its (empty) statistics. */
 export async function createCampaign(db: Db, advertiserId: number, input: CampaignInput, now: Date): Promise<Campaign> {
-  const campaign: NewCampaign = {
-    advertiserId,
-    title: input.title.trim(),
-    categoryId: input.categoryId,
-    geo: readGeo(input.geo),
-    isRetarget: input.isRetarget ?? false,
-    active: input.active ?? true,
-    dailyBudgetMicros: input.dailyBudgetMicros,
-    dailyClickLimit: input.dailyClickLimit ?? 0,
-    now,
-  };
   const id = await db.transaction().execute(async (trx) => {
-    if (!(await isRootCategory(trx, campaign.categoryId))) {
-      throw invalidField('category_id', 'Must be the id of a root category (GET /advertiser/categories).');
-    }
+    const { problems, checked } = await checkCampaign(trx, input);
+    if (checked === undefined) throw validationFailed(problems);
+    const campaign: NewCampaign = {
+      advertiserId,
+      title: input.title.trim(),
+      categoryId: input.categoryId,
+      geo: checked.geo,
+      isRetarget: input.isRetarget ?? false,
+      active: input.active ?? true,
+      dailyBudgetMicros: checked.dailyBudgetMicros,
+      dailyClickLimit: input.dailyClickLimit ?? 0,
+      now,
+    };
     return insertCampaign(trx, campaign);
   });
   return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;

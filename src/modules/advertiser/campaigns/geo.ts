@@ -1,4 +1,4 @@
-import { type FieldError, invalidField } from '../../../http/errors.ts';
+import type { FieldError } from '../../../http/errors.ts';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
@@ -16,24 +16,24 @@ export function isCountryCode(code: string): boolean {
 
 /**
  * Reads `geo` as an array of codes or a comma-separated string; empty means everywhere. Codes are
- * upper-cased and de-duplicated; an unknown code is a 422 naming it.
+ * upper-cased and de-duplicated; an unknown code is the field's 422 entry, naming it.
  */
-export function readGeo(value: unknown, field = 'geo'): string[] {
+export function checkGeo(value: unknown, field = 'geo'): string[] | FieldError {
   if (value === undefined || value === null || value === '') return [];
   // Validation coerces a lone string into a one-element array, so every element may be a list.
   const items: unknown[] = Array.isArray(value) ? value : [value];
   if (items.some((item) => typeof item !== 'string'))
-    throw invalidField(field, 'Must be a list of ISO 3166-1 alpha-2 country codes.');
+    return { field, message: 'Must be a list of ISO 3166-1 alpha-2 country codes.' };
   const parts = (items as string[]).flatMap((item) => item.split(','));
   const codes: string[] = [];
-  const problems: FieldError[] = [];
+  const problems: string[] = [];
   for (const part of parts) {
     const code = String(part).trim().toUpperCase();
     if (code === '') continue;
-    if (!isCountryCode(code)) problems.push({ field, message: `${String(part)} is not an ISO 3166-1 alpha-2 country code.` });
+    if (!isCountryCode(code)) problems.push(`${String(part)} is not an ISO 3166-1 alpha-2 country code.`);
     else if (!codes.includes(code)) codes.push(code);
   }
-  if (problems.length > 0) throw invalidField(field, problems.map((problem) => problem.message).join(' '));
-  if (codes.length > 250) throw invalidField(field, 'At most 250 countries.');
+  if (problems.length > 0) return { field, message: problems.join(' ') };
+  if (codes.length > 250) return { field, message: 'At most 250 countries.' };
   return codes;
 }

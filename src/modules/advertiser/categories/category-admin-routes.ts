@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { Count, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import type { App } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
@@ -10,13 +11,11 @@ import { createCategory, editCategory, getCategory, removeCategory } from './cat
 
 const AdminListQuery = Type.Object({
   ...pageParameters,
-  parentId: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Only children of this category; 0 for the root categories.' }),
-  ),
+  parentId: Type.Optional(Count('Only children of this category; 0 for the root categories.')),
 });
 
-const Title = Type.String({ minLength: 1, maxLength: 100, description: 'Title.' });
-const ParentId = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+const Title = Text('Title.', { minLength: 1, maxLength: 100 });
+const ParentId = Type.Union([Count('A category id, or 0.'), Type.Null()], {
   description: 'Parent category id; 0 or null for a root category.',
 });
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { Id } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
@@ -9,7 +10,7 @@ import { subCategoriesOfCampaign } from './category-service.ts';
 
 const SubCategoriesQuery = Type.Object({
   ...pageParameters,
-  id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Campaign id.' }),
+  id: Id('Campaign id.'),
 });
 
 /** The product category tree as advertisers read it (operators edit it: category-admin-routes.ts). */

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
+import { Count, Money, Text } from '../../../http/input-types.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
-import { errorResponses, IdParams, MoneyInput } from '../../../http/schemas.ts';
+import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { listAccountsPage } from '../../accounts/account-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
@@ -15,12 +16,12 @@ import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
 import { TargetIdParameter } from '../statistics/filters.ts';
 import { createClient, getClient, moveClientBalance } from './client-service.ts';
 
-const text = (description: string, maxLength = 255) => Type.Optional(Type.String({ maxLength, description }));
+const text = (description: string, maxLength = 255) => Type.Optional(Text(description, { maxLength }));
 
 const CreateClientBody = Type.Object(
   {
-    user: Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$', description: 'Login of the new account.' }),
-    email: Type.String({ format: 'email', maxLength: 254, description: 'E-mail; a confirmation link is sent there.' }),
+    user: Text('Login of the new account.', { minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$' }),
+    email: Text('E-mail; a confirmation link is sent there.', { format: 'email', maxLength: 254 }),
     url: text('Company website.', 2048),
     name: text('Personal name.'),
     telegram: text('Messenger contact.', 64),
@@ -33,7 +34,7 @@ const CreateClientBody = Type.Object(
 
 const BalanceBody = Type.Object(
   {
-    balance: MoneyInput(
+    balance: Money(
       'Amount by which the client balance changes, taken from (positive) or returned to (negative) your own balance; at most 4 fraction digits.',
     ),
   },
@@ -41,19 +42,11 @@ const BalanceBody = Type.Object(
 );
 
 const ClientQuery = Type.Object({
-  expand: Type.Optional(Type.String({ description: 'Related lists to embed: `campaigns`.' })),
-  dateFrom: Type.Optional(
-    Type.String({ description: 'With expand=campaigns: first day of their statistics period, YYYY-MM-DD.' }),
-  ),
-  dateTo: Type.Optional(Type.String({ description: 'With expand=campaigns: last day of their statistics period, YYYY-MM-DD.' })),
+  expand: Type.Optional(Text('Related lists to embed: `campaigns`.')),
+  dateFrom: Type.Optional(Text('With expand=campaigns: first day of their statistics period, YYYY-MM-DD.')),
+  dateTo: Type.Optional(Text('With expand=campaigns: last day of their statistics period, YYYY-MM-DD.')),
   targetId: TargetIdParameter,
-  archived: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 1,
-      description: 'With expand=campaigns: archived campaigns 0 included, 1 not (default).',
-    }),
-  ),
+  archived: Type.Optional(Count('With expand=campaigns: archived campaigns 0 included, 1 not (default).', { maximum: 1 })),
 });
 
 /** A client with, on `expand=campaigns`, every campaign of the client and its statistics. */

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { notFound } from '../../../http/errors.ts';
+import { Count, Id, Text } from '../../../http/input-types.ts';
 import { pageParameters, slicePage } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
@@ -17,18 +18,15 @@ import {
 } from './coefficient-service.ts';
 import { parseDevice, parseSiteTarget } from './targets.ts';
 
-const CampaignId = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Campaign id.' });
+const CampaignId = Id('Campaign id.');
 const CampaignParams = Type.Object({ campaign: CampaignId });
 const SiteParams = Type.Object({
   campaign: CampaignId,
-  id: Type.String({
-    pattern: '^\\d+(s\\d+)?$',
-    description: 'Site id `123` (the whole site) or `123s45` (block 45 of site 123).',
-  }),
+  id: Text('Site id `123` (the whole site) or `123s45` (block 45 of site 123).', { pattern: '^\\d{1,10}(s\\d{1,10})?$' }),
 });
 const DeviceParams = Type.Object({
   campaign: CampaignId,
-  type: Type.String({ description: 'Device type: desktop, mobile, tablet (or 1, 2, 3).' }),
+  type: Text('Device type: desktop, mobile, tablet (or 1, 2, 3).', { maxLength: 16 }),
 });
 
 const CoefBody = Type.Object(
@@ -37,16 +35,10 @@ const CoefBody = Type.Object(
 );
 
 const statisticsFilters = {
-  dateFrom: Type.Optional(
-    Type.String({ description: 'First day, ISO 8601 (YYYY-MM-DD), platform time zone; none: from the start.' }),
-  ),
-  dateTo: Type.Optional(Type.String({ description: 'Last day, inclusive; none: up to now.' })),
+  dateFrom: Type.Optional(Text('First day, ISO 8601 (YYYY-MM-DD), platform time zone; none: from the start.')),
+  dateTo: Type.Optional(Text('Last day, inclusive; none: up to now.')),
   targetId: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 3,
-      description: 'Conversions counted as orders: 0 all, 1 purchase, 2 registration, 3 intermediate goal.',
-    }),
+    Count('Conversions counted as orders: 0 all, 1 purchase, 2 registration, 3 intermediate goal.', { maximum: 3 }),
   ),
 };
 const SiteStatisticsQuery = Type.Object({ ...pageParameters, ...statisticsFilters });

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { uncheckedBody } from '../../../http/field-rules.ts';
+import { Count, Id, Money, Text } from '../../../http/input-types.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
-import { errorResponses, Flag, IdParams, MoneyInput, NoContent } from '../../../http/schemas.ts';
+import { errorResponses, Flag, IdParams, NoContent } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
@@ -9,10 +11,19 @@ import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
 import { TargetIdParameter } from '../statistics/filters.ts';
 import { DISCOUNT_TYPES } from './discount-types.ts';
 import { AdSchema, toAd } from './offer-schema.ts';
-import { createOffer, deleteOffer, offerTotals, requireOffer, switchOffer } from './offer-service.ts';
+import {
+  createOffer,
+  DESCRIPTION_LIMIT_TH,
+  deleteOffer,
+  MAX_CLICK_PRICE,
+  offerFieldErrors,
+  offerTotals,
+  requireOffer,
+  switchOffer,
+} from './offer-service.ts';
 
 const CampaignParams = Type.Object({
-  campaign: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Campaign id.' }),
+  campaign: Id('Campaign id.'),
 });
 
 const DiscountTypeSchema = Type.Object(
@@ -24,31 +35,26 @@ const DiscountTypeSchema = Type.Object(
 );
 
 const ImageDataUri = (description: string) =>
-  Type.String({
-    maxLength: 3_000_000,
-    description: `${description} A data URI: data:image/png;base64,... or data:image/jpeg;base64,...`,
-  });
+  Text(`${description} A data URI: data:image/png;base64,... or data:image/jpeg;base64,...`, { maxLength: 3_000_000 });
 
 const CreateOfferBody = Type.Object(
   {
-    campaignId: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The owning campaign.' }),
-    title: Type.Optional(Type.String({ maxLength: 255, description: 'Product title; defaults to the description (extension).' })),
-    description: Type.String({
-      maxLength: 1000,
-      description: 'Teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH).',
+    campaignId: Id('The owning campaign.'),
+    title: Type.Optional(Text('Product title; defaults to the description (extension).', { maxLength: 255 })),
+    description: Text('Teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH).', {
+      maxLength: DESCRIPTION_LIMIT_TH,
     }),
-    url: Type.String({ maxLength: 2048, description: 'Target URL (http or https).' }),
-    url_mobile: Type.Optional(Type.String({ maxLength: 2048, description: 'Target URL for mobile devices (extension).' })),
-    price: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Price.' })),
-    discount: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 3, description: 'How the price reads: 1 discount, 2 "from", 3 "up to".' }),
-    ),
-    discountType: Type.Optional(Type.String({ maxLength: 32, description: 'One of GET /advertiser/discountType/{campaign}.' })),
-    oldPrice: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Price before the discount.' })),
-    subCategory: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'A subcategory of the campaign’s category.' }),
-    ),
-    clickPrice: MoneyInput('Price per click (the bid): above 0, at most 1000, at most 4 fraction digits.'),
+    url: Text('Target URL (http or https).', { maxLength: 2048 }),
+    url_mobile: Type.Optional(Text('Target URL for mobile devices (extension).', { maxLength: 2048 })),
+    price: Type.Optional(Count('Price.', { maximum: 1_000_000_000 })),
+    discount: Type.Optional(Count('How the price reads: 1 discount, 2 "from", 3 "up to".', { minimum: 1, maximum: 3 })),
+    discountType: Type.Optional(Text('One of GET /advertiser/discountType/{campaign}.', { maxLength: 32 })),
+    oldPrice: Type.Optional(Count('Price before the discount.', { maximum: 1_000_000_000 })),
+    subCategory: Type.Optional(Id('A subcategory of the campaign’s category.')),
+    clickPrice: Money(`Price per click (the bid): above 0, at most ${MAX_CLICK_PRICE}, at most 4 fraction digits.`, {
+      exclusiveMinimum: 0,
+      maximum: MAX_CLICK_PRICE,
+    }),
     rectangle: ImageDataUri('Main rectangular image (shown as img_wide).'),
     square: ImageDataUri('Square image (shown as img).'),
   },
@@ -56,8 +62,8 @@ const CreateOfferBody = Type.Object(
 );
 
 const OfferQuery = Type.Object({
-  dateFrom: Type.Optional(Type.String({ description: 'First day of the statistics period (inclusive), YYYY-MM-DD.' })),
-  dateTo: Type.Optional(Type.String({ description: 'Last day of the statistics period (inclusive), YYYY-MM-DD.' })),
+  dateFrom: Type.Optional(Text('First day of the statistics period (inclusive), YYYY-MM-DD.')),
+  dateTo: Type.Optional(Text('Last day of the statistics period (inclusive), YYYY-MM-DD.')),
   targetId: TargetIdParameter,
 });
 
@@ -95,6 +101,7 @@ export function registerOfferRoutes(app: App, context: AppContext): void {
         body: CreateOfferBody,
         response: { 201: AdSchema, ...errorResponses(401, 403, 422) },
       },
+      config: { fieldRules: (request) => offerFieldErrors(db, accountOf(request), uncheckedBody(request)) },
     },
     async (request, reply) => {
       const advertiserId = accountOf(request);

@@ -1,5 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
+import type { Unchecked } from '../../../http/field-rules.ts';
+import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
 import { asModerationStatus, MODERATION, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
 import type { ImageStore } from '../../images/image-store.ts';
@@ -25,6 +27,7 @@ export const DESCRIPTION_LIMIT = 60;
 export const DESCRIPTION_LIMIT_TH = 100;
 /** The highest bid per click accepted, in currency units. */
 export const MAX_CLICK_PRICE = 1000;
+const CLICK_PRICE_RULE = { sign: 'positive', max: MAX_CLICK_PRICE } as const;
 
 export interface OfferInput {
   campaignId: number;
@@ -42,7 +45,8 @@ export interface OfferInput {
   square: string;
 }
 
-function checkUrl(value: string, field: string, problems: FieldError[]): void {
+function checkUrl(value: unknown, field: string, problems: FieldError[]): void {
+  if (typeof value !== 'string') return;
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -52,6 +56,83 @@ function checkUrl(value: string, field: string, problems: FieldError[]): void {
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
     problems.push({ field, message: 'Must be an absolute http or https URL.' });
   }
+}
+
+const isPrice = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
+
+/** An ad's fields that passed every rule, in the form it is stored. */
+interface CheckedOffer {
+  bidMicros: number;
+  rectangle: Buffer;
+  square: Buffer;
+}
+
+/**
+ * Every rule of an ad's fields beyond its schema, against its campaign. Written for input its
+ * schema may have refused: a field that is absent or ill-typed is left to the schema.
+ */
+async function checkOffer(
+  db: Db,
+  advertiserId: number,
+  input: Unchecked<OfferInput>,
+): Promise<{ problems: FieldError[]; checked?: CheckedOffer }> {
+  const problems: FieldError[] = [];
+  const campaign = isId(input.campaignId) ? await findCampaign(db, advertiserId, input.campaignId) : undefined;
+  if (isId(input.campaignId)) {
+    if (campaign === undefined) problems.push({ field: 'campaignId', message: 'No such campaign.' });
+    else if (campaign.archived) problems.push({ field: 'campaignId', message: 'The campaign is archived.' });
+  }
+
+  if (typeof input.description === 'string') {
+    const description = input.description.trim();
+    // Without a campaign (none given, or none found) the stricter limit applies.
+    const limit = campaign?.geo.includes('TH') ? DESCRIPTION_LIMIT_TH : DESCRIPTION_LIMIT;
+    if (description === '') problems.push({ field: 'description', message: 'Must not be empty.' });
+    else if ([...description].length > limit)
+      problems.push({ field: 'description', message: `Must be at most ${limit} characters.` });
+  }
+
+  checkUrl(input.url, 'url', problems);
+  if (input.url_mobile !== '') checkUrl(input.url_mobile, 'url_mobile', problems);
+
+  if (input.oldPrice !== undefined && input.price === undefined) {
+    problems.push({ field: 'price', message: 'Is required with oldPrice.' });
+  }
+  if (isPrice(input.oldPrice) && isPrice(input.price) && input.oldPrice < input.price) {
+    problems.push({ field: 'oldPrice', message: 'Must not be below price.' });
+  }
+  if (typeof input.discountType === 'string') {
+    if (!isDiscountType(input.discountType)) {
+      problems.push({ field: 'discountType', message: 'Must be one of GET /advertiser/discountType/{campaign}.' });
+    } else if ((input.discountType === 'percent' || input.discountType === 'amount') && input.oldPrice === undefined) {
+      problems.push({ field: 'oldPrice', message: `Is required with discountType ${input.discountType}.` });
+    }
+  }
+  if (
+    isId(input.subCategory) &&
+    campaign !== undefined &&
+    !(await isSubCategoryOf(db, input.subCategory, campaign.category_id))
+  ) {
+    problems.push({
+      field: 'subCategory',
+      message: 'Must be a subcategory of the campaign’s category (GET /advertiser/subCategories).',
+    });
+  }
+  const bid = input.clickPrice === undefined ? undefined : checkMoney(input.clickPrice, 'clickPrice', CLICK_PRICE_RULE);
+  if (bid !== undefined && typeof bid !== 'number') problems.push(bid);
+  const rectangle = typeof input.rectangle === 'string' ? await readImageDataUri(input.rectangle, 'rectangle') : undefined;
+  const square = typeof input.square === 'string' ? await readImageDataUri(input.square, 'square') : undefined;
+  if (rectangle !== undefined && !Buffer.isBuffer(rectangle)) problems.push(rectangle);
+  if (square !== undefined && !Buffer.isBuffer(square)) problems.push(square);
+  if (problems.length > 0 || typeof bid !== 'number' || !Buffer.isBuffer(rectangle) || !Buffer.isBuffer(square)) {
+    return { problems };
+  }
+  return { problems, checked: { bidMicros: bid, rectangle, square } };
+}
+
+/** The 422 entries of an ad's fields by the rules of its service (the route's `fieldRules`). */
+export async function offerFieldErrors(db: Db, advertiserId: number, input: Unchecked<OfferInput>): Promise<FieldError[]> {
+  return (await checkOffer(db, advertiserId, input)).problems;
 }
 
 /**
@@ -65,53 +146,11 @@ export async function createOffer(
   input: OfferInput,
   now: Date,
 ): Promise<number> {
-  const problems: FieldError[] = [];
-  const campaign = await findCampaign(db, advertiserId, input.campaignId);
-  if (campaign === undefined) problems.push({ field: 'campaignId', message: 'No such campaign.' });
-  else if (campaign.archived) problems.push({ field: 'campaignId', message: 'The campaign is archived.' });
-
+  const { problems, checked } = await checkOffer(db, advertiserId, input);
+  if (checked === undefined) throw validationFailed(problems);
+  const { bidMicros: bid, rectangle, square } = checked;
   const description = input.description.trim();
-  const limit = campaign?.geo.includes('TH') ? DESCRIPTION_LIMIT_TH : DESCRIPTION_LIMIT;
-  if (description === '') problems.push({ field: 'description', message: 'Must not be empty.' });
-  else if ([...description].length > limit)
-    problems.push({ field: 'description', message: `Must be at most ${limit} characters.` });
   const title = (input.title ?? '').trim() || description;
-
-  checkUrl(input.url, 'url', problems);
-  if (input.url_mobile !== undefined && input.url_mobile !== '') checkUrl(input.url_mobile, 'url_mobile', problems);
-
-  if (input.oldPrice !== undefined && input.price === undefined) {
-    problems.push({ field: 'price', message: 'Is required with oldPrice.' });
-  }
-  if (input.oldPrice !== undefined && input.price !== undefined && input.oldPrice < input.price) {
-    problems.push({ field: 'oldPrice', message: 'Must not be below price.' });
-  }
-  if (input.discountType !== undefined) {
-    if (!isDiscountType(input.discountType)) {
-      problems.push({ field: 'discountType', message: 'Must be one of GET /advertiser/discountType/{campaign}.' });
-    } else if ((input.discountType === 'percent' || input.discountType === 'amount') && input.oldPrice === undefined) {
-      problems.push({ field: 'oldPrice', message: `Is required with discountType ${input.discountType}.` });
-    }
-  }
-  if (
-    input.subCategory !== undefined &&
-    campaign !== undefined &&
-    !(await isSubCategoryOf(db, input.subCategory, campaign.category_id))
-  ) {
-    problems.push({
-      field: 'subCategory',
-      message: 'Must be a subcategory of the campaign’s category (GET /advertiser/subCategories).',
-    });
-  }
-  const bid = checkMoney(input.clickPrice, 'clickPrice', { sign: 'positive', max: MAX_CLICK_PRICE });
-  if (typeof bid !== 'number') problems.push(bid);
-  const rectangle = await readImageDataUri(input.rectangle, 'rectangle');
-  const square = await readImageDataUri(input.square, 'square');
-  if (!Buffer.isBuffer(rectangle)) problems.push(rectangle);
-  if (!Buffer.isBuffer(square)) problems.push(square);
-  if (problems.length > 0 || typeof bid !== 'number' || !Buffer.isBuffer(rectangle) || !Buffer.isBuffer(square)) {
-    throw validationFailed(problems);
-  }
 
   // Images are content-addressed, so storing them before the row is harmless if the insert fails.
   const [imageWide, imageSquare] = [await images.save(rectangle), await images.save(square)];

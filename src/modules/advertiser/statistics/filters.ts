@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { invalidField } from '../../../http/errors.ts';
+import { Count } from '../../../http/input-types.ts';
 
 /** `targetId` as every advertiser statistics route accepts it. */
 export const TargetIdParameter = Type.Optional(
-  Type.Integer({
-    minimum: 0,
+  Count('Which conversions count as orders: 0 all (default), 1 purchase, 2 registration, 3 intermediate goal.', {
     maximum: 3,
-    description: 'Which conversions count as orders: 0 all (default), 1 purchase, 2 registration, 3 intermediate goal.',
   }),
 );
 

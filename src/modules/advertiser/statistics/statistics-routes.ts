@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { Text } from '../../../http/input-types.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag } from '../../../http/schemas.ts';
 import { dayOf } from '../../statistics/record-events.ts';
@@ -8,7 +9,7 @@ import type { TargetId } from './advertiser-stats-repository.ts';
 import { TargetIdParameter } from './filters.ts';
 import { advertiserStatistics } from './statistics-service.ts';
 
-const filterText = (description: string) => Type.Optional(Type.String({ description }));
+const filterText = (description: string) => Type.Optional(Text(description));
 
 const StatisticsQuery = Type.Object({
   scope: Type.Optional(

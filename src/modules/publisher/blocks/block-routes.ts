@@ -1,16 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { uncheckedBody } from '../../../http/field-rules.ts';
+import { Count, Text } from '../../../http/input-types.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
-import { BlockSchema, toBlock } from './block-schema.ts';
-import { createBlock, getOwnBlock } from './block-service.ts';
+import { BlockSchema, MAX_TEASERS, MIN_TEASERS, toBlock } from './block-schema.ts';
+import { blockFieldErrors, createBlock, DEFAULT_TEASERS, getOwnBlock } from './block-service.ts';
+
+const TEASERS = { minimum: MIN_TEASERS, maximum: MAX_TEASERS };
 
 const CreateBlockBody = Type.Object(
   {
-    title: Type.String({ minLength: 1, maxLength: 255, description: 'Block header.' }),
-    count: Type.Optional(Type.Integer({ description: 'How many teasers the block shows at once, 1-20 (default 4).' })),
-    size: Type.Optional(Type.Integer({ description: 'Alias of `count`.' })),
+    title: Text('Block header.', { minLength: 1, maxLength: 255 }),
+    count: Type.Optional(
+      Count(`How many teasers the block shows at once, ${MIN_TEASERS}-${MAX_TEASERS} (default ${DEFAULT_TEASERS}).`, TEASERS),
+    ),
+    size: Type.Optional(Count('Alias of `count`.', TEASERS)),
   },
   { additionalProperties: false },
 );
@@ -49,6 +55,7 @@ export function registerBlockRoutes(app: App, context: AppContext): void {
         body: CreateBlockBody,
         response: { 201: BlockSchema, ...errorResponses(401, 403, 404, 409, 422) },
       },
+      config: { fieldRules: async (request) => blockFieldErrors(uncheckedBody(request)) },
     },
     async (request, reply) => {
       const block = await createBlock(db, accountOf(request), request.params.id, request.body, new Date(clock.now()));

@@ -1,9 +1,10 @@
 import type { Db } from '../../../db/database.ts';
-import { ApiError, invalidField, notFound } from '../../../http/errors.ts';
+import { ApiError, type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
+import type { Unchecked } from '../../../http/field-rules.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
 import { getOwnSite } from '../sites/site-service.ts';
 import { findOwnBlock, insertBlock } from './block-repository.ts';
-import { type BlockRow, MAX_TEASERS, MIN_TEASERS } from './block-schema.ts';
+import type { BlockRow } from './block-schema.ts';
 
 export const DEFAULT_TEASERS = 4;
 
@@ -15,6 +16,23 @@ export async function getOwnBlock(db: Db, publisherId: number, blockId: number):
 
 const BANNED = SITE_STATUSES.indexOf('banned');
 
+export interface NewBlockInput {
+  title: string;
+  count?: number;
+  size?: number;
+}
+
+/**
+ * The rules of a new block's fields beyond its schema (which bounds each count): `count` and its
+ * alias `size` must agree when both are sent. Written for input its schema may have refused.
+ */
+export function blockFieldErrors(input: Unchecked<NewBlockInput>): FieldError[] {
+  if (typeof input.count === 'number' && typeof input.size === 'number' && input.count !== input.size) {
+    return [{ field: 'size', message: 'Must equal count when both are given (size is an alias of count).' }];
+  }
+  return [];
+}
+
 /**
  * Adds a block to one of the publisher's sites. `count` and its alias `size` give the number of
  * teasers; when both are sent they must agree. A banned site gets no new blocks (409: the request
@@ -25,14 +43,12 @@ export async function createBlock(
   db: Db,
   publisherId: number,
   siteId: number,
-  input: { title: string; count?: number; size?: number },
+  input: NewBlockInput,
   now: Date,
 ): Promise<BlockRow> {
-  if (input.count !== undefined && input.size !== undefined && input.count !== input.size)
-    throw invalidField('size', 'Must equal count when both are given (size is an alias of count).');
+  const problems = blockFieldErrors(input);
+  if (problems.length > 0) throw validationFailed(problems);
   const teaserCount = input.count ?? input.size ?? DEFAULT_TEASERS;
-  if (teaserCount < MIN_TEASERS || teaserCount > MAX_TEASERS)
-    throw invalidField(input.count !== undefined ? 'count' : 'size', `Must be between ${MIN_TEASERS} and ${MAX_TEASERS}.`);
   return db.transaction().execute(async (trx) => {
     const site = await getOwnSite(trx, publisherId, siteId);
     if (site.status === BANNED) throw new ApiError(409, `Site ${siteId} is banned: no blocks can be added to it.`);

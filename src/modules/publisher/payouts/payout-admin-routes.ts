@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { Id, Money, Text } from '../../../http/input-types.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
-import { errorResponses, IdParams, MoneyInput } from '../../../http/schemas.ts';
+import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { microsToAmount } from '../../../money.ts';
 import { listPayouts, listPublisherBalances } from './payout-repository.ts';
@@ -18,9 +19,9 @@ const PayoutStatusInput = (description: string) =>
 
 const CreatePayoutBody = Type.Object(
   {
-    userId: Type.Integer({ minimum: 1, description: 'The publisher paid.' }),
-    amount: MoneyInput('Amount paid out, positive, at most 4 fraction digits; debited from the balance.'),
-    wallet: Type.String({ minLength: 1, maxLength: 255, description: 'Payment method and destination.' }),
+    userId: Id('The publisher paid.'),
+    amount: Money('Amount paid out, positive, at most 4 fraction digits; debited from the balance.', { exclusiveMinimum: 0 }),
+    wallet: Text('Payment method and destination.', { minLength: 1, maxLength: 255 }),
     status: Type.Optional(PayoutStatusInput('pending (default) or paid.')),
   },
   { additionalProperties: false },
@@ -33,7 +34,7 @@ const ChangePayoutBody = Type.Object(
 
 const ListPayoutsQuery = Type.Object({
   ...pageParameters,
-  userId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only payouts of this publisher.' })),
+  userId: Type.Optional(Id('Only payouts of this publisher.')),
   status: Type.Optional(PayoutStatusInput('Only payouts in this status.')),
 });
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { Id } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import type { App } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
@@ -12,7 +13,7 @@ const LIFETIME = { from: undefined, to: undefined };
 const ListSitesQuery = Type.Object({
   ...pageParameters,
   status: Type.Optional(StatusCode('Only sites in this status (`status=0` is the moderation queue):')),
-  userId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only sites of this publisher.' })),
+  userId: Type.Optional(Id('Only sites of this publisher.')),
 });
 
 const ModerateSiteBody = Type.Object({ status: StatusCode('The new status:') }, { additionalProperties: false });

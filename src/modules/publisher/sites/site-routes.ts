@@ -1,6 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
+import { uncheckedBody } from '../../../http/field-rules.ts';
+import { Count, Id, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters, slicePage } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
@@ -8,16 +10,12 @@ import { absoluteUrl, created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { listSiteCategories, listSites } from './site-repository.ts';
 import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
-import { blocksOfSite, createSite, getOwnSite, presentSite, presentSites } from './site-service.ts';
+import { blocksOfSite, createSite, getOwnSite, presentSite, presentSites, siteFieldErrors } from './site-service.ts';
 
 const periodParameters = {
-  dateFrom: Type.Optional(
-    Type.String({ description: 'First day of the statistics period, YYYY-MM-DD (inclusive). None: lifetime.' }),
-  ),
-  dateTo: Type.Optional(
-    Type.String({ description: 'Last day of the statistics period, YYYY-MM-DD (inclusive). None: up to today.' }),
-  ),
-  expand: Type.Optional(Type.String({ description: '`blocks` embeds the blocks of each site.' })),
+  dateFrom: Type.Optional(Text('First day of the statistics period, YYYY-MM-DD (inclusive). None: lifetime.')),
+  dateTo: Type.Optional(Text('Last day of the statistics period, YYYY-MM-DD (inclusive). None: up to today.')),
+  expand: Type.Optional(Text('`blocks` embeds the blocks of each site.')),
 };
 
 const ListSitesQuery = Type.Object({
@@ -30,11 +28,9 @@ const SiteQuery = Type.Object(periodParameters);
 
 const CreateSiteBody = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'Site address, http or https.' }),
-    category_id: Type.Integer({ minimum: 1, description: 'Site category id (see GET /webmaster/categories).' }),
-    monthly_uniq_users: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Monthly unique visitors (declared by the publisher).' }),
-    ),
+    url: Text('Site address, http or https.', { minLength: 1, maxLength: 2048 }),
+    category_id: Id('Site category id (see GET /webmaster/categories).'),
+    monthly_uniq_users: Type.Optional(Count('Monthly unique visitors (declared by the publisher).', { maximum: 2_000_000_000 })),
   },
   { additionalProperties: false },
 );
@@ -112,6 +108,12 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
         summary: 'Add a site (extension). It starts in moderation (status 0) until an operator approves it.',
         body: CreateSiteBody,
         response: { 201: WebsiteSchema, ...errorResponses(401, 403, 422) },
+      },
+      config: {
+        fieldRules: (request) => {
+          const body = uncheckedBody<Static<typeof CreateSiteBody>>(request);
+          return siteFieldErrors(db, accountOf(request), { url: body.url, categoryId: body.category_id });
+        },
       },
     },
     async (request, reply) => {

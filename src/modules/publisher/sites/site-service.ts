@@ -1,5 +1,7 @@
 import type { Db } from '../../../db/database.ts';
-import { invalidField, notFound } from '../../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import type { Unchecked } from '../../../http/field-rules.ts';
+import { isId } from '../../../http/input-types.ts';
 import type { Period } from '../../statistics/period.ts';
 import { countBlocksBySite, listBlocksOfSite } from '../blocks/block-repository.ts';
 import { type Block, toBlock } from '../blocks/block-schema.ts';
@@ -49,23 +51,50 @@ export interface NewSiteInput {
   monthlyUniqUsers: number;
 }
 
+/**
+ * Every rule of a new site's fields beyond its schema. Written for input its schema may have
+ * refused: a field that is absent or ill-typed is left to the schema.
+ */
+async function checkSite(
+  db: Db,
+  publisherId: number,
+  input: Unchecked<NewSiteInput>,
+): Promise<{ problems: FieldError[]; url?: string }> {
+  const problems: FieldError[] = [];
+  const url = typeof input.url === 'string' ? normalizeSiteUrl(input.url) : undefined;
+  if (typeof input.url === 'string' && url === undefined) {
+    problems.push({ field: 'url', message: 'Must be an absolute http or https address with a host name.' });
+  }
+  if (isId(input.categoryId) && !(await siteCategoryExists(db, input.categoryId))) {
+    problems.push({ field: 'category_id', message: 'No such site category.' });
+  }
+  if (url !== undefined && (await findSiteByUrl(db, publisherId, url)) !== undefined) {
+    problems.push({ field: 'url', message: 'You have already added a site with this address.' });
+  }
+  return { problems, url };
+}
+
+/** The 422 entries of a new site's fields by the rules of its service (the route's `fieldRules`). */
+export async function siteFieldErrors(db: Db, publisherId: number, input: Unchecked<NewSiteInput>): Promise<FieldError[]> {
+  return (await checkSite(db, publisherId, input)).problems;
+}
+
 const UNIQUE_VIOLATION = '23505';
-const duplicateUrl = () => invalidField('url', 'You have already added a site with this address.');
 
 /** Registers a site for moderation (status 0). The same address twice for one publisher is a 422. */
 export async function createSite(db: Db, publisherId: number, input: NewSiteInput, now: Date): Promise<SiteRow> {
-  const url = normalizeSiteUrl(input.url);
-  if (url === undefined) throw invalidField('url', 'Must be an absolute http or https address with a host name.');
   try {
     return await db.transaction().execute(async (trx) => {
-      if (!(await siteCategoryExists(trx, input.categoryId))) throw invalidField('category_id', 'No such site category.');
-      if ((await findSiteByUrl(trx, publisherId, url)) !== undefined) throw duplicateUrl();
+      const { problems, url } = await checkSite(trx, publisherId, input);
+      if (problems.length > 0 || url === undefined) throw validationFailed(problems);
       return insertSite(trx, { publisherId, url, categoryId: input.categoryId, monthlyUniqUsers: input.monthlyUniqUsers, now });
     });
   } catch (error) {
     // Two requests racing with the same address both pass the check above; the unique index
     // (migration 0350) lets one insert through and the other gets the same 422.
-    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw duplicateUrl();
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+      throw invalidField('url', 'You have already added a site with this address.');
+    }
     throw error;
   }
 }

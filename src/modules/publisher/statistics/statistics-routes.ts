@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { Text } from '../../../http/input-types.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
 import { readPeriod } from '../../statistics/period.ts';
@@ -7,10 +8,10 @@ import { publisherFigureFields } from './figures.ts';
 import { parseIdList, publisherStatistics } from './statistics-service.ts';
 
 const StatisticQuery = Type.Object({
-  dateFrom: Type.Optional(Type.String({ description: 'First day, YYYY-MM-DD (inclusive). None: from the first day with data.' })),
-  dateTo: Type.Optional(Type.String({ description: 'Last day, YYYY-MM-DD (inclusive). None: up to today.' })),
-  siteIds: Type.Optional(Type.String({ description: 'Comma-separated ids of own sites; only their traffic counts.' })),
-  blockIds: Type.Optional(Type.String({ description: 'Comma-separated ids of own blocks; only their traffic counts.' })),
+  dateFrom: Type.Optional(Text('First day, YYYY-MM-DD (inclusive). None: from the first day with data.')),
+  dateTo: Type.Optional(Text('Last day, YYYY-MM-DD (inclusive). None: up to today.')),
+  siteIds: Type.Optional(Text('Comma-separated ids of own sites; only their traffic counts.')),
+  blockIds: Type.Optional(Text('Comma-separated ids of own blocks; only their traffic counts.')),
 });
 
 export const StatisticsRowSchema = Type.Object(

@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError, type FieldError } from './errors.ts';
+
+/**
+ * A route's field rules beyond its schema: the check its service makes (an ad's description
+ * limit from its campaign, a category that must exist), declared as `config.fieldRules`. When
+ * schema validation fails, the 422 path runs them on the input as received and reports their
+ * errors beside the schema's, so one 422 names every failing field. The service calls the same
+ * rules on its own create or change path, so they are written once.
+ */
+export type FieldRules = (request: FastifyRequest) => Promise<FieldError[]>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    fieldRules?: FieldRules;
+  }
+}
+
+/**
+ * An input as it may arrive when its schema refused it: any field absent or of any type. Rules
+ * that take one check only the fields that are well-typed and leave the rest to the schema.
+ */
+export type Unchecked<T> = { [K in keyof T]?: unknown };
+
+/** The request's body as received (parsed and coerced, not validated). */
+export function uncheckedBody<T>(request: FastifyRequest): Unchecked<T> {
+  const body = request.body;
+  return (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Unchecked<T>;
+}
+
+/** One entry per field: the schema's errors first, then those of the rules on other fields. */
+export function mergeFieldErrors(schemaErrors: FieldError[], ruleErrors: FieldError[]): FieldError[] {
+  const named = new Set(schemaErrors.map((error) => error.field));
+  const merged = [...schemaErrors];
+  for (const error of ruleErrors) {
+    if (named.has(error.field)) continue;
+    named.add(error.field);
+    merged.push(error);
+  }
+  return merged;
+}
+
+/**
+ * The route's rule errors for a request its schema refused; none when it declares no rules.
+ * A rule that throws a 422 still counts; anything else it throws is logged and left out, since the
+ * answer is a 422 already.
+ */
+export async function ruleErrorsOf(request: FastifyRequest): Promise<FieldError[]> {
+  const rules = request.routeOptions.config.fieldRules;
+  if (rules === undefined) return [];
+  try {
+    return await rules(request);
+  } catch (error) {
+    if (error instanceof ApiError && error.fieldErrors) return error.fieldErrors;
+    request.log.error({ err: error }, 'field rules failed on invalid input');
+    return [];
+  }
+}
