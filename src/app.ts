@@ -20,6 +20,8 @@ import { registerModerationRoutes } from './modules/operator/moderation-routes.t
 import { registerOperatorAccountRoutes } from './modules/operator/operator-routes.ts';
 import { registerPublisherRoutes } from './modules/publisher/publisher-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
+import { registerSessionRoutes } from './modules/sessions/session-routes.ts';
+import { authenticateSession } from './modules/sessions/session-service.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
@@ -31,6 +33,7 @@ export interface BuildOptions {
 /** Every module's routes, in one list: adding a module is adding a line here. */
 const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
   registerMeRoutes,
+  registerSessionRoutes,
   registerOperatorAccountRoutes,
   registerPublisherRoutes,
   registerClientRoutes,
@@ -62,6 +65,8 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
   registerHttpConventions(app, {
     authenticate: (token) => context.tokens.authenticate(token),
+    authenticateSession: (cookieValue) => authenticateSession(context.db, context.clock, cookieValue),
+    publicUrl: config.publicUrl,
     rateLimit: createRateLimiter(store, config.rateLimitPerSecond, context.clock),
     trustProxy: config.trustProxy,
   });
@@ -76,8 +81,13 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
           'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`).',
       },
       servers: config.publicUrl ? [{ url: config.publicUrl }] : [],
-      components: { securitySchemes: { AuthToken: { type: 'apiKey', in: 'header', name: 'Auth-Token' } } },
-      security: [{ AuthToken: [] }],
+      components: {
+        securitySchemes: {
+          AuthToken: { type: 'apiKey', in: 'header', name: 'Auth-Token' },
+          Session: { type: 'apiKey', in: 'cookie', name: 'nativa_session', description: 'Set by POST /api/session.' },
+        },
+      },
+      security: [{ AuthToken: [] }, { Session: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/openapi.json' } });

@@ -4,12 +4,14 @@ import type { AppContext } from '../../app-context.ts';
 import { invalidField } from '../../http/errors.ts';
 import { pageParameters, readPage, setPaginationHeaders } from '../../http/pagination.ts';
 import { errorResponses, IdParams, MoneyInput, NoContent } from '../../http/schemas.ts';
-import { created } from '../../http/urls.ts';
+import { absoluteUrl, created } from '../../http/urls.ts';
 import { microsToAmount, parseMoney } from '../../money.ts';
 import { listAccounts, listTokens } from '../accounts/account-repository.ts';
 import { adjustBalance, createAccount, getAccount, issueToken, revokeTokenById } from '../accounts/account-service.ts';
 import { toUser, UserSchema } from '../accounts/user-schema.ts';
 import { listLedgerEntries } from '../ledger/ledger.ts';
+import { SET_PASSWORD_PATH } from '../sessions/session-routes.ts';
+import { queuePasswordLink } from '../sessions/session-service.ts';
 
 const text = (description: string, maxLength = 255) => Type.Optional(Type.String({ maxLength, description }));
 
@@ -111,6 +113,8 @@ export function registerOperatorAccountRoutes(app: FastifyInstance, context: App
       schema: {
         tags,
         summary: 'Create an account.',
+        description:
+          'The account’s mailbox receives an invitation: a link, valid 7 days and usable once, to choose its password for signing in.',
         body: CreateUserBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
@@ -120,17 +124,23 @@ export function registerOperatorAccountRoutes(app: FastifyInstance, context: App
       const dailyBudgetMicros = body.maxmoney === undefined ? 0 : parseMoney(body.maxmoney);
       if (dailyBudgetMicros === undefined || dailyBudgetMicros < 0)
         throw invalidField('maxmoney', 'Must be a non-negative amount with at most 4 fraction digits.');
-      const account = await db.transaction().execute(async (trx) => {
+      const now = new Date(clock.now());
+      const { account, invitationId } = await db.transaction().execute(async (trx) => {
         if (body.parentId !== undefined)
           await getAccount(trx, body.parentId).catch(() => {
             throw invalidField('parentId', 'No such account.');
           });
-        return createAccount(
+        const account = await createAccount(
           trx,
           { ...body, kind: body.type === 'webmaster' ? 'publisher' : body.type, dailyBudgetMicros, emailConfirmed: true },
-          new Date(clock.now()),
+          now,
         );
+        const invitationId = await queuePasswordLink(trx, account, 'invitation', now, (token) =>
+          absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
+        );
+        return { account, invitationId };
       });
+      await context.mailer.deliver(invitationId, request.log);
       return created(request, reply, `/api/admin/users/${account.id}`, toUser(account));
     },
   );
