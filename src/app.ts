@@ -7,6 +7,7 @@ import { registerHttpConventions } from './http/conventions.ts';
 import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
@@ -22,6 +23,7 @@ import { registerPublisherRoutes } from './modules/publisher/publisher-routes.ts
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerSessionRoutes } from './modules/sessions/session-routes.ts';
 import { authenticateSession } from './modules/sessions/session-service.ts';
+import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
@@ -46,6 +48,7 @@ const MODULES: ((app: FastifyInstance, context: AppContext) => void)[] = [
   registerAdvertiserStatisticsRoutes,
   registerImageRoutes,
   registerServingRoutes,
+  registerWebAppRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
@@ -62,6 +65,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   app.decorate('publicUrl', config.publicUrl);
   app.addSchema(ErrorBodySchema);
 
+  registerSecurityHeaders(app);
   const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
   registerHttpConventions(app, {
     authenticate: (token) => context.tokens.authenticate(token),

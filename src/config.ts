@@ -15,6 +15,8 @@ export interface Config {
   trustProxy: boolean;
   rateLimitPerSecond: number;
   timeZone: string;
+  /** ISO 4217 code of the money every balance and price is in (shown by the web app). */
+  currency: string;
   publicUrl: string | undefined;
   smtpUrl: string | undefined;
   bodyLimitBytes: number;
@@ -84,6 +86,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   } catch {
     problems.push(`TZ=${timeZone}: unknown time zone`);
   }
+  const currency = (env.CURRENCY || 'USD').toUpperCase();
+  try {
+    if (!/^[A-Z]{3}$/.test(currency)) throw new RangeError(currency);
+    new Intl.NumberFormat('en-US', { style: 'currency', currency });
+  } catch {
+    problems.push(`CURRENCY=${env.CURRENCY}: expected an ISO 4217 code such as USD or EUR`);
+  }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     problems.push(`LOG_LEVEL=${logLevel}: expected one of ${LOG_LEVELS.join(', ')}`);
@@ -112,6 +121,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     trustProxy: bool('TRUST_PROXY'),
     rateLimitPerSecond: int('RATE_LIMIT_RPS', 5, 1, 1_000_000),
     timeZone,
+    currency,
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),

@@ -5359,6 +5359,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/platform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How this platform writes money and days.
+         * @description The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ISO 4217 code of the money every amount is in. */
+                            currency: string;
+                            /** @description IANA time zone of the platform’s calendar days. */
+                            timeZone: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/serve/audience.gif": {
         parameters: {
             query?: never;
