@@ -54,7 +54,10 @@ export function DailyChart({ days, series, label }: { days: string[]; series: Se
         ...(second ? [axis(1, second.format, 'right')] : []),
       ],
       series: [
-        { value: (_plot, value) => (value == null ? '' : dayLabel(new Date(value * 1000).toISOString().slice(0, 10))) },
+        {
+          label: 'Day',
+          value: (_plot, value) => (value == null ? '' : dayLabel(new Date(value * 1000).toISOString().slice(0, 10))),
+        },
         ...series.map((entry) => ({
           label: entry.label,
           stroke: entry.color,

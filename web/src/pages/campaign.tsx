@@ -149,7 +149,7 @@ export function CampaignPage({ id }: { id: number }) {
         <h2 id="daily-title">Per day</h2>
         {daily.data && <DailyChart days={daily.data.days} series={series} label="Daily spend and clicks of this campaign" />}
         {daily.data && (
-          <div className="table-wrap">
+          <div className="table-wrap" role="region" aria-label="Figures per day" tabIndex={0}>
             <table>
               <thead>
                 <tr>

@@ -77,7 +77,7 @@ export function CampaignsPage() {
       </div>
       {creating && <CreateCampaign onDone={() => setCreating(false)} />}
       {(campaigns.error || change.error) && <Notice kind="error">{problem(campaigns.error ?? change.error)}</Notice>}
-      <div className="table-wrap">
+      <div className="table-wrap" role="region" aria-label="Campaigns" tabIndex={0}>
         <table>
           <caption className="visually-hidden">Campaigns with their figures for the period</caption>
           <thead>

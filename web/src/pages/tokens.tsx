@@ -53,7 +53,7 @@ export function TokensPage() {
         </Notice>
       )}
       {(tokens.error || revoke.error) && <Notice kind="error">{problem(tokens.error ?? revoke.error)}</Notice>}
-      <div className="table-wrap">
+      <div className="table-wrap" role="region" aria-label="API tokens" tabIndex={0}>
         <table>
           <thead>
             <tr>
