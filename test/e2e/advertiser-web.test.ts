@@ -26,7 +26,7 @@ interface AxeViolation {
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
     return (await axe.run()).violations;
   });
   return violations
@@ -103,7 +103,8 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     // Keyboard only: Tab to the login field, type, Tab to the password, Enter.
     for (let presses = 0; presses < 5; presses++) {
       await page.keyboard.press('Tab');
-      if (await page.getByLabel('Username or e-mail').evaluate((element) => element === document.activeElement)) break;
+      if (await page.getByLabel('Username or e-mail').evaluate((element) => element === element.ownerDocument.activeElement))
+        break;
     }
     await page.keyboard.type(advertiser.username);
     await page.keyboard.press('Tab');
@@ -165,7 +166,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     const loadedWidth = await ad.locator('img').evaluate(
       (element) =>
         new Promise<number>((resolve) => {
-          const image = element as HTMLImageElement;
+          const image = element as unknown as { complete: boolean; naturalWidth: number; onload: unknown; onerror: unknown };
           if (image.complete) resolve(image.naturalWidth);
           image.onload = () => resolve(image.naturalWidth);
           image.onerror = () => resolve(0);
@@ -190,7 +191,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     );
     await adSwitch.click();
     assert.equal((await switched).status(), 204);
-    await page.waitForFunction(() => !(document.querySelector('.ads [role="switch"]') as HTMLInputElement | null)?.checked);
+    await page.locator('.ads [role="switch"]:not(:checked)').waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
     const row = page.getByRole('row', { name: /Spring shoes/ });
@@ -200,8 +201,8 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     for (let presses = 0; presses < 40; presses++) {
       await page.keyboard.press('Tab');
       reached.add(
-        await page.evaluate(() => {
-          const element = document.activeElement;
+        await page.locator('body').evaluate((body) => {
+          const element = body.ownerDocument.activeElement;
           return `${element?.tagName}:${element?.getAttribute('aria-label') ?? element?.textContent?.trim() ?? ''}`;
         }),
       );
@@ -217,7 +218,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     }
     await page.getByRole('switch', { name: 'Spring shoes is on' }).focus();
     await page.keyboard.press('Space');
-    await page.waitForFunction(() => !(document.querySelector('tbody [role="switch"]') as HTMLInputElement | null)?.checked);
+    await page.locator('tbody [role="switch"]:not(:checked)').waitFor();
     await lookAt('campaigns');
     await page.getByRole('button', { name: 'Archive Spring shoes' }).click();
     await page.getByText('No campaigns yet').waitFor();
