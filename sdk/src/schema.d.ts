@@ -4335,7 +4335,7 @@ export interface paths {
         put?: never;
         /**
          * Register an advertiser account as your referral.
-         * @description The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password and a confirmation link is sent to it.
+         * @description The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password, a confirmation link and a single-use link to choose its own password instead (7 days) is sent to it.
          */
         post: {
             parameters: {

@@ -112,6 +112,25 @@ export async function changePassword(
   });
 }
 
+/** Stores a single-use token that sets the account's password (1 hour for a reset, 7 days for an invitation). */
+export async function createPasswordToken(
+  trx: Db,
+  accountId: number,
+  purpose: 'reset' | 'invitation',
+  now: Date,
+): Promise<string> {
+  const token = newSecret();
+  const ttl = purpose === 'reset' ? RESET_TTL_MS : INVITATION_TTL_MS;
+  await insertPasswordToken(trx, {
+    tokenHash: hashSecret(token),
+    accountId,
+    purpose,
+    now,
+    expiresAt: new Date(now.getTime() + ttl),
+  });
+  return token;
+}
+
 /**
  * Queues a single-use link that sets the account's password, and its e-mail, inside `trx`.
  * Returns the outbox id to deliver once `trx` has committed.
@@ -123,16 +142,8 @@ export async function queuePasswordLink(
   now: Date,
   linkFor: (token: string) => string,
 ): Promise<number> {
-  const token = newSecret();
   const ttl = purpose === 'reset' ? RESET_TTL_MS : INVITATION_TTL_MS;
-  await insertPasswordToken(trx, {
-    tokenHash: hashSecret(token),
-    accountId: account.id,
-    purpose,
-    now,
-    expiresAt: new Date(now.getTime() + ttl),
-  });
-  const link = linkFor(token);
+  const link = linkFor(await createPasswordToken(trx, account.id, purpose, now));
   const message =
     purpose === 'reset'
       ? passwordResetMessage({ username: account.username, link, minutes: ttl / 60_000 })

@@ -228,6 +228,19 @@ describe('browser sessions, passwords and self-service tokens', () => {
     assert.equal((await signIn(me.username, 'Generated9PassWd')).status, 200);
   });
 
+  it('sends a client account created by an advertiser a link to choose its own password', async () => {
+    const parent = await server.createAccount('advertiser');
+    const client = await parent.client.post('/api/advertiser/users', { user: `client${process.pid}`, email: 'client@shop.test' });
+    assert.equal(client.status, 201, client.text);
+    const mail = await mailbox.next('client@shop.test');
+    assert.match(mail.text, /Password: [A-Za-z0-9]{16}/, 'the generated password still comes');
+    const token = /\/password\?token=([A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? '';
+    assert.equal((await server.anonymous.post('/api/password-reset/confirm', { token, password: PASSWORD })).status, 204);
+    const signedIn = await signIn('client@shop.test', PASSWORD);
+    assert.equal(signedIn.status, 200, signedIn.text);
+    assert.equal(signedIn.json().id, client.json().id);
+  });
+
   it('changes a password knowing the current one; other sessions end, this one goes on', async () => {
     const account = await accountWithPassword();
     const cookie = sessionOf(await signIn(account.username, PASSWORD));

@@ -9,6 +9,7 @@ import { absoluteUrl, created } from '../../../http/urls.ts';
 import { parseMoney } from '../../../money.ts';
 import { listAccounts } from '../../accounts/account-repository.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
+import { SET_PASSWORD_PATH } from '../../sessions/session-routes.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
@@ -128,7 +129,7 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
         tags,
         summary: 'Register an advertiser account as your referral.',
         description:
-          'The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password and a confirmation link is sent to it.',
+          'The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password, a confirmation link and a single-use link to choose its own password instead (7 days) is sent to it.',
         body: CreateClientBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
@@ -140,6 +141,7 @@ export function registerClientRoutes(app: FastifyInstance, context: AppContext):
         callerId(request),
         { ...fields, username: user },
         (token) => absoluteUrl(request, `/api/confirm/${token}`),
+        (token) => absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
       );
       return created(request, reply, `/api/advertiser/users/${account.id}`, toUser(account));
     },

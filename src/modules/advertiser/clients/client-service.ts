@@ -7,6 +7,7 @@ import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
 import type { Mailer, MailLog } from '../../mail/mailer.ts';
 import { registrationMessage } from '../../mail/messages.ts';
 import { insertOutboxMessage } from '../../mail/outbox-repository.ts';
+import { createPasswordToken } from '../../sessions/session-service.ts';
 import { findReferral } from './client-repository.ts';
 import { generatePassword, hashPassword } from './password.ts';
 
@@ -46,6 +47,7 @@ export async function createClient(
   parentId: number,
   input: NewClientInput,
   confirmationUrl: (token: string) => string,
+  passwordUrl?: (token: string) => string,
 ): Promise<CreatedClient> {
   const { db, mailer, now, log } = dependencies;
   const taken = await findTakenIdentity(db, input.username, input.email);
@@ -64,11 +66,13 @@ export async function createClient(
       now,
     ).catch(renameUsernameField);
     const token = await createEmailConfirmation(trx, account, now);
+    const passwordLink = passwordUrl && passwordUrl(await createPasswordToken(trx, account.id, 'invitation', now));
     const message = registrationMessage({
       username: account.username,
       password,
       link: confirmationUrl(token),
       invitedBy: parent.name || parent.username,
+      passwordLink,
     });
     const outbox = await insertOutboxMessage(trx, {
       kind: 'email_confirmation',
