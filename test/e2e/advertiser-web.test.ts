@@ -151,6 +151,8 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
       mimeType: 'image/png',
       buffer: await imageBytes('png', 600, 400),
     });
+    // The message goes once its field is changed: it never sits beside a value it was not about.
+    await page.locator('#rectangle-error').waitFor({ state: 'detached' });
     await page.getByLabel('Square picture').setInputFiles({
       name: 'square.jpg',
       mimeType: 'image/jpeg',

@@ -45,6 +45,8 @@ export function DailyChart({ days, series, label }: { days: string[]; series: Se
       axes: [
         {
           stroke,
+          size: 36,
+          gap: 10,
           grid: { show: false },
           ticks: { show: false },
           values: (_plot, ticks) =>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useMemo, useState } from 'react';
-import { ApiError, api, data, fieldErrors, problem } from '../api.ts';
+import { ApiError, api, data, problem, useFieldErrors } from '../api.ts';
 import { DailyChart } from '../components/chart.tsx';
 import { Field, Notice, Switch } from '../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
@@ -249,22 +249,26 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       onDone();
     },
   });
-  const errors = fieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
+  const { errors, general, edited, submitted } = useFieldErrors(create.error);
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
     setForm({ ...form, [name]: event.target.value });
-  const pick = (setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
+    edited(name);
+  };
+  const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
     const file = event.target.files?.[0];
     setter(file ? await readAsDataUri(file) : '');
+    edited(name);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    submitted();
     create.mutate();
   };
   return (
     <form className="card create-ad" onSubmit={submit} noValidate aria-label="New ad">
       <div className="form-grid">
         <h3>New ad</h3>
-        {create.error && Object.keys(errors).length === 0 && <Notice kind="error">{problem(create.error)}</Notice>}
+        {general && <Notice kind="error">{problem(create.error)}</Notice>}
         <Field
           label="Headline"
           name="description"
@@ -308,7 +312,7 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
           accept="image/png,image/jpeg"
           required
           error={errors.rectangle}
-          onChange={pick(setRectangle)}
+          onChange={pick('rectangle', setRectangle)}
         />
         <Field
           label="Square picture"
@@ -317,7 +321,7 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
           accept="image/png,image/jpeg"
           required
           error={errors.square}
-          onChange={pick(setSquare)}
+          onChange={pick('square', setSquare)}
         />
         <div className="actions">
           <button type="submit" className="primary" disabled={create.isPending}>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, fieldErrors, problem } from '../api.ts';
+import { api, data, problem, useFieldErrors } from '../api.ts';
 import { Field, Notice, Switch } from '../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { count, fineMoney, money, percent } from '../format.ts';
@@ -189,17 +189,20 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
       navigate(`/advertiser/campaigns/${campaign.id}`);
     },
   });
-  const errors = fieldErrors(create.error);
+  const { errors, general, edited, submitted } = useFieldErrors(create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    submitted();
     create.mutate();
   };
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
     setForm({ ...form, [name]: event.target.value });
+    edited(name);
+  };
   return (
     <form className="card form-grid" onSubmit={submit} noValidate aria-label="New campaign">
       <h2>New campaign</h2>
-      {create.error && Object.keys(errors).length === 0 && <Notice kind="error">{problem(create.error)}</Notice>}
+      {general && <Notice kind="error">{problem(create.error)}</Notice>}
       <Field label="Title" name="title" required value={form.title} error={errors.title} onChange={set('title')} />
       <Field label="Category" name="category_id" error={errors.category_id}>
         <select id="field-category_id" required value={form.category_id} onChange={set('category_id')}>
