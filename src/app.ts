@@ -10,6 +10,7 @@ import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './
 import { registerRequestIdHeader, requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
@@ -35,6 +36,9 @@ import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-ro
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
+import { registerSessionRoutes } from './modules/sessions/session-routes.ts';
+import { authenticateSession } from './modules/sessions/session-service.ts';
+import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
@@ -49,6 +53,7 @@ export interface BuildOptions {
  */
 const MODULES: RegisterRoutes[] = [
   registerMeRoutes,
+  registerSessionRoutes,
   registerAccountAdminRoutes,
   registerTokenAdminRoutes,
   registerSiteRoutes,
@@ -71,6 +76,7 @@ const MODULES: RegisterRoutes[] = [
   registerServingRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,
+  registerWebAppRoutes,
 ];
 
 /** Assembles the HTTPS application from dependencies made once by the caller. */
@@ -93,9 +99,12 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   registerRequestIdHeader(app);
   registerRequestMetrics(app, context.metrics);
 
+  registerSecurityHeaders(app);
   const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
   registerHttpConventions(app, {
     authenticate: (token) => context.tokens.authenticate(token),
+    authenticateSession: (cookieValue) => authenticateSession(context.db, context.clock, cookieValue),
+    publicUrl: config.publicUrl,
     rateLimit: createRateLimiter(store, config.rateLimitPerSecond, context.clock),
     trustProxy: config.trustProxy,
   });
@@ -112,8 +121,13 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
       },
       // Without PUBLIC_URL the document is served by the API it describes: a relative server is that API.
       servers: [{ url: config.publicUrl ?? '/' }],
-      components: { securitySchemes: { AuthToken: { type: 'apiKey', in: 'header', name: 'Auth-Token' } } },
-      security: [{ AuthToken: [] }],
+      components: {
+        securitySchemes: {
+          AuthToken: { type: 'apiKey', in: 'header', name: 'Auth-Token' },
+          Session: { type: 'apiKey', in: 'cookie', name: 'nativa_session', description: 'Set by POST /api/session.' },
+        },
+      },
+      security: [{ AuthToken: [] }, { Session: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/openapi.json' } });

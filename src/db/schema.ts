@@ -201,6 +201,27 @@ export interface EmailConfirmationsTable {
   created_at: CreatedAt;
 }
 
+export interface SessionsTable {
+  id: Generated<number>;
+  account_id: number;
+  token_hash: Buffer;
+  created_at: CreatedAt;
+  last_seen_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export type PasswordTokenPurpose = 'reset' | 'invitation';
+
+export interface PasswordTokensTable {
+  token_hash: Buffer;
+  account_id: number;
+  purpose: PasswordTokenPurpose;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
 /** What a click is, in both tables that hold clicks: where it was shown, to whom, whose money. */
 interface ClickColumns {
   click_id: string;
@@ -270,4 +291,6 @@ export interface DatabaseSchema {
   conversions: ConversionsTable;
   audience_members: AudienceMembersTable;
   change_counters: ChangeCountersTable;
+  sessions: SessionsTable;
+  password_tokens: PasswordTokensTable;
 }

@@ -7,16 +7,26 @@ import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import type { RateLimitDecision } from './rate-limit.ts';
+import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
 import { toXml } from './xml.ts';
 
 /** Who may call a route. Routes under /api/advertiser, /api/webmaster and /api/admin get theirs from the path. */
 export type Access = 'public' | 'authenticated' | AccountKind;
 
-/** The account behind a request's token. */
+/** The account behind a request's token or browser session. */
 export interface Principal {
   accountId: number;
   kind: AccountKind;
+  /** The API token used; 0 when the request came with a session instead. */
   tokenId: number;
+  /** The browser session used, when there is one. */
+  sessionId?: number;
+}
+
+/** A session the cookie named, and the cookie to send back when its expiry moved. */
+export interface SessionAuthentication {
+  principal: Principal;
+  setCookie?: string;
 }
 
 declare module 'fastify' {
@@ -31,6 +41,9 @@ declare module 'fastify' {
 
 export interface ConventionDependencies {
   authenticate(token: string): Promise<Principal | undefined>;
+  /** Resolves the session cookie's value; requests without an Auth-Token header use it. */
+  authenticateSession(cookieValue: string): Promise<SessionAuthentication | undefined>;
+  publicUrl: string | undefined;
   rateLimit(key: string): Promise<RateLimitDecision>;
   trustProxy: boolean;
 }
@@ -47,6 +60,8 @@ const ENTRY_POINT_NAMES: Record<AccountKind, string> = {
   publisher: 'publishers',
   operator: 'operators',
 };
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const XML_TYPE = 'application/xml; charset=UTF-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -109,11 +124,14 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
 
   async function authorize(request: FastifyRequest, reply: FastifyReply, access: Access): Promise<void> {
     const token = request.headers['auth-token'];
-    if (typeof token !== 'string' || token === '') throw unauthorized('The Auth-Token header is missing.');
-    const principal = await dependencies.authenticate(token);
+    const principal =
+      typeof token === 'string' && token !== '' ? await dependencies.authenticate(token) : await authorizeSession(request, reply);
     if (principal === undefined) throw unauthorized();
     request.principal = principal;
-    const decision = await dependencies.rateLimit(`t${principal.tokenId}`);
+    // A token has its own budget; a browser session shares its account's.
+    const decision = await dependencies.rateLimit(
+      principal.sessionId === undefined ? `t${principal.tokenId}` : `a${principal.accountId}`,
+    );
     reply.header('X-Rate-Limit-Limit', decision.limit);
     reply.header('X-Rate-Limit-Remaining', decision.remaining);
     reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
@@ -123,6 +141,19 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     if (access !== 'authenticated' && principal.kind !== access) {
       throw forbidden(`This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
     }
+  }
+
+  async function authorizeSession(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
+    const cookie = readSessionCookie(request.headers.cookie);
+    if (cookie === undefined) throw unauthorized('The Auth-Token header is missing.');
+    const session = await dependencies.authenticateSession(cookie);
+    if (session === undefined) throw unauthorized('Your session has ended. Please sign in again.');
+    if (session.setCookie !== undefined) reply.header('Set-Cookie', session.setCookie);
+    // The browser sends the cookie with requests other sites make: only this server's pages may change things with it.
+    if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request, dependencies.publicUrl)) {
+      throw forbidden('A request made with a session must come from this server’s own pages.');
+    }
+    return session.principal;
   }
 
   app.addHook('preSerialization', (request, reply, payload, done) => {

@@ -1,13 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
+import type { Db } from '../../db/database.ts';
 import { Id, Money, Text } from '../../http/input-types.ts';
 import { readMoney } from '../../http/money-input.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { created } from '../../http/urls.ts';
+import { absoluteUrl, created } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
 import type { listLedgerEntries } from '../ledger/ledger.ts';
+import { SET_PASSWORD_PATH } from '../sessions/session-routes.ts';
+import { queuePasswordLink } from '../sessions/session-service.ts';
+import type { AccountRow } from './account-repository.ts';
 import { accountLedger, adjustBalance, getAccount, listAccountsPage, registerAccount } from './account-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
@@ -95,6 +99,8 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         tags,
         operationId: 'adminCreateUser',
         summary: 'Create an account.',
+        description:
+          'The account’s mailbox receives an invitation: a link, valid 7 days and usable once, to choose its password for signing in.',
         body: CreateUserBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
@@ -103,7 +109,11 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       const { body } = request;
       const dailyBudgetMicros = body.maxmoney === undefined ? 0 : readMoney(body.maxmoney, 'maxmoney', { sign: 'non-negative' });
       const kind = body.type === 'webmaster' ? 'publisher' : body.type;
-      const account = await registerAccount(db, { ...body, kind, dailyBudgetMicros }, new Date(clock.now()));
+      const now = new Date(clock.now());
+      const invite = (trx: Db, account: AccountRow) =>
+        queuePasswordLink(trx, account, 'invitation', now, (token) => absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`));
+      const account = await registerAccount(db, { ...body, kind, dailyBudgetMicros }, now, invite);
+      context.mailer.wake();
       return created(request, reply, `/api/admin/users/${account.id}`, toUser(account));
     },
   );

@@ -127,15 +127,25 @@ export async function adjustBalance(
   });
 }
 
-/** An account an operator registers: its mailbox counts as confirmed; a parent must exist (422 otherwise). */
-export async function registerAccount(db: Db, input: NewAccountInput & { parentId?: number }, now: Date): Promise<AccountRow> {
+/**
+ * An account an operator registers: its mailbox counts as confirmed; a parent must exist (422
+ * otherwise). `onCreated` runs in the same transaction (the invitation to choose a password).
+ */
+export async function registerAccount(
+  db: Db,
+  input: NewAccountInput & { parentId?: number },
+  now: Date,
+  onCreated: (trx: Db, account: AccountRow) => Promise<void> = async () => undefined,
+): Promise<AccountRow> {
   return db.transaction().execute(async (trx) => {
     if (input.parentId !== undefined) {
       await getAccount(trx, input.parentId).catch(() => {
         throw invalidField('parentId', 'No such account.');
       });
     }
-    return createAccount(trx, { ...input, emailConfirmed: true }, now);
+    const account = await createAccount(trx, { ...input, emailConfirmed: true }, now);
+    await onCreated(trx, account);
+    return account;
   });
 }
 

@@ -15,8 +15,11 @@ export function registrationMessage(values: {
   password: string;
   link: string;
   invitedBy: string;
+  /** A single-use link to choose one's own password instead (valid as long as the confirmation link). */
+  passwordLink?: string;
 }): ComposedMessage {
   const days = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
+  const own = values.passwordLink;
   const text = [
     'Hello,',
     '',
@@ -24,6 +27,9 @@ export function registrationMessage(values: {
     '',
     `Login: ${values.username}`,
     `Password: ${values.password}`,
+    ...(own
+      ? ['', `To sign in with a password of your own instead, choose it within ${days} days (the link works once):`, own]
+      : []),
     '',
     `Please confirm your e-mail address within ${days} days by opening this link:`,
     values.link,
@@ -34,6 +40,9 @@ export function registrationMessage(values: {
     '<p>Hello,</p>',
     `<p>${escapeHtml(values.invitedBy)} has opened a Nativa advertiser account for you.</p>`,
     `<p>Login: <b>${escapeHtml(values.username)}</b><br>Password: <b>${escapeHtml(values.password)}</b></p>`,
+    ...(own
+      ? [`<p>To sign in with a password of your own instead: <a href="${escapeHtml(own)}">choose my password</a></p>`]
+      : []),
     `<p>Please confirm your e-mail address within ${days} days: <a href="${escapeHtml(values.link)}">confirm my e-mail</a></p>`,
     '<p>If you did not expect this message, you can ignore it.</p>',
   ].join('\n');

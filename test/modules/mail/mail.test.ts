@@ -31,6 +31,11 @@ class Mailbox {
             to: session.envelope.rcptTo.map((address) => address.address),
             raw: Buffer.concat(chunks).toString('utf8'),
           };
+          // The invitation of every account the operator creates is not what these tests read.
+          if (message.raw.includes('Subject: Your Nativa account: choose your password')) {
+            callback();
+            return;
+          }
           const waiter = this.waiting.shift();
           if (waiter) waiter(message);
           else this.received.push(message);

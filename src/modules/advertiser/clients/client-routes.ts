@@ -9,6 +9,7 @@ import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { listAccountsPage } from '../../accounts/account-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
+import { SET_PASSWORD_PATH } from '../../sessions/session-routes.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
@@ -120,7 +121,7 @@ export function registerClientRoutes(app: App, context: AppContext): void {
         operationId: 'createClient',
         summary: 'Register an advertiser account as your referral.',
         description:
-          'The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password and a confirmation link is sent to it.',
+          'The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password, a confirmation link and a single-use link to choose its own password instead (7 days) is sent to it.',
         body: CreateClientBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
@@ -132,6 +133,7 @@ export function registerClientRoutes(app: App, context: AppContext): void {
         accountOf(request),
         { ...fields, username: user },
         (token) => absoluteUrl(request, `/api/confirm/${token}`),
+        (token) => absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
       );
       return created(request, reply, `/api/advertiser/users/${account.id}`, toUser(account));
     },

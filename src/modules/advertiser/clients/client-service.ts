@@ -6,6 +6,7 @@ import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { registrationMessage } from '../../mail/messages.ts';
 import { queueOutboxMessage } from '../../mail/outbox-service.ts';
+import { createPasswordToken } from '../../sessions/session-service.ts';
 import { generatePassword, hashPassword } from './password.ts';
 
 export interface NewClientInput {
@@ -44,6 +45,7 @@ export async function createClient(
   parentId: number,
   input: NewClientInput,
   confirmationUrl: (token: string) => string,
+  passwordUrl?: (token: string) => string,
 ): Promise<CreatedClient> {
   const { db, mailer, now } = dependencies;
   const taken = await takenIdentity(db, input.username, input.email);
@@ -62,11 +64,13 @@ export async function createClient(
       now,
     ).catch(renameUsernameField);
     const token = await createEmailConfirmation(trx, account, now);
+    const passwordLink = passwordUrl?.(await createPasswordToken(trx, account.id, 'invitation', now));
     const message = registrationMessage({
       username: account.username,
       password,
       link: confirmationUrl(token),
       invitedBy: parent.name || parent.username,
+      passwordLink,
     });
     const outbox = await queueOutboxMessage(trx, {
       kind: 'email_confirmation',

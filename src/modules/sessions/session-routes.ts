@@ -1,0 +1,212 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
+import { isSameOrigin, sessionCookie } from '../../http/session-cookie.ts';
+import { absoluteUrl, created } from '../../http/urls.ts';
+import { findToken, listTokens } from '../accounts/account-repository.ts';
+import { issueToken, revokeTokenById } from '../accounts/account-service.ts';
+import { toUser, UserSchema } from '../accounts/user-schema.ts';
+import {
+  Accepted,
+  IssuedTokenSchema,
+  OwnTokenSchema,
+  PasswordChangeBody,
+  ResetRequestBody,
+  SetPasswordBody,
+  SignInBody,
+  TokenNameBody,
+} from './session-schema.ts';
+import { changePassword, requestPasswordReset, setPasswordWithToken, signIn, signOut } from './session-service.ts';
+import { memoryFailureCounter, redisFailureCounter, SignInThrottle } from './sign-in-throttle.ts';
+
+/** The path of the web app's page that sets a password from an e-mailed link. */
+export const SET_PASSWORD_PATH = '/password?token=';
+
+/** Sign-in, sign-out, passwords and an account's own API tokens. */
+export function registerSessionRoutes(app: FastifyInstance, context: AppContext): void {
+  const { db, clock, mailer, config } = context;
+  const throttle = new SignInThrottle(
+    context.redis ? redisFailureCounter(context.redis, config.redisKeyPrefix) : memoryFailureCounter(),
+    clock,
+  );
+  const tags = ['Session'];
+
+  app.post(
+    '/api/session',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Sign in: open a browser session.',
+        description:
+          'Checks a username or e-mail and a password and sets the `nativa_session` cookie (HttpOnly, Secure, SameSite=Lax), which then authenticates every `/api` request instead of `Auth-Token`; it expires after 14 days without use. Requests that change something with a session must come from this server’s own pages (`Origin` or `Sec-Fetch-Site`). Failed attempts are limited per account and per address (429 with `Retry-After`); an unknown login and a wrong password get the same 401.',
+        security: [],
+        body: SignInBody,
+        response: { 200: UserSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      // A page elsewhere must not sign a visitor into an account of its choosing (login CSRF).
+      if (request.headers.origin !== undefined && !isSameOrigin(request, config.publicUrl)) {
+        throw forbidden('Sign in from this server’s own pages.');
+      }
+      const body = request.body as Static<typeof SignInBody>;
+      const signedIn = await signIn({ db, clock, throttle }, { ...body, address: request.ip });
+      reply.header('Set-Cookie', signedIn.setCookie);
+      reply.header('Cache-Control', 'no-store');
+      return toUser(signedIn.account);
+    },
+  );
+
+  app.delete(
+    '/api/session',
+    {
+      config: { access: 'authenticated' },
+      schema: {
+        tags,
+        summary: 'Sign out: end this browser session.',
+        description: 'Revokes the session of the cookie and deletes the cookie. With an Auth-Token it only deletes the cookie.',
+        response: { 204: NoContent, ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const sessionId = request.principal?.sessionId;
+      if (sessionId !== undefined) await signOut(db, sessionId, new Date(clock.now()));
+      reply.header('Set-Cookie', sessionCookie('', 0));
+      reply.code(204);
+    },
+  );
+
+  app.put(
+    '/api/me/password',
+    {
+      schema: {
+        tags,
+        summary: 'Change your password.',
+        description: 'Needs the current password. Every other session of the account ends; this one goes on.',
+        body: PasswordChangeBody,
+        response: { 204: NoContent, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof PasswordChangeBody>;
+      const principal = request.principal;
+      if (principal === undefined) throw forbidden();
+      await changePassword(db, {
+        accountId: principal.accountId,
+        sessionId: principal.sessionId,
+        current: body.current,
+        next: body.new,
+        now: new Date(clock.now()),
+      });
+      reply.code(204);
+    },
+  );
+
+  app.post(
+    '/api/password-reset',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Ask for a password-reset link by e-mail.',
+        description:
+          'When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. The answer is 202 in every case, so it does not tell which accounts exist.',
+        security: [],
+        body: ResetRequestBody,
+        response: { 202: Accepted, ...errorResponses(422) },
+      },
+    },
+    async (request, reply) => {
+      const { login } = request.body as Static<typeof ResetRequestBody>;
+      await requestPasswordReset({ db, mailer, now: new Date(clock.now()) }, login, (token) =>
+        absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
+      );
+      reply.code(202);
+    },
+  );
+
+  app.post(
+    '/api/password-reset/confirm',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Set a password with an e-mailed link (reset or invitation).',
+        description:
+          'Spends the link’s token (it works once), sets the password, confirms the mailbox and ends every session of the account. An unknown, used or expired token is a 422 on `token`.',
+        security: [],
+        body: SetPasswordBody,
+        response: { 204: NoContent, ...errorResponses(422) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof SetPasswordBody>;
+      await setPasswordWithToken(db, body.token, body.password, new Date(clock.now()));
+      reply.code(204);
+    },
+  );
+
+  app.get(
+    '/api/me/tokens',
+    {
+      schema: {
+        tags,
+        summary: 'List your API tokens (never their values).',
+        response: { 200: Type.Array(OwnTokenSchema), ...errorResponses(401, 429) },
+      },
+    },
+    async (request) => {
+      const rows = await listTokens(db, request.principal?.accountId ?? 0);
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        created: row.created_at.toISOString(),
+        revoked: row.revoked_at?.toISOString() ?? null,
+      }));
+    },
+  );
+
+  app.post(
+    '/api/me/tokens',
+    {
+      schema: {
+        tags,
+        summary: 'Create an API token for your account.',
+        description: 'The token is in this response only; keep it. Send it in the `Auth-Token` header.',
+        body: TokenNameBody,
+        response: { 201: IssuedTokenSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { name } = request.body as Static<typeof TokenNameBody>;
+      const issued = await issueToken(db, request.principal?.accountId ?? 0, name);
+      return created(request, reply, `/api/me/tokens/${issued.id}`, { id: issued.id, name, token: issued.token });
+    },
+  );
+
+  app.delete(
+    '/api/me/tokens/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke one of your API tokens; it answers 401 from then on.',
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as Static<typeof IdParams>;
+      const token = await findToken(db, id);
+      // Another account's token is as absent as a token that never was.
+      if (token === undefined || token.account_id !== request.principal?.accountId || token.revoked_at !== null) {
+        throw notFound('Token');
+      }
+      await revokeTokenById(db, id, new Date(clock.now()));
+      await context.tokens.revoked(id);
+      reply.code(204);
+    },
+  );
+}

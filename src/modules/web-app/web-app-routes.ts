@@ -1,0 +1,99 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { notFound } from '../../http/errors.ts';
+
+/** Where `vite build` puts the web app (web/dist), next to the server's sources. */
+export const WEB_DIST = path.join(import.meta.dirname, '..', '..', '..', 'web', 'dist');
+
+/**
+ * The app's pages: each answers index.html and the app picks the page from the address. Listed
+ * rather than a catch-all, so that every other path keeps the API's 404 and 405 answers.
+ */
+export const APP_PATHS = ['/', '/sign-in', '/password', '/tokens', '/advertiser', '/advertiser/*'];
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+};
+
+interface StaticFile {
+  body: Buffer;
+  type: string;
+}
+
+/** Every file of the build, read once: the whole app is a few hundred kilobytes. */
+function readBuild(directory: string): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  if (!existsSync(directory)) return files;
+  for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    const url = `/${path.relative(directory, full).split(path.sep).join('/')}`;
+    files.set(url, { body: readFileSync(full), type: CONTENT_TYPES[path.extname(entry.name)] ?? 'application/octet-stream' });
+  }
+  return files;
+}
+
+const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Nativa</title>
+<h1>The web app is not built</h1><p>Run <code>npm start</code> (it builds the app when needed) or <code>npm run build:web</code>, then reload.</p></html>`;
+
+/** Serves the web app at `/` (not under /api): hashed assets cached for a year, pages never cached. */
+export function registerWebAppRoutes(app: FastifyInstance, context: AppContext): void {
+  const files = readBuild(WEB_DIST);
+  const index = files.get('/index.html');
+  const hidden = { schema: { hide: true }, config: { access: 'public' as const } };
+
+  for (const appPath of APP_PATHS) {
+    app.get(appPath, hidden, async (_request, reply) => {
+      reply.header('Cache-Control', 'no-cache');
+      reply.type('text/html; charset=utf-8');
+      if (index === undefined) reply.code(503);
+      return index?.body ?? NOT_BUILT;
+    });
+  }
+
+  app.get('/assets/*', hidden, async (request, reply) => {
+    const file = files.get(request.url.split('?', 1)[0] ?? '');
+    if (file === undefined) throw notFound('File');
+    // Vite puts the content's hash in every asset's name: a changed file is a new URL.
+    reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+    reply.type(file.type);
+    return file.body;
+  });
+
+  app.get('/favicon.svg', hidden, async (_request, reply) => {
+    const file = files.get('/favicon.svg');
+    if (file === undefined) throw notFound('File');
+    reply.header('Cache-Control', 'public, max-age=86400');
+    reply.type(file.type);
+    return file.body;
+  });
+
+  app.get(
+    '/api/platform',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Service'],
+        summary: 'How this platform writes money and days.',
+        description: 'The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).',
+        security: [],
+        response: {
+          200: Type.Object({
+            currency: Type.String({ description: 'ISO 4217 code of the money every amount is in.' }),
+            timeZone: Type.String({ description: 'IANA time zone of the platform’s calendar days.' }),
+          }),
+        },
+      },
+    },
+    async () => ({ currency: context.config.currency, timeZone: context.config.timeZone }),
+  );
+}

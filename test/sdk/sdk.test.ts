@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { after, before, describe, it } from 'node:test';
+import { currentDocument, SCHEMA_PATH, typesOf } from '../../sdk/scripts/openapi-document.ts';
+import { ApiError, createNativaClient, data, pages } from '../../sdk/src/index.ts';
+import { openTestDatabase } from '../helpers/database.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** `fetch` over node:https trusting the test certificate (global fetch trusts only the system's CAs). */
+function fetchTrusting(ca: string) {
+  const agent = new https.Agent({ ca, keepAlive: true });
+  const fetch = async (request: Request): Promise<Response> => {
+    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    return new Promise((resolve, reject) => {
+      const outgoing = https.request(
+        request.url,
+        { method: request.method, headers: Object.fromEntries(request.headers), agent },
+        (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('end', () => {
+            const headers = new Headers();
+            for (const [name, value] of Object.entries(incoming.headers)) {
+              for (const one of [value ?? []].flat()) headers.append(name, one);
+            }
+            const status = incoming.statusCode ?? 0;
+            const noBody = status === 204 || status === 304;
+            resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers }));
+          });
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  };
+  return { fetch, close: () => agent.destroy() };
+}
+
+describe('the typed SDK', () => {
+  it('has types that match the OpenAPI document the current code serves (run `npm run sdk:generate`)', async () => {
+    const expected = await typesOf(await currentDocument(await openTestDatabase()));
+    const committed = readFileSync(SCHEMA_PATH, 'utf8');
+    assert.ok(committed === expected, 'sdk/src/schema.d.ts is stale: run `npm run sdk:generate` and commit it');
+  });
+
+  describe('against the real server', () => {
+    let server: TestServer;
+    let transport: ReturnType<typeof fetchTrusting>;
+    before(async () => {
+      server = await startTestServer();
+      transport = fetchTrusting(server.tls.cert);
+    });
+    after(async () => {
+      transport.close();
+      await server.close();
+    });
+
+    it('makes typed calls with a token and throws the error envelope with its field errors', async () => {
+      const advertiser = await server.createAccount('advertiser');
+      const client = createNativaClient({ baseUrl: server.url, token: advertiser.token, fetch: transport.fetch });
+      const me = await data(client.GET('/api/me'));
+      assert.equal(me.id, advertiser.id);
+      assert.equal(me.type, 'advertiser');
+
+      const refused = await client.POST('/api/advertiser/campaigns', { body: { title: '', category_id: 2 } }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      assert.ok(refused instanceof ApiError);
+      assert.equal(refused.status, 422);
+      assert.equal(refused.envelope.name, 'Data Validation Failed');
+      assert.ok(refused.fieldError('title'), refused.message);
+
+      const anonymous = createNativaClient({ baseUrl: server.url, fetch: transport.fetch });
+      const unauthorized = await anonymous.GET('/api/me').catch((error: unknown) => error);
+      assert.ok(unauthorized instanceof ApiError);
+      assert.equal(unauthorized.status, 401);
+    });
+
+    it('iterates every page of a list over the X-Pagination headers', async () => {
+      const advertiser = await server.createAccount('advertiser');
+      const client = createNativaClient({ baseUrl: server.url, token: advertiser.token, fetch: transport.fetch });
+      for (let index = 1; index <= 5; index++) {
+        await client.POST('/api/advertiser/campaigns', { body: { title: `Campaign ${index}`, category_id: 2 } });
+      }
+      const seen: number[] = [];
+      const requested: number[] = [];
+      for await (const campaign of pages((page) => {
+        requested.push(page);
+        return client.GET('/api/advertiser/campaigns', { params: { query: { page, 'per-page': 2 } } });
+      })) {
+        seen.push(campaign.id);
+      }
+      assert.equal(seen.length, 5);
+      assert.equal(new Set(seen).size, 5);
+      assert.deepEqual(requested, [1, 2, 3]);
+    });
+  });
+
+  describe('over the rate limit', () => {
+    let server: TestServer;
+    let transport: ReturnType<typeof fetchTrusting>;
+    before(async () => {
+      server = await startTestServer({ config: { rateLimitPerSecond: 2 } });
+      transport = fetchTrusting(server.tls.cert);
+    });
+    after(async () => {
+      transport.close();
+      await server.close();
+    });
+
+    it('waits out a 429 as Retry-After says, a bounded number of times', async () => {
+      const advertiser = await server.createAccount('advertiser');
+      const waits: number[] = [];
+      // Waiting moves the server's clock: the next window opens without a real sleep.
+      const sleep = async (milliseconds: number) => {
+        waits.push(milliseconds);
+        server.clock.advance(milliseconds);
+      };
+      const client = createNativaClient({ baseUrl: server.url, token: advertiser.token, fetch: transport.fetch, sleep });
+      const ids: number[] = [];
+      for (let call = 0; call < 5; call++) ids.push((await data(client.GET('/api/me'))).id);
+      assert.deepEqual(ids, [advertiser.id, advertiser.id, advertiser.id, advertiser.id, advertiser.id]);
+      assert.deepEqual(waits, [1000, 1000], 'two calls over the limit of 2 per second, one second each');
+
+      const impatient = createNativaClient({
+        baseUrl: server.url,
+        token: advertiser.token,
+        fetch: transport.fetch,
+        sleep: async () => undefined,
+        maxRetries: 1,
+      });
+      const refused = await Promise.all(
+        [1, 2, 3, 4].map(() =>
+          impatient.GET('/api/me').then(
+            () => 200,
+            (error: ApiError) => error.status,
+          ),
+        ),
+      );
+      assert.ok(refused.includes(429), `past its retries a 429 is thrown: ${refused}`);
+    });
+  });
+});

@@ -1,0 +1,36 @@
+import { ApiError, createNativaClient, data } from '@nativa/sdk';
+import { useState } from 'react';
+
+/** The API of the server that served this page: same origin, the session cookie, no token. */
+export const api = createNativaClient({ baseUrl: '', credentials: 'include' });
+
+export { ApiError, data };
+
+/** The message to show for a failed call. */
+export function problem(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return 'The server could not be reached. Check your connection and try again.';
+}
+
+/** The field errors of a 422, by field, for showing each beside its field. */
+export function fieldErrors(error: unknown): Record<string, string> {
+  if (!(error instanceof ApiError)) return {};
+  return Object.fromEntries(error.errors.map((entry) => [entry.field, entry.message]));
+}
+
+/**
+ * The API's field errors of the last submit, each hidden once its field is edited, so that a
+ * message never sits beside a value it was not about.
+ */
+export function useFieldErrors(error: unknown) {
+  const [edited, setEdited] = useState<string[]>([]);
+  const all = fieldErrors(error);
+  const shown = Object.fromEntries(Object.entries(all).filter(([field]) => !edited.includes(field)));
+  return {
+    errors: shown,
+    /** Whether the refusal named no field (then its message is shown above the form). */
+    general: error !== null && error !== undefined && Object.keys(all).length === 0,
+    edited: (field: string) => setEdited((fields) => (fields.includes(field) ? fields : [...fields, field])),
+    submitted: () => setEdited([]),
+  };
+}

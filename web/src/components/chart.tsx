@@ -1,0 +1,82 @@
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { dayLabel } from '../format.ts';
+
+export interface Series {
+  label: string;
+  values: number[];
+  color: string;
+  format: (value: number) => string;
+  /** Plotted against the right-hand axis. */
+  right?: boolean;
+}
+
+/**
+ * A daily line chart (uPlot: small, canvas, fast with a year of points). Its width follows its
+ * box; its figures are also in the table next to it, which is what screen readers get.
+ */
+export function DailyChart({ days, series, label }: { days: string[]; series: Series[]; label: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (element === null || days.length === 0) return;
+    const stroke = getComputedStyle(element).getPropertyValue('--muted').trim() || '#888';
+    const grid = getComputedStyle(element).getPropertyValue('--line').trim() || '#ddd';
+    const times = days.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000);
+    const axis = (side: 1 | 3, format: (value: number) => string, scale: string): uPlot.Axis => ({
+      side,
+      scale,
+      stroke,
+      grid: { stroke: grid, width: 1, show: side === 3 },
+      ticks: { show: false },
+      size: 70,
+      values: (_plot, ticks) => ticks.map(format),
+    });
+    const first = series[0];
+    const second = series.find((entry) => entry.right);
+    const options: uPlot.Options = {
+      width: element.clientWidth,
+      height: 240,
+      tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
+      cursor: { drag: { x: false, y: false } },
+      legend: { show: true },
+      scales: { x: { time: true }, left: { auto: true }, right: { auto: true } },
+      axes: [
+        {
+          stroke,
+          size: 36,
+          gap: 10,
+          grid: { show: false },
+          ticks: { show: false },
+          values: (_plot, ticks) =>
+            ticks.map((tick) => dayLabel(new Date(tick * 1000).toISOString().slice(0, 10)).replace(/,? \d{4}$/, '')),
+        },
+        ...(first ? [axis(3, first.format, 'left')] : []),
+        ...(second ? [axis(1, second.format, 'right')] : []),
+      ],
+      series: [
+        {
+          label: 'Day',
+          value: (_plot, value) => (value == null ? '' : dayLabel(new Date(value * 1000).toISOString().slice(0, 10))),
+        },
+        ...series.map((entry) => ({
+          label: entry.label,
+          stroke: entry.color,
+          width: 2,
+          scale: entry.right ? 'right' : 'left',
+          points: { show: days.length < 45 },
+          value: (_plot: uPlot, value: number | null) => (value == null ? '' : entry.format(value)),
+        })),
+      ],
+    };
+    const plot = new uPlot(options, [times, ...series.map((entry) => entry.values)], element);
+    const resize = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: 240 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [days, series]);
+  return <div className="chart" ref={box} role="img" aria-label={label} />;
+}

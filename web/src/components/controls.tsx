@@ -1,0 +1,73 @@
+import type { InputHTMLAttributes, ReactNode } from 'react';
+
+/** An on/off switch: a checkbox with the switch role, named for what it turns on. */
+export function Switch({
+  checked,
+  label,
+  onChange,
+  disabled,
+}: {
+  checked: boolean;
+  label: string;
+  onChange: (checked: boolean) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <label className="switch">
+      <input
+        type="checkbox"
+        role="switch"
+        checked={checked}
+        aria-checked={checked}
+        disabled={disabled}
+        aria-label={label}
+        onChange={(event) => onChange(event.target.checked)}
+      />
+      <span aria-hidden="true" />
+    </label>
+  );
+}
+
+/** A labelled form field with its hint and, after a refused submit, the API's error for it. */
+export function Field({
+  label,
+  name,
+  error,
+  hint,
+  children,
+  ...input
+}: InputHTMLAttributes<HTMLInputElement> & { label: string; name: string; error?: string; hint?: string; children?: ReactNode }) {
+  const describedBy = [hint ? `${name}-hint` : '', error ? `${name}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' invalid' : ''}`}>
+      <label htmlFor={`field-${name}`}>{label}</label>
+      {children ?? (
+        <input
+          id={`field-${name}`}
+          name={name}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy}
+          {...input}
+        />
+      )}
+      {hint && (
+        <p className="hint" id={`${name}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p className="error" id={`${name}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ kind, children }: { kind: 'error' | 'ok'; children: ReactNode }) {
+  return (
+    <p className={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </p>
+  );
+}

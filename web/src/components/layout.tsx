@@ -1,0 +1,62 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { api } from '../api.ts';
+import { money } from '../format.ts';
+import { Link, navigate, useLocation } from '../router.tsx';
+import type { User } from '../session.ts';
+
+const ADVERTISER_LINKS = [
+  { href: '/advertiser', label: 'Overview' },
+  { href: '/advertiser/campaigns', label: 'Campaigns' },
+];
+
+export function Layout({ user, children }: { user: User; children: ReactNode }) {
+  const { path } = useLocation();
+  const queryClient = useQueryClient();
+  const signOut = useMutation({
+    mutationFn: () => api.DELETE('/api/session'),
+    onSettled: () => {
+      queryClient.clear();
+      queryClient.setQueryData(['me'], null);
+      navigate('/sign-in', { replace: true });
+    },
+  });
+  const links = [...(user.type === 'advertiser' ? ADVERTISER_LINKS : []), { href: '/tokens', label: 'API tokens' }];
+  const current = (href: string) => (href === '/advertiser' ? path === href : path === href || path.startsWith(`${href}/`));
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link href={links[0]?.href ?? '/'} className="brand">
+          <span className="logo" aria-hidden="true">
+            N
+          </span>
+          Nativa
+        </Link>
+        <nav aria-label="Main">
+          {links.map((link) => (
+            <Link key={link.href} href={link.href} aria-current={current(link.href) ? 'page' : undefined}>
+              {link.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="account">
+          <span className="who">
+            {user.name || user.username}
+            <span className="balance" title="Balance">
+              {money(user.balance)}
+            </span>
+          </span>
+          <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

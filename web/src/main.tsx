@@ -1,0 +1,100 @@
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { StrictMode, useEffect } from 'react';
+import { createRoot } from 'react-dom/client';
+import { api, data, problem } from './api.ts';
+import { Notice } from './components/controls.tsx';
+import { Layout } from './components/layout.tsx';
+import { setPlatform } from './format.ts';
+import { CampaignPage } from './pages/campaign.tsx';
+import { CampaignsPage } from './pages/campaigns.tsx';
+import { OverviewPage } from './pages/overview.tsx';
+import { PasswordPage } from './pages/password.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { TokensPage } from './pages/tokens.tsx';
+import { navigate, useLocation } from './router.tsx';
+import { useMe } from './session.ts';
+import './styles.css';
+
+const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
+
+function App() {
+  const { path } = useLocation();
+  const platform = useQuery({
+    queryKey: ['platform'],
+    queryFn: async () => {
+      const value = await data(api.GET('/api/platform'));
+      setPlatform(value);
+      return value;
+    },
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const me = useMe();
+  const publicPage = path === '/sign-in' || path === '/password';
+  const user = me.data;
+
+  useEffect(() => {
+    if (me.isSuccess && user === null && !publicPage) navigate('/sign-in', { replace: true });
+    if (user && (path === '/' || path === '/sign-in'))
+      navigate(user.type === 'advertiser' ? '/advertiser' : '/tokens', { replace: true });
+  }, [me.isSuccess, user, path, publicPage]);
+
+  useEffect(() => {
+    document.title = `${titleOf(path)} · Nativa`;
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [path]);
+
+  if (me.error || platform.error) {
+    return (
+      <main className="auth">
+        <Notice kind="error">{problem(me.error ?? platform.error)}</Notice>
+      </main>
+    );
+  }
+  if (!platform.data || me.isPending) return <p className="loading">Loading…</p>;
+  if (path === '/password') return <PasswordPage />;
+  if (!user) return <SignInPage />;
+  return <Layout user={user}>{page(path, user)}</Layout>;
+}
+
+function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>) {
+  if (path === '/tokens') return <TokensPage />;
+  if (user.type === 'advertiser') {
+    if (path === '/advertiser') return <OverviewPage user={user} />;
+    if (path === '/advertiser/campaigns') return <CampaignsPage />;
+    const campaign = /^\/advertiser\/campaigns\/(\d+)$/.exec(path);
+    if (campaign) return <CampaignPage id={Number(campaign[1])} />;
+  } else if (path === '/' || path.startsWith('/advertiser')) {
+    return (
+      <>
+        <h1>Welcome</h1>
+        <p>The {user.type} pages of the web account are not built yet; the API and your API tokens are available.</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>There is nothing at this address.</p>
+    </>
+  );
+}
+
+function titleOf(path: string): string {
+  if (path === '/sign-in') return 'Sign in';
+  if (path === '/password') return 'Password';
+  if (path === '/tokens') return 'API tokens';
+  if (path === '/advertiser/campaigns') return 'Campaigns';
+  if (path.startsWith('/advertiser/campaigns/')) return 'Campaign';
+  return 'Overview';
+}
+
+const root = document.getElementById('root');
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+}

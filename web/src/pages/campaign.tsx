@@ -1,0 +1,347 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useMemo, useState } from 'react';
+import { ApiError, api, data, problem, useFieldErrors } from '../api.ts';
+import { DailyChart } from '../components/chart.tsx';
+import { Field, Notice, Switch } from '../components/controls.tsx';
+import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
+import { ScrollRegion } from '../components/scroll-region.tsx';
+import { count, dayLabel, fineMoney, money, percent } from '../format.ts';
+import { Link } from '../router.tsx';
+import { useDailyStatistics } from '../stats.ts';
+import { STATUS_NAMES } from './campaigns.tsx';
+import { useResolvedColors } from './overview.tsx';
+
+const AD_STATUS: Record<number, string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected' };
+
+export function CampaignPage({ id }: { id: number }) {
+  const period = usePeriod();
+  const queryClient = useQueryClient();
+  const campaign = useQuery({
+    queryKey: ['campaign', id, period.from, period.to],
+    queryFn: () =>
+      data(
+        api.GET('/api/advertiser/campaigns/{id}', {
+          params: { path: { id }, query: { expand: 'offers', dateFrom: period.from, dateTo: period.to, archived: 0 } },
+        }),
+      ),
+    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+  });
+  const daily = useDailyStatistics(period, String(id));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaign', id] });
+  const switchAd = useMutation({
+    mutationFn: ({ adId, active }: { adId: number; active: boolean }) =>
+      api.PUT('/api/advertiser/offers/{id}', { params: { path: { id: adId } }, body: { active } }),
+    onSettled: refresh,
+  });
+  const deleteAd = useMutation({
+    mutationFn: (adId: number) => api.DELETE('/api/advertiser/offers/{id}', { params: { path: { id: adId } } }),
+    onSettled: refresh,
+  });
+  const [adding, setAdding] = useState(false);
+  const series = useResolvedColors(
+    useMemo(
+      () =>
+        daily.data
+          ? [
+              { label: 'Spend', values: daily.data.money, color: 'var(--accent)', format: money },
+              { label: 'Clicks', values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
+            ]
+          : [],
+      [daily.data],
+    ),
+  );
+
+  if (campaign.error instanceof ApiError && campaign.error.status === 404) {
+    return (
+      <>
+        <h1>Campaign not found</h1>
+        <p>
+          There is no campaign {id} in your account. <Link href="/advertiser/campaigns">Back to campaigns</Link>
+        </p>
+      </>
+    );
+  }
+  const current = campaign.data;
+  const offers = current?.offers ?? [];
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/advertiser/campaigns">Campaigns</Link> /
+      </p>
+      <div className="page-head">
+        <h1>{current?.title ?? 'Campaign'}</h1>
+        <PeriodPicker />
+      </div>
+      {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
+      {current && (
+        <section className="tiles" aria-label="Figures for the period">
+          <div className="tile">
+            <span className="tile-label">Status</span>
+            <strong>{STATUS_NAMES[current.status]}</strong>
+          </div>
+          <div className="tile">
+            <span className="tile-label">Spend</span>
+            <strong>{money(current.money)}</strong>
+          </div>
+          <div className="tile">
+            <span className="tile-label">Clicks</span>
+            <strong>{count(current.clicks)}</strong>
+          </div>
+          <div className="tile">
+            <span className="tile-label">Conversions</span>
+            <strong>{count(current.orders)}</strong>
+          </div>
+          <div className="tile">
+            <span className="tile-label">CTR</span>
+            <strong>{percent(current.ctr)}</strong>
+          </div>
+        </section>
+      )}
+
+      <section aria-labelledby="ads-title">
+        <div className="section-head">
+          <h2 id="ads-title">Ads</h2>
+          {current && !current.archived && (
+            <button type="button" className="primary" onClick={() => setAdding(!adding)} aria-expanded={adding}>
+              New ad
+            </button>
+          )}
+        </div>
+        {adding && <CreateAd campaignId={id} onDone={() => setAdding(false)} onCreated={refresh} />}
+        {(switchAd.error || deleteAd.error) && <Notice kind="error">{problem(switchAd.error ?? deleteAd.error)}</Notice>}
+        {current && offers.length === 0 && <p className="empty">No ads yet.</p>}
+        <ul className="ads">
+          {offers.map((ad) => (
+            <li key={ad.id} className="card ad">
+              <Teaser image={ad.img_wide?.url} title={ad.title} cost={ad.cost} description={ad.opis} />
+              <div className="ad-facts">
+                <div className="ad-row">
+                  <Switch
+                    checked={ad.active}
+                    label={`Ad ${ad.title} is on`}
+                    onChange={(active) => switchAd.mutate({ adId: ad.id, active })}
+                  />
+                  <span className={`status s${ad.status}`}>{AD_STATUS[ad.status]}</span>
+                </div>
+                <dl>
+                  <dt>Bid</dt>
+                  <dd>{fineMoney(ad.stavka)}</dd>
+                  <dt>Clicks</dt>
+                  <dd>{count(ad.clicks)}</dd>
+                  <dt>Spend</dt>
+                  <dd>{money(ad.money)}</dd>
+                  <dt>CTR</dt>
+                  <dd>{percent(ad.ctr)}</dd>
+                </dl>
+                <button
+                  type="button"
+                  className="link danger"
+                  onClick={() => window.confirm(`Delete the ad “${ad.title}”? Its statistics stay.`) && deleteAd.mutate(ad.id)}
+                >
+                  Delete<span className="visually-hidden"> ad {ad.title}</span>
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section className="card" aria-labelledby="daily-title">
+        <h2 id="daily-title">Per day</h2>
+        {daily.data && <DailyChart days={daily.data.days} series={series} label="Daily spend and clicks of this campaign" />}
+        {daily.data && (
+          <ScrollRegion label="Figures per day">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" className="num">
+                    Views
+                  </th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                  <th scope="col" className="num">
+                    Spend
+                  </th>
+                  <th scope="col" className="num">
+                    Conv.
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {daily.data.days
+                  .map((day, index) => ({ day, index }))
+                  .reverse()
+                  .filter(({ index }) => (daily.data?.views[index] ?? 0) + (daily.data?.clicks[index] ?? 0) > 0)
+                  .map(({ day, index }) => (
+                    <tr key={day}>
+                      <th scope="row">{dayLabel(day)}</th>
+                      <td className="num">{count(daily.data?.views[index] ?? 0)}</td>
+                      <td className="num">{count(daily.data?.clicks[index] ?? 0)}</td>
+                      <td className="num">{money(daily.data?.money[index] ?? 0)}</td>
+                      <td className="num">{count(daily.data?.orders[index] ?? 0)}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+            {daily.data.views.every((value) => value === 0) && <p className="empty">No views in this period.</p>}
+          </ScrollRegion>
+        )}
+      </section>
+    </>
+  );
+}
+
+/** An ad as a block on a publisher's page shows it: picture, title, price line. */
+function Teaser({
+  image,
+  title,
+  cost,
+  description,
+}: {
+  image: string | undefined;
+  title: string;
+  cost: string;
+  description: string;
+}) {
+  return (
+    <figure className="teaser">
+      {image ? <img src={image} alt="" width={300} height={200} /> : <div className="teaser-empty">Choose a picture</div>}
+      <figcaption>
+        <strong>{title || description || 'Your headline'}</strong>
+        {cost && <span className="cost">{cost}</span>}
+      </figcaption>
+    </figure>
+  );
+}
+
+function readAsDataUri(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDone: () => void; onCreated: () => void }) {
+  const [form, setForm] = useState({ description: '', title: '', url: '', clickPrice: '', price: '' });
+  const [rectangle, setRectangle] = useState('');
+  const [square, setSquare] = useState('');
+  const create = useMutation({
+    mutationFn: () =>
+      data(
+        api.POST('/api/advertiser/offers', {
+          body: {
+            campaignId,
+            description: form.description,
+            url: form.url,
+            clickPrice: form.clickPrice,
+            rectangle,
+            square,
+            ...(form.title ? { title: form.title } : {}),
+            ...(form.price ? { price: Number(form.price) } : {}),
+          },
+        }),
+      ),
+    onSuccess: () => {
+      onCreated();
+      onDone();
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(create.error);
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
+    setForm({ ...form, [name]: event.target.value });
+    edited(name);
+  };
+  const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
+    const file = event.target.files?.[0];
+    setter(file ? await readAsDataUri(file) : '');
+    edited(name);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    create.mutate();
+  };
+  return (
+    <form className="card create-ad" onSubmit={submit} noValidate aria-label="New ad">
+      <div className="form-grid">
+        <h3>New ad</h3>
+        {general && <Notice kind="error">{problem(create.error)}</Notice>}
+        <Field
+          label="Headline"
+          name="description"
+          hint="Up to 60 characters."
+          required
+          value={form.description}
+          error={errors.description}
+          onChange={set('description')}
+        />
+        <Field
+          label="Landing page"
+          name="url"
+          type="url"
+          placeholder="https://"
+          required
+          value={form.url}
+          error={errors.url}
+          onChange={set('url')}
+        />
+        <Field
+          label="Bid per click"
+          name="clickPrice"
+          inputMode="decimal"
+          required
+          value={form.clickPrice}
+          error={errors.clickPrice}
+          onChange={set('clickPrice')}
+        />
+        <Field
+          label="Price (optional)"
+          name="price"
+          inputMode="numeric"
+          value={form.price}
+          error={errors.price}
+          onChange={set('price')}
+        />
+        <Field
+          label="Wide picture (3:2)"
+          name="rectangle"
+          type="file"
+          accept="image/png,image/jpeg"
+          required
+          error={errors.rectangle}
+          onChange={pick('rectangle', setRectangle)}
+        />
+        <Field
+          label="Square picture"
+          name="square"
+          type="file"
+          accept="image/png,image/jpeg"
+          required
+          error={errors.square}
+          onChange={pick('square', setSquare)}
+        />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={create.isPending}>
+            {create.isPending ? 'Sending…' : 'Send for moderation'}
+          </button>
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </div>
+      <section className="preview" aria-label="Preview">
+        <p className="hint">As it will appear in a block</p>
+        <Teaser
+          image={rectangle || undefined}
+          title={form.title || form.description}
+          cost={form.price}
+          description={form.description}
+        />
+      </section>
+    </form>
+  );
+}

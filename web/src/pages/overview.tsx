@@ -1,0 +1,69 @@
+import { useMemo } from 'react';
+import { problem } from '../api.ts';
+import { DailyChart } from '../components/chart.tsx';
+import { Notice } from '../components/controls.tsx';
+import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
+import { count, money, today } from '../format.ts';
+import type { User } from '../session.ts';
+import { useDailyStatistics, useTotals } from '../stats.ts';
+
+export function OverviewPage({ user }: { user: User }) {
+  const period = usePeriod();
+  const day = today();
+  const todays = useTotals({ from: day, to: day });
+  const totals = useTotals(period);
+  const daily = useDailyStatistics(period);
+  const series = useMemo(
+    () =>
+      daily.data
+        ? [
+            { label: 'Spend', values: daily.data.money, color: 'var(--accent)', format: money },
+            { label: 'Clicks', values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
+          ]
+        : [],
+    [daily.data],
+  );
+  const resolvedSeries = useResolvedColors(series);
+  return (
+    <>
+      <div className="page-head">
+        <h1>Overview</h1>
+        <PeriodPicker />
+      </div>
+      {(totals.error || daily.error) && <Notice kind="error">{problem(totals.error ?? daily.error)}</Notice>}
+      <section className="tiles" aria-label="Figures">
+        <Tile label="Balance" value={money(user.balance)} />
+        <Tile label="Spent today" value={todays.data ? money(todays.data.money) : '…'} />
+        <Tile label="Spent in the period" value={totals.data ? money(totals.data.money) : '…'} />
+        <Tile label="Clicks in the period" value={totals.data ? count(totals.data.clicks) : '…'} />
+        <Tile label="Conversions in the period" value={totals.data ? count(totals.data.orders) : '…'} />
+      </section>
+      <section className="card">
+        <h2>Spend and clicks per day</h2>
+        {daily.data && (
+          <DailyChart days={daily.data.days} series={resolvedSeries} label="Daily spend and clicks over the period" />
+        )}
+      </section>
+    </>
+  );
+}
+
+function Tile({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="tile">
+      <span className="tile-label">{label}</span>
+      <strong>{value}</strong>
+    </div>
+  );
+}
+
+/** uPlot draws on a canvas, which needs real colours, not CSS variables. */
+export function useResolvedColors<T extends { color: string }>(series: T[]): T[] {
+  return useMemo(() => {
+    const style = getComputedStyle(document.documentElement);
+    return series.map((entry) => {
+      const variable = /^var\((--[a-z-]+)\)$/.exec(entry.color)?.[1];
+      return variable ? { ...entry, color: style.getPropertyValue(variable).trim() || '#0b6e4f' } : entry;
+    });
+  }, [series]);
+}
