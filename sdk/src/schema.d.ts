@@ -762,69 +762,7 @@ export interface paths {
          * Change your password.
          * @description Needs the current password. Every other session of the account ends; this one goes on.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The current password. */
-                        current: string;
-                        /** @description The new password: 10 to 200 characters. */
-                        new: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description No content. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every failed request. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        put: operations["changePassword"];
         post?: never;
         delete?: never;
         options?: never;
@@ -840,131 +778,13 @@ export interface paths {
             cookie?: never;
         };
         /** List your API tokens (never their values). */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date-time
-                             * @description When it was issued.
-                             */
-                            created: string;
-                            /** @description Token id. */
-                            id: number;
-                            /** @description Label. */
-                            name: string;
-                            /** @description When it was revoked; null while valid. */
-                            revoked: string | null;
-                        }[];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["listOwnTokens"];
         put?: never;
         /**
          * Create an API token for your account.
          * @description The token is in this response only; keep it. Send it in the `Auth-Token` header.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A label for the token, e.g. where it is used. */
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Token id (for revoking it). */
-                            id: number;
-                            /** @description Label. */
-                            name: string;
-                            /** @description The token, for the Auth-Token header. It is shown only in this response. */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description The error body of every failed request. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["createOwnToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -982,63 +802,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke one of your API tokens; it answers 401 from then on. */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Numeric identifier. */
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every failed request. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeOwnToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1074,40 +838,7 @@ export interface paths {
          * Ask for a password-reset link by e-mail.
          * @description When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. The answer is 202 in every case, so it does not tell which accounts exist.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Username or e-mail of the account. */
-                        login: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted; an e-mail is sent if the login names an account. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every failed request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["requestPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1127,42 +858,7 @@ export interface paths {
          * Set a password with an e-mailed link (reset or invitation).
          * @description Spends the link’s token (it works once), sets the password, confirms the mailbox and ends every session of the account. An unknown, used or expired token is a 422 on `token`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The new password: 10 to 200 characters. */
-                        password: string;
-                        /** @description The token of the e-mailed link (its `token` parameter). */
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description No content. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every failed request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["confirmPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1180,31 +876,7 @@ export interface paths {
          * How this platform writes money and days.
          * @description The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description ISO 4217 code of the money every amount is in. */
-                            currency: string;
-                            /** @description IANA time zone of the platform’s calendar days. */
-                            timeZone: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPlatform"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1331,145 +1003,12 @@ export interface paths {
          * Sign in: open a browser session.
          * @description Checks a username or e-mail and a password and sets the `nativa_session` cookie (HttpOnly, Secure, SameSite=Lax), which then authenticates every `/api` request instead of `Auth-Token`; it expires after 14 days without use. Requests that change something with a session must come from this server’s own pages (`Origin` or `Sec-Fetch-Site`). Failed attempts are limited per account and per address (429 with `Retry-After`); an unknown login and a wrong password get the same 401.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Username or e-mail, in any letter case. */
-                        login: string;
-                        /** @description Password. */
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description An account. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Current account balance, in currency units (4 fraction digits). */
-                            balance: number;
-                            /**
-                             * Format: date-time
-                             * @description Registration date, ISO 8601.
-                             */
-                            date: string;
-                            /** @description E-mail. */
-                            email: string;
-                            /** @description Whether the mailbox has been confirmed. */
-                            emailConfirmed: boolean;
-                            /** @description User id. */
-                            id: number;
-                            /** @description Daily budget across all campaigns (advertiser); 0 means none. */
-                            maxmoney: number;
-                            /** @description Personal name. */
-                            name: string;
-                            /** @description Id of the User of whom this account is a referral; null when none. */
-                            parentId: number | null;
-                            /** @description Phone. */
-                            phone: string;
-                            /** @description Messenger contact. */
-                            skype: string;
-                            /** @description Messenger contact. */
-                            telegram: string;
-                            /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
-                            type: "advertiser" | "publisher" | "operator";
-                            /** @description Company website (advertiser). */
-                            url: string;
-                            /** @description Login. */
-                            username: string;
-                            /** @description Messenger contact. */
-                            whatsapp: string;
-                        };
-                    };
-                };
-                /** @description The error body of every failed request. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["signIn"];
         /**
          * Sign out: end this browser session.
          * @description Revokes the session of the cookie and deletes the cookie. With an Auth-Token it only deletes the cookie.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every failed request. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description The error body of every failed request. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        delete: operations["signOut"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6065,6 +5604,246 @@ export interface operations {
             };
         };
     };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The current password. */
+                    current: string;
+                    /** @description The new password: 10 to 200 characters. */
+                    new: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listOwnTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When it was issued.
+                         */
+                        created: string;
+                        /** @description Token id. */
+                        id: number;
+                        /** @description Label. */
+                        name: string;
+                        /** @description When it was revoked; null while valid. */
+                        revoked: string | null;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    createOwnToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A label for the token, e.g. where it is used. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Token id (for revoking it). */
+                        id: number;
+                        /** @description Label. */
+                        name: string;
+                        /** @description The token, for the Auth-Token header. It is shown only in this response. */
+                        token: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    revokeOwnToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -6090,6 +5869,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Username or e-mail of the account. */
+                    login: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted; an e-mail is sent if the login names an account. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new password: 10 to 200 characters. */
+                    password: string;
+                    /** @description The token of the e-mailed link (its `token` parameter). */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    getPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ISO 4217 code of the money every amount is in. */
+                        currency: string;
+                        /** @description IANA time zone of the platform’s calendar days. */
+                        timeZone: string;
+                    };
                 };
             };
             /** @description The error body of every failed request. */
@@ -6310,6 +6193,141 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Username or e-mail, in any letter case. */
+                    login: string;
+                    /** @description Password. */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Current account balance, in currency units (4 fraction digits). */
+                        balance: number;
+                        /**
+                         * Format: date-time
+                         * @description Registration date, ISO 8601.
+                         */
+                        date: string;
+                        /** @description E-mail. */
+                        email: string;
+                        /** @description Whether the mailbox has been confirmed. */
+                        emailConfirmed: boolean;
+                        /** @description User id. */
+                        id: number;
+                        /** @description Daily budget across all campaigns (advertiser); 0 means none. */
+                        maxmoney: number;
+                        /** @description Personal name. */
+                        name: string;
+                        /** @description Id of the User of whom this account is a referral; null when none. */
+                        parentId: number | null;
+                        /** @description Phone. */
+                        phone: string;
+                        /** @description Messenger contact. */
+                        skype: string;
+                        /** @description Messenger contact. */
+                        telegram: string;
+                        /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
+                        type: "advertiser" | "publisher" | "operator";
+                        /** @description Company website (advertiser). */
+                        url: string;
+                        /** @description Login. */
+                        username: string;
+                        /** @description Messenger contact. */
+                        whatsapp: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
                 };
             };
         };

@@ -39,6 +39,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       config: { access: 'public' },
       schema: {
         tags,
+        operationId: 'signIn',
         summary: 'Sign in: open a browser session.',
         description:
           'Checks a username or e-mail and a password and sets the `nativa_session` cookie (HttpOnly, Secure, SameSite=Lax), which then authenticates every `/api` request instead of `Auth-Token`; it expires after 14 days without use. Requests that change something with a session must come from this server’s own pages (`Origin` or `Sec-Fetch-Site`). Failed attempts are limited per account and per address (429 with `Retry-After`); an unknown login and a wrong password get the same 401.',
@@ -66,6 +67,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       config: { access: 'authenticated' },
       schema: {
         tags,
+        operationId: 'signOut',
         summary: 'Sign out: end this browser session.',
         description: 'Revokes the session of the cookie and deletes the cookie. With an Auth-Token it only deletes the cookie.',
         response: { 204: NoContent, ...errorResponses(401, 403) },
@@ -84,6 +86,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
     {
       schema: {
         tags,
+        operationId: 'changePassword',
         summary: 'Change your password.',
         description: 'Needs the current password. Every other session of the account ends; this one goes on.',
         body: PasswordChangeBody,
@@ -111,6 +114,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       config: { access: 'public' },
       schema: {
         tags,
+        operationId: 'requestPasswordReset',
         summary: 'Ask for a password-reset link by e-mail.',
         description:
           'When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. The answer is 202 in every case, so it does not tell which accounts exist.',
@@ -134,6 +138,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       config: { access: 'public' },
       schema: {
         tags,
+        operationId: 'confirmPasswordReset',
         summary: 'Set a password with an e-mailed link (reset or invitation).',
         description:
           'Spends the link’s token (it works once), sets the password, confirms the mailbox and ends every session of the account. An unknown, used or expired token is a 422 on `token`.',
@@ -154,6 +159,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
     {
       schema: {
         tags,
+        operationId: 'listOwnTokens',
         summary: 'List your API tokens (never their values).',
         response: { 200: Type.Array(OwnTokenSchema), ...errorResponses(401, 429) },
       },
@@ -174,6 +180,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
     {
       schema: {
         tags,
+        operationId: 'createOwnToken',
         summary: 'Create an API token for your account.',
         description: 'The token is in this response only; keep it. Send it in the `Auth-Token` header.',
         body: TokenNameBody,
@@ -192,6 +199,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
     {
       schema: {
         tags,
+        operationId: 'revokeOwnToken',
         summary: 'Revoke one of your API tokens; it answers 401 from then on.',
         params: IdParams,
         response: { 204: NoContent, ...errorResponses(401, 403, 404, 429) },

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../http/errors.ts';
+import { errorResponses } from '../../http/schemas.ts';
 
 /** Where `vite build` puts the web app (web/dist), next to the server's sources. */
 export const WEB_DIST = path.join(import.meta.dirname, '..', '..', '..', 'web', 'dist');
@@ -83,6 +84,7 @@ export function registerWebAppRoutes(app: FastifyInstance, context: AppContext):
       config: { access: 'public' },
       schema: {
         tags: ['Service'],
+        operationId: 'getPlatform',
         summary: 'How this platform writes money and days.',
         description: 'The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).',
         security: [],
@@ -91,6 +93,7 @@ export function registerWebAppRoutes(app: FastifyInstance, context: AppContext):
             currency: Type.String({ description: 'ISO 4217 code of the money every amount is in.' }),
             timeZone: Type.String({ description: 'IANA time zone of the platform’s calendar days.' }),
           }),
+          ...errorResponses(403),
         },
       },
     },
