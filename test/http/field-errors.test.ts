@@ -49,7 +49,7 @@ function failingFields(response: TestResponse, format: Format): { field: string;
   return errors;
 }
 
-const countRows = async (table: 'offers' | 'campaigns' | 'sites' | 'blocks') => {
+const countRows = async (table: 'offers' | 'campaigns' | 'sites' | 'blocks' | 'accounts' | 'categories' | 'payouts') => {
   const row = await server.server.context.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -93,6 +93,48 @@ for (const format of ['json', 'xml'] as const) {
         ['title', 'size'],
       );
       assert.equal(await countRows('blocks'), before);
+    });
+
+    it('names schema and rule failures of an account the operator creates together', async () => {
+      const taken = (await advertiser.client.get('/api/me')).json();
+      const before = await countRows('accounts');
+      const fields = {
+        type: 'robot',
+        username: taken.username,
+        email: `fresh-${format}@example.test`,
+        parentId: 999999,
+        maxmoney: '1.23456',
+      };
+      const errors = failingFields(await post(server.operator, '/api/admin/users', fields, format), format);
+      assert.deepEqual(errors.map((error) => error.field).sort(), ['maxmoney', 'parentId', 'type', 'username']);
+      assert.equal(await countRows('accounts'), before);
+    });
+
+    it('names schema and rule failures of a client account together', async () => {
+      const taken = (await publisher.client.get('/api/me')).json();
+      const before = await countRows('accounts');
+      const fields = { user: taken.username, email: taken.email, bogus: 1 };
+      const errors = failingFields(await post(advertiser.client, '/api/advertiser/users', fields, format), format);
+      assert.deepEqual(errors.map((error) => error.field).sort(), ['bogus', 'email', 'user']);
+      assert.equal(await countRows('accounts'), before);
+    });
+
+    it('names schema and rule failures of a category together', async () => {
+      const before = await countRows('categories');
+      const errors = failingFields(
+        await post(server.operator, '/api/admin/categories', { title: 'Kites', parentId: 999999, bogus: 1 }, format),
+        format,
+      );
+      assert.deepEqual(errors.map((error) => error.field).sort(), ['bogus', 'parentId']);
+      assert.equal(await countRows('categories'), before);
+    });
+
+    it('names schema and rule failures of a payout together', async () => {
+      const before = await countRows('payouts');
+      const fields = { userId: advertiser.id, amount: '-5', wallet: '', status: 'cancelled' };
+      const errors = failingFields(await post(server.operator, '/api/admin/payouts', fields, format), format);
+      assert.deepEqual(errors.map((error) => error.field).sort(), ['amount', 'status', 'userId', 'wallet']);
+      assert.equal(await countRows('payouts'), before);
     });
   });
 }

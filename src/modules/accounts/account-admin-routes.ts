@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import type { Db } from '../../db/database.ts';
+import { uncheckedBody } from '../../http/field-rules.ts';
 import { Id, Money, Text } from '../../http/input-types.ts';
 import { readMoney } from '../../http/money-input.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
@@ -12,7 +13,14 @@ import type { listLedgerEntries } from '../ledger/ledger.ts';
 import { SET_PASSWORD_PATH } from '../sessions/session-routes.ts';
 import { queuePasswordLink } from '../sessions/session-service.ts';
 import type { AccountRow } from './account-repository.ts';
-import { accountLedger, adjustBalance, getAccount, listAccountsPage, registerAccount } from './account-service.ts';
+import {
+  accountLedger,
+  adjustBalance,
+  getAccount,
+  listAccountsPage,
+  registerAccount,
+  registrationFieldErrors,
+} from './account-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
 const text = (description: string, maxLength = 255) => Type.Optional(Text(description, { maxLength }));
@@ -104,6 +112,7 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         body: CreateUserBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
+      config: { fieldRules: (request) => registrationFieldErrors(db, uncheckedBody(request)) },
     },
     async (request, reply) => {
       const { body } = request;

@@ -1,6 +1,9 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
-import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
+import { type FieldError, notFound, validationFailed } from '../../http/errors.ts';
+import type { Unchecked } from '../../http/field-rules.ts';
+import { isId } from '../../http/input-types.ts';
+import { checkMoney } from '../../http/money-input.ts';
 import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/ledger.ts';
 import {
   type AccountFilter,
@@ -37,12 +40,45 @@ export type { AccountRow };
 
 const UNIQUE_VIOLATION = '23505';
 
+/**
+ * A new account's identity rules: a username and an e-mail nobody has. Written for input its
+ * schema may have refused (an ill-typed field is left to the schema); `usernameField` is the name
+ * the caller's API gives the username (advertisers' clients call it `user`).
+ */
+export async function identityFieldErrors(
+  db: Db,
+  input: Unchecked<{ username: string; email: string }>,
+  usernameField = 'username',
+): Promise<FieldError[]> {
+  const username = typeof input.username === 'string' ? input.username : '';
+  const email = typeof input.email === 'string' ? input.email : '';
+  if (username === '' && email === '') return [];
+  const taken = await findTakenIdentity(db, username, email);
+  const problems: FieldError[] = [];
+  if (taken.username && username !== '') problems.push({ field: usernameField, message: 'This username is already taken.' });
+  if (taken.email && email !== '') problems.push({ field: 'email', message: 'This e-mail is already registered.' });
+  return problems;
+}
+
+/** An operator's new account: its identity, a daily budget that is an amount, and a parent that exists. */
+export async function registrationFieldErrors(
+  db: Db,
+  input: Unchecked<{ username: string; email: string; parentId: number; maxmoney: string | number }>,
+): Promise<FieldError[]> {
+  const problems = await identityFieldErrors(db, input);
+  if (input.maxmoney !== undefined) {
+    const budget = checkMoney(input.maxmoney, 'maxmoney', { sign: 'non-negative' });
+    if (typeof budget !== 'number') problems.push(budget);
+  }
+  if (isId(input.parentId) && (await findAccountById(db, input.parentId)) === undefined) {
+    problems.push({ field: 'parentId', message: 'No such account.' });
+  }
+  return problems;
+}
+
 /** Creates an account; a taken username or e-mail is a 422 on that field. Runs inside `trx`. */
 export async function createAccount(trx: Db, input: NewAccountInput, now: Date): Promise<AccountRow> {
-  const taken = await findTakenIdentity(trx, input.username, input.email);
-  const problems: FieldError[] = [];
-  if (taken.username) problems.push({ field: 'username', message: 'This username is already taken.' });
-  if (taken.email) problems.push({ field: 'email', message: 'This e-mail is already registered.' });
+  const problems = await identityFieldErrors(trx, input);
   if (problems.length > 0) throw validationFailed(problems);
   try {
     return await insertAccount(trx, {
@@ -138,11 +174,8 @@ export async function registerAccount(
   onCreated: (trx: Db, account: AccountRow) => Promise<void> = async () => undefined,
 ): Promise<AccountRow> {
   return db.transaction().execute(async (trx) => {
-    if (input.parentId !== undefined) {
-      await getAccount(trx, input.parentId).catch(() => {
-        throw invalidField('parentId', 'No such account.');
-      });
-    }
+    const problems = await registrationFieldErrors(trx, input);
+    if (problems.length > 0) throw validationFailed(problems);
     const account = await createAccount(trx, { ...input, emailConfirmed: true }, now);
     await onCreated(trx, account);
     return account;

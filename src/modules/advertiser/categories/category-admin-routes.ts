@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import type { App } from '../../../http/routes.ts';
@@ -7,7 +8,7 @@ import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { listCategories } from './category-repository.ts';
 import { CategorySchema, toCategory } from './category-schema.ts';
-import { createCategory, editCategory, getCategory, removeCategory } from './category-service.ts';
+import { categoryFieldErrors, createCategory, editCategory, getCategory, removeCategory } from './category-service.ts';
 
 const AdminListQuery = Type.Object({
   ...pageParameters,
@@ -71,6 +72,7 @@ export function registerCategoryAdminRoutes(app: App, context: AppContext): void
         body: CreateBody,
         response: { 201: CategorySchema, ...errorResponses(401, 403, 422) },
       },
+      config: { fieldRules: (request) => categoryFieldErrors(db, uncheckedBody(request)) },
     },
     async (request, reply) => {
       const { title, parentId } = request.body;

@@ -1,6 +1,8 @@
 import type { Db } from '../../../db/database.ts';
 import type { ListWithTotal } from '../../../db/list.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import type { Unchecked } from '../../../http/field-rules.ts';
+import { isId } from '../../../http/input-types.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
   ancestorIds,
@@ -38,9 +40,16 @@ async function requireParent(trx: Db, parentId: number): Promise<void> {
   if ((await findCategory(trx, parentId)) === undefined) throw invalidField('parentId', 'No such category.');
 }
 
+/** A new category's rules beyond its schema: a parent that exists. Written for unchecked input. */
+export async function categoryFieldErrors(db: Db, input: Unchecked<{ parentId: number }>): Promise<FieldError[]> {
+  if (!isId(input.parentId) || (await findCategory(db, input.parentId)) !== undefined) return [];
+  return [{ field: 'parentId', message: 'No such category.' }];
+}
+
 export async function createCategory(db: Db, input: { title: string; parentId: number | null }): Promise<CategoryRow> {
   return db.transaction().execute(async (trx) => {
-    if (input.parentId !== null) await requireParent(trx, input.parentId);
+    const problems = await categoryFieldErrors(trx, input);
+    if (problems.length > 0) throw validationFailed(problems);
     return insertCategory(trx, input);
   });
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
+import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Money, Text } from '../../../http/input-types.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
@@ -15,7 +16,7 @@ import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
 import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
 import { TargetIdParameter } from '../statistics/filters.ts';
-import { createClient, getClient, moveClientBalance } from './client-service.ts';
+import { clientFieldErrors, createClient, getClient, moveClientBalance } from './client-service.ts';
 
 const text = (description: string, maxLength = 255) => Type.Optional(Text(description, { maxLength }));
 
@@ -125,6 +126,7 @@ export function registerClientRoutes(app: App, context: AppContext): void {
         body: CreateClientBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
+      config: { fieldRules: (request) => clientFieldErrors(db, uncheckedBody(request)) },
     },
     async (request, reply) => {
       const { user, ...fields } = request.body;

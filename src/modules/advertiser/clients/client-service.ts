@@ -1,6 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { ApiError, type FieldError, invalidField, validationFailed } from '../../../http/errors.ts';
-import { type AccountRow, createAccount, getAccount, getReferral, takenIdentity } from '../../accounts/account-service.ts';
+import type { Unchecked } from '../../../http/field-rules.ts';
+import { type AccountRow, createAccount, getAccount, getReferral, identityFieldErrors } from '../../accounts/account-service.ts';
 import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';
 import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
 import type { Mailer } from '../../mail/mailer.ts';
@@ -33,6 +34,11 @@ function renameUsernameField(error: unknown): never {
   throw error;
 }
 
+/** A new client's rules beyond its schema: a login (`user`) and an e-mail nobody has. */
+export function clientFieldErrors(db: Db, input: Unchecked<{ user: string; email: string }>): Promise<FieldError[]> {
+  return identityFieldErrors(db, { username: input.user, email: input.email }, 'user');
+}
+
 /**
  * Registers an advertiser as a referral of `parentId`, the way site registration does: a generated
  * password (only its scrypt hash is kept), an unconfirmed mailbox, and an e-mail with the password
@@ -48,10 +54,7 @@ export async function createClient(
   passwordUrl?: (token: string) => string,
 ): Promise<CreatedClient> {
   const { db, mailer, now } = dependencies;
-  const taken = await takenIdentity(db, input.username, input.email);
-  const problems: FieldError[] = [];
-  if (taken.username) problems.push({ field: 'user', message: 'This username is already taken.' });
-  if (taken.email) problems.push({ field: 'email', message: 'This e-mail is already registered.' });
+  const problems = await clientFieldErrors(db, { user: input.username, email: input.email });
   if (problems.length > 0) throw validationFailed(problems);
 
   const password = generatePassword();

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
+import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Id, Money, Text } from '../../../http/input-types.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
@@ -9,7 +10,7 @@ import { created } from '../../../http/urls.ts';
 import { microsToAmount } from '../../../money.ts';
 import { listPayouts, listPublisherBalances } from './payout-repository.ts';
 import { AdminPayoutSchema, PAYOUT_STATUSES, toAdminPayout } from './payout-schema.ts';
-import { changePayoutStatus, getPayout, recordPayout } from './payout-service.ts';
+import { changePayoutStatus, getPayout, payoutFieldErrors, recordPayout } from './payout-service.ts';
 
 const PayoutStatusInput = (description: string) =>
   Type.Union(
@@ -64,6 +65,7 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
         body: CreatePayoutBody,
         response: { 201: AdminPayoutSchema, ...errorResponses(401, 403, 422) },
       },
+      config: { fieldRules: (request) => payoutFieldErrors(db, uncheckedBody(request)) },
     },
     async (request, reply) => {
       const { body } = request;

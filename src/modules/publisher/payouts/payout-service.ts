@@ -1,6 +1,9 @@
 import type { Db } from '../../../db/database.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
-import { invalidField, notFound } from '../../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import type { Unchecked } from '../../../http/field-rules.ts';
+import { isId } from '../../../http/input-types.ts';
+import { checkMoney } from '../../../http/money-input.ts';
 import { findAccount } from '../../accounts/account-service.ts';
 import { applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
 import { findPayout, insertPayout, updatePayoutStatus } from './payout-repository.ts';
@@ -19,6 +22,29 @@ export async function getPayout(db: Db, payoutId: number): Promise<PayoutRow> {
 }
 
 /**
+ * A new payout's rules beyond its schema: a positive amount, a publisher to pay, and a status a
+ * payout can start in. Written for input its schema may have refused.
+ */
+export async function payoutFieldErrors(
+  db: Db,
+  input: Unchecked<{ userId: number; amount: string | number; status: PayoutStatus }>,
+): Promise<FieldError[]> {
+  const problems: FieldError[] = [];
+  if (input.amount !== undefined) {
+    const amount = checkMoney(input.amount, 'amount', { sign: 'positive' });
+    if (typeof amount !== 'number') problems.push(amount);
+  }
+  if (isId(input.userId)) {
+    const account = await findAccount(db, input.userId);
+    if (account === undefined || account.kind !== 'publisher') {
+      problems.push({ field: 'userId', message: 'Must be the id of a publisher account.' });
+    }
+  }
+  if (input.status === 'cancelled') problems.push({ field: 'status', message: 'A new payout is pending or paid.' });
+  return problems;
+}
+
+/**
  * Records a payout and debits the publisher's balance by its amount in the same transaction
  * (ledger kind `payout`, reference the payout id). More than the balance is a 422 on `amount`,
  * and the rollback leaves neither a payout nor a ledger entry behind.
@@ -28,11 +54,9 @@ export async function recordPayout(
   input: { publisherId: number; amountMicros: number; wallet: string; status: PayoutStatus; operatorId: number },
   now: Date,
 ): Promise<PayoutRow> {
-  if (input.status === 'cancelled') throw invalidField('status', 'A new payout is pending or paid.');
   return db.transaction().execute(async (trx) => {
-    const account = await findAccount(trx, input.publisherId);
-    if (account === undefined || account.kind !== 'publisher')
-      throw invalidField('userId', 'Must be the id of a publisher account.');
+    const problems = await payoutFieldErrors(trx, { userId: input.publisherId, status: input.status });
+    if (problems.length > 0) throw validationFailed(problems);
     const payout = await insertPayout(trx, {
       publisherId: input.publisherId,
       amountMicros: input.amountMicros,
