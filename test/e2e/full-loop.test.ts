@@ -332,7 +332,7 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     const page = publisherTab;
     await page.goto(`${server.url}/publisher`);
     const earnedToday = page.locator('.tile', { hasText: 'Earned today' });
-    await earnedToday.getByText(await written(page, earned?.income ?? 0, { min: 2, max: 2 })).waitFor();
+    await earnedToday.getByText(await written(page, earned?.income ?? 0, { min: 2, max: 4 })).waitFor();
     await page.locator('.chart canvas').waitFor();
     await lookAt(page, 'publisher-overview');
 

@@ -2,7 +2,7 @@ import { problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
-import { count, fineMoney, money, percent, today } from '../../format.ts';
+import { count, fineMoney, today } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
 import { SITE_STATUS, type SiteStatus, usePublisherStatistics, useSites } from './publisher-data.ts';
@@ -27,12 +27,12 @@ export function PublisherOverviewPage({ user }: { user: User }) {
         <Notice kind="error">{problem(statistics.error ?? todays.error ?? sites.error)}</Notice>
       )}
       <section className="tiles" aria-label="Figures">
-        <Tile label="Balance" value={money(user.balance)} note="earned, not yet paid out" />
-        <Tile label="Earned today" value={todays.data ? money(todays.data.totals.income) : '…'} />
-        <Tile label="Earned in the period" value={totals ? money(totals.income) : '…'} />
+        <Tile label="Balance" value={fineMoney(user.balance)} note="earned, not yet paid out" />
+        <Tile label="Earned today" value={todays.data ? fineMoney(todays.data.totals.income) : '…'} />
+        <Tile label="Earned in the period" value={totals ? fineMoney(totals.income) : '…'} />
         <Tile label="Clicks in the period" value={totals ? count(totals.clicks) : '…'} />
         <Tile label="Views in the period" value={totals ? count(totals.views) : '…'} />
-        <Tile label="CTR · income per 1000 views" value={totals ? `${percent(totals.ctr)} · ${fineMoney(totals.cpm)}` : '…'} />
+        <Tile label="Income per 1000 views" value={totals ? fineMoney(totals.cpm) : '…'} />
       </section>
       {sites.isSuccess && sites.data.length === 0 && (
         <section className="card next-step">

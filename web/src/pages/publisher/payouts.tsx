@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { fineMoney, moment, money } from '../../format.ts';
+import { fineMoney, moment } from '../../format.ts';
 import type { User } from '../../session.ts';
 import { Tile } from './publisher-ui.tsx';
 
@@ -36,9 +36,9 @@ export function PayoutsPage({ user }: { user: User }) {
         <h1>Payouts</h1>
       </div>
       <section className="tiles" aria-label="Money">
-        <Tile label="Balance" value={money(user.balance)} note="earned, not yet paid out" />
-        <Tile label="On its way" value={payouts.data ? money(total('pending')) : '…'} note="recorded, not yet sent" />
-        <Tile label="Paid out" value={payouts.data ? money(total('paid')) : '…'} note="since the account opened" />
+        <Tile label="Balance" value={fineMoney(user.balance)} note="earned, not yet paid out" />
+        <Tile label="On its way" value={payouts.data ? fineMoney(total('pending')) : '…'} note="recorded, not yet sent" />
+        <Tile label="Paid out" value={payouts.data ? fineMoney(total('paid')) : '…'} note="since the account opened" />
       </section>
       <p className="lead">
         Your share of every billed click goes into the balance. The network’s operators pay it out to your wallet; a recorded

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { Series } from '../../components/chart.tsx';
-import { count, money } from '../../format.ts';
+import { count, fineMoney } from '../../format.ts';
 import { type DailyIncome, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
 import './publisher.css';
 
@@ -28,8 +28,14 @@ export function useIncomeSeries(daily: DailyIncome | undefined): Series[] {
     const style = getComputedStyle(document.documentElement);
     const color = (variable: string, fallback: string) => style.getPropertyValue(variable).trim() || fallback;
     return [
-      { label: 'Income', values: daily.income, color: color('--accent', '#0b6e4f'), format: money },
-      { label: 'Clicks', values: daily.clicks, color: color('--second', '#2f5fb3'), format: count, right: true },
+      // A publisher's income per day is often cents: up to four fraction digits, as the API keeps it.
+      { label: 'Income', values: daily.income, color: color('--accent', '#0b6e4f'), format: fineMoney },
+      // Clicks are whole: no 0.2-click ticks on the axis.
+      { label: 'Clicks', values: daily.clicks, color: color('--second', '#2f5fb3'), format: wholeCount, right: true },
     ];
   }, [daily]);
+}
+
+function wholeCount(value: number): string {
+  return Number.isInteger(value) ? count(value) : '';
 }

@@ -3,7 +3,7 @@ import { type FormEvent, useRef, useState } from 'react';
 import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
-import { count, fineMoney, money, percent } from '../../format.ts';
+import { count, fineMoney, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { BlockPreview } from './block-preview.tsx';
 import { type Block, noRetryOnRefusal, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
@@ -54,7 +54,7 @@ export function SitePage({ id }: { id: number }) {
             <p>{SITE_STATUS[status].meaning}</p>
           </div>
           <section className="tiles" aria-label="Figures for the period">
-            <Tile label="Income" value={money(current.income)} />
+            <Tile label="Income" value={fineMoney(current.income)} />
             <Tile label="Clicks" value={count(current.clicks)} />
             <Tile label="Views" value={count(current.views)} />
             <Tile label="CTR" value={percent(current.ctr)} />

@@ -4,7 +4,7 @@ import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, fineMoney, money, percent } from '../../format.ts';
+import { count, fineMoney, percent } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { SITE_STATUS, type SiteStatus, useSiteCategories, useSites } from './publisher-data.ts';
 import { SiteStatusBadge } from './publisher-ui.tsx';
@@ -86,7 +86,7 @@ export function SitesPage() {
                 <td className="num">{count(site.views)}</td>
                 <td className="num">{count(site.clicks)}</td>
                 <td className="num">{percent(site.ctr)}</td>
-                <td className="num">{money(site.income)}</td>
+                <td className="num">{fineMoney(site.income)}</td>
                 <td className="num">{fineMoney(site.cpm)}</td>
               </tr>
             ))}

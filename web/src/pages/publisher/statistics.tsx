@@ -3,7 +3,7 @@ import { DailyChart } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, dayLabel, fineMoney, money, percent } from '../../format.ts';
+import { count, dayLabel, fineMoney, percent } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { usePublisherStatistics, useSites } from './publisher-data.ts';
 import { Tile, useIncomeSeries } from './publisher-ui.tsx';
@@ -65,7 +65,7 @@ export function PublisherStatisticsPage() {
       )}
       {totals && (
         <section className="tiles" aria-label="Totals for the period">
-          <Tile label="Income" value={money(totals.income)} />
+          <Tile label="Income" value={fineMoney(totals.income)} />
           <Tile label="Clicks" value={count(totals.clicks)} />
           <Tile label="Views" value={count(totals.views)} />
           <Tile label="CTR" value={percent(totals.ctr)} />
