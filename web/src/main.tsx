@@ -9,10 +9,15 @@ import { CampaignPage } from './pages/campaign.tsx';
 import { CampaignsPage } from './pages/campaigns.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PasswordPage } from './pages/password.tsx';
+import { PublisherOverviewPage } from './pages/publisher/overview.tsx';
+import { PayoutsPage } from './pages/publisher/payouts.tsx';
+import { SitePage } from './pages/publisher/site.tsx';
+import { SitesPage } from './pages/publisher/sites.tsx';
+import { PublisherStatisticsPage } from './pages/publisher/statistics.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { navigate, useLocation } from './router.tsx';
-import { useMe } from './session.ts';
+import { homeOf, useMe } from './session.ts';
 import './styles.css';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
@@ -34,8 +39,7 @@ function App() {
 
   useEffect(() => {
     if (me.isSuccess && user === null && !publicPage) navigate('/sign-in', { replace: true });
-    if (user && (path === '/' || path === '/sign-in'))
-      navigate(user.type === 'advertiser' ? '/advertiser' : '/tokens', { replace: true });
+    if (user && (path === '/' || path === '/sign-in')) navigate(homeOf(user.type), { replace: true });
   }, [me.isSuccess, user, path, publicPage]);
 
   useEffect(() => {
@@ -63,7 +67,14 @@ function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>)
     if (path === '/advertiser/campaigns') return <CampaignsPage />;
     const campaign = /^\/advertiser\/campaigns\/(\d+)$/.exec(path);
     if (campaign) return <CampaignPage id={Number(campaign[1])} />;
-  } else if (path === '/' || path.startsWith('/advertiser')) {
+  } else if (user.type === 'publisher') {
+    if (path === '/publisher') return <PublisherOverviewPage user={user} />;
+    if (path === '/publisher/sites') return <SitesPage />;
+    const site = /^\/publisher\/sites\/(\d+)$/.exec(path);
+    if (site) return <SitePage id={Number(site[1])} />;
+    if (path === '/publisher/statistics') return <PublisherStatisticsPage />;
+    if (path === '/publisher/payouts') return <PayoutsPage user={user} />;
+  } else if (path === '/' || path.startsWith('/advertiser') || path.startsWith('/publisher')) {
     return (
       <>
         <h1>Welcome</h1>
@@ -85,6 +96,10 @@ function titleOf(path: string): string {
   if (path === '/tokens') return 'API tokens';
   if (path === '/advertiser/campaigns') return 'Campaigns';
   if (path.startsWith('/advertiser/campaigns/')) return 'Campaign';
+  if (path === '/publisher/sites') return 'Sites';
+  if (path.startsWith('/publisher/sites/')) return 'Site';
+  if (path === '/publisher/statistics') return 'Statistics';
+  if (path === '/publisher/payouts') return 'Payouts';
   return 'Overview';
 }
 

@@ -22,3 +22,10 @@ export function useMe() {
     staleTime: 30_000,
   });
 }
+
+/** The first page of an account kind, where signing in leads. */
+export function homeOf(type: string): string {
+  if (type === 'advertiser') return '/advertiser';
+  if (type === 'publisher') return '/publisher';
+  return '/tokens';
+}

@@ -32,7 +32,15 @@ describe('the web app and the security headers', () => {
 
   it('answers every page of the app with index.html, and keeps the API’s 404 and 405 elsewhere', async () => {
     const index = (await server.anonymous.get('/')).text;
-    for (const path of ['/sign-in', '/password?token=abc', '/advertiser', '/advertiser/campaigns/12', '/tokens']) {
+    for (const path of [
+      '/sign-in',
+      '/password?token=abc',
+      '/advertiser',
+      '/advertiser/campaigns/12',
+      '/publisher',
+      '/publisher/sites/3',
+      '/tokens',
+    ]) {
       const page = await server.anonymous.get(path);
       assert.equal(page.status, 200, path);
       assert.equal(page.text, index, path);

@@ -10,6 +10,13 @@ const ADVERTISER_LINKS = [
   { href: '/advertiser/campaigns', label: 'Campaigns' },
 ];
 
+const PUBLISHER_LINKS = [
+  { href: '/publisher', label: 'Overview' },
+  { href: '/publisher/sites', label: 'Sites' },
+  { href: '/publisher/statistics', label: 'Statistics' },
+  { href: '/publisher/payouts', label: 'Payouts' },
+];
+
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
   const { path } = useLocation();
   const queryClient = useQueryClient();
@@ -21,8 +28,10 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
       navigate('/sign-in', { replace: true });
     },
   });
-  const links = [...(user.type === 'advertiser' ? ADVERTISER_LINKS : []), { href: '/tokens', label: 'API tokens' }];
-  const current = (href: string) => (href === '/advertiser' ? path === href : path === href || path.startsWith(`${href}/`));
+  const roleLinks = user.type === 'advertiser' ? ADVERTISER_LINKS : user.type === 'publisher' ? PUBLISHER_LINKS : [];
+  const links = [...roleLinks, { href: '/tokens', label: 'API tokens' }];
+  const home = roleLinks[0]?.href;
+  const current = (href: string) => (href === home ? path === href : path === href || path.startsWith(`${href}/`));
   return (
     <>
       <a className="skip" href="#main">

@@ -1,0 +1,74 @@
+import { problem } from '../../api.ts';
+import { DailyChart } from '../../components/chart.tsx';
+import { Notice } from '../../components/controls.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { count, fineMoney, today } from '../../format.ts';
+import { Link } from '../../router.tsx';
+import type { User } from '../../session.ts';
+import { SITE_STATUS, type SiteStatus, usePublisherStatistics, useSites } from './publisher-data.ts';
+import { SiteStatusBadge, Tile, useIncomeSeries } from './publisher-ui.tsx';
+
+export function PublisherOverviewPage({ user }: { user: User }) {
+  const period = usePeriod();
+  const day = today();
+  const todays = usePublisherStatistics({ from: day, to: day });
+  const statistics = usePublisherStatistics(period);
+  const sites = useSites();
+  const series = useIncomeSeries(statistics.data?.daily);
+  const totals = statistics.data?.totals;
+  const waiting = (sites.data ?? []).filter((site) => site.status !== 'active');
+  return (
+    <>
+      <div className="page-head">
+        <h1>Overview</h1>
+        <PeriodPicker />
+      </div>
+      {(statistics.error || todays.error || sites.error) && (
+        <Notice kind="error">{problem(statistics.error ?? todays.error ?? sites.error)}</Notice>
+      )}
+      <section className="tiles" aria-label="Figures">
+        <Tile label="Balance" value={fineMoney(user.balance)} note="earned, not yet paid out" />
+        <Tile label="Earned today" value={todays.data ? fineMoney(todays.data.totals.income) : '…'} />
+        <Tile label="Earned in the period" value={totals ? fineMoney(totals.income) : '…'} />
+        <Tile label="Clicks in the period" value={totals ? count(totals.clicks) : '…'} />
+        <Tile label="Views in the period" value={totals ? count(totals.views) : '…'} />
+        <Tile label="Income per 1000 views" value={totals ? fineMoney(totals.cpm) : '…'} />
+      </section>
+      {sites.isSuccess && sites.data.length === 0 && (
+        <section className="card next-step">
+          <h2>Start earning</h2>
+          <ol>
+            <li>Add your site; an operator approves it.</li>
+            <li>Create a block and paste its code where the teasers belong.</li>
+            <li>Every billed click of a visitor adds your share to the balance.</li>
+          </ol>
+          <Link href="/publisher/sites?add=1" className="button primary">
+            Add a site
+          </Link>
+        </section>
+      )}
+      {waiting.length > 0 && (
+        <section className="card" aria-labelledby="waiting-title">
+          <h2 id="waiting-title">Sites not showing teasers</h2>
+          <ul className="site-notes">
+            {waiting.map((site) => (
+              <li key={site.id}>
+                <Link href={`/publisher/sites/${site.id}`}>{site.url}</Link> <SiteStatusBadge status={site.status} />
+                <p className="hint">{SITE_STATUS[site.status as SiteStatus].meaning}</p>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section className="card">
+        <div className="section-head flush">
+          <h2>Income and clicks per day</h2>
+          <Link href={`/publisher/statistics${location.search}`}>Details by site and block</Link>
+        </div>
+        {statistics.data && (
+          <DailyChart days={statistics.data.daily.days} series={series} label="Daily income and clicks over the period" />
+        )}
+      </section>
+    </>
+  );
+}

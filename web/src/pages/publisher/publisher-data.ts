@@ -1,0 +1,142 @@
+import { pages } from '@nativa/sdk';
+import { useQuery } from '@tanstack/react-query';
+import { ApiError, api, data } from '../../api.ts';
+import type { Period } from '../../components/period-picker.tsx';
+import { daysBetween } from '../../format.ts';
+
+export type SiteStatus = 'moderation' | 'active' | 'banned' | 'unconfirmed';
+
+/** What each status means for the publisher: shown beside the site, so nobody waits without knowing why. */
+export const SITE_STATUS: Record<SiteStatus, { label: string; meaning: string }> = {
+  moderation: {
+    label: 'In moderation',
+    meaning:
+      'An operator checks every new site before it shows teasers, usually within a working day. You can create blocks and paste their code now: they start showing teasers once the site is approved.',
+  },
+  active: { label: 'Active', meaning: 'Approved: its blocks show teasers and every billed click earns you money.' },
+  banned: {
+    label: 'Banned',
+    meaning:
+      'This site breaks the network’s rules. Its blocks show nothing and it cannot get new blocks; what it earned before stays in your balance. Write to support if you think this is a mistake.',
+  },
+  unconfirmed: {
+    label: 'Not confirmed',
+    meaning:
+      'The operator could not confirm this site (it did not open, or it is not what was declared). Its blocks show nothing until it is confirmed; write to support once it is fixed.',
+  },
+};
+
+export interface DailyIncome {
+  days: string[];
+  views: number[];
+  clicks: number[];
+  income: number[];
+}
+
+export interface IncomeTotals {
+  views: number;
+  clicks: number;
+  income: number;
+  ctr: number;
+  cpm: number;
+}
+
+export interface StatisticsFilter {
+  siteIds?: string;
+  blockIds?: string;
+}
+
+/**
+ * Daily publisher statistics with every day of the period present (the API leaves out days
+ * without traffic, a chart must not), and the period's totals summed from the same rows.
+ */
+export function usePublisherStatistics(period: Period, filter: StatisticsFilter = {}) {
+  return useQuery({
+    queryKey: ['publisher-statistics', period.from, period.to, filter.siteIds ?? '', filter.blockIds ?? ''],
+    queryFn: async (): Promise<{ daily: DailyIncome; totals: IncomeTotals }> => {
+      const rows = await data(
+        api.GET('/api/webmaster/statistic', {
+          params: {
+            query: {
+              dateFrom: period.from,
+              dateTo: period.to,
+              ...(filter.siteIds ? { siteIds: filter.siteIds } : {}),
+              ...(filter.blockIds ? { blockIds: filter.blockIds } : {}),
+            },
+          },
+        }),
+      );
+      const byDay = new Map(rows.map((row) => [row.date, row]));
+      const days = daysBetween(period.from, period.to);
+      const pick = (field: 'views' | 'clicks' | 'income') => days.map((day) => byDay.get(day)?.[field] ?? 0);
+      const daily = { days, views: pick('views'), clicks: pick('clicks'), income: pick('income') };
+      const views = sum(daily.views);
+      const clicks = sum(daily.clicks);
+      // Summed in micro-units so that 0.1 + 0.2 stays 0.3 (income has at most four fraction digits).
+      const income = daily.income.reduce((total, value) => total + Math.round(value * 1e6), 0) / 1e6;
+      return {
+        daily,
+        totals: {
+          views,
+          clicks,
+          income,
+          ctr: views === 0 ? 0 : (clicks / views) * 100,
+          cpm: views === 0 ? 0 : (income / views) * 1000,
+        },
+      };
+    },
+    retry: noRetryOnRefusal,
+  });
+}
+
+/** The publisher's sites with their figures for the period (all pages of the list). */
+export function useSites(period?: Period, options: { blocks?: boolean } = {}) {
+  return useQuery({
+    queryKey: ['sites', period?.from ?? '', period?.to ?? '', options.blocks ?? false],
+    queryFn: async () => {
+      const sites = [];
+      for await (const site of pages((page) =>
+        api.GET('/api/webmaster/sites', {
+          params: {
+            query: {
+              page,
+              'per-page': 100,
+              ...(period ? { dateFrom: period.from, dateTo: period.to } : {}),
+              ...(options.blocks ? { expand: 'blocks' } : {}),
+            },
+          },
+        }),
+      ))
+        sites.push(site);
+      return sites;
+    },
+  });
+}
+
+export type Site = NonNullable<ReturnType<typeof useSites>['data']>[number];
+export type Block = NonNullable<Site['blocks']>[number];
+
+/** Site categories: roots with their children under them, for one grouped select. */
+export function useSiteCategories() {
+  return useQuery({
+    queryKey: ['site-categories'],
+    queryFn: async () => {
+      const all = [];
+      for await (const category of pages((page) =>
+        api.GET('/api/webmaster/categories', { params: { query: { page, 'per-page': 100 } } }),
+      ))
+        all.push(category);
+      return all;
+    },
+    staleTime: 10 * 60_000,
+  });
+}
+
+/** A 4xx will not change by asking again (another tenant's id, a bad filter). */
+export function noRetryOnRefusal(failures: number, error: unknown): boolean {
+  return !(error instanceof ApiError && error.status < 500) && failures < 2;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

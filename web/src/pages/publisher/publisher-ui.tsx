@@ -1,0 +1,41 @@
+import { useMemo } from 'react';
+import type { Series } from '../../components/chart.tsx';
+import { count, fineMoney } from '../../format.ts';
+import { type DailyIncome, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
+import './publisher.css';
+
+export function Tile({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div className="tile">
+      <span className="tile-label">{label}</span>
+      <strong>{value}</strong>
+      {note && <span className="tile-note">{note}</span>}
+    </div>
+  );
+}
+
+export function SiteStatusBadge({ status }: { status: SiteStatus }) {
+  return <span className={`status site-${status}`}>{SITE_STATUS[status].label}</span>;
+}
+
+/**
+ * Income (left axis) and clicks (right axis) per day. uPlot draws on a canvas, which needs real
+ * colours, so the theme's variables are resolved here (and again when light/dark changes).
+ */
+export function useIncomeSeries(daily: DailyIncome | undefined): Series[] {
+  return useMemo(() => {
+    if (!daily) return [];
+    const style = getComputedStyle(document.documentElement);
+    const color = (variable: string, fallback: string) => style.getPropertyValue(variable).trim() || fallback;
+    return [
+      // A publisher's income per day is often cents: up to four fraction digits, as the API keeps it.
+      { label: 'Income', values: daily.income, color: color('--accent', '#0b6e4f'), format: fineMoney },
+      // Clicks are whole: no 0.2-click ticks on the axis.
+      { label: 'Clicks', values: daily.clicks, color: color('--second', '#2f5fb3'), format: wholeCount, right: true },
+    ];
+  }, [daily]);
+}
+
+function wholeCount(value: number): string {
+  return Number.isInteger(value) ? count(value) : '';
+}

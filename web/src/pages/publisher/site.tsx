@@ -1,0 +1,229 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useRef, useState } from 'react';
+import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { count, fineMoney, percent } from '../../format.ts';
+import { Link } from '../../router.tsx';
+import { BlockPreview } from './block-preview.tsx';
+import { type Block, noRetryOnRefusal, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
+import { SiteStatusBadge, Tile } from './publisher-ui.tsx';
+
+export function SitePage({ id }: { id: number }) {
+  const period = usePeriod();
+  const site = useQuery({
+    queryKey: ['sites', 'one', id, period.from, period.to],
+    queryFn: () =>
+      data(
+        api.GET('/api/webmaster/sites/{id}', {
+          params: { path: { id }, query: { expand: 'blocks', dateFrom: period.from, dateTo: period.to } },
+        }),
+      ),
+    retry: noRetryOnRefusal,
+  });
+  const [adding, setAdding] = useState(false);
+  const [created, setCreated] = useState<number | null>(null);
+
+  if (site.error instanceof ApiError && site.error.status === 404) {
+    return (
+      <>
+        <h1>Site not found</h1>
+        <p>
+          There is no site {id} in your account. <Link href="/publisher/sites">Back to sites</Link>
+        </p>
+      </>
+    );
+  }
+  const current = site.data;
+  const status = current?.status as SiteStatus | undefined;
+  const blocks = [...(current?.blocks ?? [])].reverse();
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/publisher/sites">Sites</Link> /
+      </p>
+      <div className="page-head">
+        <h1>{current ? current.url.replace(/^https?:\/\//, '') : 'Site'}</h1>
+        <PeriodPicker />
+      </div>
+      {site.error && <Notice kind="error">{problem(site.error)}</Notice>}
+      {current && status && (
+        <>
+          <div className={`status-box site-${status}`}>
+            <SiteStatusBadge status={status} />
+            <p>{SITE_STATUS[status].meaning}</p>
+          </div>
+          <section className="tiles" aria-label="Figures for the period">
+            <Tile label="Income" value={fineMoney(current.income)} />
+            <Tile label="Clicks" value={count(current.clicks)} />
+            <Tile label="Views" value={count(current.views)} />
+            <Tile label="CTR" value={percent(current.ctr)} />
+            <Tile label="Income per 1000 views" value={fineMoney(current.cpm)} />
+          </section>
+        </>
+      )}
+
+      <section aria-labelledby="blocks-title">
+        <div className="section-head">
+          <h2 id="blocks-title">Blocks</h2>
+          {current && status !== 'banned' && (
+            <button type="button" className="primary" onClick={() => setAdding(!adding)} aria-expanded={adding}>
+              New block
+            </button>
+          )}
+        </div>
+        {adding && (
+          <CreateBlock
+            siteId={id}
+            onDone={() => setAdding(false)}
+            onCreated={(blockId) => {
+              setCreated(blockId);
+              setAdding(false);
+            }}
+          />
+        )}
+        {current && blocks.length === 0 && !adding && (
+          <p className="empty">No blocks yet. A block is a place on your pages where teasers show.</p>
+        )}
+        <ul className="blocks">
+          {blocks.map((block) => (
+            <BlockCard key={block.id} block={block} siteId={id} fresh={block.id === created} />
+          ))}
+        </ul>
+      </section>
+    </>
+  );
+}
+
+function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fresh: boolean }) {
+  const [previewing, setPreviewing] = useState(fresh);
+  return (
+    <li className="card block" aria-labelledby={`block-${block.id}-title`}>
+      <div className="block-head">
+        <h3 id={`block-${block.id}-title`}>{block.title}</h3>
+        <span className="sub">
+          Block {block.id} · {count(block.count)} {block.count === 1 ? 'teaser' : 'teasers'}
+        </span>
+        <Link href={`/publisher/statistics?site=${siteId}&block=${block.id}`} className="block-stats">
+          Statistics<span className="visually-hidden"> of {block.title}</span>
+        </Link>
+      </div>
+      {fresh && <Notice kind="ok">Block created. Paste its code where the teasers belong.</Notice>}
+      <EmbedCode code={block.bn} title={block.title} id={block.id} />
+      <button type="button" className="link" onClick={() => setPreviewing(!previewing)} aria-expanded={previewing}>
+        {previewing ? 'Hide preview' : 'Show preview'}
+        <span className="visually-hidden"> of {block.title}</span>
+      </button>
+      {previewing && <BlockPreview count={block.count} label={`Preview of ${block.title}`} />}
+    </li>
+  );
+}
+
+/** The block's code in a read-only field (select it, or press Copy), as it goes into the page. */
+function EmbedCode({ code, title, id }: { code: string; title: string; id: number }) {
+  const field = useRef<HTMLTextAreaElement>(null);
+  const [copied, setCopied] = useState<'yes' | 'no' | ''>('');
+  const copy = async () => {
+    field.current?.select();
+    try {
+      await navigator.clipboard.writeText(code);
+      setCopied('yes');
+    } catch {
+      // No clipboard permission (an old browser, a locked-down profile): the text stays selected for Ctrl+C.
+      setCopied(document.execCommand?.('copy') ? 'yes' : 'no');
+    }
+  };
+  return (
+    <div className="embed">
+      <label htmlFor={`code-${id}`}>Code to paste into your page</label>
+      <div className="embed-row">
+        <textarea
+          id={`code-${id}`}
+          className="embed-code"
+          readOnly
+          rows={3}
+          spellCheck={false}
+          value={code}
+          onFocus={(event) => event.target.select()}
+        />
+        <button type="button" onClick={copy}>
+          Copy<span className="visually-hidden"> the code of {title}</span>
+        </button>
+      </div>
+      <p className="hint" role="status">
+        {copied === 'yes' && 'Copied. Paste it where the teasers should appear, once per place.'}
+        {copied === 'no' && 'Your browser did not allow copying: the code is selected, press Ctrl+C (⌘C).'}
+      </p>
+    </div>
+  );
+}
+
+function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: () => void; onCreated: (id: number) => void }) {
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState({ title: '', count: '4' });
+  const create = useMutation({
+    mutationFn: () =>
+      data(
+        api.POST('/api/webmaster/sites/{id}/blocks', {
+          params: { path: { id: siteId } },
+          body: { title: form.title, count: Number(form.count) },
+        }),
+      ),
+    onSuccess: async (block) => {
+      await queryClient.invalidateQueries({ queryKey: ['sites'] });
+      onCreated(block.id);
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(create.error);
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
+    setForm({ ...form, [name]: event.target.value });
+    edited(name);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    create.mutate();
+  };
+  const teasers = Number(form.count);
+  return (
+    <form className="card create-block" onSubmit={submit} noValidate aria-label="New block">
+      <div className="form-grid">
+        <h3>New block</h3>
+        {general && <Notice kind="error">{problem(create.error)}</Notice>}
+        <Field
+          label="Name"
+          name="title"
+          hint="For you only, e.g. “Under the article”."
+          required
+          value={form.title}
+          error={errors.title}
+          onChange={set('title')}
+        />
+        <Field
+          label="Teasers shown at once"
+          name="count"
+          type="number"
+          min={1}
+          max={20}
+          hint="1 to 20."
+          required
+          value={form.count}
+          error={errors.count}
+          onChange={set('count')}
+        />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create block'}
+          </button>
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </div>
+      <BlockPreview
+        count={Number.isInteger(teasers) && teasers >= 1 && teasers <= 20 ? teasers : 4}
+        label="Preview of the new block"
+      />
+    </form>
+  );
+}

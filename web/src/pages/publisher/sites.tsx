@@ -1,0 +1,206 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count, fineMoney, percent } from '../../format.ts';
+import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
+import { SITE_STATUS, type SiteStatus, useSiteCategories, useSites } from './publisher-data.ts';
+import { SiteStatusBadge } from './publisher-ui.tsx';
+
+export function SitesPage() {
+  const period = usePeriod();
+  const { query } = useLocation();
+  const adding = query.get('add') === '1';
+  const status = query.get('status') ?? '';
+  const sites = useSites(period);
+  const categories = useSiteCategories();
+  const categoryTitle = (id: string) => categories.data?.find((category) => String(category.id) === id)?.title ?? '';
+  const rows = (sites.data ?? []).filter((site) => status === '' || site.status === status);
+  return (
+    <>
+      <div className="page-head">
+        <h1>Sites</h1>
+        <PeriodPicker />
+      </div>
+      <div className="toolbar">
+        <label>
+          <span className="visually-hidden">Status</span>
+          <select value={status} onChange={(event) => setQuery({ status: event.target.value })}>
+            <option value="">All statuses</option>
+            {Object.entries(SITE_STATUS).map(([value, { label }]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" className="primary" onClick={() => setQuery({ add: adding ? '' : '1' })} aria-expanded={adding}>
+          Add a site
+        </button>
+      </div>
+      {adding && <AddSite onDone={() => setQuery({ add: '' })} />}
+      {sites.error && <Notice kind="error">{problem(sites.error)}</Notice>}
+      <ScrollRegion label="Sites">
+        <table>
+          <caption className="visually-hidden">Your sites with their figures for the period</caption>
+          <thead>
+            <tr>
+              <th scope="col">Site</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Blocks
+              </th>
+              <th scope="col" className="num">
+                Views
+              </th>
+              <th scope="col" className="num">
+                Clicks
+              </th>
+              <th scope="col" className="num">
+                CTR
+              </th>
+              <th scope="col" className="num">
+                Income
+              </th>
+              <th scope="col" className="num">
+                <abbr title="Income per 1000 views">RPM</abbr>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((site) => (
+              <tr key={site.id}>
+                <th scope="row">
+                  <Link href={`/publisher/sites/${site.id}`}>{site.url.replace(/^https?:\/\//, '')}</Link>
+                  <span className="sub">{categoryTitle(site.category_id)}</span>
+                </th>
+                <td>
+                  <SiteStatusBadge status={site.status} />
+                  {site.status !== 'active' && (
+                    <span className="sub status-meaning">{SITE_STATUS[site.status as SiteStatus].meaning.split('. ')[0]}.</span>
+                  )}
+                </td>
+                <td className="num">{count(site.blocks_count)}</td>
+                <td className="num">{count(site.views)}</td>
+                <td className="num">{count(site.clicks)}</td>
+                <td className="num">{percent(site.ctr)}</td>
+                <td className="num">{fineMoney(site.income)}</td>
+                <td className="num">{fineMoney(site.cpm)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {sites.isSuccess && rows.length === 0 && (
+          <p className="empty">{status ? 'No site has this status.' : 'No sites yet. Add one to start earning.'}</p>
+        )}
+        {sites.isPending && <p className="empty">Loading…</p>}
+      </ScrollRegion>
+    </>
+  );
+}
+
+function AddSite({ onDone }: { onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const categories = useSiteCategories();
+  const [form, setForm] = useState({ url: '', category_id: '', monthly_uniq_users: '' });
+  const create = useMutation({
+    mutationFn: () =>
+      data(
+        api.POST('/api/webmaster/sites', {
+          body: {
+            url: form.url.trim(),
+            // The API names the field when it is missing or wrong; 0 is never a category.
+            category_id: Number(form.category_id || 0),
+            ...(form.monthly_uniq_users ? { monthly_uniq_users: Number(form.monthly_uniq_users) } : {}),
+          },
+        }),
+      ),
+    onSuccess: (site) => {
+      queryClient.invalidateQueries({ queryKey: ['sites'] });
+      onDone();
+      navigate(`/publisher/sites/${site.id}`);
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(create.error);
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
+    setForm({ ...form, [name]: event.target.value });
+    edited(name);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    create.mutate();
+  };
+  const roots = (categories.data ?? []).filter((category) => category.parent_id === null);
+  const childrenOf = (id: number) => (categories.data ?? []).filter((category) => category.parent_id === id);
+  return (
+    <form className="card form-grid" onSubmit={submit} noValidate aria-label="Add a site">
+      <h2>Add a site</h2>
+      <p className="hint wide">
+        An operator checks every new site before its blocks show teasers. You can create blocks and paste their code meanwhile.
+      </p>
+      {general && <Notice kind="error">{problem(create.error)}</Notice>}
+      {categories.error && <Notice kind="error">{problem(categories.error)}</Notice>}
+      <Field
+        label="Address"
+        name="url"
+        type="url"
+        inputMode="url"
+        placeholder="https://"
+        required
+        value={form.url}
+        error={errors.url}
+        onChange={set('url')}
+      />
+      <Field label="Category" name="category_id" error={errors.category_id}>
+        <select
+          id="field-category_id"
+          required
+          value={form.category_id}
+          onChange={set('category_id')}
+          aria-invalid={errors.category_id ? true : undefined}
+          aria-describedby={errors.category_id ? 'category_id-error' : undefined}
+        >
+          <option value="">Choose…</option>
+          {roots.map((root) => {
+            const children = childrenOf(root.id);
+            if (children.length === 0)
+              return (
+                <option key={root.id} value={root.id}>
+                  {root.title}
+                </option>
+              );
+            return (
+              <optgroup key={root.id} label={root.title}>
+                <option value={root.id}>{root.title}: general</option>
+                {children.map((child) => (
+                  <option key={child.id} value={child.id}>
+                    {child.title}
+                  </option>
+                ))}
+              </optgroup>
+            );
+          })}
+        </select>
+      </Field>
+      <Field
+        label="Monthly unique visitors (optional)"
+        name="monthly_uniq_users"
+        inputMode="numeric"
+        value={form.monthly_uniq_users}
+        error={errors.monthly_uniq_users}
+        onChange={set('monthly_uniq_users')}
+      />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? 'Adding…' : 'Add site'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,141 @@
+import { ApiError, problem } from '../../api.ts';
+import { DailyChart } from '../../components/chart.tsx';
+import { Notice } from '../../components/controls.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count, dayLabel, fineMoney, percent } from '../../format.ts';
+import { Link, setQuery, useLocation } from '../../router.tsx';
+import { usePublisherStatistics, useSites } from './publisher-data.ts';
+import { Tile, useIncomeSeries } from './publisher-ui.tsx';
+
+const ID = /^\d+$/;
+
+export function PublisherStatisticsPage() {
+  const period = usePeriod();
+  const { query } = useLocation();
+  const siteId = ID.test(query.get('site') ?? '') ? (query.get('site') ?? '') : '';
+  const blockId = ID.test(query.get('block') ?? '') ? (query.get('block') ?? '') : '';
+  const sites = useSites(undefined, { blocks: true });
+  const statistics = usePublisherStatistics(period, { siteIds: siteId, blockIds: blockId });
+  const series = useIncomeSeries(statistics.data?.daily);
+  const chosenSites = (sites.data ?? []).filter((site) => siteId === '' || String(site.id) === siteId);
+  const blocks = chosenSites.flatMap((site) =>
+    (site.blocks ?? []).map((block) => ({ ...block, site: site.url.replace(/^https?:\/\//, '') })),
+  );
+  const daily = statistics.data?.daily;
+  const totals = statistics.data?.totals;
+  const notFound = statistics.error instanceof ApiError && statistics.error.status === 404;
+  return (
+    <>
+      <div className="page-head">
+        <h1>Statistics</h1>
+        <PeriodPicker />
+      </div>
+      <div className="toolbar">
+        <div className="stacked">
+          <label htmlFor="filter-site">Site</label>
+          <select id="filter-site" value={siteId} onChange={(event) => setQuery({ site: event.target.value, block: '' })}>
+            <option value="">All sites</option>
+            {(sites.data ?? []).map((site) => (
+              <option key={site.id} value={site.id}>
+                {site.url.replace(/^https?:\/\//, '')}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="stacked">
+          <label htmlFor="filter-block">Block</label>
+          <select id="filter-block" value={blockId} onChange={(event) => setQuery({ block: event.target.value })}>
+            <option value="">All blocks</option>
+            {blocks.map((block) => (
+              <option key={block.id} value={block.id}>
+                {siteId ? block.title : `${block.title} (${block.site})`}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {notFound ? (
+        <Notice kind="error">
+          Not found: {siteId && `site ${siteId}`} {siteId && blockId && 'or'} {blockId && `block ${blockId}`} is not in your
+          account. <Link href="/publisher/statistics">Show all your sites</Link>
+        </Notice>
+      ) : (
+        statistics.error && <Notice kind="error">{problem(statistics.error)}</Notice>
+      )}
+      {totals && (
+        <section className="tiles" aria-label="Totals for the period">
+          <Tile label="Income" value={fineMoney(totals.income)} />
+          <Tile label="Clicks" value={count(totals.clicks)} />
+          <Tile label="Views" value={count(totals.views)} />
+          <Tile label="CTR" value={percent(totals.ctr)} />
+          <Tile label="Income per 1000 views" value={fineMoney(totals.cpm)} />
+        </section>
+      )}
+      {daily && totals && (
+        <section className="card" aria-labelledby="daily-title">
+          <h2 id="daily-title">Per day</h2>
+          <DailyChart days={daily.days} series={series} label="Daily income and clicks for the chosen sites and blocks" />
+          <ScrollRegion label="Figures per day">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" className="num">
+                    Views
+                  </th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                  <th scope="col" className="num">
+                    CTR
+                  </th>
+                  <th scope="col" className="num">
+                    Income
+                  </th>
+                  <th scope="col" className="num">
+                    <abbr title="Income per 1000 views">RPM</abbr>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {daily.days
+                  .map((day, index) => ({
+                    day,
+                    views: daily.views[index] ?? 0,
+                    clicks: daily.clicks[index] ?? 0,
+                    income: daily.income[index] ?? 0,
+                  }))
+                  .filter((row) => row.views + row.clicks > 0)
+                  .reverse()
+                  .map((row) => (
+                    <tr key={row.day}>
+                      <th scope="row">{dayLabel(row.day)}</th>
+                      <td className="num">{count(row.views)}</td>
+                      <td className="num">{count(row.clicks)}</td>
+                      <td className="num">{percent(row.views === 0 ? 0 : (row.clicks / row.views) * 100)}</td>
+                      <td className="num">{fineMoney(row.income)}</td>
+                      <td className="num">{fineMoney(row.views === 0 ? 0 : (row.income / row.views) * 1000)}</td>
+                    </tr>
+                  ))}
+              </tbody>
+              {totals.views + totals.clicks > 0 && (
+                <tfoot>
+                  <tr>
+                    <th scope="row">Period</th>
+                    <td className="num">{count(totals.views)}</td>
+                    <td className="num">{count(totals.clicks)}</td>
+                    <td className="num">{percent(totals.ctr)}</td>
+                    <td className="num">{fineMoney(totals.income)}</td>
+                    <td className="num">{fineMoney(totals.cpm)}</td>
+                  </tr>
+                </tfoot>
+              )}
+            </table>
+            {totals.views + totals.clicks === 0 && <p className="empty">No views in this period.</p>}
+          </ScrollRegion>
+        </section>
+      )}
+    </>
+  );
+}
