@@ -129,7 +129,6 @@ export function CampaignTrafficPage({ id }: { id: number }) {
               {(devices.data ?? []).map((row) => (
                 <tr key={row.device}>
                   <th scope="row">{DEVICE_NAMES[row.device]}</th>
-                  <FigureCells row={row} />
                   <td className="coef-cell">
                     <CoefficientInput
                       label={`Coefficient for ${DEVICE_NAMES[row.device].toLowerCase()}`}
@@ -137,6 +136,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
                       save={saveDevice(row.device)}
                     />
                   </td>
+                  <FigureCells row={row} />
                 </tr>
               ))}
             </tbody>
@@ -154,7 +154,6 @@ export function CampaignTrafficPage({ id }: { id: number }) {
             <tbody>
               {(sites.data?.rows ?? []).map((row) => {
                 const [site, block] = row.site_id.split('s');
-                const name = block ? `Block ${block} of site ${site}` : `Site ${site}`;
                 return (
                   <tr key={row.site_id} className={block ? 'block-row' : undefined}>
                     <th scope="row">
@@ -167,14 +166,14 @@ export function CampaignTrafficPage({ id }: { id: number }) {
                         <>Site {site}</>
                       )}
                     </th>
-                    <FigureCells row={row} />
                     <td className="coef-cell">
                       <CoefficientInput
-                        label={`Coefficient for ${name.toLowerCase()}`}
+                        label={`Coefficient for ${describe(row.site_id)}`}
                         value={row.coef}
                         save={saveSite(row.site_id)}
                       />
                     </td>
+                    <FigureCells row={row} />
                   </tr>
                 );
               })}
@@ -208,6 +207,7 @@ function FigureHeads({ first, noun }: { first: string; noun: string }) {
   return (
     <tr>
       <th scope="col">{first}</th>
+      <th scope="col">Coefficient</th>
       <th scope="col" className="num">
         Views
       </th>
@@ -232,7 +232,6 @@ function FigureHeads({ first, noun }: { first: string; noun: string }) {
       <th scope="col" className="num">
         CPO
       </th>
-      <th scope="col">Coefficient</th>
     </tr>
   );
 }
@@ -253,6 +252,12 @@ function FigureCells({ row }: { row: Figures }) {
 }
 
 const written = (value: number) => String(Number(value.toFixed(4)));
+
+/** `123` → "site 123", `123s45` → "block 45 of site 123". */
+function describe(siteId: string): string {
+  const [site, block] = siteId.split('s');
+  return block ? `block ${block} of site ${site}` : `site ${site}`;
+}
 
 /**
  * A coefficient edited where it is shown: Enter or leaving the field saves a changed value,
@@ -346,7 +351,7 @@ function BlockCoefficientForm({ campaignId, onSaved }: { campaignId: number; onS
         }),
       );
       setError(null);
-      setSaved(`Coefficient ${written(result.coef)} set for ${site}.`);
+      setSaved(`Coefficient ${written(result.coef)} set for ${describe(site)}.`);
       setTarget('');
       setCoef('');
       await onSaved();

@@ -7,6 +7,7 @@ import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, fineMoney, moment, money, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
+import { useMe } from '../../session.ts';
 import { STATUS_NAMES } from '../campaigns.tsx';
 
 /** Client accounts (referrals): advertisers this account created and funds from its own balance. */
@@ -211,24 +212,28 @@ export function ClientPage({ id }: { id: number }) {
       </div>
       {client.error && <Notice kind="error">{problem(client.error)}</Notice>}
       {current && (
-        <section className="tiles" aria-label="Account">
-          <div className="tile">
-            <span className="tile-label">Balance</span>
-            <strong data-testid="client-balance">{money(current.balance)}</strong>
-          </div>
-          <div className="tile">
-            <span className="tile-label">Login</span>
-            <strong>{current.username}</strong>
-          </div>
-          <div className="tile">
-            <span className="tile-label">E-mail</span>
-            <strong className="small">
-              {current.email} {current.emailConfirmed ? '' : '(not confirmed)'}
-            </strong>
-          </div>
-        </section>
+        <>
+          <p className="lead">
+            Signs in as <strong>{current.username}</strong> · {current.email}
+            {!current.emailConfirmed && <span className="tag">not confirmed</span>}
+          </p>
+          <section className="tiles" aria-label="Account">
+            <div className="tile">
+              <span className="tile-label">Balance</span>
+              <strong data-testid="client-balance">{money(current.balance)}</strong>
+            </div>
+            <div className="tile">
+              <span className="tile-label">Spent in the period</span>
+              <strong>{money(campaigns.reduce((sum, campaign) => sum + campaign.money, 0))}</strong>
+            </div>
+            <div className="tile">
+              <span className="tile-label">Clicks in the period</span>
+              <strong>{count(campaigns.reduce((sum, campaign) => sum + campaign.clicks, 0))}</strong>
+            </div>
+          </section>
+          <MoveBalance clientId={id} clientName={current.name || current.username} clientBalance={current.balance} />
+        </>
       )}
-      {current && <MoveBalance clientId={id} clientName={current.name || current.username} />}
       <section className="card" aria-labelledby="client-campaigns">
         <h2 id="client-campaigns">Campaigns</h2>
         <ScrollRegion label="Campaigns of the client">
@@ -281,8 +286,9 @@ export function ClientPage({ id }: { id: number }) {
  * Money moves both ways through the ledger: to the client from your balance, or back. The amount
  * goes as the decimal string typed (the API keeps 4 fraction digits), never through a float.
  */
-function MoveBalance({ clientId, clientName }: { clientId: number; clientName: string }) {
+function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number; clientName: string; clientBalance: number }) {
   const queryClient = useQueryClient();
+  const own = useMe().data?.balance ?? 0;
   const [amount, setAmount] = useState('');
   const [done, setDone] = useState('');
   const move = useMutation({
@@ -329,7 +335,7 @@ function MoveBalance({ clientId, clientName }: { clientId: number; clientName: s
         name="balance"
         inputMode="decimal"
         placeholder="100.00"
-        hint="Up to 4 decimals."
+        hint={`You have ${money(own)}; ${clientName} has ${money(clientBalance)}.`}
         value={amount}
         error={errors.balance}
         onChange={(event) => {
