@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';
@@ -137,6 +137,24 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
       assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
+    // The system's dark scheme: its colours must keep their contrast too.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-1280-dark.png`), fullPage: true });
+    assert.deepEqual(await seriousViolations(page), [], `${name} at 1280 px, dark`);
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  /** Tabs through the page from its start and asserts that each wanted control gets the focus. */
+  async function assertReachableByTab(wanted: Locator[]): Promise<void> {
+    await page.locator('body').focus();
+    const missing = new Set(wanted);
+    for (let presses = 0; presses < 60 && missing.size > 0; presses++) {
+      await page.keyboard.press('Tab');
+      for (const control of missing) {
+        if (await control.evaluate((element) => element === element.ownerDocument.activeElement)) missing.delete(control);
+      }
+    }
+    assert.deepEqual([...missing].map(String), [], 'not reached by Tab');
   }
 
   async function signIn(password: string): Promise<void> {
@@ -283,6 +301,12 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await page.getByRole('button', { name: 'Take back' }).click();
     await page.locator('#balance-error').waitFor();
     await lookAt('advertiser-client');
+    await assertReachableByTab([
+      page.getByLabel('Goal'),
+      page.getByLabel('Amount'),
+      page.getByRole('button', { name: 'Give to client' }),
+      page.getByRole('button', { name: 'Take back' }),
+    ]);
     const clients = (await server.anonymous.get('/api/advertiser/users', { token: advertiser.token })).json<
       { username: string; balance: number }[]
     >();
@@ -310,6 +334,12 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await page.getByRole('button', { name: 'Copy Conversion pixel' }).click();
     assert.equal(await readClipboard(page), await pixel.inputValue());
     await lookAt('advertiser-conversions');
+    await assertReachableByTab([
+      page.getByLabel('Goal of this conversion'),
+      page.getByLabel('Postback URL'),
+      page.getByRole('button', { name: 'Copy Postback URL' }),
+      page.getByRole('button', { name: 'Copy Conversion pixel' }),
+    ]);
   });
 
   it('changes the password, and the new one signs in', async () => {
