@@ -5,6 +5,10 @@ import { api, data, problem } from './api.ts';
 import { Notice } from './components/controls.tsx';
 import { Layout } from './components/layout.tsx';
 import { setPlatform } from './format.ts';
+import { AccountPage } from './pages/account.tsx';
+import { CampaignTrafficPage } from './pages/advertiser/campaign-traffic.tsx';
+import { ClientPage, ClientsPage } from './pages/advertiser/clients.tsx';
+import { ConversionsPage } from './pages/advertiser/conversions.tsx';
 import { CampaignPage } from './pages/campaign.tsx';
 import { CampaignsPage } from './pages/campaigns.tsx';
 import { OverviewPage } from './pages/overview.tsx';
@@ -62,11 +66,18 @@ function App() {
 
 function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>) {
   if (path === '/tokens') return <TokensPage />;
+  if (path === '/account') return <AccountPage user={user} />;
   if (user.type === 'advertiser') {
     if (path === '/advertiser') return <OverviewPage user={user} />;
     if (path === '/advertiser/campaigns') return <CampaignsPage />;
     const campaign = /^\/advertiser\/campaigns\/(\d+)$/.exec(path);
     if (campaign) return <CampaignPage id={Number(campaign[1])} />;
+    const traffic = /^\/advertiser\/campaigns\/(\d+)\/traffic$/.exec(path);
+    if (traffic) return <CampaignTrafficPage id={Number(traffic[1])} />;
+    if (path === '/advertiser/clients') return <ClientsPage />;
+    const client = /^\/advertiser\/clients\/(\d+)$/.exec(path);
+    if (client) return <ClientPage id={Number(client[1])} />;
+    if (path === '/advertiser/conversions') return <ConversionsPage />;
   } else if (user.type === 'publisher') {
     if (path === '/publisher') return <PublisherOverviewPage user={user} />;
     if (path === '/publisher/sites') return <SitesPage />;
@@ -94,6 +105,10 @@ function titleOf(path: string): string {
   if (path === '/sign-in') return 'Sign in';
   if (path === '/password') return 'Password';
   if (path === '/tokens') return 'API tokens';
+  if (path === '/account') return 'Your account';
+  if (path.endsWith('/traffic')) return 'Sites and devices';
+  if (path.startsWith('/advertiser/clients')) return 'Clients';
+  if (path === '/advertiser/conversions') return 'Conversions';
   if (path === '/advertiser/campaigns') return 'Campaigns';
   if (path.startsWith('/advertiser/campaigns/')) return 'Campaign';
   if (path === '/publisher/sites') return 'Sites';

@@ -23,15 +23,16 @@ export interface Totals {
 }
 
 /** Daily campaign statistics (all campaigns, or the given ones), every day of the period present. */
-export function useDailyStatistics(period: Period, campaignIds?: string) {
+export function useDailyStatistics(period: Period, campaignIds?: string, goal = 0) {
   return useQuery({
-    queryKey: ['statistics', 'daily', period.from, period.to, campaignIds ?? ''],
+    queryKey: ['statistics', 'daily', period.from, period.to, campaignIds ?? '', goal],
     queryFn: async (): Promise<DailyFigures> => {
       const rows = await data(
         api.GET('/api/advertiser/statistics', {
           params: {
             query: {
               groupDate: true,
+              targetId: goal,
               filter: { dateFrom: period.from, dateTo: period.to, ...(campaignIds ? { id: campaignIds } : {}) },
             },
           },
@@ -46,14 +47,17 @@ export function useDailyStatistics(period: Period, campaignIds?: string) {
 }
 
 /** Campaign statistics summed over a period. */
-export function useTotals(period: Period, campaignIds?: string) {
+export function useTotals(period: Period, campaignIds?: string, goal = 0) {
   return useQuery({
-    queryKey: ['statistics', 'total', period.from, period.to, campaignIds ?? ''],
+    queryKey: ['statistics', 'total', period.from, period.to, campaignIds ?? '', goal],
     queryFn: async (): Promise<Totals> => {
       const rows = await data(
         api.GET('/api/advertiser/statistics', {
           params: {
-            query: { filter: { dateFrom: period.from, dateTo: period.to, ...(campaignIds ? { id: campaignIds } : {}) } },
+            query: {
+              targetId: goal,
+              filter: { dateFrom: period.from, dateTo: period.to, ...(campaignIds ? { id: campaignIds } : {}) },
+            },
           },
         }),
       );

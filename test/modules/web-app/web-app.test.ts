@@ -45,6 +45,9 @@ describe('the web app and the security headers', () => {
       assert.equal(page.status, 200, path);
       assert.equal(page.text, index, path);
     }
+    for (const path of ['/account', '/advertiser/campaigns/12/traffic', '/advertiser/clients/3', '/advertiser/conversions']) {
+      assert.equal((await server.anonymous.get(path)).text, index, path);
+    }
     const unknownApi = await server.anonymous.get('/api/nothing-here');
     assert.equal(unknownApi.status, 404);
     assert.equal(unknownApi.json().name, 'Not Found');

@@ -8,6 +8,8 @@ import type { User } from '../session.ts';
 const ADVERTISER_LINKS = [
   { href: '/advertiser', label: 'Overview' },
   { href: '/advertiser/campaigns', label: 'Campaigns' },
+  { href: '/advertiser/clients', label: 'Clients' },
+  { href: '/advertiser/conversions', label: 'Conversions' },
 ];
 
 const PUBLISHER_LINKS = [
@@ -53,7 +55,14 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
         </nav>
         <div className="account">
           <span className="who">
-            {user.name || user.username}
+            <Link
+              href="/account"
+              className="account-link"
+              aria-current={path === '/account' ? 'page' : undefined}
+              title="Your account and password"
+            >
+              {user.name || user.username}
+            </Link>
             <span className="balance" title="Balance">
               {money(user.balance)}
             </span>

@@ -75,3 +75,15 @@ export function PeriodPicker() {
     </fieldset>
   );
 }
+
+/** A link to another page of the same figures that keeps the period and the goal being looked at. */
+export function keepingView(href: string): string {
+  const current = new URLSearchParams(location.search);
+  const kept = new URLSearchParams();
+  for (const name of ['from', 'to', 'goal']) {
+    const value = current.get(name);
+    if (value) kept.set(name, value);
+  }
+  const search = kept.toString();
+  return search ? `${href}?${search}` : href;
+}

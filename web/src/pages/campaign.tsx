@@ -3,7 +3,8 @@ import { type FormEvent, useMemo, useState } from 'react';
 import { ApiError, api, data, problem, useFieldErrors } from '../api.ts';
 import { DailyChart } from '../components/chart.tsx';
 import { Field, Notice, Switch } from '../components/controls.tsx';
-import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
+import { keepingView, PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, money, percent } from '../format.ts';
 import { Link } from '../router.tsx';
@@ -15,18 +16,22 @@ const AD_STATUS: Record<number, string> = { 0: 'In moderation', 1: 'Approved', 2
 
 export function CampaignPage({ id }: { id: number }) {
   const period = usePeriod();
+  const goal = useGoal();
   const queryClient = useQueryClient();
   const campaign = useQuery({
-    queryKey: ['campaign', id, period.from, period.to],
+    queryKey: ['campaign', id, period.from, period.to, goal],
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns/{id}', {
-          params: { path: { id }, query: { expand: 'offers', dateFrom: period.from, dateTo: period.to, archived: 0 } },
+          params: {
+            path: { id },
+            query: { expand: 'offers', dateFrom: period.from, dateTo: period.to, archived: 0, targetId: goal },
+          },
         }),
       ),
     retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
   });
-  const daily = useDailyStatistics(period, String(id));
+  const daily = useDailyStatistics(period, String(id), goal);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaign', id] });
   const switchAd = useMutation({
     mutationFn: ({ adId, active }: { adId: number; active: boolean }) =>
@@ -70,8 +75,19 @@ export function CampaignPage({ id }: { id: number }) {
       </p>
       <div className="page-head">
         <h1>{current?.title ?? 'Campaign'}</h1>
-        <PeriodPicker />
+        <div className="pickers">
+          <GoalPicker />
+          <PeriodPicker />
+        </div>
       </div>
+      <nav className="subnav" aria-label="Campaign">
+        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}`)} aria-current="page">
+          Ads and days
+        </Link>
+        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}/traffic`)}>
+          Sites and devices
+        </Link>
+      </nav>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
       {current && (
         <section className="tiles" aria-label="Figures for the period">
@@ -88,12 +104,20 @@ export function CampaignPage({ id }: { id: number }) {
             <strong>{count(current.clicks)}</strong>
           </div>
           <div className="tile">
-            <span className="tile-label">Conversions</span>
+            <span className="tile-label">CTR</span>
+            <strong>{percent(current.ctr)}</strong>
+          </div>
+          <div className="tile">
+            <span className="tile-label">{goalNoun(goal)}</span>
             <strong>{count(current.orders)}</strong>
           </div>
           <div className="tile">
-            <span className="tile-label">CTR</span>
-            <strong>{percent(current.ctr)}</strong>
+            <span className="tile-label">CR</span>
+            <strong>{percent(current.cr)}</strong>
+          </div>
+          <div className="tile">
+            <span className="tile-label">CPO</span>
+            <strong>{fineMoney(current.cpo)}</strong>
           </div>
         </section>
       )}
@@ -132,6 +156,10 @@ export function CampaignPage({ id }: { id: number }) {
                   <dd>{money(ad.money)}</dd>
                   <dt>CTR</dt>
                   <dd>{percent(ad.ctr)}</dd>
+                  <dt>{goalNoun(goal)}</dt>
+                  <dd>{count(ad.orders)}</dd>
+                  <dt>CR</dt>
+                  <dd>{percent(ad.cr)}</dd>
                 </dl>
                 <button
                   type="button"
@@ -165,7 +193,7 @@ export function CampaignPage({ id }: { id: number }) {
                     Spend
                   </th>
                   <th scope="col" className="num">
-                    Conv.
+                    {goalNoun(goal)}
                   </th>
                 </tr>
               </thead>

@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../api.ts';
 import { Field, Notice, Switch } from '../components/controls.tsx';
-import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
+import { keepingView, PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import { count, fineMoney, money, percent } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
@@ -11,13 +12,14 @@ export const STATUS_NAMES: Record<number, string> = { 0: 'In moderation', 1: 'Ap
 
 export function CampaignsPage() {
   const period = usePeriod();
+  const goal = useGoal();
   const { query } = useLocation();
   const showArchived = query.get('archived') === '1';
   const type = query.get('type') ?? '';
   const search = query.get('q') ?? '';
   const queryClient = useQueryClient();
   const campaigns = useQuery({
-    queryKey: ['campaigns', period.from, period.to, showArchived, type],
+    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal],
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns', {
@@ -26,6 +28,7 @@ export function CampaignsPage() {
               dateFrom: period.from,
               dateTo: period.to,
               archived: showArchived ? 0 : 1,
+              targetId: goal,
               ...(type ? { type: Number(type) } : {}),
               'per-page': 100,
             },
@@ -44,7 +47,10 @@ export function CampaignsPage() {
     <>
       <div className="page-head">
         <h1>Campaigns</h1>
-        <PeriodPicker />
+        <div className="pickers">
+          <GoalPicker />
+          <PeriodPicker />
+        </div>
       </div>
       <div className="toolbar">
         <label>
@@ -105,7 +111,7 @@ export function CampaignsPage() {
                 CPC
               </th>
               <th scope="col" className="num">
-                Conv.
+                {goalNoun(goal)}
               </th>
               <th scope="col" className="num">
                 CR
@@ -130,7 +136,7 @@ export function CampaignsPage() {
                   />
                 </td>
                 <th scope="row">
-                  <Link href={`/advertiser/campaigns/${row.id}`}>{row.title}</Link>
+                  <Link href={keepingView(`/advertiser/campaigns/${row.id}`)}>{row.title}</Link>
                   {row.isRetarget && <span className="tag">Retargeting</span>}
                 </th>
                 <td>

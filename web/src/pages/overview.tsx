@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { problem } from '../api.ts';
 import { DailyChart } from '../components/chart.tsx';
 import { Notice } from '../components/controls.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { count, money, today } from '../format.ts';
 import type { User } from '../session.ts';
@@ -9,9 +10,10 @@ import { useDailyStatistics, useTotals } from '../stats.ts';
 
 export function OverviewPage({ user }: { user: User }) {
   const period = usePeriod();
+  const goal = useGoal();
   const day = today();
   const todays = useTotals({ from: day, to: day });
-  const totals = useTotals(period);
+  const totals = useTotals(period, undefined, goal);
   const daily = useDailyStatistics(period);
   const series = useMemo(
     () =>
@@ -28,7 +30,10 @@ export function OverviewPage({ user }: { user: User }) {
     <>
       <div className="page-head">
         <h1>Overview</h1>
-        <PeriodPicker />
+        <div className="pickers">
+          <GoalPicker />
+          <PeriodPicker />
+        </div>
       </div>
       {(totals.error || daily.error) && <Notice kind="error">{problem(totals.error ?? daily.error)}</Notice>}
       <section className="tiles" aria-label="Figures">
@@ -36,7 +41,7 @@ export function OverviewPage({ user }: { user: User }) {
         <Tile label="Spent today" value={todays.data ? money(todays.data.money) : '…'} />
         <Tile label="Spent in the period" value={totals.data ? money(totals.data.money) : '…'} />
         <Tile label="Clicks in the period" value={totals.data ? count(totals.data.clicks) : '…'} />
-        <Tile label="Conversions in the period" value={totals.data ? count(totals.data.orders) : '…'} />
+        <Tile label={`${goalNoun(goal)} in the period`} value={totals.data ? count(totals.data.orders) : '…'} />
       </section>
       <section className="card">
         <h2>Spend and clicks per day</h2>

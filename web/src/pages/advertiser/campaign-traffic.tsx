@@ -1,0 +1,396 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
+import { ApiError, api, data, fieldErrors, problem } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count, fineMoney, money, percent } from '../../format.ts';
+import { Link } from '../../router.tsx';
+
+const PER_PAGE = 100;
+const DEVICE_NAMES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' } as const;
+
+interface Figures {
+  views: number;
+  clicks: number;
+  money: number;
+  orders: number;
+  ctr: number;
+  cpc: number;
+  cr: number;
+  cpo: number;
+  coef: number;
+}
+
+/**
+ * Where a campaign's clicks come from (sites, their blocks, device types) and the quality
+ * coefficient of each, edited in the table itself: the coefficient multiplies the bid for that
+ * traffic, so it is set beside the figures that justify it.
+ */
+export function CampaignTrafficPage({ id }: { id: number }) {
+  const period = usePeriod();
+  const goal = useGoal();
+  const [page, setPage] = useState(1);
+  const queryClient = useQueryClient();
+  const range = { dateFrom: period.from, dateTo: period.to, targetId: goal };
+  const campaign = useQuery({
+    queryKey: ['campaign', id, 'title'],
+    queryFn: () => data(api.GET('/api/advertiser/campaigns/{id}', { params: { path: { id }, query: { archived: 0 } } })),
+    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+  });
+  const sites = useQuery({
+    queryKey: ['traffic', id, 'sites', period.from, period.to, goal, page],
+    queryFn: async () => {
+      const { data: rows, response } = await api.GET('/api/advertiser/campaigns/multipliers/{campaign}', {
+        params: { path: { campaign: id }, query: { ...range, page, 'per-page': PER_PAGE } },
+      });
+      return { rows: rows ?? [], pageCount: Number(response.headers.get('X-Pagination-Page-Count') ?? 1) };
+    },
+    enabled: campaign.isSuccess,
+  });
+  const devices = useQuery({
+    queryKey: ['traffic', id, 'devices', period.from, period.to, goal],
+    queryFn: () =>
+      data(
+        api.GET('/api/advertiser/campaigns/multipliers/{campaign}/device', { params: { path: { campaign: id }, query: range } }),
+      ),
+    enabled: campaign.isSuccess,
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['traffic', id] });
+  const saveSite = (site: string) => async (coef: number) => {
+    await data(
+      api.PUT('/api/advertiser/campaigns/multipliers/{campaign}/site/{id}', {
+        params: { path: { campaign: id, id: site } },
+        body: { coef },
+      }),
+    );
+    await refresh();
+  };
+  const saveDevice = (type: string) => async (coef: number) => {
+    await data(
+      api.PUT('/api/advertiser/campaigns/multipliers/{campaign}/device/{type}', {
+        params: { path: { campaign: id, type } },
+        body: { coef },
+      }),
+    );
+    await refresh();
+  };
+
+  if (campaign.error instanceof ApiError && campaign.error.status === 404) {
+    return (
+      <>
+        <h1>Campaign not found</h1>
+        <p>
+          There is no campaign {id} in your account. <Link href="/advertiser/campaigns">Back to campaigns</Link>
+        </p>
+      </>
+    );
+  }
+  const noun = goalNoun(goal);
+  const pageCount = sites.data?.pageCount ?? 1;
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/advertiser/campaigns">Campaigns</Link> /
+      </p>
+      <div className="page-head">
+        <h1>{campaign.data?.title ?? 'Campaign'}</h1>
+        <div className="pickers">
+          <GoalPicker />
+          <PeriodPicker />
+        </div>
+      </div>
+      <nav className="subnav" aria-label="Campaign">
+        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}`)}>
+          Ads and days
+        </Link>
+        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}/traffic`)} aria-current="page">
+          Sites and devices
+        </Link>
+      </nav>
+      <p className="lead">
+        A coefficient from 0.1 to 10 multiplies your bid for that traffic: raise it where visitors buy, lower it where they do
+        not. A block’s own coefficient takes the place of its site’s; the device’s multiplies either. Type a value and press Enter
+        (Escape puts the saved one back); 1 is the default.
+      </p>
+      {(campaign.error || sites.error || devices.error) && (
+        <Notice kind="error">{problem(campaign.error ?? sites.error ?? devices.error)}</Notice>
+      )}
+
+      <section className="card" aria-labelledby="devices-title">
+        <h2 id="devices-title">Devices</h2>
+        <ScrollRegion label="Devices">
+          <table className="traffic">
+            <thead>
+              <FigureHeads first="Device" noun={noun} />
+            </thead>
+            <tbody>
+              {(devices.data ?? []).map((row) => (
+                <tr key={row.device}>
+                  <th scope="row">{DEVICE_NAMES[row.device]}</th>
+                  <td className="coef-cell">
+                    <CoefficientInput
+                      label={`Coefficient for ${DEVICE_NAMES[row.device].toLowerCase()}`}
+                      value={row.coef}
+                      save={saveDevice(row.device)}
+                    />
+                  </td>
+                  <FigureCells row={row} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      </section>
+
+      <section className="card" aria-labelledby="sites-title">
+        <h2 id="sites-title">Sites and blocks</h2>
+        <ScrollRegion label="Sites and blocks">
+          <table className="traffic">
+            <thead>
+              <FigureHeads first="Site or block" noun={noun} />
+            </thead>
+            <tbody>
+              {(sites.data?.rows ?? []).map((row) => {
+                const [site, block] = row.site_id.split('s');
+                return (
+                  <tr key={row.site_id} className={block ? 'block-row' : undefined}>
+                    <th scope="row">
+                      {block ? (
+                        <>
+                          <span aria-hidden="true">↳ </span>Block {block}
+                          <span className="visually-hidden"> of site {site}</span>
+                        </>
+                      ) : (
+                        <>Site {site}</>
+                      )}
+                    </th>
+                    <td className="coef-cell">
+                      <CoefficientInput
+                        label={`Coefficient for ${describe(row.site_id)}`}
+                        value={row.coef}
+                        save={saveSite(row.site_id)}
+                      />
+                    </td>
+                    <FigureCells row={row} />
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          {sites.isSuccess && sites.data.rows.length === 0 && (
+            <p className="empty">No site has shown this campaign in the period, and no coefficient is set.</p>
+          )}
+          {sites.isPending && campaign.isSuccess && <p className="empty">Loading…</p>}
+        </ScrollRegion>
+        {pageCount > 1 && (
+          <nav className="pager" aria-label="Pages of sites">
+            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+              Previous
+            </button>
+            <span>
+              Page {page} of {pageCount}
+            </span>
+            <button type="button" disabled={page >= pageCount} onClick={() => setPage(page + 1)}>
+              Next
+            </button>
+          </nav>
+        )}
+        <BlockCoefficientForm campaignId={id} onSaved={refresh} />
+      </section>
+    </>
+  );
+}
+
+function FigureHeads({ first, noun }: { first: string; noun: string }) {
+  return (
+    <tr>
+      <th scope="col">{first}</th>
+      <th scope="col">Coefficient</th>
+      <th scope="col" className="num">
+        Views
+      </th>
+      <th scope="col" className="num">
+        Clicks
+      </th>
+      <th scope="col" className="num">
+        CTR
+      </th>
+      <th scope="col" className="num">
+        Spend
+      </th>
+      <th scope="col" className="num">
+        CPC
+      </th>
+      <th scope="col" className="num">
+        {noun}
+      </th>
+      <th scope="col" className="num">
+        CR
+      </th>
+      <th scope="col" className="num">
+        CPO
+      </th>
+    </tr>
+  );
+}
+
+function FigureCells({ row }: { row: Figures }) {
+  return (
+    <>
+      <td className="num">{count(row.views)}</td>
+      <td className="num">{count(row.clicks)}</td>
+      <td className="num">{percent(row.ctr)}</td>
+      <td className="num">{money(row.money)}</td>
+      <td className="num">{fineMoney(row.cpc)}</td>
+      <td className="num">{count(row.orders)}</td>
+      <td className="num">{percent(row.cr)}</td>
+      <td className="num">{fineMoney(row.cpo)}</td>
+    </>
+  );
+}
+
+const written = (value: number) => String(Number(value.toFixed(4)));
+
+/** `123` → "site 123", `123s45` → "block 45 of site 123". */
+function describe(siteId: string): string {
+  const [site, block] = siteId.split('s');
+  return block ? `block ${block} of site ${site}` : `site ${site}`;
+}
+
+/**
+ * A coefficient edited where it is shown: Enter or leaving the field saves a changed value,
+ * Escape puts the saved one back. The API decides what is allowed (0.1 to 10); its refusal is
+ * shown beside the value, which stays as typed so it can be corrected.
+ */
+function CoefficientInput({ label, value, save }: { label: string; value: number; save: (coef: number) => Promise<void> }) {
+  const [draft, setDraft] = useState(written(value));
+  const [error, setError] = useState('');
+  const [state, setState] = useState<'idle' | 'saving' | 'saved'>('idle');
+  const [id] = useState(() => `coef-${Math.random().toString(36).slice(2)}`);
+  useEffect(() => {
+    setDraft(written(value));
+    setError('');
+  }, [value]);
+
+  const commit = async () => {
+    const text = draft.trim().replace(',', '.');
+    if (text === written(value) || state === 'saving') return;
+    const coef = Number(text);
+    if (text === '' || !Number.isFinite(coef)) {
+      setError('Enter a number from 0.1 to 10.');
+      return;
+    }
+    setState('saving');
+    try {
+      await save(coef);
+      setError('');
+      setState('saved');
+    } catch (failure) {
+      setError(fieldErrors(failure).coef ?? problem(failure));
+      setState('idle');
+    }
+  };
+  const keys = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      void commit();
+    } else if (event.key === 'Escape') {
+      setDraft(written(value));
+      setError('');
+    }
+  };
+  return (
+    <div className={`coef${error ? ' invalid' : ''}`}>
+      <input
+        type="text"
+        className="coef-input"
+        inputMode="decimal"
+        aria-label={label}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        value={draft}
+        size={5}
+        onChange={(event) => {
+          setDraft(event.target.value);
+          setState('idle');
+        }}
+        onKeyDown={keys}
+        onBlur={() => void commit()}
+      />
+      <span className="coef-state" role="status">
+        {state === 'saving' ? 'Saving…' : state === 'saved' ? 'Saved' : ''}
+      </span>
+      {error && (
+        <span className="error" id={`${id}-error`}>
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** Blocks are listed once they have a coefficient; this sets the first one (`123s45`) or any site's. */
+function BlockCoefficientForm({ campaignId, onSaved }: { campaignId: number; onSaved: () => Promise<void> }) {
+  const [target, setTarget] = useState('');
+  const [coef, setCoef] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState('');
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved('');
+    const site = target.trim();
+    try {
+      // A value that is not a number goes as null, so the API names the field with its own words.
+      const value = Number(coef.trim().replace(',', '.'));
+      const result = await data(
+        api.PUT('/api/advertiser/campaigns/multipliers/{campaign}/site/{id}', {
+          params: { path: { campaign: campaignId, id: site || '0' } },
+          body: { coef: coef.trim() === '' ? Number.NaN : value },
+        }),
+      );
+      setError(null);
+      setSaved(`Coefficient ${written(result.coef)} set for ${describe(site)}.`);
+      setTarget('');
+      setCoef('');
+      await onSaved();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const errors = fieldErrors(error);
+  const targetError =
+    error instanceof ApiError && error.status === 404
+      ? `No site or block “${target.trim()}” exists. Write a site id (123) or one of its blocks (123s45).`
+      : undefined;
+  return (
+    <form className="inline-form coef-form" onSubmit={submit} noValidate aria-label="Coefficient for a site or block">
+      <h3>Set a coefficient for a site or block</h3>
+      {error !== null && !targetError && Object.keys(errors).length === 0 && <Notice kind="error">{problem(error)}</Notice>}
+      {saved && <Notice kind="ok">{saved}</Notice>}
+      <Field
+        label="Site or block"
+        name="target"
+        placeholder="123 or 123s45"
+        hint="A site id, or the site id, s and a block id."
+        value={target}
+        error={targetError}
+        onChange={(event) => setTarget(event.target.value)}
+      />
+      <Field
+        label="Coefficient"
+        name="coef"
+        inputMode="decimal"
+        placeholder="1.5"
+        hint="0.1 to 10."
+        value={coef}
+        error={errors.coef}
+        onChange={(event) => setCoef(event.target.value)}
+      />
+      <button type="submit" className="primary">
+        Set coefficient
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,356 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count, fineMoney, moment, money, percent } from '../../format.ts';
+import { Link } from '../../router.tsx';
+import { useMe } from '../../session.ts';
+import { STATUS_NAMES } from '../campaigns.tsx';
+
+/** Client accounts (referrals): advertisers this account created and funds from its own balance. */
+export function ClientsPage() {
+  const clients = useQuery({
+    queryKey: ['clients'],
+    queryFn: () => data(api.GET('/api/advertiser/users', { params: { query: { 'per-page': 100 } } })),
+  });
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<{ username: string; email: string } | null>(null);
+  return (
+    <>
+      <div className="page-head">
+        <h1>Clients</h1>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => {
+            setCreating(!creating);
+            setCreated(null);
+          }}
+          aria-expanded={creating}
+        >
+          New client
+        </button>
+      </div>
+      <p className="lead">
+        Client accounts are advertisers of their own that you fund: move money from your balance to theirs, or back. Each signs in
+        with its own login and sees only its own campaigns.
+      </p>
+      {created && (
+        <Notice kind="ok">
+          {created.username} is created. An e-mail to {created.email} carries its password and a link to choose one of its own.
+        </Notice>
+      )}
+      {creating && (
+        <CreateClient
+          onDone={() => setCreating(false)}
+          onCreated={(client) => {
+            setCreating(false);
+            setCreated(client);
+          }}
+        />
+      )}
+      {clients.error && <Notice kind="error">{problem(clients.error)}</Notice>}
+      <ScrollRegion label="Clients">
+        <table>
+          <caption className="visually-hidden">Your client accounts</caption>
+          <thead>
+            <tr>
+              <th scope="col">Client</th>
+              <th scope="col">E-mail</th>
+              <th scope="col">Since</th>
+              <th scope="col" className="num">
+                Balance
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(clients.data ?? []).map((client) => (
+              <tr key={client.id}>
+                <th scope="row">
+                  <Link href={`/advertiser/clients/${client.id}`}>{client.name || client.username}</Link>
+                  {client.name && <span className="sub"> {client.username}</span>}
+                </th>
+                <td>
+                  {client.email}
+                  {!client.emailConfirmed && <span className="tag">not confirmed</span>}
+                </td>
+                <td>{moment(client.date)}</td>
+                <td className="num">{money(client.balance)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {clients.isSuccess && clients.data.length === 0 && <p className="empty">No clients yet.</p>}
+        {clients.isPending && <p className="empty">Loading…</p>}
+      </ScrollRegion>
+    </>
+  );
+}
+
+function CreateClient({
+  onDone,
+  onCreated,
+}: {
+  onDone: () => void;
+  onCreated: (client: { username: string; email: string }) => void;
+}) {
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState({ user: '', email: '', name: '', url: '' });
+  const create = useMutation({
+    mutationFn: () =>
+      data(
+        api.POST('/api/advertiser/users', {
+          body: {
+            user: form.user,
+            email: form.email,
+            ...(form.name ? { name: form.name } : {}),
+            ...(form.url ? { url: form.url } : {}),
+          },
+        }),
+      ),
+    onSuccess: (client) => {
+      queryClient.invalidateQueries({ queryKey: ['clients'] });
+      onCreated(client);
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(create.error);
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
+    setForm({ ...form, [name]: event.target.value });
+    edited(name);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    create.mutate();
+  };
+  return (
+    <form className="card form-grid" onSubmit={submit} noValidate aria-label="New client">
+      <h2>New client</h2>
+      {general && <Notice kind="error">{problem(create.error)}</Notice>}
+      <Field
+        label="Login"
+        name="user"
+        autoComplete="off"
+        required
+        hint="3 to 64 letters, digits and _ . @ -"
+        value={form.user}
+        error={errors.user}
+        onChange={set('user')}
+      />
+      <Field
+        label="E-mail"
+        name="email"
+        type="email"
+        autoComplete="off"
+        required
+        hint="The password and a link to choose another are sent here."
+        value={form.email}
+        error={errors.email}
+        onChange={set('email')}
+      />
+      <Field label="Name (optional)" name="name" value={form.name} error={errors.name} onChange={set('name')} />
+      <Field
+        label="Website (optional)"
+        name="url"
+        type="url"
+        placeholder="https://"
+        value={form.url}
+        error={errors.url}
+        onChange={set('url')}
+      />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          Create client
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function ClientPage({ id }: { id: number }) {
+  const period = usePeriod();
+  const goal = useGoal();
+  const client = useQuery({
+    queryKey: ['client', id, period.from, period.to, goal],
+    queryFn: () =>
+      data(
+        api.GET('/api/advertiser/users/{id}', {
+          params: { path: { id }, query: { expand: 'campaigns', dateFrom: period.from, dateTo: period.to, targetId: goal } },
+        }),
+      ),
+    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+  });
+  if (client.error instanceof ApiError && client.error.status === 404) {
+    return (
+      <>
+        <h1>Client not found</h1>
+        <p>
+          There is no client {id} in your account. <Link href="/advertiser/clients">Back to clients</Link>
+        </p>
+      </>
+    );
+  }
+  const current = client.data;
+  const campaigns = current?.campaigns ?? [];
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/advertiser/clients">Clients</Link> /
+      </p>
+      <div className="page-head">
+        <h1>{current ? current.name || current.username : 'Client'}</h1>
+        <div className="pickers">
+          <GoalPicker />
+          <PeriodPicker />
+        </div>
+      </div>
+      {client.error && <Notice kind="error">{problem(client.error)}</Notice>}
+      {current && (
+        <>
+          <p className="lead">
+            Signs in as <strong>{current.username}</strong> · {current.email}
+            {!current.emailConfirmed && <span className="tag">not confirmed</span>}
+          </p>
+          <section className="tiles" aria-label="Account">
+            <div className="tile">
+              <span className="tile-label">Balance</span>
+              <strong data-testid="client-balance">{money(current.balance)}</strong>
+            </div>
+            <div className="tile">
+              <span className="tile-label">Spent in the period</span>
+              <strong>{money(campaigns.reduce((sum, campaign) => sum + campaign.money, 0))}</strong>
+            </div>
+            <div className="tile">
+              <span className="tile-label">Clicks in the period</span>
+              <strong>{count(campaigns.reduce((sum, campaign) => sum + campaign.clicks, 0))}</strong>
+            </div>
+          </section>
+          <MoveBalance clientId={id} clientName={current.name || current.username} clientBalance={current.balance} />
+        </>
+      )}
+      <section className="card" aria-labelledby="client-campaigns">
+        <h2 id="client-campaigns">Campaigns</h2>
+        <ScrollRegion label="Campaigns of the client">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Campaign</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">
+                  Clicks
+                </th>
+                <th scope="col" className="num">
+                  Spend
+                </th>
+                <th scope="col" className="num">
+                  {goalNoun(goal)}
+                </th>
+                <th scope="col" className="num">
+                  CR
+                </th>
+                <th scope="col" className="num">
+                  CPO
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {campaigns.map((campaign) => (
+                <tr key={campaign.id}>
+                  <th scope="row">{campaign.title}</th>
+                  <td>
+                    <span className={`status s${campaign.status}`}>{STATUS_NAMES[campaign.status] ?? campaign.status}</span>
+                  </td>
+                  <td className="num">{count(campaign.clicks)}</td>
+                  <td className="num">{money(campaign.money)}</td>
+                  <td className="num">{count(campaign.orders)}</td>
+                  <td className="num">{percent(campaign.cr)}</td>
+                  <td className="num">{fineMoney(campaign.cpo)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {current && campaigns.length === 0 && <p className="empty">This client has no campaigns yet.</p>}
+        </ScrollRegion>
+      </section>
+    </>
+  );
+}
+
+/**
+ * Money moves both ways through the ledger: to the client from your balance, or back. The amount
+ * goes as the decimal string typed (the API keeps 4 fraction digits), never through a float.
+ */
+function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number; clientName: string; clientBalance: number }) {
+  const queryClient = useQueryClient();
+  const own = useMe().data?.balance ?? 0;
+  const [amount, setAmount] = useState('');
+  const [done, setDone] = useState('');
+  const move = useMutation({
+    mutationFn: (direction: 'to' | 'back') =>
+      data(
+        api.PUT('/api/advertiser/users/{id}', {
+          params: { path: { id: clientId } },
+          body: { balance: direction === 'to' ? amount.trim() : `-${amount.trim()}` },
+        }),
+      ),
+    onSuccess: (_client, direction) => {
+      setDone(
+        direction === 'to'
+          ? `${money(Number(amount))} moved to ${clientName}.`
+          : `${money(Number(amount))} moved back from ${clientName}.`,
+      );
+      setAmount('');
+      queryClient.invalidateQueries({ queryKey: ['client', clientId] });
+      queryClient.invalidateQueries({ queryKey: ['clients'] });
+      queryClient.invalidateQueries({ queryKey: ['me'] });
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(move.error);
+  const send = (direction: 'to' | 'back') => {
+    setDone('');
+    submitted();
+    move.mutate(direction);
+  };
+  return (
+    <form
+      className="card inline-form move"
+      noValidate
+      aria-label="Move money"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        send('to');
+      }}
+    >
+      <h2>Move money</h2>
+      {general && <Notice kind="error">{problem(move.error)}</Notice>}
+      {done && <Notice kind="ok">{done}</Notice>}
+      <Field
+        label="Amount"
+        name="balance"
+        inputMode="decimal"
+        placeholder="100.00"
+        hint={`You have ${money(own)}; ${clientName} has ${money(clientBalance)}.`}
+        value={amount}
+        error={errors.balance}
+        onChange={(event) => {
+          setAmount(event.target.value);
+          edited('balance');
+        }}
+      />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={move.isPending}>
+          Give to client
+        </button>
+        <button type="button" disabled={move.isPending} onClick={() => send('back')}>
+          Take back
+        </button>
+      </div>
+    </form>
+  );
+}
