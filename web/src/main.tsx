@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
-import { StrictMode, useEffect } from 'react';
+import { lazy, StrictMode, Suspense, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, data, problem } from './api.ts';
 import { Notice } from './components/controls.tsx';
@@ -12,8 +12,13 @@ import { PasswordPage } from './pages/password.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { navigate, useLocation } from './router.tsx';
-import { useMe } from './session.ts';
+import { homeOf, useMe } from './session.ts';
 import './styles.css';
+
+// The operator's pages are a chunk of their own, fetched only when an operator opens one.
+const OperatorPages = lazy(() =>
+  import('./pages/operator/operator-pages.tsx').then((module) => ({ default: module.OperatorPages })),
+);
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
 
@@ -34,8 +39,7 @@ function App() {
 
   useEffect(() => {
     if (me.isSuccess && user === null && !publicPage) navigate('/sign-in', { replace: true });
-    if (user && (path === '/' || path === '/sign-in'))
-      navigate(user.type === 'advertiser' ? '/advertiser' : '/tokens', { replace: true });
+    if (user && (path === '/' || path === '/sign-in')) navigate(homeOf(user.type), { replace: true });
   }, [me.isSuccess, user, path, publicPage]);
 
   useEffect(() => {
@@ -58,6 +62,13 @@ function App() {
 
 function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>) {
   if (path === '/tokens') return <TokensPage />;
+  if (user.type === 'operator' && (path === '/operator' || path.startsWith('/operator/'))) {
+    return (
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <OperatorPages path={path} />
+      </Suspense>
+    );
+  }
   if (user.type === 'advertiser') {
     if (path === '/advertiser') return <OverviewPage user={user} />;
     if (path === '/advertiser/campaigns') return <CampaignsPage />;
@@ -85,6 +96,10 @@ function titleOf(path: string): string {
   if (path === '/tokens') return 'API tokens';
   if (path === '/advertiser/campaigns') return 'Campaigns';
   if (path.startsWith('/advertiser/campaigns/')) return 'Campaign';
+  if (path === '/operator') return 'Moderation';
+  if (path.startsWith('/operator/accounts')) return 'Accounts';
+  if (path.startsWith('/operator/payouts')) return 'Payouts';
+  if (path.startsWith('/operator/outbox')) return 'Outbox';
   return 'Overview';
 }
 

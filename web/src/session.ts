@@ -22,3 +22,10 @@ export function useMe() {
     staleTime: 30_000,
   });
 }
+
+/** The page an account lands on after signing in. */
+export function homeOf(type: string): string {
+  if (type === 'advertiser') return '/advertiser';
+  if (type === 'operator') return '/operator';
+  return '/tokens';
+}

@@ -13,7 +13,7 @@ export const WEB_DIST = path.join(import.meta.dirname, '..', '..', '..', 'web', 
  * The app's pages: each answers index.html and the app picks the page from the address. Listed
  * rather than a catch-all, so that every other path keeps the API's 404 and 405 answers.
  */
-export const APP_PATHS = ['/', '/sign-in', '/password', '/tokens', '/advertiser', '/advertiser/*'];
+export const APP_PATHS = ['/', '/sign-in', '/password', '/tokens', '/advertiser', '/advertiser/*', '/operator', '/operator/*'];
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

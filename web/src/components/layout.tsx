@@ -10,6 +10,13 @@ const ADVERTISER_LINKS = [
   { href: '/advertiser/campaigns', label: 'Campaigns' },
 ];
 
+const OPERATOR_LINKS = [
+  { href: '/operator', label: 'Moderation' },
+  { href: '/operator/accounts', label: 'Accounts' },
+  { href: '/operator/payouts', label: 'Payouts' },
+  { href: '/operator/outbox', label: 'Outbox' },
+];
+
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
   const { path } = useLocation();
   const queryClient = useQueryClient();
@@ -21,8 +28,10 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
       navigate('/sign-in', { replace: true });
     },
   });
-  const links = [...(user.type === 'advertiser' ? ADVERTISER_LINKS : []), { href: '/tokens', label: 'API tokens' }];
-  const current = (href: string) => (href === '/advertiser' ? path === href : path === href || path.startsWith(`${href}/`));
+  const roleLinks = user.type === 'advertiser' ? ADVERTISER_LINKS : user.type === 'operator' ? OPERATOR_LINKS : [];
+  const links = [...roleLinks, { href: '/tokens', label: 'API tokens' }];
+  const home = new Set(['/advertiser', '/operator']);
+  const current = (href: string) => (home.has(href) ? path === href : path === href || path.startsWith(`${href}/`));
   return (
     <>
       <a className="skip" href="#main">
@@ -45,9 +54,11 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
         <div className="account">
           <span className="who">
             {user.name || user.username}
-            <span className="balance" title="Balance">
-              {money(user.balance)}
-            </span>
+            {user.type !== 'operator' && (
+              <span className="balance" title="Balance">
+                {money(user.balance)}
+              </span>
+            )}
           </span>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { api, data, fieldErrors, problem } from '../api.ts';
 import { Field, Notice } from '../components/controls.tsx';
 import { Link, navigate } from '../router.tsx';
+import { homeOf } from '../session.ts';
 
 export function SignInPage() {
   const queryClient = useQueryClient();
@@ -12,7 +13,7 @@ export function SignInPage() {
     mutationFn: () => data(api.POST('/api/session', { body: { login, password } })),
     onSuccess: (user) => {
       queryClient.setQueryData(['me'], user);
-      navigate(user.type === 'advertiser' ? '/advertiser' : '/tokens', { replace: true });
+      navigate(homeOf(user.type), { replace: true });
     },
   });
   const submit = (event: FormEvent) => {
