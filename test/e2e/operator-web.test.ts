@@ -95,7 +95,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
   });
 
   /** Screenshots of the current page at desktop and phone width, with no serious accessibility violation at either. */
-  async function lookAt(name: string): Promise<void> {
+  async function lookAt(name: string, options: { dark?: boolean } = {}): Promise<void> {
     for (const [width, height] of [
       [1280, 900],
       [390, 844],
@@ -106,6 +106,13 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
       assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
+    if (options.dark) {
+      // Dark follows the system: its contrast is checked too.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-dark-1280.png`), fullPage: true });
+      assert.deepEqual(await seriousViolations(page), [], `${name} in dark`);
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
   }
 
   it('sets its password from the reset link and signs in as `operator`', async () => {
@@ -163,7 +170,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     assert.ok((await loadedWidth(page, '.teaser img')) > 0, 'the ad’s wide picture loads');
     assert.ok((await loadedWidth(page, 'img.square')) > 0, 'the ad’s square picture loads');
     await ad.getByText('1990').first().waitFor();
-    await lookAt('operator-ads');
+    await lookAt('operator-ads', { dark: true });
     await ad.getByRole('button', { name: 'Approve Boots at half price' }).click();
     await page.getByText('No ad is waiting').waitFor();
 
@@ -222,7 +229,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     const row = page.getByRole('row', { name: /bank transfer 2026-11-23/ });
     await row.getByText('+€125.5001').waitFor();
     await row.getByText('Credit').waitFor();
-    await lookAt('operator-account');
+    await lookAt('operator-account', { dark: true });
     const ledger = (await server.operator.get(`/api/admin/users/${publisherId}/ledger`)).json();
     assert.equal(ledger[0].amount, 125.5001);
     assert.equal(ledger[0].comment, 'bank transfer 2026-11-23');

@@ -264,11 +264,13 @@ function Ledger({ id }: { id: number }) {
     <section className="section" aria-labelledby="ledger-title">
       <div className="section-head">
         <h2 id="ledger-title">Ledger</h2>
-        {ledger.data && <span className="hint">{ledger.data.total} entries, newest first</span>}
+        {ledger.data && (
+          <span className="hint">{ledger.data.total === 1 ? '1 entry' : `${ledger.data.total} entries`}, newest first</span>
+        )}
       </div>
       {ledger.error && <Notice kind="error">{problem(ledger.error)}</Notice>}
       <ScrollRegion label="Ledger">
-        <table>
+        <table className="stack">
           <thead>
             <tr>
               <th scope="col">Date</th>
@@ -285,8 +287,8 @@ function Ledger({ id }: { id: number }) {
           <tbody>
             {(ledger.data?.items ?? []).map((entry) => (
               <tr key={entry.id}>
-                <td>{moment(entry.date)}</td>
-                <td>
+                <td data-label="Date">{moment(entry.date)}</td>
+                <td data-label="What">
                   {KIND_NAMES[entry.kind] ?? entry.kind}
                   {entry.counterpartyId !== null && (
                     <span className="sub">
@@ -294,12 +296,14 @@ function Ledger({ id }: { id: number }) {
                     </span>
                   )}
                 </td>
-                <td className={`num ${entry.amount < 0 ? 'minus' : 'plus'}`}>
+                <td data-label="Amount" className={`num ${entry.amount < 0 ? 'minus' : 'plus'}`}>
                   {entry.amount > 0 ? '+' : ''}
                   {fineMoney(entry.amount)}
                 </td>
-                <td className="num">{fineMoney(entry.balance)}</td>
-                <td>{entry.comment}</td>
+                <td data-label="Balance after" className="num">
+                  {fineMoney(entry.balance)}
+                </td>
+                <td data-label="Comment">{entry.comment}</td>
               </tr>
             ))}
           </tbody>

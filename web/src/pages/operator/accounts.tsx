@@ -63,7 +63,7 @@ export function AccountsPage() {
       )}
       {accounts.error && <Notice kind="error">{problem(accounts.error)}</Notice>}
       <ScrollRegion label="Accounts">
-        <table>
+        <table className="stack">
           <thead>
             <tr>
               <th scope="col">Username</th>
@@ -82,12 +82,16 @@ export function AccountsPage() {
                   <Link href={`/operator/accounts/${account.id}`}>{account.username}</Link>
                   {account.name && <span className="sub">{account.name}</span>}
                 </th>
-                <td>
+                <td data-label="Kind">
                   <span className={`tag kind-${account.type}`}>{account.type}</span>
                 </td>
-                <td>{account.email}</td>
-                <td className="num">{fineMoney(account.balance)}</td>
-                <td>{moment(account.date)}</td>
+                <td data-label="E-mail" className="wrap">
+                  {account.email}
+                </td>
+                <td data-label="Balance" className="num">
+                  {fineMoney(account.balance)}
+                </td>
+                <td data-label="Registered">{moment(account.date)}</td>
               </tr>
             ))}
           </tbody>

@@ -43,7 +43,7 @@ export function OutboxPage() {
       </div>
       {outbox.error && <Notice kind="error">{problem(outbox.error)}</Notice>}
       <ScrollRegion label="Outbox">
-        <table>
+        <table className="stack">
           <thead>
             <tr>
               <th scope="col">Subject</th>
@@ -59,9 +59,11 @@ export function OutboxPage() {
                   <Link href={`/operator/outbox/${mail.id}`}>{mail.subject}</Link>
                   <span className="sub">{mail.kind.replaceAll('_', ' ')}</span>
                 </th>
-                <td className="wrap">{mail.to}</td>
-                <td>{moment(mail.date)}</td>
-                <td>
+                <td data-label="To" className="wrap">
+                  {mail.to}
+                </td>
+                <td data-label="Queued">{moment(mail.date)}</td>
+                <td data-label="Status">
                   <span className={`mail-status ${mail.status}`}>{mail.status}</span>
                 </td>
               </tr>

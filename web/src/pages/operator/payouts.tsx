@@ -66,7 +66,7 @@ export function PayoutsPage() {
           />
         )}
         <ScrollRegion label="Owed to publishers">
-          <table>
+          <table className="stack">
             <thead>
               <tr>
                 <th scope="col">Publisher</th>
@@ -88,8 +88,12 @@ export function PayoutsPage() {
                     <Link href={`/operator/accounts/${row.userId}`}>{row.username}</Link>
                     <span className="sub">{row.email}</span>
                   </th>
-                  <td className="num">{fineMoney(row.balance)}</td>
-                  <td className="num">{fineMoney(row.pending)}</td>
+                  <td data-label="Balance" className="num">
+                    {fineMoney(row.balance)}
+                  </td>
+                  <td data-label="Pending payouts" className="num">
+                    {fineMoney(row.pending)}
+                  </td>
                   <td className="actions-cell">
                     <button
                       type="button"
@@ -125,7 +129,7 @@ export function PayoutsPage() {
         </div>
         {(payouts.error || change.error) && <Notice kind="error">{problem(payouts.error ?? change.error)}</Notice>}
         <ScrollRegion label="Payouts">
-          <table>
+          <table className="stack">
             <thead>
               <tr>
                 <th scope="col">Recorded</th>
@@ -145,13 +149,17 @@ export function PayoutsPage() {
                 const who = usernames.get(payout.userId) ?? `#${payout.userId}`;
                 return (
                   <tr key={payout.id}>
-                    <td>{moment(payout.date)}</td>
-                    <td>
+                    <td data-label="Recorded">{moment(payout.date)}</td>
+                    <td data-label="Publisher">
                       <Link href={`/operator/accounts/${payout.userId}`}>{who}</Link>
                     </td>
-                    <td className="wrap">{payout.wallet}</td>
-                    <td className="num">{fineMoney(payout.amount)}</td>
-                    <td>
+                    <td data-label="Paid to" className="wrap">
+                      {payout.wallet}
+                    </td>
+                    <td data-label="Amount" className="num">
+                      {fineMoney(payout.amount)}
+                    </td>
+                    <td data-label="Status">
                       <span className={`payout-status ${payout.status}`}>{payout.status}</span>
                     </td>
                     <td className="actions-cell">
