@@ -61,6 +61,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
   const mailbox = new Mailbox();
   const cspErrors: string[] = [];
   let campaignId = 0;
+  let secondCampaignId = 0;
   let offerId = 0;
   let siteId = 0;
 
@@ -82,6 +83,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     // What waits for moderation: a campaign with an ad (pictures and all), and a publisher's site.
     const advertiser = await server.createAccount('advertiser', { name: 'Acme Shoes' });
     campaignId = await createCampaign(advertiser.client, { title: 'Winter boots', geo: ['TH', 'VN'] });
+    secondCampaignId = await createCampaign(advertiser.client, { title: 'Summer sandals' });
     offerId = await createOffer(advertiser.client, campaignId, { title: 'Boots at half price', price: 1990 });
     const publisher = await server.createAccount('publisher');
     const site = await publisher.client.post('/api/webmaster/sites', { url: 'https://dailynews.example/', category_id: 101 });
@@ -154,14 +156,23 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     ]) {
       assert.ok(reached.has(wanted), `${wanted} in ${[...reached].join(' | ')}`);
     }
-    // One key decides: A on the focused item.
-    const decided = page.waitForResponse(
-      (response) => response.url().endsWith(`/api/admin/campaigns/${campaignId}`) && response.request().method() === 'PUT',
-    );
+    // One key decides: A on the focused item; the focus moves on to the next, where R rejects.
+    const decided = (id: number) =>
+      page.waitForResponse(
+        (response) => response.url().endsWith(`/api/admin/campaigns/${id}`) && response.request().method() === 'PUT',
+      );
+    const approved = decided(campaignId);
     await campaign.focus();
     await page.keyboard.press('a');
-    assert.equal((await decided).status(), 200);
+    assert.equal((await approved).status(), 200);
     await page.getByText('Approved: Winter boots.').waitFor();
+    await campaign.waitFor({ state: 'detached' });
+    const next = page.getByRole('article', { name: 'campaign Summer sandals' });
+    assert.ok(await next.evaluate((element) => element === element.ownerDocument.activeElement), 'the next item has the focus');
+    const rejected = decided(secondCampaignId);
+    await page.keyboard.press('r');
+    assert.equal((await rejected).status(), 200);
+    await page.getByText('Rejected: Summer sandals.').waitFor();
     await page.getByText('No campaign is waiting').waitFor();
 
     await page.getByRole('navigation', { name: 'Queues' }).getByRole('link', { name: /Ads/ }).click();
@@ -183,6 +194,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     // The decisions are the server's.
     const status = async (url: string) => (await server.operator.get(url)).json<{ id: number; status: number }[]>();
     assert.ok((await status('/api/admin/campaigns?status=1')).some((row) => row.id === campaignId));
+    assert.ok((await status('/api/admin/campaigns?status=2')).some((row) => row.id === secondCampaignId));
     assert.ok((await status('/api/admin/offers?status=1')).some((row) => row.id === offerId));
     assert.ok((await status('/api/admin/sites?status=1')).some((row) => row.id === siteId));
   });
@@ -217,6 +229,14 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     const token = (await page.locator('code.secret').textContent()) ?? '';
     assert.match(token, /^nv_/);
     assert.equal((await server.anonymous.get('/api/me', { token })).json().username, 'dailynews');
+    await page.getByLabel('Name of the new token').fill('to revoke');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    await page.getByText('Token “to revoke” issued').waitFor();
+    const revoked = (await page.locator('code.secret').textContent()) ?? '';
+    await page.getByRole('button', { name: 'Revoke to revoke' }).click();
+    await page.getByRole('button', { name: 'Revoke to revoke' }).waitFor({ state: 'detached' });
+    assert.equal((await server.anonymous.get('/api/me', { token: revoked })).status, 401);
+    assert.equal((await server.anonymous.get('/api/me', { token })).status, 200, 'the other token stays valid');
 
     await page.getByLabel('Amount').fill('abc');
     await page.getByRole('button', { name: 'Credit' }).click();
@@ -253,6 +273,20 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     const stored = (await server.operator.get(`/api/admin/payouts/${payout?.id}`)).json();
     assert.equal(stored.status, 'paid');
     assert.equal(stored.amount, 100);
+    assert.equal((await server.operator.get(`/api/admin/users/${publisherId}`)).json().balance, 25.5001);
+
+    // A pending payout cancelled gives its amount back.
+    await page.getByRole('button', { name: 'Record payout to dailynews' }).click();
+    await page.getByLabel('Amount').fill('5.25');
+    await page.getByLabel('Paid to').fill('PayPal news@dailynews.example');
+    await page.getByRole('button', { name: 'Record payout', exact: true }).click();
+    await owed.getByText('€20.2501').waitFor();
+    const [second] = (await server.operator.get(`/api/admin/payouts?userId=${publisherId}&status=pending`)).json<
+      { id: number }[]
+    >();
+    await page.getByRole('button', { name: `Cancel payout ${second?.id}` }).click();
+    await page.locator('.payout-status.cancelled').waitFor();
+    await owed.getByText('€25.5001').waitFor();
     assert.equal((await server.operator.get(`/api/admin/users/${publisherId}`)).json().balance, 25.5001);
   });
 

@@ -106,7 +106,8 @@ function QueueList<T extends Moderated>({
 }) {
   const queryClient = useQueryClient();
   const list = useRef<HTMLUListElement>(null);
-  const [focusAt, setFocusAt] = useState<number | null>(null);
+  /** Where the focus goes once the decided item has left the list. */
+  const focusNext = useRef<{ id: number; index: number } | null>(null);
   const [last, setLast] = useState<string | null>(null);
   const key = ['moderation', queue];
   const decision = useMutation({
@@ -118,7 +119,7 @@ function QueueList<T extends Moderated>({
       queryClient.setQueryData<ListPage<T>>(key, (page) =>
         page ? { ...page, items: page.items.filter((other) => other.id !== item.id), total: page.total - 1 } : page,
       );
-      setFocusAt(index);
+      focusNext.current = { id: item.id, index };
     },
     onSuccess: (_result, { item, status }) =>
       setLast(`${status === APPROVE ? 'Approved' : queue === 'sites' ? 'Banned' : 'Rejected'}: ${titleOf(item)}.`),
@@ -128,11 +129,13 @@ function QueueList<T extends Moderated>({
 
   // After a decision, the next item takes the focus, so a keyboard user goes on deciding.
   useEffect(() => {
-    if (focusAt === null) return;
+    const next = focusNext.current;
+    if (next === null || items.some((item) => item.id === next.id)) return;
+    focusNext.current = null;
     const entries = list.current?.querySelectorAll<HTMLElement>(':scope > li > article');
     if (!entries || entries.length === 0) return;
-    entries[Math.min(focusAt, entries.length - 1)]?.focus();
-  }, [focusAt]);
+    entries[Math.min(next.index, entries.length - 1)]?.focus();
+  }, [items]);
 
   const onKey = (event: KeyboardEvent<HTMLElement>, item: T, index: number) => {
     if (event.target !== event.currentTarget || event.altKey || event.ctrlKey || event.metaKey) return;
