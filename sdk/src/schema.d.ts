@@ -99,7 +99,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ads (not deleted) by moderation status (`status=0`: the moderation queue), oldest first. */
+        /** Ads (not deleted) by moderation status (`status=0`: the moderation queue), oldest first, with what they show. */
         get: operations["adminListOffers"];
         put?: never;
         post?: never;
@@ -1250,8 +1250,17 @@ export interface operations {
                         advertiserId: number;
                         /** @description Archived by its advertiser. */
                         archived: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When it was created.
+                         */
+                        date: string;
+                        /** @description Targeted countries (ISO 3166-1 alpha-2); empty means all. */
+                        geo: string[];
                         /** @description Campaign id. */
                         id: number;
+                        /** @description Whether it is a retargeting campaign. */
+                        isRetarget: boolean;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                         /** @description Title. */
@@ -1699,12 +1708,45 @@ export interface operations {
                         advertiserId: number;
                         /** @description Campaign id. */
                         campaignId: number;
+                        /** @description Title of its campaign. */
+                        campaignTitle: string;
+                        /** @description Product price as the teaser shows it. */
+                        cost: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was created.
+                         */
+                        date: string;
                         /** @description Ad id. */
                         id: number;
+                        /** @description The square image, as blocks show it. */
+                        img: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description The rectangular image, as blocks show it. */
+                        img_wide: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description Product description. */
+                        opis: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
+                        /** @description Price per click (the bid), in currency units. */
+                        stavka: number;
                         /** @description Product title. */
                         title: string;
+                        /** @description Target URL. */
+                        url: string;
                     }[];
                 };
             };

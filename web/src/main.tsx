@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
-import { StrictMode, useEffect } from 'react';
+import { lazy, StrictMode, Suspense, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, data, problem } from './api.ts';
 import { Notice } from './components/controls.tsx';
@@ -23,6 +23,11 @@ import { TokensPage } from './pages/tokens.tsx';
 import { navigate, useLocation } from './router.tsx';
 import { homeOf, useMe } from './session.ts';
 import './styles.css';
+
+// The operator's pages are a chunk of their own, fetched only when an operator opens one.
+const OperatorPages = lazy(() =>
+  import('./pages/operator/operator-pages.tsx').then((module) => ({ default: module.OperatorPages })),
+);
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
 
@@ -67,6 +72,13 @@ function App() {
 function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>) {
   if (path === '/tokens') return <TokensPage />;
   if (path === '/account') return <AccountPage user={user} />;
+  if (user.type === 'operator' && (path === '/operator' || path.startsWith('/operator/'))) {
+    return (
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <OperatorPages path={path} />
+      </Suspense>
+    );
+  }
   if (user.type === 'advertiser') {
     if (path === '/advertiser') return <OverviewPage user={user} />;
     if (path === '/advertiser/campaigns') return <CampaignsPage />;
@@ -115,6 +127,10 @@ function titleOf(path: string): string {
   if (path.startsWith('/publisher/sites/')) return 'Site';
   if (path === '/publisher/statistics') return 'Statistics';
   if (path === '/publisher/payouts') return 'Payouts';
+  if (path === '/operator') return 'Moderation';
+  if (path.startsWith('/operator/accounts')) return 'Accounts';
+  if (path.startsWith('/operator/payouts')) return 'Payouts';
+  if (path.startsWith('/operator/outbox')) return 'Outbox';
   return 'Overview';
 }
 

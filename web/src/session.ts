@@ -27,5 +27,6 @@ export function useMe() {
 export function homeOf(type: string): string {
   if (type === 'advertiser') return '/advertiser';
   if (type === 'publisher') return '/publisher';
+  if (type === 'operator') return '/operator';
   return '/tokens';
 }

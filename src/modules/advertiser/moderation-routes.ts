@@ -4,6 +4,8 @@ import { listPage, pageParameters } from '../../http/pagination.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { asModerationStatus, ModerationStatusSchema } from '../../moderation.ts';
+import { microsToAmount } from '../../money.ts';
+import { ImageSchema, toImage } from '../images/image-schema.ts';
 import { campaignModerationQueue, moderateCampaign } from './campaigns/campaign-service.ts';
 import { moderateOffer, offerModerationQueue } from './offers/offer-service.ts';
 
@@ -19,16 +21,29 @@ const CampaignQueueItem = Type.Object({
   id: Type.Integer({ description: 'Campaign id.' }),
   advertiserId: Type.Integer({ description: 'Owning advertiser.' }),
   title: Type.String({ description: 'Title.' }),
+  geo: Type.Array(Type.String(), { description: 'Targeted countries (ISO 3166-1 alpha-2); empty means all.' }),
+  isRetarget: Type.Boolean({ description: 'Whether it is a retargeting campaign.' }),
   status: ModerationStatusSchema(),
   archived: Type.Boolean({ description: 'Archived by its advertiser.' }),
+  date: Type.String({ format: 'date-time', description: 'When it was created.' }),
 });
+
+const NullableImage = (description: string) => Type.Union([ImageSchema, Type.Null()], { description });
 
 const OfferQueueItem = Type.Object({
   id: Type.Integer({ description: 'Ad id.' }),
   campaignId: Type.Integer({ description: 'Campaign id.' }),
   advertiserId: Type.Integer({ description: 'Owning advertiser.' }),
+  campaignTitle: Type.String({ description: 'Title of its campaign.' }),
   title: Type.String({ description: 'Product title.' }),
+  opis: Type.String({ description: 'Product description.' }),
+  cost: Type.String({ description: 'Product price as the teaser shows it.' }),
+  url: Type.String({ description: 'Target URL.' }),
+  stavka: Type.Number({ description: 'Price per click (the bid), in currency units.' }),
+  img: NullableImage('The square image, as blocks show it.'),
+  img_wide: NullableImage('The rectangular image, as blocks show it.'),
   status: ModerationStatusSchema(),
+  date: Type.String({ format: 'date-time', description: 'When it was created.' }),
 });
 
 const statusOf = (status: number | undefined) => (status === undefined ? undefined : asModerationStatus(status));
@@ -78,8 +93,11 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
         id: row.id,
         advertiserId: row.advertiser_id,
         title: row.title,
+        geo: row.geo,
+        isRetarget: row.is_retarget,
         status: asModerationStatus(row.moderation_status),
         archived: row.archived,
+        date: row.created_at.toISOString(),
       }));
     },
   );
@@ -90,7 +108,7 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'adminListOffers',
-        summary: 'Ads (not deleted) by moderation status (`status=0`: the moderation queue), oldest first.',
+        summary: 'Ads (not deleted) by moderation status (`status=0`: the moderation queue), oldest first, with what they show.',
         querystring: QueueQuery,
         response: { 200: Type.Array(OfferQueueItem), ...errorResponses(401, 403, 422) },
       },
@@ -102,8 +120,16 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
         id: row.id,
         campaignId: row.campaign_id,
         advertiserId: row.advertiser_id,
+        campaignTitle: row.campaign_title,
         title: row.title,
+        opis: row.description,
+        cost: row.price_text,
+        url: row.url,
+        stavka: microsToAmount(row.bid_micros),
+        img: toImage(request, row.image_square, 'square'),
+        img_wide: toImage(request, row.image_wide, 'rectangle'),
         status: asModerationStatus(row.moderation_status),
+        date: row.created_at.toISOString(),
       }));
     },
   );

@@ -23,6 +23,8 @@ export const APP_PATHS = [
   '/advertiser/*',
   '/publisher',
   '/publisher/*',
+  '/operator',
+  '/operator/*',
 ];
 
 const CONTENT_TYPES: Record<string, string> = {

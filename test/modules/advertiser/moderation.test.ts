@@ -13,15 +13,39 @@ describe('moderation of campaigns and ads', () => {
 
   it('approves and rejects campaigns; the queue lists those waiting', async () => {
     const advertiser = await server.createAccount('advertiser');
-    const waiting = await insertCampaign(db(), { advertiserId: advertiser.id, title: 'Waiting', approved: false });
+    const waiting = await insertCampaign(db(), {
+      advertiserId: advertiser.id,
+      title: 'Waiting',
+      geo: ['TH'],
+      isRetarget: true,
+      approved: false,
+    });
     const other = await insertCampaign(db(), { advertiserId: advertiser.id, title: 'Also waiting', approved: false });
     await insertCampaign(db(), { advertiserId: advertiser.id, title: 'Approved already' });
 
     const queue = await server.operator.get('/api/admin/campaigns?status=0');
     assert.equal(queue.status, 200);
     assert.deepEqual(queue.json(), [
-      { id: waiting.id, advertiserId: advertiser.id, title: 'Waiting', status: 0, archived: false },
-      { id: other.id, advertiserId: advertiser.id, title: 'Also waiting', status: 0, archived: false },
+      {
+        id: waiting.id,
+        advertiserId: advertiser.id,
+        title: 'Waiting',
+        geo: ['TH'],
+        isRetarget: true,
+        status: 0,
+        archived: false,
+        date: waiting.created_at.toISOString(),
+      },
+      {
+        id: other.id,
+        advertiserId: advertiser.id,
+        title: 'Also waiting',
+        geo: [],
+        isRetarget: false,
+        status: 0,
+        archived: false,
+        date: other.created_at.toISOString(),
+      },
     ]);
     assert.equal(queue.header('x-pagination-total-count'), '2');
 
@@ -55,9 +79,34 @@ describe('moderation of campaigns and ads', () => {
     const deleted = await insertOffer(db(), { campaignId: campaign.id, title: 'Gone', approved: false });
     await db().updateTable('offers').set({ deleted_at: new Date() }).where('id', '=', deleted.id).execute();
 
+    // The queue shows the ad as blocks will: its pictures, headline, price, and where it leads.
+    const wide = 'a'.repeat(64);
+    await db()
+      .updateTable('offers')
+      .set({ image_wide: wide, price_text: '1990', bid_micros: 350_000 })
+      .where('id', '=', offer.id)
+      .execute();
     const queue = await server.operator.get('/api/admin/offers?status=0');
     assert.deepEqual(queue.json(), [
-      { id: offer.id, campaignId: campaign.id, advertiserId: advertiser.id, title: 'New phone', status: 0 },
+      {
+        id: offer.id,
+        campaignId: campaign.id,
+        advertiserId: advertiser.id,
+        campaignTitle: campaign.title,
+        title: 'New phone',
+        opis: 'New phone',
+        cost: '1990',
+        url: offer.url,
+        stavka: 0.35,
+        img: null,
+        img_wide: {
+          url: `${server.url}/api/img/${wide}/492x328.jpg`,
+          allowedSizes: queue.json()[0].img_wide.allowedSizes,
+          pattern: `${server.url}/api/img/${wide}/{width}x{height}.jpg`,
+        },
+        status: 0,
+        date: offer.created_at.toISOString(),
+      },
     ]);
     const approved = await server.operator.put(`/api/admin/offers/${offer.id}`, { status: '1' });
     assert.deepEqual(approved.json(), { id: offer.id, status: 1 });

@@ -19,6 +19,13 @@ const PUBLISHER_LINKS = [
   { href: '/publisher/payouts', label: 'Payouts' },
 ];
 
+const OPERATOR_LINKS = [
+  { href: '/operator', label: 'Moderation' },
+  { href: '/operator/accounts', label: 'Accounts' },
+  { href: '/operator/payouts', label: 'Payouts' },
+  { href: '/operator/outbox', label: 'Outbox' },
+];
+
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
   const { path } = useLocation();
   const queryClient = useQueryClient();
@@ -30,7 +37,14 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
       navigate('/sign-in', { replace: true });
     },
   });
-  const roleLinks = user.type === 'advertiser' ? ADVERTISER_LINKS : user.type === 'publisher' ? PUBLISHER_LINKS : [];
+  const roleLinks =
+    user.type === 'advertiser'
+      ? ADVERTISER_LINKS
+      : user.type === 'publisher'
+        ? PUBLISHER_LINKS
+        : user.type === 'operator'
+          ? OPERATOR_LINKS
+          : [];
   const links = [...roleLinks, { href: '/tokens', label: 'API tokens' }];
   const home = roleLinks[0]?.href;
   const current = (href: string) => (href === home ? path === href : path === href || path.startsWith(`${href}/`));
@@ -63,9 +77,11 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
             >
               {user.name || user.username}
             </Link>
-            <span className="balance" title="Balance">
-              {money(user.balance)}
-            </span>
+            {user.type !== 'operator' && (
+              <span className="balance" title="Balance">
+                {money(user.balance)}
+              </span>
+            )}
           </span>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out

@@ -134,6 +134,10 @@ export async function listCampaignsForModeration(db: Db, status: ModerationStatu
   let query = db.selectFrom('campaigns');
   if (status !== undefined) query = query.where('moderation_status', '=', status);
   return listWithTotal(query, (filtered) =>
-    filtered.select(['id', 'advertiser_id', 'title', 'moderation_status', 'archived']).orderBy('id').limit(limit).offset(offset),
+    filtered
+      .select(['id', 'advertiser_id', 'title', 'geo', 'is_retarget', 'moderation_status', 'archived', 'created_at'])
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset),
   );
 }

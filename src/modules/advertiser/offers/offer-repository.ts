@@ -70,7 +70,21 @@ export async function listOffersForModeration(db: Db, status: ModerationStatus |
   if (status !== undefined) query = query.where('offers.moderation_status', '=', status);
   return listWithTotal(query, (filtered) =>
     filtered
-      .select(['offers.id', 'offers.campaign_id', 'campaigns.advertiser_id', 'offers.title', 'offers.moderation_status'])
+      .select([
+        'offers.id',
+        'offers.campaign_id',
+        'campaigns.advertiser_id',
+        'campaigns.title as campaign_title',
+        'offers.title',
+        'offers.description',
+        'offers.price_text',
+        'offers.url',
+        'offers.bid_micros',
+        'offers.image_square',
+        'offers.image_wide',
+        'offers.moderation_status',
+        'offers.created_at',
+      ])
       .orderBy('offers.id')
       .limit(limit)
       .offset(offset),

@@ -1,0 +1,302 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import { api, problem } from '../../api.ts';
+import { Notice } from '../../components/controls.tsx';
+import { count, fineMoney, moment } from '../../format.ts';
+import { Link, useLocation } from '../../router.tsx';
+import { type ListPage, listPage } from './lists.ts';
+
+const QUEUES = ['campaigns', 'ads', 'sites'] as const;
+type Queue = (typeof QUEUES)[number];
+const QUEUE_NAMES: Record<Queue, string> = { campaigns: 'Campaigns', ads: 'Ads', sites: 'Sites' };
+/** How often an open queue looks for new arrivals. */
+const REFRESH_MS = 20_000;
+const PER_PAGE = 50;
+
+const waiting = { status: 0, 'per-page': PER_PAGE } as const;
+const fetchCampaigns = () => listPage(api.GET('/api/admin/campaigns', { params: { query: waiting } }));
+const fetchAds = () => listPage(api.GET('/api/admin/offers', { params: { query: waiting } }));
+const fetchSites = () => listPage(api.GET('/api/admin/sites', { params: { query: waiting } }));
+
+type Campaign = Awaited<ReturnType<typeof fetchCampaigns>>['items'][number];
+type Ad = Awaited<ReturnType<typeof fetchAds>>['items'][number];
+type Site = Awaited<ReturnType<typeof fetchSites>>['items'][number];
+
+/** The decision codes: campaigns and ads 1 approved, 2 rejected; sites 1 active, 2 banned. */
+const APPROVE = 1;
+const REJECT = 2;
+
+function decide(queue: Queue, id: number, status: number) {
+  const call =
+    queue === 'campaigns'
+      ? api.PUT('/api/admin/campaigns/{id}', { params: { path: { id } }, body: { status } })
+      : queue === 'ads'
+        ? api.PUT('/api/admin/offers/{id}', { params: { path: { id } }, body: { status } })
+        : api.PUT('/api/admin/sites/{id}', { params: { path: { id } }, body: { status } });
+  return call;
+}
+
+export function ModerationPage() {
+  const { query } = useLocation();
+  const requested = query.get('queue');
+  const current: Queue = QUEUES.find((queue) => queue === requested) ?? 'campaigns';
+  const options = { refetchInterval: REFRESH_MS };
+  const campaigns = useQuery({ queryKey: ['moderation', 'campaigns'], queryFn: fetchCampaigns, ...options });
+  const ads = useQuery({ queryKey: ['moderation', 'ads'], queryFn: fetchAds, ...options });
+  const sites = useQuery({ queryKey: ['moderation', 'sites'], queryFn: fetchSites, ...options });
+  const totals: Record<Queue, number | undefined> = {
+    campaigns: campaigns.data?.total,
+    ads: ads.data?.total,
+    sites: sites.data?.total,
+  };
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>Moderation</h1>
+      </div>
+      <p className="lead">
+        What waits for a decision, oldest first. Nothing serves until it is approved. Keyboard: <kbd>Tab</kbd> to an item,{' '}
+        <kbd>A</kbd> approves, <kbd>R</kbd> rejects, <kbd>↑</kbd> <kbd>↓</kbd> move.
+      </p>
+      <nav className="tabs" aria-label="Queues">
+        {QUEUES.map((queue) => (
+          <Link key={queue} href={`/operator?queue=${queue}`} aria-current={queue === current ? 'page' : undefined}>
+            {QUEUE_NAMES[queue]}
+            <span className="count">{totals[queue] ?? '…'}</span>
+          </Link>
+        ))}
+      </nav>
+      {current === 'campaigns' && (
+        <QueueList
+          queue="campaigns"
+          result={campaigns}
+          noun="campaign"
+          render={(item: Campaign) => <CampaignItem item={item} />}
+        />
+      )}
+      {current === 'ads' && <QueueList queue="ads" result={ads} noun="ad" render={(item: Ad) => <AdItem item={item} />} />}
+      {current === 'sites' && (
+        <QueueList queue="sites" result={sites} noun="site" render={(item: Site) => <SiteItem item={item} />} />
+      )}
+    </>
+  );
+}
+
+interface Moderated {
+  id: number;
+}
+
+function titleOf(item: Moderated): string {
+  if ('title' in item && typeof item.title === 'string') return item.title;
+  if ('url' in item && typeof item.url === 'string') return item.url;
+  return `#${item.id}`;
+}
+
+function QueueList<T extends Moderated>({
+  queue,
+  result,
+  noun,
+  render,
+}: {
+  queue: Queue;
+  result: { data?: ListPage<T>; error: unknown; isPending: boolean };
+  noun: string;
+  render: (item: T) => ReactNode;
+}) {
+  const queryClient = useQueryClient();
+  const list = useRef<HTMLUListElement>(null);
+  /** Where the focus goes once the decided item has left the list. */
+  const focusNext = useRef<{ id: number; index: number } | null>(null);
+  const [last, setLast] = useState<string | null>(null);
+  const key = ['moderation', queue];
+  const decision = useMutation({
+    mutationFn: async ({ item, status }: { item: T; status: number; index: number }) => {
+      await decide(queue, item.id, status);
+    },
+    // The item leaves the queue at once; the list is read again once the server has answered.
+    onMutate: ({ item, index }) => {
+      queryClient.setQueryData<ListPage<T>>(key, (page) =>
+        page ? { ...page, items: page.items.filter((other) => other.id !== item.id), total: page.total - 1 } : page,
+      );
+      focusNext.current = { id: item.id, index };
+    },
+    onSuccess: (_result, { item, status }) =>
+      setLast(`${status === APPROVE ? 'Approved' : queue === 'sites' ? 'Banned' : 'Rejected'}: ${titleOf(item)}.`),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const items = result.data?.items ?? [];
+
+  // After a decision, the next item takes the focus, so a keyboard user goes on deciding.
+  useEffect(() => {
+    const next = focusNext.current;
+    if (next === null || items.some((item) => item.id === next.id)) return;
+    focusNext.current = null;
+    const entries = list.current?.querySelectorAll<HTMLElement>(':scope > li > article');
+    if (!entries || entries.length === 0) return;
+    entries[Math.min(next.index, entries.length - 1)]?.focus();
+  }, [items]);
+
+  const onKey = (event: KeyboardEvent<HTMLElement>, item: T, index: number) => {
+    if (event.target !== event.currentTarget || event.altKey || event.ctrlKey || event.metaKey) return;
+    const move = (to: number) => {
+      event.preventDefault();
+      list.current?.querySelectorAll<HTMLElement>(':scope > li > article')[to]?.focus();
+    };
+    const key = event.key.toLowerCase();
+    if (key === 'a') decision.mutate({ item, status: APPROVE, index });
+    else if (key === 'r') decision.mutate({ item, status: REJECT, index });
+    else if (key === 'arrowdown' || key === 'j') move(index + 1);
+    else if (key === 'arrowup' || key === 'k') move(index - 1);
+  };
+
+  return (
+    <section aria-label={`${QUEUE_NAMES[queue]} waiting`}>
+      <div className="queue-status" aria-live="polite">
+        {last && <Notice kind="ok">{last}</Notice>}
+      </div>
+      {(result.error || decision.error) && <Notice kind="error">{problem(result.error ?? decision.error)}</Notice>}
+      {result.isPending && <p className="empty">Loading…</p>}
+      {result.data && items.length === 0 && (
+        <p className="empty card">No {noun} is waiting. New ones appear here by themselves.</p>
+      )}
+      <ul className="queue" ref={list}>
+        {items.map((item, index) => (
+          <li key={item.id}>
+            <article
+              className="queue-item card"
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: an item takes the focus so that A and R decide on it.
+              tabIndex={0}
+              aria-label={`${noun} ${titleOf(item)}`}
+              aria-keyshortcuts="A R"
+              onKeyDown={(event) => onKey(event, item, index)}
+            >
+              <div className="queue-body">{render(item)}</div>
+              <div className="decide">
+                <button
+                  type="button"
+                  className="primary"
+                  disabled={decision.isPending}
+                  onClick={() => decision.mutate({ item, status: APPROVE, index })}
+                >
+                  Approve<span className="visually-hidden"> {titleOf(item)}</span>
+                </button>
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={decision.isPending}
+                  onClick={() => decision.mutate({ item, status: REJECT, index })}
+                >
+                  {queue === 'sites' ? 'Ban' : 'Reject'}
+                  <span className="visually-hidden"> {titleOf(item)}</span>
+                </button>
+              </div>
+            </article>
+          </li>
+        ))}
+      </ul>
+      {result.data && result.data.total > items.length && (
+        <p className="hint">
+          Showing the oldest {items.length} of {result.data.total}; the next ones follow as these are decided.
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Owner({ id, label }: { id: number; label: string }) {
+  return (
+    <Link href={`/operator/accounts/${id}`}>
+      {label} #{id}
+    </Link>
+  );
+}
+
+function CampaignItem({ item }: { item: Campaign }) {
+  return (
+    <>
+      <h2>{item.title}</h2>
+      <dl className="facts">
+        <dt>Advertiser</dt>
+        <dd>
+          <Owner id={item.advertiserId} label="account" />
+        </dd>
+        <dt>Countries</dt>
+        <dd>{item.geo.length > 0 ? item.geo.join(', ') : 'all'}</dd>
+        <dt>Kind</dt>
+        <dd>{item.isRetarget ? 'retargeting' : 'regular'}</dd>
+        <dt>Created</dt>
+        <dd>{moment(item.date)}</dd>
+      </dl>
+    </>
+  );
+}
+
+function AdItem({ item }: { item: Ad }) {
+  const image = item.img_wide ?? item.img;
+  return (
+    <div className="ad-review">
+      <figure className="teaser">
+        {image ? <img src={image.url} alt="" width={300} height={200} /> : <div className="teaser-empty">No picture</div>}
+        <figcaption>
+          <strong>{item.title || item.opis}</strong>
+          {item.cost && <span className="cost">{item.cost}</span>}
+        </figcaption>
+      </figure>
+      <div>
+        <h2>{item.title}</h2>
+        {item.opis && item.opis !== item.title && <p>{item.opis}</p>}
+        <dl className="facts">
+          <dt>Leads to</dt>
+          <dd className="wrap">
+            <a href={item.url} target="_blank" rel="noopener noreferrer">
+              {item.url}
+            </a>
+          </dd>
+          <dt>Bid per click</dt>
+          <dd>{fineMoney(item.stavka)}</dd>
+          <dt>Campaign</dt>
+          <dd>
+            {item.campaignTitle} (#{item.campaignId})
+          </dd>
+          <dt>Advertiser</dt>
+          <dd>
+            <Owner id={item.advertiserId} label="account" />
+          </dd>
+          {item.img && item.img_wide && (
+            <>
+              <dt>Square picture</dt>
+              <dd>
+                <img className="square" src={item.img.url} alt="" width={80} height={80} />
+              </dd>
+            </>
+          )}
+          <dt>Created</dt>
+          <dd>{moment(item.date)}</dd>
+        </dl>
+      </div>
+    </div>
+  );
+}
+
+function SiteItem({ item }: { item: Site }) {
+  return (
+    <>
+      <h2 className="wrap">{item.url}</h2>
+      <dl className="facts">
+        <dt>Publisher</dt>
+        <dd>
+          <Owner id={item.userId} label="account" />
+        </dd>
+        <dt>Visit</dt>
+        <dd>
+          <a href={item.url} target="_blank" rel="noopener noreferrer">
+            open the site<span className="visually-hidden"> {item.url}</span>
+          </a>
+        </dd>
+        <dt>Monthly visitors</dt>
+        <dd>{Number(item.monthly_uniq_users) > 0 ? count(Number(item.monthly_uniq_users)) : 'not given'}</dd>
+      </dl>
+    </>
+  );
+}
