@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
-import { ApiError } from '../../http/errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { takeBackup } from './backup-service.ts';
 
 /** The operator's backup of the embedded database, taken while the server runs (`nativa backup FILE`). */
 export function registerBackupRoutes(app: App, context: AppContext): void {
@@ -17,11 +17,7 @@ export function registerBackupRoutes(app: App, context: AppContext): void {
       },
     },
     async (_request, reply) => {
-      const { database } = context;
-      if (database.backup === undefined) {
-        throw new ApiError(409, 'This server runs on PostgreSQL: back it up with pg_dump (see docs/operating.md).');
-      }
-      const archive = Buffer.from(await (await database.backup()).arrayBuffer());
+      const archive = await takeBackup(context.database);
       reply.header('Cache-Control', 'no-store');
       reply.header('Content-Disposition', 'attachment; filename="nativa-backup.tar.gz"');
       reply.type('application/gzip');
