@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
@@ -13,7 +14,13 @@ export function registerBackupRoutes(app: App, context: AppContext): void {
         operationId: 'adminBackup',
         summary:
           'A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md).',
-        response: errorResponses(401, 403, 409),
+        response: {
+          200: {
+            description: 'The backup: a gzipped tarball of the data directory.',
+            content: { 'application/gzip': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+          },
+          ...errorResponses(401, 403, 409),
+        },
       },
     },
     async (_request, reply) => {
