@@ -72,7 +72,10 @@ export function registerMonitoringRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      await authorizeScrape(scrapeToken(request), { metricsToken: context.config.metricsToken, tokens: context.tokens });
+      await authorizeScrape(scrapeToken(request), {
+        metricsToken: context.config.metricsToken,
+        authenticate: (token) => context.tokens.authenticate(token),
+      });
       const text = await context.metrics.registry.metrics();
       reply.header('Cache-Control', 'no-store');
       // Plain text whatever the Accept header says: Prometheus speaks no JSON or XML here.

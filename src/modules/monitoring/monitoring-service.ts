@@ -2,8 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { Principal } from '../../http/conventions.ts';
 import { forbidden, unauthorized } from '../../http/errors.ts';
-import type { TokenAuthenticator } from '../accounts/tokens.ts';
 
 /** A dependency that does not answer within this long counts as down. */
 const READINESS_TIMEOUT_MS = 2000;
@@ -41,13 +41,13 @@ async function check(probe: () => Promise<unknown>): Promise<'ok' | 'down'> {
 /** A scrape is allowed with the scraper's METRICS_TOKEN or an operator's API token. */
 export async function authorizeScrape(
   token: string | undefined,
-  dependencies: { metricsToken: string | undefined; tokens: TokenAuthenticator },
+  dependencies: { metricsToken: string | undefined; authenticate: (token: string) => Promise<Principal | undefined> },
 ): Promise<void> {
   if (token === undefined)
     throw unauthorized('An operator token (Auth-Token) or METRICS_TOKEN (Authorization: Bearer) is required.');
   const expected = dependencies.metricsToken;
   if (expected !== undefined && sameSecret(token, expected)) return;
-  const principal = await dependencies.tokens.authenticate(token);
+  const principal = await dependencies.authenticate(token);
   if (principal === undefined) throw unauthorized();
   if (principal.kind !== 'operator') throw forbidden('Metrics are for operators only.');
 }
