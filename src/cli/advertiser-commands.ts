@@ -1,5 +1,5 @@
 import { asGiven, data } from './api.ts';
-import { type Command, pageQuery, required, UsageError } from './command.ts';
+import { type Command, optionalId, pageQuery, required, UsageError } from './command.ts';
 import { printRecords } from './output.ts';
 
 const MODERATION_STATUSES: Record<string, number> = { moderation: 0, approved: 1, rejected: 2 };
@@ -50,7 +50,7 @@ export const advertiserCommands: Command[] = [
     usage: 'categories list [--parent ID] [--page N]',
     summary: 'List product categories (all, or the children of one; --parent 0 for the roots).',
     async run({ args, json, client }) {
-      const parentId = args.options.parent === undefined ? undefined : Number(args.options.parent);
+      const parentId = optionalId(args.options.parent);
       const query = { ...pageQuery(args.options.page), parentId };
       printRecords(await data(client().GET('/api/admin/categories', { params: { query } })), json, ['id', 'parent_id', 'title']);
     },
@@ -60,7 +60,7 @@ export const advertiserCommands: Command[] = [
     usage: 'categories add TITLE [--parent ID]',
     summary: 'Add a product category.',
     async run({ args, json, client }) {
-      const parentId = args.options.parent === undefined ? undefined : Number(args.options.parent);
+      const parentId = optionalId(args.options.parent);
       const body = { title: required(args.words.join(' '), 'TITLE'), parentId };
       printRecords(await data(client().POST('/api/admin/categories', { body })), json);
     },
@@ -88,7 +88,7 @@ export const advertiserCommands: Command[] = [
       const query = {
         ...pageQuery(args.options.page),
         status: asGiven<'queued'>(args.options.status || undefined),
-        userId: args.options.user ? Number(args.options.user) : undefined,
+        userId: optionalId(args.options.user),
       };
       const messages = await data(client().GET('/api/admin/outbox', { params: { query } }));
       printRecords(messages, json, ['id', 'date', 'status', 'attempts', 'to', 'subject', 'error']);

@@ -50,6 +50,9 @@ export function checkOptions(command: Command, args: ParsedArgs): void {
 /** One page of a list, 100 items long, as the `--page N` option asks. */
 export const pageQuery = (page: string | undefined) => ({ 'per-page': 100, page: Number(page ?? 1) });
 
+/** An `--option ID` (checked a whole number by checkOptions) as a number, or undefined when not given. */
+export const optionalId = (value: string | undefined): number | undefined => (value ? Number(value) : undefined);
+
 /** A required option or word, or a usage error naming it. */
 export function required(value: string | undefined, what: string): string {
   if (value === undefined || value === '') throw new UsageError(`missing ${what}`);

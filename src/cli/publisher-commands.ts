@@ -1,5 +1,5 @@
 import { asGiven, data } from './api.ts';
-import { type Command, pageQuery, required, UsageError } from './command.ts';
+import { type Command, optionalId, pageQuery, required, UsageError } from './command.ts';
 import { printRecords } from './output.ts';
 
 const SITE_STATUS_CODES: Record<string, number> = { moderation: 0, active: 1, banned: 2, unconfirmed: 3 };
@@ -24,7 +24,7 @@ export const publisherCommands: Command[] = [
       const query = {
         ...pageQuery(args.options.page),
         status: args.options.status ? siteStatusCode(args.options.status) : undefined,
-        userId: args.options.user ? Number(args.options.user) : undefined,
+        userId: optionalId(args.options.user),
       };
       printRecords(await data(client().GET('/api/admin/sites', { params: { query } })), json, SITE_COLUMNS);
     },
@@ -60,7 +60,7 @@ export const publisherCommands: Command[] = [
     async run({ args, json, client }) {
       const query = {
         ...pageQuery(args.options.page),
-        userId: args.options.user ? Number(args.options.user) : undefined,
+        userId: optionalId(args.options.user),
         status: asGiven<'paid'>(args.options.status || undefined),
       };
       printRecords(await data(client().GET('/api/admin/payouts', { params: { query } })), json, PAYOUT_COLUMNS);
