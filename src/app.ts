@@ -14,6 +14,8 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
+import { registerSessionRoutes } from './modules/accounts/sessions/session-routes.ts';
+import { authenticateSession } from './modules/accounts/sessions/session-service.ts';
 import { registerTokenAdminRoutes } from './modules/accounts/token-admin-routes.ts';
 import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
 import { registerCategoryAdminRoutes } from './modules/advertiser/categories/category-admin-routes.ts';
@@ -36,8 +38,6 @@ import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-ro
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
-import { registerSessionRoutes } from './modules/sessions/session-routes.ts';
-import { authenticateSession } from './modules/sessions/session-service.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 

@@ -1194,6 +1194,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The backup: a gzipped tarball of the data directory. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
             /** @description The error body of every failed request. */
             401: {
                 headers: {

@@ -1,12 +1,14 @@
-import { type Command, required, UsageError } from './command.ts';
+import { asGiven, data } from './api.ts';
+import { type Command, optionalId, pageQuery, required, UsageError } from './command.ts';
 import { printRecords } from './output.ts';
 
 const MODERATION_STATUSES: Record<string, number> = { moderation: 0, approved: 1, rejected: 2 };
 
-function moderationStatus(value: string | undefined): number {
+function moderationStatus(value: string | undefined): 0 | 1 | 2 {
   const word = required(value, '--status');
   const status = MODERATION_STATUSES[word] ?? (/^[012]$/.test(word) ? Number(word) : undefined);
-  if (status === undefined) throw new UsageError(`--status must be approved, rejected or moderation (not '${word}')`);
+  if (status !== 0 && status !== 1 && status !== 2)
+    throw new UsageError(`--status must be approved, rejected or moderation (not '${word}')`);
   return status;
 }
 
@@ -15,10 +17,14 @@ const moderate = (kind: 'campaigns' | 'offers', what: string): Command => ({
   usage: `${kind} moderate ID --status approved|rejected|moderation`,
   summary: `Approve or reject ${what} (or send it back to moderation).`,
   async run({ args, json, client }) {
-    const id = required(args.words[0], `${what} ID`);
+    const id = asGiven<number>(required(args.words[0], `${what} ID`));
     const status = moderationStatus(args.options.status);
-    const response = await client().request('PUT', `/api/admin/${kind}/${encodeURIComponent(id)}`, { status });
-    printRecords(response.body, json);
+    const options = { params: { path: { id } }, body: { status } };
+    const moderated =
+      kind === 'campaigns'
+        ? await data(client().PUT('/api/admin/campaigns/{id}', options))
+        : await data(client().PUT('/api/admin/offers/{id}', options));
+    printRecords(moderated, json);
   },
 });
 
@@ -28,8 +34,12 @@ const queue = (kind: 'campaigns' | 'offers', what: string): Command => ({
   summary: `List ${what} waiting for moderation (or in another status).`,
   async run({ args, json, client }) {
     const status = args.options.status === undefined ? 0 : moderationStatus(args.options.status);
-    const query = new URLSearchParams({ status: String(status), 'per-page': '100', page: args.options.page ?? '1' });
-    printRecords((await client().request('GET', `/api/admin/${kind}?${query}`)).body, json);
+    const options = { params: { query: { ...pageQuery(args.options.page), status } } };
+    const waiting =
+      kind === 'campaigns'
+        ? await data(client().GET('/api/admin/campaigns', options))
+        : await data(client().GET('/api/admin/offers', options));
+    printRecords(waiting, json);
   },
 });
 
@@ -40,9 +50,9 @@ export const advertiserCommands: Command[] = [
     usage: 'categories list [--parent ID] [--page N]',
     summary: 'List product categories (all, or the children of one; --parent 0 for the roots).',
     async run({ args, json, client }) {
-      const query = new URLSearchParams({ 'per-page': '100', page: args.options.page ?? '1' });
-      if (args.options.parent !== undefined) query.set('parentId', args.options.parent);
-      printRecords((await client().request('GET', `/api/admin/categories?${query}`)).body, json, ['id', 'parent_id', 'title']);
+      const parentId = optionalId(args.options.parent);
+      const query = { ...pageQuery(args.options.page), parentId };
+      printRecords(await data(client().GET('/api/admin/categories', { params: { query } })), json, ['id', 'parent_id', 'title']);
     },
   },
   {
@@ -50,9 +60,9 @@ export const advertiserCommands: Command[] = [
     usage: 'categories add TITLE [--parent ID]',
     summary: 'Add a product category.',
     async run({ args, json, client }) {
-      const body: Record<string, unknown> = { title: required(args.words.join(' '), 'TITLE') };
-      if (args.options.parent !== undefined) body.parentId = Number(args.options.parent);
-      printRecords((await client().request('POST', '/api/admin/categories', body)).body, json);
+      const parentId = optionalId(args.options.parent);
+      const body = { title: required(args.words.join(' '), 'TITLE'), parentId };
+      printRecords(await data(client().POST('/api/admin/categories', { body })), json);
     },
   },
   {
@@ -61,7 +71,7 @@ export const advertiserCommands: Command[] = [
     summary: 'Delete a product category no campaign, ad or subcategory uses.',
     async run({ args, json, client }) {
       const id = required(args.words[0], 'category ID');
-      await client().request('DELETE', `/api/admin/categories/${encodeURIComponent(id)}`);
+      await client().DELETE('/api/admin/categories/{id}', { params: { path: { id: asGiven<number>(id) } } });
       if (json) printRecords({ deleted: Number(id) }, true);
       else process.stdout.write(`category ${id} deleted\n`);
     },
@@ -75,11 +85,13 @@ export const advertiserCommands: Command[] = [
     usage: 'outbox list [--status queued|sent|failed] [--user ID] [--page N]',
     summary: 'List e-mails the platform sent or tried to send, newest first.',
     async run({ args, json, client }) {
-      const query = new URLSearchParams({ 'per-page': '100', page: args.options.page ?? '1' });
-      if (args.options.status) query.set('status', args.options.status);
-      if (args.options.user) query.set('userId', args.options.user);
-      const response = await client().request('GET', `/api/admin/outbox?${query}`);
-      printRecords(response.body, json, ['id', 'date', 'status', 'attempts', 'to', 'subject', 'error']);
+      const query = {
+        ...pageQuery(args.options.page),
+        status: asGiven<'queued'>(args.options.status || undefined),
+        userId: optionalId(args.options.user),
+      };
+      const messages = await data(client().GET('/api/admin/outbox', { params: { query } }));
+      printRecords(messages, json, ['id', 'date', 'status', 'attempts', 'to', 'subject', 'error']);
     },
   },
   {
@@ -87,9 +99,9 @@ export const advertiserCommands: Command[] = [
     usage: 'outbox send ID',
     summary: 'Try to deliver a queued or failed e-mail again.',
     async run({ args, json, client }) {
-      const id = required(args.words[0], 'message ID');
-      const response = await client().request('POST', `/api/admin/outbox/${encodeURIComponent(id)}/send`);
-      printRecords(response.body, json, ['id', 'status', 'attempts', 'to', 'error']);
+      const id = asGiven<number>(required(args.words[0], 'message ID'));
+      const message = await data(client().POST('/api/admin/outbox/{id}/send', { params: { path: { id } } }));
+      printRecords(message, json, ['id', 'status', 'attempts', 'to', 'error']);
     },
   },
 ];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
-import { type Command, operatorClient, required, UsageError } from './command.ts';
+import { type Command, operatorApi, required, UsageError } from './command.ts';
 
 /**
  * Backups of the whole database. The embedded PGlite database is copied by the running server
@@ -73,20 +73,21 @@ export const backupCommands: Command[] = [
 
 /** The running server's copy, or undefined when no server answers at NATIVA_URL. */
 async function backupFromServer(): Promise<Buffer | undefined> {
-  let client: ReturnType<typeof operatorClient>;
+  let api: ReturnType<typeof operatorApi>;
   try {
-    client = operatorClient();
+    api = operatorApi();
   } catch {
     return undefined;
   }
   try {
-    return await client.download('POST', '/api/admin/backup');
+    const { data } = await api.client.POST('/api/admin/backup', { parseAs: 'arrayBuffer' });
+    return Buffer.from(data ?? new ArrayBuffer(0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH') return undefined;
     throw error;
   } finally {
-    client.close();
+    api.close();
   }
 }
 

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApiClient } from './api-client.ts';
+import { type CliApi, cliApi, type NativaClient } from './api.ts';
 import type { ParsedArgs } from './args.ts';
 
 export interface CommandContext {
   args: ParsedArgs;
   json: boolean;
-  /** A client of the operator API (NATIVA_URL, NATIVA_TOKEN or DATA_DIR/operator.token). */
-  client(): ApiClient;
+  /** The SDK's client of the operator API (NATIVA_URL, NATIVA_TOKEN or DATA_DIR/operator.token). */
+  client(): NativaClient;
 }
 
 export interface Command {
@@ -47,18 +47,24 @@ export function checkOptions(command: Command, args: ParsedArgs): void {
   }
 }
 
+/** One page of a list, 100 items long, as the `--page N` option asks. */
+export const pageQuery = (page: string | undefined) => ({ 'per-page': 100, page: Number(page ?? 1) });
+
+/** An `--option ID` (checked a whole number by checkOptions) as a number, or undefined when not given. */
+export const optionalId = (value: string | undefined): number | undefined => (value ? Number(value) : undefined);
+
 /** A required option or word, or a usage error naming it. */
 export function required(value: string | undefined, what: string): string {
   if (value === undefined || value === '') throw new UsageError(`missing ${what}`);
   return value;
 }
 
-export function operatorClient(env: Record<string, string | undefined> = process.env): ApiClient {
+export function operatorApi(env: Record<string, string | undefined> = process.env): CliApi {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const url = env.NATIVA_URL || `https://localhost:${env.PORT || '8443'}`;
   let token = env.NATIVA_TOKEN;
   const tokenFile = path.join(dataDir, 'operator.token');
   if (!token && existsSync(tokenFile)) token = readFileSync(tokenFile, 'utf8').trim();
   if (!token) throw new UsageError(`no operator token: set NATIVA_TOKEN or start the server once so that ${tokenFile} exists`);
-  return new ApiClient(url, token, dataDir);
+  return cliApi(url, token, dataDir);
 }

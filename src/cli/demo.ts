@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import sharp from 'sharp';
 import { loadConfig } from '../config.ts';
 import { closeOnSignals, type RunningServer, startServer } from '../server.ts';
-import { ApiClient } from './api-client.ts';
+import { type CliApi, cliApi, data, type NativaClient } from './api.ts';
 import { type Command, UsageError } from './command.ts';
 
 /**
@@ -75,36 +75,40 @@ async function productImageUri(title: string, color: string, width: number, heig
  * creates and funds the accounts and approves what they submit, the advertiser creates campaigns
  * and ads with images, the publisher a site and blocks.
  */
-async function createDemoWorld(operator: ApiClient, baseUrl: string, dataDir: string, pageOrigin: string): Promise<DemoWorld> {
+async function createDemoWorld(operator: NativaClient, baseUrl: string, dataDir: string, pageOrigin: string): Promise<DemoWorld> {
   const suffix = randomBytes(3).toString('hex');
-  const clients: ApiClient[] = [];
+  const apis: CliApi[] = [];
   const create = async (type: 'advertiser' | 'publisher') => {
     const username = `demo-${type}-${suffix}`;
-    const created = await operator.request('POST', '/api/admin/users', { type, username, email: `${username}@demo.nativa.test` });
-    const id = (created.body as { id: number }).id;
-    const issued = await operator.request('POST', `/api/admin/users/${id}/tokens`, { name: 'demo' });
-    const token = (issued.body as { token: string }).token;
-    const client = new ApiClient(baseUrl, token, dataDir);
-    clients.push(client);
-    return { id, token, client };
+    const body = { type, username, email: `${username}@demo.nativa.test` };
+    const { id } = await data(operator.POST('/api/admin/users', { body }));
+    const { token } = await data(
+      operator.POST('/api/admin/users/{id}/tokens', { params: { path: { id } }, body: { name: 'demo' } }),
+    );
+    const api = cliApi(baseUrl, token, dataDir);
+    apis.push(api);
+    return { id, token, client: api.client };
   };
+  const approve = { body: { status: 1 as const } };
   try {
     const advertiser = await create('advertiser');
     const publisher = await create('publisher');
-    await operator.request('POST', `/api/admin/users/${advertiser.id}/balance`, { amount: 1000, comment: 'nativa demo' });
+    await operator.POST('/api/admin/users/{id}/balance', {
+      params: { path: { id: advertiser.id } },
+      body: { amount: 1000, comment: 'nativa demo' },
+    });
 
     const campaignIds: number[] = [];
     for (const [index, title] of ['Spring sale', 'Home & kitchen'].entries()) {
-      const campaign = await advertiser.client.request('POST', '/api/advertiser/campaigns', {
-        title,
-        category_id: index === 0 ? 5 : 3,
-      });
-      const campaignId = (campaign.body as { id: number }).id;
-      await operator.request('PUT', `/api/admin/campaigns/${campaignId}`, { status: 1 });
+      const campaign = await data(
+        advertiser.client.POST('/api/advertiser/campaigns', { body: { title, category_id: index === 0 ? 5 : 3 } }),
+      );
+      const campaignId = campaign.id;
+      await operator.PUT('/api/admin/campaigns/{id}', { params: { path: { id: campaignId } }, ...approve });
       campaignIds.push(campaignId);
       for (const [offset, product] of PRODUCTS.slice(index * 4, index * 4 + 4).entries()) {
         const number = index * 4 + offset;
-        const offer = await advertiser.client.request('POST', '/api/advertiser/offers', {
+        const body = {
           campaignId,
           title: product.title,
           description: `${product.title}, free delivery`,
@@ -113,20 +117,23 @@ async function createDemoWorld(operator: ApiClient, baseUrl: string, dataDir: st
           clickPrice: (50_000 + number * 15_000) / 1_000_000,
           square: await productImageUri(product.title, product.color, 328, 328),
           rectangle: await productImageUri(product.title, product.color, 492, 328),
-        });
-        await operator.request('PUT', `/api/admin/offers/${(offer.body as { id: number }).id}`, { status: 1 });
+        };
+        const offer = await data(advertiser.client.POST('/api/advertiser/offers', { body }));
+        await operator.PUT('/api/admin/offers/{id}', { params: { path: { id: offer.id } }, ...approve });
       }
     }
-    const site = await publisher.client.request('POST', '/api/webmaster/sites', { url: pageOrigin, category_id: 101 });
-    const siteId = (site.body as { id: number }).id;
-    await operator.request('PUT', `/api/admin/sites/${siteId}`, { status: 1 });
+    const site = await data(publisher.client.POST('/api/webmaster/sites', { body: { url: pageOrigin, category_id: 101 } }));
+    const siteId = site.id;
+    await operator.PUT('/api/admin/sites/{id}', { params: { path: { id: siteId } }, ...approve });
     const blockIds: number[] = [];
     for (const [title, count] of [
       ['Below the article', 4],
       ['Sidebar', 3],
     ] as const) {
-      const block = await publisher.client.request('POST', `/api/webmaster/sites/${siteId}/blocks`, { title, count });
-      blockIds.push((block.body as { id: number }).id);
+      const block = await data(
+        publisher.client.POST('/api/webmaster/sites/{id}/blocks', { params: { path: { id: siteId } }, body: { title, count } }),
+      );
+      blockIds.push(block.id);
     }
     return {
       advertiserId: advertiser.id,
@@ -137,7 +144,7 @@ async function createDemoWorld(operator: ApiClient, baseUrl: string, dataDir: st
       campaignIds,
     };
   } finally {
-    for (const client of clients) client.close();
+    for (const api of apis) api.close();
   }
 }
 
@@ -272,11 +279,11 @@ export const demoCommand: Command = {
     const tokenFile = path.join(config.dataDir, 'operator.token');
     const operatorToken = process.env.NATIVA_TOKEN || (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '');
     if (!operatorToken) throw new UsageError(`no operator token: set NATIVA_TOKEN or keep ${tokenFile}`);
-    const client = new ApiClient(baseUrl, operatorToken, config.dataDir);
+    const operator = cliApi(baseUrl, operatorToken, config.dataDir);
     // The demo's own server shows the page on its origin; another server's demo has no page to land on.
     const pageOrigin = running ? `${baseUrl}/demo` : 'https://shop.demo.nativa.test';
     try {
-      const world = await createDemoWorld(client, baseUrl, config.dataDir, pageOrigin);
+      const world = await createDemoWorld(operator.client, baseUrl, config.dataDir, pageOrigin);
       if (running) await running.context.serving?.refresh();
       else await new Promise((resolve) => setTimeout(resolve, config.servingRefreshMs + 500));
       const { clicks, conversions } = await simulateVisitors(baseUrl, agent, world, visitors);
@@ -305,7 +312,7 @@ export const demoCommand: Command = {
       if (running && args.flags.has('exit')) await running.close();
       else if (running) closeOnSignals(running);
     } finally {
-      client.close();
+      operator.close();
       agent.destroy();
     }
   },

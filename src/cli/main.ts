@@ -4,10 +4,10 @@ import { openDatabase } from '../db/database.ts';
 import { ChangedMigrationError, migrate } from '../db/migrate.ts';
 import { closeOnSignals, startServer } from '../server.ts';
 import { advertiserCommands } from './advertiser-commands.ts';
-import { ApiClientError } from './api-client.ts';
+import { ApiError, describeApiError } from './api.ts';
 import { parseArgs } from './args.ts';
 import { backupCommands } from './backup-commands.ts';
-import { type Command, checkOptions, operatorClient, UsageError } from './command.ts';
+import { type Command, checkOptions, operatorApi, UsageError } from './command.ts';
 import { demoCommand } from './demo.ts';
 import { operatorCommands } from './operator-commands.ts';
 import { publisherCommands } from './publisher-commands.ts';
@@ -106,15 +106,15 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
   const rest = { ...args, words: args.words.slice(command.name.split(' ').length) };
-  let client: ReturnType<typeof operatorClient> | undefined;
+  let api: ReturnType<typeof operatorApi> | undefined;
   try {
     checkOptions(command, args);
     await command.run({
       args: rest,
       json: args.flags.has('json'),
       client: () => {
-        client ??= operatorClient();
-        return client;
+        api ??= operatorApi();
+        return api.client;
       },
     });
     return 0;
@@ -128,14 +128,14 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`nativa: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof ApiClientError) {
-      process.stderr.write(`nativa ${command.name}: ${error.message}\n`);
+    if (error instanceof ApiError) {
+      process.stderr.write(`nativa ${command.name}: ${describeApiError(error)}\n`);
       return 1;
     }
     process.stderr.write(`nativa ${command.name}: ${(error as Error).message}\n`);
     return 1;
   } finally {
-    client?.close();
+    api?.close();
   }
 }
 

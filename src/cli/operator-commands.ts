@@ -1,4 +1,5 @@
-import { type Command, required } from './command.ts';
+import { asGiven, data } from './api.ts';
+import { type Command, pageQuery, required } from './command.ts';
 import { printRecords } from './output.ts';
 
 const USER_COLUMNS = ['id', 'type', 'username', 'email', 'balance', 'parentId', 'date'];
@@ -10,17 +11,14 @@ export const operatorCommands: Command[] = [
     usage: 'users create --type advertiser|publisher --username NAME --email ADDRESS [--url URL] [--name NAME] [--phone PHONE]',
     summary: 'Create an advertiser or publisher account.',
     async run({ args, json, client }) {
-      const body: Record<string, string> = {
-        type: required(args.options.type, '--type'),
+      const { url, name, phone, telegram, skype, whatsapp, maxmoney } = args.options;
+      const body = {
+        type: asGiven<'advertiser'>(required(args.options.type, '--type')),
         username: required(args.options.username, '--username'),
         email: required(args.options.email, '--email'),
+        ...{ url, name, phone, telegram, skype, whatsapp, maxmoney },
       };
-      for (const key of ['url', 'name', 'phone', 'telegram', 'skype', 'whatsapp', 'maxmoney']) {
-        const value = args.options[key];
-        if (value !== undefined) body[key] = value;
-      }
-      const response = await client().request('POST', '/api/admin/users', body);
-      printRecords(response.body, json);
+      printRecords(await data(client().POST('/api/admin/users', { body })), json);
     },
   },
   {
@@ -28,10 +26,8 @@ export const operatorCommands: Command[] = [
     usage: 'users list [--type advertiser|publisher|operator] [--page N]',
     summary: 'List accounts.',
     async run({ args, json, client }) {
-      const query = new URLSearchParams({ 'per-page': '100', page: args.options.page ?? '1' });
-      if (args.options.type) query.set('type', args.options.type);
-      const response = await client().request('GET', `/api/admin/users?${query}`);
-      printRecords(response.body, json, USER_COLUMNS);
+      const query = { ...pageQuery(args.options.page), type: asGiven<'advertiser'>(args.options.type || undefined) };
+      printRecords(await data(client().GET('/api/admin/users', { params: { query } })), json, USER_COLUMNS);
     },
   },
   {
@@ -39,8 +35,8 @@ export const operatorCommands: Command[] = [
     usage: 'users show ID',
     summary: 'Show one account.',
     async run({ args, json, client }) {
-      const id = required(args.words[0], 'account ID');
-      printRecords((await client().request('GET', `/api/admin/users/${encodeURIComponent(id)}`)).body, json);
+      const id = asGiven<number>(required(args.words[0], 'account ID'));
+      printRecords(await data(client().GET('/api/admin/users/{id}', { params: { path: { id } } })), json);
     },
   },
   {
@@ -48,11 +44,10 @@ export const operatorCommands: Command[] = [
     usage: 'tokens create USER_ID [--name LABEL]',
     summary: 'Issue an API token for an account (shown once).',
     async run({ args, json, client }) {
-      const id = required(args.words[0], 'account ID');
-      const response = await client().request('POST', `/api/admin/users/${encodeURIComponent(id)}/tokens`, {
-        name: args.options.name ?? 'cli',
-      });
-      const issued = response.body as { id: number; token: string };
+      const id = asGiven<number>(required(args.words[0], 'account ID'));
+      const issued = await data(
+        client().POST('/api/admin/users/{id}/tokens', { params: { path: { id } }, body: { name: args.options.name ?? 'cli' } }),
+      );
       if (json) printRecords(issued, true);
       else process.stdout.write(`token id ${issued.id}\n${issued.token}\n(store it now: it is not shown again)\n`);
     },
@@ -62,8 +57,8 @@ export const operatorCommands: Command[] = [
     usage: 'tokens list USER_ID',
     summary: "List an account's tokens (not their values).",
     async run({ args, json, client }) {
-      const id = required(args.words[0], 'account ID');
-      printRecords((await client().request('GET', `/api/admin/users/${encodeURIComponent(id)}/tokens`)).body, json);
+      const id = asGiven<number>(required(args.words[0], 'account ID'));
+      printRecords(await data(client().GET('/api/admin/users/{id}/tokens', { params: { path: { id } } })), json);
     },
   },
   {
@@ -72,7 +67,7 @@ export const operatorCommands: Command[] = [
     summary: 'Revoke a token.',
     async run({ args, json, client }) {
       const id = required(args.words[0], 'token ID');
-      await client().request('DELETE', `/api/admin/tokens/${encodeURIComponent(id)}`);
+      await client().DELETE('/api/admin/tokens/{id}', { params: { path: { id: asGiven<number>(id) } } });
       if (json) printRecords({ revoked: Number(id) }, true);
       else process.stdout.write(`token ${id} revoked\n`);
     },
@@ -82,13 +77,10 @@ export const operatorCommands: Command[] = [
     usage: 'balance USER_ID AMOUNT --comment TEXT',
     summary: 'Credit (positive) or debit (negative) a balance.',
     async run({ args, json, client }) {
-      const id = required(args.words[0], 'account ID');
+      const id = asGiven<number>(required(args.words[0], 'account ID'));
       const amount = required(args.words[1], 'AMOUNT');
-      const response = await client().request('POST', `/api/admin/users/${encodeURIComponent(id)}/balance`, {
-        amount,
-        comment: args.options.comment ?? 'cli',
-      });
-      printRecords(response.body, json);
+      const body = { amount, comment: args.options.comment ?? 'cli' };
+      printRecords(await data(client().POST('/api/admin/users/{id}/balance', { params: { path: { id } }, body })), json);
     },
   },
 ];

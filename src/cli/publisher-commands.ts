@@ -1,4 +1,5 @@
-import { type Command, required, UsageError } from './command.ts';
+import { asGiven, data } from './api.ts';
+import { type Command, optionalId, pageQuery, required, UsageError } from './command.ts';
 import { printRecords } from './output.ts';
 
 const SITE_STATUS_CODES: Record<string, number> = { moderation: 0, active: 1, banned: 2, unconfirmed: 3 };
@@ -6,9 +7,10 @@ const SITE_COLUMNS = ['id', 'userId', 'status', 'url', 'category_id', 'blocks_co
 const PAYOUT_COLUMNS = ['id', 'userId', 'date', 'amount', 'wallet', 'status'];
 
 /** A site status by name (`active`) or code (`1`). */
-function siteStatusCode(value: string): number {
+function siteStatusCode(value: string): 0 | 1 | 2 | 3 {
   const code = SITE_STATUS_CODES[value] ?? (/^[0-3]$/.test(value) ? Number(value) : undefined);
-  if (code === undefined) throw new UsageError(`unknown site status '${value}' (moderation, active, banned, unconfirmed)`);
+  if (code !== 0 && code !== 1 && code !== 2 && code !== 3)
+    throw new UsageError(`unknown site status '${value}' (moderation, active, banned, unconfirmed)`);
   return code;
 }
 
@@ -19,10 +21,12 @@ export const publisherCommands: Command[] = [
     usage: 'sites list [--status moderation|active|banned|unconfirmed] [--user ID] [--page N]',
     summary: 'List sites (the moderation queue with --status moderation).',
     async run({ args, json, client }) {
-      const query = new URLSearchParams({ 'per-page': '100', page: args.options.page ?? '1' });
-      if (args.options.status) query.set('status', String(siteStatusCode(args.options.status)));
-      if (args.options.user) query.set('userId', args.options.user);
-      printRecords((await client().request('GET', `/api/admin/sites?${query}`)).body, json, SITE_COLUMNS);
+      const query = {
+        ...pageQuery(args.options.page),
+        status: args.options.status ? siteStatusCode(args.options.status) : undefined,
+        userId: optionalId(args.options.user),
+      };
+      printRecords(await data(client().GET('/api/admin/sites', { params: { query } })), json, SITE_COLUMNS);
     },
   },
   {
@@ -30,9 +34,9 @@ export const publisherCommands: Command[] = [
     usage: 'sites moderate ID --status active|banned|unconfirmed|moderation',
     summary: 'Approve, ban or otherwise set the status of a site.',
     async run({ args, json, client }) {
-      const id = required(args.words[0], 'site ID');
+      const id = asGiven<number>(required(args.words[0], 'site ID'));
       const status = siteStatusCode(required(args.options.status, '--status'));
-      printRecords((await client().request('PUT', `/api/admin/sites/${encodeURIComponent(id)}`, { status })).body, json);
+      printRecords(await data(client().PUT('/api/admin/sites/{id}', { params: { path: { id } }, body: { status } })), json);
     },
   },
   {
@@ -40,13 +44,13 @@ export const publisherCommands: Command[] = [
     usage: 'payouts create --user ID --amount X --wallet W [--status pending|paid]',
     summary: "Record a payout to a publisher (debits the publisher's balance).",
     async run({ args, json, client }) {
-      const body: Record<string, unknown> = {
+      const body = {
         userId: Number(required(args.options.user, '--user')),
         amount: required(args.options.amount, '--amount'),
         wallet: required(args.options.wallet, '--wallet'),
+        status: asGiven<'paid'>(args.options.status || undefined),
       };
-      if (args.options.status) body.status = args.options.status;
-      printRecords((await client().request('POST', '/api/admin/payouts', body)).body, json);
+      printRecords(await data(client().POST('/api/admin/payouts', { body })), json);
     },
   },
   {
@@ -54,10 +58,12 @@ export const publisherCommands: Command[] = [
     usage: 'payouts list [--user ID] [--status pending|paid|cancelled] [--page N]',
     summary: 'List payouts, newest first.',
     async run({ args, json, client }) {
-      const query = new URLSearchParams({ 'per-page': '100', page: args.options.page ?? '1' });
-      if (args.options.user) query.set('userId', args.options.user);
-      if (args.options.status) query.set('status', args.options.status);
-      printRecords((await client().request('GET', `/api/admin/payouts?${query}`)).body, json, PAYOUT_COLUMNS);
+      const query = {
+        ...pageQuery(args.options.page),
+        userId: optionalId(args.options.user),
+        status: asGiven<'paid'>(args.options.status || undefined),
+      };
+      printRecords(await data(client().GET('/api/admin/payouts', { params: { query } })), json, PAYOUT_COLUMNS);
     },
   },
   {
@@ -65,9 +71,9 @@ export const publisherCommands: Command[] = [
     usage: 'payouts set ID --status paid|cancelled',
     summary: 'Mark a pending payout paid, or cancel it (the amount returns to the balance).',
     async run({ args, json, client }) {
-      const id = required(args.words[0], 'payout ID');
-      const status = required(args.options.status, '--status');
-      printRecords((await client().request('PUT', `/api/admin/payouts/${encodeURIComponent(id)}`, { status })).body, json);
+      const id = asGiven<number>(required(args.words[0], 'payout ID'));
+      const status = asGiven<'paid'>(required(args.options.status, '--status'));
+      printRecords(await data(client().PUT('/api/admin/payouts/{id}', { params: { path: { id } }, body: { status } })), json);
     },
   },
   {
@@ -75,8 +81,8 @@ export const publisherCommands: Command[] = [
     usage: 'balances [--page N]',
     summary: 'Outstanding publisher balances, largest first.',
     async run({ args, json, client }) {
-      const query = new URLSearchParams({ 'per-page': '100', page: args.options.page ?? '1' });
-      printRecords((await client().request('GET', `/api/admin/publishers/balances?${query}`)).body, json);
+      const query = pageQuery(args.options.page);
+      printRecords(await data(client().GET('/api/admin/publishers/balances', { params: { query } })), json);
     },
   },
 ];

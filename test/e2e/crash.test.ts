@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { createCrashDatabase, freePort, request, startChildServer, stopChild } from '../helpers/child-server.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
-import { freePort } from '../helpers/network.ts';
 import { assertCampaignRollupMatchesAdRollup, assertClicksMatchTheirLedgerRows, DESKTOP_UA } from '../helpers/serving.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -22,91 +20,31 @@ import { waitFor } from '../helpers/wait.ts';
  * in the last second before the kill (the buffer is flushed every 500 ms).
  */
 
-const ROOT = path.join(import.meta.dirname, '..', '..');
-
-function get(agent: https.Agent, url: string): Promise<{ status: number; location?: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = https.get(url, { agent, headers: { 'User-Agent': DESKTOP_UA } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          location: response.headers.location,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-  });
-}
+const get = (agent: https.Agent, url: string) => request(agent, 'GET', url, { headers: { 'User-Agent': DESKTOP_UA } });
 
 describe('serving survives kill -9 without losing billed clicks', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-crash-'));
-  let databaseUrl = '';
-  let databaseName = '';
+  let database: Awaited<ReturnType<typeof createCrashDatabase>>;
   const children: ChildProcess[] = [];
 
   async function openData(): Promise<Database> {
-    return openDatabase({ databaseUrl: databaseUrl || undefined, dataDir });
+    return openDatabase({ databaseUrl: database?.url, dataDir });
   }
 
   async function startChild(port: number): Promise<ChildProcess> {
-    const child = spawn(process.execPath, [path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: databaseUrl,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = await startChildServer({ dataDir, port, databaseUrl: database?.url });
     children.push(child);
-    let errors = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    const agent = new https.Agent({ rejectUnauthorized: false });
-    await waitFor(
-      'the server to start',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`server exited: ${errors}`);
-        try {
-          return (await get(agent, `https://127.0.0.1:${port}/api/health`)).status === 200;
-        } catch {
-          return false; // Not listening yet.
-        }
-      },
-      { timeoutMs: 30_000, intervalMs: 100 },
-    );
     return child;
   }
 
   after(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
-    if (databaseName) {
-      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-      await admin.end();
-    }
+    await database?.drop();
   });
 
   it('every click that got its 302 is in the ledger and the rollup exactly once; views lost ≤ 1 s', async () => {
-    if (process.env.TEST_DATABASE_URL) {
-      databaseName = `nativa_crash_${process.pid}_${randomBytes(4).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${databaseName}`);
-      await admin.end();
-      const url = new URL(process.env.TEST_DATABASE_URL);
-      url.pathname = `/${databaseName}`;
-      databaseUrl = url.toString();
-    }
+    database = await createCrashDatabase('nativa_crash');
     // The data is prepared before the server starts: an embedded database has one owner at a time.
     const seed = await openData();
     let blockId = 0;
@@ -164,11 +102,11 @@ describe('serving survives kill -9 without losing billed clicks', () => {
       () => redirectedClickIds.length >= 100 && viewTimes.length > 0 && Date.now() - (viewTimes[0] ?? Date.now()) > 1500,
       { timeoutMs: 60_000, intervalMs: 50 },
     );
-    first.kill('SIGKILL');
+    const firstExited = stopChild(first, 'SIGKILL');
     killedAt = Date.now();
     await Promise.all(workers);
     agent.destroy();
-    await new Promise((resolve) => first.once('exit', resolve));
+    await firstExited;
     assert.ok(redirectedClickIds.length > 10, `the load produced clicks (${redirectedClickIds.length})`);
     // Clicks redirected but not yet settled when the process died: only their accepted rows exist.
     const killed = await openData();
@@ -177,8 +115,7 @@ describe('serving survives kill -9 without losing billed clicks', () => {
 
     // A restart settles what was accepted and recovers the database; a clean stop then hands it back to the test.
     const second = await startChild(port);
-    second.kill('SIGTERM');
-    await new Promise((resolve) => second.once('exit', resolve));
+    await stopChild(second, 'SIGTERM');
 
     const check = await openData();
     try {

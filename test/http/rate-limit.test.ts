@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { assertError } from '../helpers/assertions.ts';
 import { openTestDatabase } from '../helpers/database.ts';
+import { redisUnreachable, TEST_REDIS_URL } from '../helpers/redis.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../helpers/server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** Whether a Redis answers at `url`, within a second. */
-async function redisReachable(url: string): Promise<string | undefined> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    redis.disconnect();
-  }
-}
+const REDIS_URL = TEST_REDIS_URL;
 
 describe('rate limit per token (in process)', () => {
   let server: TestServer;
@@ -105,7 +90,7 @@ describe('rate limit per token (in process)', () => {
 
 describe('rate limit shared through Redis', () => {
   it('two instances on one Redis share one budget per token', async (t) => {
-    const problem = await redisReachable(REDIS_URL);
+    const problem = await redisUnreachable(REDIS_URL);
     if (problem !== undefined) {
       t.skip(`Redis at ${REDIS_URL} is unreachable (${problem}); set TEST_REDIS_URL to run this test`);
       return;

@@ -1,41 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { currentDocument, SCHEMA_PATH, typesOf } from '../../sdk/scripts/openapi-document.ts';
 import { ApiError, createNativaClient, data, pages } from '../../sdk/src/index.ts';
+import { httpsFetch } from '../../src/cli/https-fetch.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-
-/** `fetch` over node:https trusting the test certificate (global fetch trusts only the system's CAs). */
-function fetchTrusting(ca: string) {
-  const agent = new https.Agent({ ca, keepAlive: true });
-  const fetch = async (request: Request): Promise<Response> => {
-    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    return new Promise((resolve, reject) => {
-      const outgoing = https.request(
-        request.url,
-        { method: request.method, headers: Object.fromEntries(request.headers), agent },
-        (incoming) => {
-          const chunks: Buffer[] = [];
-          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-          incoming.on('end', () => {
-            const headers = new Headers();
-            for (const [name, value] of Object.entries(incoming.headers)) {
-              for (const one of [value ?? []].flat()) headers.append(name, one);
-            }
-            const status = incoming.statusCode ?? 0;
-            const noBody = status === 204 || status === 304;
-            resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers }));
-          });
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
-  };
-  return { fetch, close: () => agent.destroy() };
-}
 
 describe('the typed SDK', () => {
   it('has types that match the OpenAPI document the current code serves (run `npm run sdk:generate`)', async () => {
@@ -46,10 +16,10 @@ describe('the typed SDK', () => {
 
   describe('against the real server', () => {
     let server: TestServer;
-    let transport: ReturnType<typeof fetchTrusting>;
+    let transport: ReturnType<typeof httpsFetch>;
     before(async () => {
       server = await startTestServer();
-      transport = fetchTrusting(server.tls.cert);
+      transport = httpsFetch(server.tls.cert);
     });
     after(async () => {
       transport.close();
@@ -100,10 +70,10 @@ describe('the typed SDK', () => {
 
   describe('over the rate limit', () => {
     let server: TestServer;
-    let transport: ReturnType<typeof fetchTrusting>;
+    let transport: ReturnType<typeof httpsFetch>;
     before(async () => {
       server = await startTestServer({ config: { rateLimitPerSecond: 2 } });
-      transport = fetchTrusting(server.tls.cert);
+      transport = httpsFetch(server.tls.cert);
     });
     after(async () => {
       transport.close();

@@ -10,17 +10,18 @@ import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { absoluteUrl, created } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
 import type { listLedgerEntries } from '../ledger/ledger.ts';
-import { SET_PASSWORD_PATH } from '../sessions/session-routes.ts';
-import { queuePasswordLink } from '../sessions/session-service.ts';
-import type { AccountRow } from './account-repository.ts';
+import { OutboxMessageSchema, toOutboxMessage } from '../mail/outbox-schema.ts';
 import {
+  type AccountRow,
   accountLedger,
   adjustBalance,
   getAccount,
   listAccountsPage,
   registerAccount,
   registrationFieldErrors,
+  sendEmailConfirmation,
 } from './account-service.ts';
+import { queuePasswordLink, SET_PASSWORD_PATH } from './sessions/session-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
 const text = (description: string, maxLength = 255) => Type.Optional(Text(description, { maxLength }));
@@ -95,7 +96,10 @@ const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
   date: row.created_at.toISOString(),
 });
 
-/** The operator ("support team") side of accounts: create, list, read, balances and their ledger. */
+/**
+ * The operator ("support team") side of accounts: create, list, read, balances and their ledger,
+ * new mailbox confirmation links.
+ */
 export function registerAccountAdminRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Operator'];
@@ -199,6 +203,27 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       const { id } = request.params;
       const rows = await listPage(request, reply, (limit, offset) => accountLedger(db, id, limit, offset));
       return rows.map(toLedgerEntry);
+    },
+  );
+
+  app.post(
+    '/api/admin/users/:id/confirmation',
+    {
+      schema: {
+        tags,
+        operationId: 'adminSendEmailConfirmation',
+        summary: 'Send an account a new mailbox confirmation link (no password in it).',
+        params: IdParams,
+        response: { 201: OutboxMessageSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const message = await sendEmailConfirmation(
+        { db, mailer: context.mailer, now: new Date(clock.now()), log: request.log },
+        request.params.id,
+        (token) => absoluteUrl(request, `/api/confirm/${token}`),
+      );
+      return created(request, reply, `/api/admin/outbox/${message.id}`, toOutboxMessage(message));
     },
   );
 }

@@ -14,12 +14,12 @@ export async function findAccountById(db: Db, id: number): Promise<AccountRow | 
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Which of `username` and `email` are already taken, case-insensitively. */
 /** An account that is a referral of `parentId`; undefined for any other account. */
 export async function findReferral(db: Db, parentId: number, id: number): Promise<AccountRow | undefined> {
   return db.selectFrom('accounts').selectAll().where('id', '=', id).where('parent_id', '=', parentId).executeTakeFirst();
 }
 
+/** Which of `username` and `email` are already taken, case-insensitively. */
 export async function findTakenIdentity(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
   const rows = await db
     .selectFrom('accounts')
@@ -35,6 +35,38 @@ export async function findTakenIdentity(db: Db, username: string, email: string)
     username: rows.some((row) => row.username.toLowerCase() === username.toLowerCase()),
     email: rows.some((row) => row.email.toLowerCase() === email.toLowerCase()),
   };
+}
+
+/** An account as sign-in sees it: `login` matches its username or its e-mail, case-insensitively. */
+export async function findAccountByLogin(db: Db, login: string) {
+  const lowered = login.toLowerCase();
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'kind', 'username', 'email', 'password_hash'])
+    .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', lowered), eb(eb.fn('lower', ['email']), '=', lowered)]))
+    .executeTakeFirst();
+}
+
+export async function findPasswordHash(db: Db, accountId: number): Promise<string | null | undefined> {
+  const row = await db.selectFrom('accounts').select('password_hash').where('id', '=', accountId).executeTakeFirst();
+  return row?.password_hash;
+}
+
+/** Sets a password; `mailboxConfirmedAt` also confirms the e-mail if it was not yet. */
+export async function updatePasswordHash(
+  db: Db,
+  accountId: number,
+  passwordHash: string,
+  mailboxConfirmedAt?: Date,
+): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({
+      password_hash: passwordHash,
+      ...(mailboxConfirmedAt && { email_confirmed_at: eb.fn.coalesce('email_confirmed_at', eb.val(mailboxConfirmedAt)) }),
+    }))
+    .where('id', '=', accountId)
+    .execute();
 }
 
 export interface AccountFilter {

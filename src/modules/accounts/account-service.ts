@@ -1,14 +1,19 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
-import { type FieldError, notFound, validationFailed } from '../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
 import type { Unchecked } from '../../http/field-rules.ts';
 import { isId } from '../../http/input-types.ts';
 import { checkMoney } from '../../http/money-input.ts';
 import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/ledger.ts';
+import { queueEmailConfirmation } from '../mail/confirmation-service.ts';
+import type { Mailer, MailLog } from '../mail/mailer.ts';
+import { deliverNow, type OutboxRow } from '../mail/outbox-service.ts';
 import {
   type AccountFilter,
   type AccountRow,
   findAccountById,
+  findAccountByLogin,
+  findPasswordHash,
   findReferral,
   findTakenIdentity,
   findToken,
@@ -17,6 +22,7 @@ import {
   listAccounts,
   listTokens,
   revokeToken,
+  updatePasswordHash,
 } from './account-repository.ts';
 import { generateToken, hashToken } from './tokens.ts';
 
@@ -139,10 +145,28 @@ export async function issueToken(db: Db, accountId: number, name: string): Promi
   });
 }
 
-export async function revokeTokenById(db: Db, tokenId: number, now: Date): Promise<void> {
+/** Revokes a live token; with `ownerId`, another account's token is as absent as one that never was (404). */
+export async function revokeTokenById(db: Db, tokenId: number, now: Date, ownerId?: number): Promise<void> {
   const token = await findToken(db, tokenId);
-  if (token === undefined || token.revoked_at !== null) throw notFound('Token');
+  if (token === undefined || token.revoked_at !== null || (ownerId !== undefined && token.account_id !== ownerId)) {
+    throw notFound('Token');
+  }
   await revokeToken(db, tokenId, now);
+}
+
+/** The account a login (its username or e-mail, in any letter case) names, with its password hash. */
+export async function findAccountForSignIn(db: Db, login: string) {
+  return findAccountByLogin(db, login);
+}
+
+/** The account's password hash; null when it has none (it never chose one). */
+export async function passwordHashOf(db: Db, accountId: number): Promise<string | null> {
+  return (await findPasswordHash(db, accountId)) ?? null;
+}
+
+/** Stores a new password hash; `mailboxConfirmedAt` also confirms the e-mail (the link that set it reached it). */
+export async function setPasswordHash(db: Db, accountId: number, passwordHash: string, mailboxConfirmedAt?: Date): Promise<void> {
+  await updatePasswordHash(db, accountId, passwordHash, mailboxConfirmedAt);
 }
 
 /** An operator's credit (positive) or debit (negative) of a balance, recorded in the ledger. */
@@ -197,4 +221,23 @@ export async function listAccountTokens(db: Db, accountId: number) {
 export async function accountLedger(db: Db, accountId: number, limit: number, offset: number) {
   await getAccount(db, accountId);
   return listLedgerEntries(db, accountId, limit, offset);
+}
+
+/**
+ * Sends an account a new mailbox confirmation link (the operator's answer to "my link expired");
+ * a confirmed mailbox is a 422. The message is queued with the link in one transaction and
+ * delivered after it commits; it is answered as it is after that attempt.
+ */
+export async function sendEmailConfirmation(
+  dependencies: { db: Db; mailer: Mailer; now: Date; log: MailLog },
+  accountId: number,
+  confirmationUrl: (token: string) => string,
+): Promise<OutboxRow> {
+  const { db, mailer, now, log } = dependencies;
+  const queued = await db.transaction().execute(async (trx) => {
+    const account = await getAccount(trx, accountId);
+    if (account.email_confirmed_at !== null) throw invalidField('id', 'The e-mail of this account is confirmed already.');
+    return queueEmailConfirmation(trx, account, now, confirmationUrl);
+  });
+  return deliverNow(db, mailer, queued.id, log);
 }

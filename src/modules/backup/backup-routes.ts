@@ -1,7 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
-import { ApiError } from '../../http/errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { takeBackup } from './backup-service.ts';
 
 /** The operator's backup of the embedded database, taken while the server runs (`nativa backup FILE`). */
 export function registerBackupRoutes(app: App, context: AppContext): void {
@@ -13,15 +14,17 @@ export function registerBackupRoutes(app: App, context: AppContext): void {
         operationId: 'adminBackup',
         summary:
           'A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md).',
-        response: errorResponses(401, 403, 409),
+        response: {
+          200: {
+            description: 'The backup: a gzipped tarball of the data directory.',
+            content: { 'application/gzip': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+          },
+          ...errorResponses(401, 403, 409),
+        },
       },
     },
     async (_request, reply) => {
-      const { database } = context;
-      if (database.backup === undefined) {
-        throw new ApiError(409, 'This server runs on PostgreSQL: back it up with pg_dump (see docs/operating.md).');
-      }
-      const archive = Buffer.from(await (await database.backup()).arrayBuffer());
+      const archive = await takeBackup(context.database);
       reply.header('Cache-Control', 'no-store');
       reply.header('Content-Disposition', 'attachment; filename="nativa-backup.tar.gz"');
       reply.type('application/gzip');

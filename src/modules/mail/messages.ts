@@ -6,7 +6,8 @@ export interface ComposedMessage {
   html: string;
 }
 
-const escapeHtml = (text: string): string =>
+/** Text made safe to put in an HTML message. */
+export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** The registration e-mail of a new account: its login, its generated password and the confirmation link. */

@@ -1,16 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
-import { forbidden, unauthorized } from '../../http/errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { authorizeScrape, readiness } from './monitoring-service.ts';
 
 const tags = ['Service'];
 const PUBLIC = { access: 'public' as const };
-/** A dependency that does not answer within this long counts as down. */
-const READINESS_TIMEOUT_MS = 2000;
 
 const DependencyState = (description: string) =>
   Type.Union([Type.Literal('ok'), Type.Literal('down'), Type.Literal('none')], { description });
@@ -55,15 +51,10 @@ export function registerMonitoringRoutes(app: App, context: AppContext): void {
       },
     },
     async (_request, reply) => {
-      const client = context.redis;
-      const [database, redis] = await Promise.all([
-        check(() => sql`SELECT 1`.execute(context.db)),
-        client ? check(() => client.ping()) : Promise.resolve('none' as const),
-      ]);
-      const ready = database === 'ok' && redis !== 'down';
-      reply.code(ready ? 200 : 503);
+      const state = await readiness(context.db, context.redis);
+      reply.code(state.status === 'ok' ? 200 : 503);
       reply.header('Cache-Control', 'no-store');
-      return { status: ready ? ('ok' as const) : ('unavailable' as const), database, redis };
+      return state;
     },
   );
 
@@ -81,7 +72,10 @@ export function registerMonitoringRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      await authorizeScrape(request, context);
+      await authorizeScrape(scrapeToken(request), {
+        metricsToken: context.config.metricsToken,
+        authenticate: (token) => context.tokens.authenticate(token),
+      });
       const text = await context.metrics.registry.metrics();
       reply.header('Cache-Control', 'no-store');
       // Plain text whatever the Accept header says: Prometheus speaks no JSON or XML here.
@@ -92,37 +86,10 @@ export function registerMonitoringRoutes(app: App, context: AppContext): void {
   );
 }
 
-async function check(probe: () => Promise<unknown>): Promise<'ok' | 'down'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'down'>((resolve) => {
-    timer = setTimeout(() => resolve('down'), READINESS_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([probe().then(() => 'ok' as const), timeout]);
-  } catch {
-    return 'down';
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The scraper's METRICS_TOKEN (as a bearer token or Auth-Token), or an operator's API token. */
-async function authorizeScrape(request: FastifyRequest, context: AppContext): Promise<void> {
+/** The token of a scrape: `Authorization: Bearer` (Prometheus' way) or `Auth-Token` (the API's). */
+function scrapeToken(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   const bearer = typeof authorization === 'string' && authorization.startsWith('Bearer ') ? authorization.slice(7) : undefined;
   const header = request.headers['auth-token'];
-  const token = bearer ?? (typeof header === 'string' && header !== '' ? header : undefined);
-  if (token === undefined)
-    throw unauthorized('An operator token (Auth-Token) or METRICS_TOKEN (Authorization: Bearer) is required.');
-  const expected = context.config.metricsToken;
-  if (expected !== undefined && sameSecret(token, expected)) return;
-  const principal = await context.tokens.authenticate(token);
-  if (principal === undefined) throw unauthorized();
-  if (principal.kind !== 'operator') throw forbidden('Metrics are for operators only.');
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return bearer ?? (typeof header === 'string' && header !== '' ? header : undefined);
 }

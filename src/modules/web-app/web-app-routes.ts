@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../http/errors.ts';
+import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 
 /** Where `vite build` puts the web app (web/dist), next to the server's sources. */
@@ -59,7 +59,7 @@ const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>N
 <h1>The web app is not built</h1><p>Run <code>npm start</code> (it builds the app when needed) or <code>npm run build:web</code>, then reload.</p></html>`;
 
 /** Serves the web app at `/` (not under /api): hashed assets cached for a year, pages never cached. */
-export function registerWebAppRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerWebAppRoutes(app: App, context: AppContext): void {
   const files = readBuild(WEB_DIST);
   const index = files.get('/index.html');
   const hidden = { schema: { hide: true }, config: { access: 'public' as const } };

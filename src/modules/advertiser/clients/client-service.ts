@@ -2,13 +2,13 @@ import type { Db } from '../../../db/database.ts';
 import { ApiError, type FieldError, invalidField, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { type AccountRow, createAccount, getAccount, getReferral, identityFieldErrors } from '../../accounts/account-service.ts';
+import { generatePassword, hashPassword } from '../../accounts/password.ts';
+import { createPasswordToken } from '../../accounts/sessions/session-service.ts';
 import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';
 import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { registrationMessage } from '../../mail/messages.ts';
-import { queueOutboxMessage } from '../../mail/outbox-service.ts';
-import { createPasswordToken } from '../../sessions/session-service.ts';
-import { generatePassword, hashPassword } from './password.ts';
+import { queueAccountMessage } from '../../mail/outbox-service.ts';
 
 export interface NewClientInput {
   username: string;
@@ -75,18 +75,7 @@ export async function createClient(
       invitedBy: parent.name || parent.username,
       passwordLink,
     });
-    const outbox = await queueOutboxMessage(trx, {
-      kind: 'email_confirmation',
-      account_id: account.id,
-      recipient: account.email,
-      subject: message.subject,
-      body_text: message.text,
-      body_html: message.html,
-      sensitive: true,
-      sent_at: null,
-      next_attempt_at: now,
-      created_at: now,
-    });
+    const outbox = await queueAccountMessage(trx, { kind: 'email_confirmation', account, message, now, sensitive: true });
     return { account, outboxId: outbox.id };
   });
   // The background sender delivers it: the request does not wait for the SMTP server.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { verifyPassword } from '../../../../src/modules/advertiser/clients/password.ts';
+import { verifyPassword } from '../../../../src/modules/accounts/password.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let counter = 0;

@@ -1,13 +1,12 @@
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
-import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
-import { isSameOrigin, sessionCookie } from '../../http/session-cookie.ts';
-import { absoluteUrl, created } from '../../http/urls.ts';
-import { findToken, listTokens } from '../accounts/account-repository.ts';
-import { issueToken, revokeTokenById } from '../accounts/account-service.ts';
-import { toUser, UserSchema } from '../accounts/user-schema.ts';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../app-context.ts';
+import { forbidden } from '../../../http/errors.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
+import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
+import { isSameOrigin, sessionCookie } from '../../../http/session-cookie.ts';
+import { absoluteUrl, created } from '../../../http/urls.ts';
+import { issueToken, listAccountTokens, revokeTokenById } from '../account-service.ts';
+import { toUser, UserSchema } from '../user-schema.ts';
 import {
   Accepted,
   IssuedTokenSchema,
@@ -18,14 +17,18 @@ import {
   SignInBody,
   TokenNameBody,
 } from './session-schema.ts';
-import { changePassword, requestPasswordReset, setPasswordWithToken, signIn, signOut } from './session-service.ts';
+import {
+  changePassword,
+  requestPasswordReset,
+  SET_PASSWORD_PATH,
+  setPasswordWithToken,
+  signIn,
+  signOut,
+} from './session-service.ts';
 import { memoryFailureCounter, redisFailureCounter, SignInThrottle } from './sign-in-throttle.ts';
 
-/** The path of the web app's page that sets a password from an e-mailed link. */
-export const SET_PASSWORD_PATH = '/password?token=';
-
 /** Sign-in, sign-out, passwords and an account's own API tokens. */
-export function registerSessionRoutes(app: FastifyInstance, context: AppContext): void {
+export function registerSessionRoutes(app: App, context: AppContext): void {
   const { db, clock, mailer, config } = context;
   const throttle = new SignInThrottle(
     context.redis ? redisFailureCounter(context.redis, config.redisKeyPrefix) : memoryFailureCounter(),
@@ -53,8 +56,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       if (request.headers.origin !== undefined && !isSameOrigin(request, config.publicUrl)) {
         throw forbidden('Sign in from this server’s own pages.');
       }
-      const body = request.body as Static<typeof SignInBody>;
-      const signedIn = await signIn({ db, clock, throttle }, { ...body, address: request.ip });
+      const signedIn = await signIn({ db, clock, throttle }, { ...request.body, address: request.ip });
       reply.header('Set-Cookie', signedIn.setCookie);
       reply.header('Cache-Control', 'no-store');
       return toUser(signedIn.account);
@@ -94,12 +96,10 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof PasswordChangeBody>;
-      const principal = request.principal;
-      if (principal === undefined) throw forbidden();
+      const { body } = request;
       await changePassword(db, {
-        accountId: principal.accountId,
-        sessionId: principal.sessionId,
+        accountId: accountOf(request),
+        sessionId: request.principal?.sessionId,
         current: body.current,
         next: body.new,
         now: new Date(clock.now()),
@@ -124,8 +124,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       },
     },
     async (request, reply) => {
-      const { login } = request.body as Static<typeof ResetRequestBody>;
-      await requestPasswordReset({ db, mailer, now: new Date(clock.now()) }, login, (token) =>
+      await requestPasswordReset({ db, mailer, now: new Date(clock.now()) }, request.body.login, (token) =>
         absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
       );
       reply.code(202);
@@ -148,8 +147,8 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof SetPasswordBody>;
-      await setPasswordWithToken(db, body.token, body.password, new Date(clock.now()));
+      const { token, password } = request.body;
+      await setPasswordWithToken(db, token, password, new Date(clock.now()));
       reply.code(204);
     },
   );
@@ -165,7 +164,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       },
     },
     async (request) => {
-      const rows = await listTokens(db, request.principal?.accountId ?? 0);
+      const rows = await listAccountTokens(db, accountOf(request));
       return rows.map((row) => ({
         id: row.id,
         name: row.name,
@@ -188,8 +187,8 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       },
     },
     async (request, reply) => {
-      const { name } = request.body as Static<typeof TokenNameBody>;
-      const issued = await issueToken(db, request.principal?.accountId ?? 0, name);
+      const { name } = request.body;
+      const issued = await issueToken(db, accountOf(request), name);
       return created(request, reply, `/api/me/tokens/${issued.id}`, { id: issued.id, name, token: issued.token });
     },
   );
@@ -206,13 +205,8 @@ export function registerSessionRoutes(app: FastifyInstance, context: AppContext)
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof IdParams>;
-      const token = await findToken(db, id);
-      // Another account's token is as absent as a token that never was.
-      if (token === undefined || token.account_id !== request.principal?.accountId || token.revoked_at !== null) {
-        throw notFound('Token');
-      }
-      await revokeTokenById(db, id, new Date(clock.now()));
+      const { id } = request.params;
+      await revokeTokenById(db, id, new Date(clock.now()), accountOf(request));
       await context.tokens.revoked(id);
       reply.code(204);
     },

@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { Redis } from 'ioredis';
-import { hashPassword } from '../../../src/modules/advertiser/clients/password.ts';
-import { openTestDatabase } from '../../helpers/database.ts';
-import { startTestServer } from '../../helpers/server.ts';
+import { hashPassword } from '../../../../src/modules/accounts/password.ts';
+import { openTestDatabase } from '../../../helpers/database.ts';
+import { redisUnreachable, TEST_REDIS_URL } from '../../../helpers/redis.ts';
+import { startTestServer } from '../../../helpers/server.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** Whether a Redis answers at `url`, within a second. */
-async function redisReachable(url: string): Promise<string | undefined> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    redis.disconnect();
-  }
-}
+const REDIS_URL = TEST_REDIS_URL;
 
 describe('failed sign-ins counted through Redis', () => {
   it('two instances on one Redis share the failures of an account', async (t) => {
-    const problem = await redisReachable(REDIS_URL);
+    const problem = await redisUnreachable(REDIS_URL);
     if (problem !== undefined) {
       t.skip(`Redis at ${REDIS_URL} is unreachable (${problem}); set TEST_REDIS_URL to run this test`);
       return;

@@ -1,15 +1,5 @@
-import type { Db } from '../../db/database.ts';
-import type { PasswordTokenPurpose } from '../../db/schema.ts';
-
-/** An account as sign-in sees it: `login` matches its username or its e-mail, case-insensitively. */
-export async function findAccountByLogin(db: Db, login: string) {
-  const lowered = login.toLowerCase();
-  return db
-    .selectFrom('accounts')
-    .select(['id', 'kind', 'username', 'email', 'password_hash'])
-    .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', lowered), eb(eb.fn('lower', ['email']), '=', lowered)]))
-    .executeTakeFirst();
-}
+import type { Db } from '../../../db/database.ts';
+import type { PasswordTokenPurpose } from '../../../db/schema.ts';
 
 export async function insertSession(db: Db, session: { accountId: number; tokenHash: Buffer; now: Date; expiresAt: Date }) {
   return db
@@ -60,28 +50,6 @@ export async function revokeSessionsOf(db: Db, accountId: number, now: Date, kee
     .where('revoked_at', 'is', null);
   if (keepId !== undefined) query = query.where('id', '<>', keepId);
   await query.execute();
-}
-
-export async function findPasswordHash(db: Db, accountId: number): Promise<string | null | undefined> {
-  const row = await db.selectFrom('accounts').select('password_hash').where('id', '=', accountId).executeTakeFirst();
-  return row?.password_hash;
-}
-
-/** Sets a password; `mailboxConfirmedAt` also confirms the e-mail if it was not yet. */
-export async function updatePasswordHash(
-  db: Db,
-  accountId: number,
-  passwordHash: string,
-  mailboxConfirmedAt?: Date,
-): Promise<void> {
-  await db
-    .updateTable('accounts')
-    .set((eb) => ({
-      password_hash: passwordHash,
-      ...(mailboxConfirmedAt && { email_confirmed_at: eb.fn.coalesce('email_confirmed_at', eb.val(mailboxConfirmedAt)) }),
-    }))
-    .where('id', '=', accountId)
-    .execute();
 }
 
 export async function insertPasswordToken(

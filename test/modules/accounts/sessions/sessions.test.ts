@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '../../../src/modules/advertiser/clients/password.ts';
-import type { RequestOptions, TestResponse } from '../../helpers/http-client.ts';
-import { Mailbox } from '../../helpers/mailbox.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { hashPassword } from '../../../../src/modules/accounts/password.ts';
+import type { RequestOptions, TestResponse } from '../../../helpers/http-client.ts';
+import { Mailbox } from '../../../helpers/mailbox.ts';
+import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 const PASSWORD = 'correct horse battery';
 

@@ -1,29 +1,28 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../../clock.ts';
-import type { Db } from '../../db/database.ts';
-import type { SessionAuthentication } from '../../http/conventions.ts';
-import { ApiError, invalidField, unauthorized } from '../../http/errors.ts';
-import { sessionCookie } from '../../http/session-cookie.ts';
-import type { AccountRow } from '../accounts/account-repository.ts';
-import { getAccount } from '../accounts/account-service.ts';
-import { hashPassword, verifyPassword } from '../advertiser/clients/password.ts';
-import type { Mailer } from '../mail/mailer.ts';
-import { queueOutboxMessage } from '../mail/outbox-service.ts';
+import type { Clock } from '../../../clock.ts';
+import type { Db } from '../../../db/database.ts';
+import type { SessionAuthentication } from '../../../http/conventions.ts';
+import { ApiError, invalidField, unauthorized } from '../../../http/errors.ts';
+import { sessionCookie } from '../../../http/session-cookie.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import { queueAccountMessage } from '../../mail/outbox-service.ts';
+import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
+import { hashPassword, verifyPassword } from '../password.ts';
 import { invitationMessage, passwordResetMessage } from './password-messages.ts';
 import {
   extendSession,
-  findAccountByLogin,
   findLiveSession,
-  findPasswordHash,
   insertPasswordToken,
   insertSession,
   revokeSession,
   revokeSessionsOf,
   spendPasswordToken,
   spendPasswordTokensOf,
-  updatePasswordHash,
 } from './session-repository.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
+
+/** The path of the web app's page that sets a password from an e-mailed link (reset or invitation). */
+export const SET_PASSWORD_PATH = '/password?token=';
 
 /** A session dies after this long without a request. */
 export const SESSION_IDLE_MS = 14 * 24 * 3600_000;
@@ -56,7 +55,7 @@ export async function signIn(
   credentials: { login: string; password: string; address: string },
 ): Promise<SignedIn> {
   const { db, clock, throttle } = dependencies;
-  const account = await findAccountByLogin(db, credentials.login);
+  const account = await findAccountForSignIn(db, credentials.login);
   const accountKey = account === undefined ? `login:${credentials.login.toLowerCase()}` : String(account.id);
   const retryAfter = await throttle.blocked(accountKey, credentials.address);
   if (retryAfter !== undefined) {
@@ -101,13 +100,13 @@ export async function changePassword(
   db: Db,
   change: { accountId: number; sessionId: number | undefined; current: string; next: string; now: Date },
 ): Promise<void> {
-  const stored = await findPasswordHash(db, change.accountId);
-  if (stored === null || stored === undefined || !(await verifyPassword(change.current, stored))) {
+  const stored = await passwordHashOf(db, change.accountId);
+  if (stored === null || !(await verifyPassword(change.current, stored))) {
     throw invalidField('current', 'This is not your current password.');
   }
   const passwordHash = await hashPassword(change.next);
   await db.transaction().execute(async (trx) => {
-    await updatePasswordHash(trx, change.accountId, passwordHash);
+    await setPasswordHash(trx, change.accountId, passwordHash);
     await revokeSessionsOf(trx, change.accountId, change.now, change.sessionId);
   });
 }
@@ -148,18 +147,8 @@ export async function queuePasswordLink(
     purpose === 'reset'
       ? passwordResetMessage({ username: account.username, link, minutes: ttl / 60_000 })
       : invitationMessage({ username: account.username, link, days: ttl / 86_400_000 });
-  await queueOutboxMessage(trx, {
-    kind: purpose === 'reset' ? 'password_reset' : 'invitation',
-    account_id: account.id,
-    recipient: account.email,
-    subject: message.subject,
-    body_text: message.text,
-    body_html: message.html,
-    sensitive: true,
-    sent_at: null,
-    next_attempt_at: now,
-    created_at: now,
-  });
+  const kind = purpose === 'reset' ? 'password_reset' : 'invitation';
+  await queueAccountMessage(trx, { kind, account, message, now, sensitive: true });
 }
 
 /**
@@ -173,7 +162,7 @@ export async function requestPasswordReset(
   linkFor: (token: string) => string,
 ): Promise<void> {
   const { db, mailer, now } = dependencies;
-  const account = await findAccountByLogin(db, login);
+  const account = await findAccountForSignIn(db, login);
   if (account === undefined) return;
   await db.transaction().execute((trx) => queuePasswordLink(trx, account, 'reset', now, linkFor));
   mailer.wake();
@@ -191,7 +180,7 @@ export async function setPasswordWithToken(db: Db, token: string, password: stri
   await db.transaction().execute(async (trx) => {
     const spent = await spendPasswordToken(trx, hashSecret(token), now);
     if (spent === undefined) throw invalid();
-    await updatePasswordHash(trx, spent.account_id, passwordHash, now);
+    await setPasswordHash(trx, spent.account_id, passwordHash, now);
     await spendPasswordTokensOf(trx, spent.account_id, now);
     await revokeSessionsOf(trx, spent.account_id, now);
   });

@@ -1,7 +1,4 @@
-import type { ComposedMessage } from '../mail/messages.ts';
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+import { type ComposedMessage, escapeHtml } from '../../mail/messages.ts';
 
 /** The e-mail with a link that sets a new password; it says how long the link works and that it works once. */
 export function passwordResetMessage(values: { username: string; link: string; minutes: number }): ComposedMessage {

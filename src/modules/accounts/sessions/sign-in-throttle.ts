@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Clock } from '../../clock.ts';
+import type { Clock } from '../../../clock.ts';
 
 /** Failed sign-ins allowed per window, per account (or unknown login) and per client address. */
 export const SIGN_IN_LIMITS = { perAccount: 5, perAddress: 20, windowMs: 15 * 60_000 };

@@ -1,38 +1,39 @@
 import { Type } from '@sinclair/typebox';
+import { Text } from '../../../http/input-types.ts';
 
-const Password = (description: string) => Type.String({ minLength: 10, maxLength: 200, description });
+const Password = (description: string) => Text(description, { minLength: 10, maxLength: 200 });
 
 export const SignInBody = Type.Object(
   {
-    login: Type.String({ minLength: 1, maxLength: 254, description: 'Username or e-mail, in any letter case.' }),
-    password: Type.String({ minLength: 1, maxLength: 200, description: 'Password.' }),
+    login: Text('Username or e-mail, in any letter case.', { minLength: 1, maxLength: 254 }),
+    password: Text('Password.', { minLength: 1, maxLength: 200 }),
   },
   { additionalProperties: false },
 );
 
 export const PasswordChangeBody = Type.Object(
   {
-    current: Type.String({ minLength: 1, maxLength: 200, description: 'The current password.' }),
+    current: Text('The current password.', { minLength: 1, maxLength: 200 }),
     new: Password('The new password: 10 to 200 characters.'),
   },
   { additionalProperties: false },
 );
 
 export const ResetRequestBody = Type.Object(
-  { login: Type.String({ minLength: 1, maxLength: 254, description: 'Username or e-mail of the account.' }) },
+  { login: Text('Username or e-mail of the account.', { minLength: 1, maxLength: 254 }) },
   { additionalProperties: false },
 );
 
 export const SetPasswordBody = Type.Object(
   {
-    token: Type.String({ minLength: 1, maxLength: 100, description: 'The token of the e-mailed link (its `token` parameter).' }),
+    token: Text('The token of the e-mailed link (its `token` parameter).', { minLength: 1, maxLength: 100 }),
     password: Password('The new password: 10 to 200 characters.'),
   },
   { additionalProperties: false },
 );
 
 export const TokenNameBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100, description: 'A label for the token, e.g. where it is used.' }) },
+  { name: Text('A label for the token, e.g. where it is used.', { minLength: 1, maxLength: 100 }) },
   { additionalProperties: false },
 );
 

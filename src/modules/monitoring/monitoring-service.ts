@@ -1,0 +1,59 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { Principal } from '../../http/conventions.ts';
+import { forbidden, unauthorized } from '../../http/errors.ts';
+
+/** A dependency that does not answer within this long counts as down. */
+const READINESS_TIMEOUT_MS = 2000;
+
+export interface Readiness {
+  status: 'ok' | 'unavailable';
+  database: 'ok' | 'down';
+  redis: 'ok' | 'down' | 'none';
+}
+
+/** Whether the database and Redis (when configured) answer; ready when both do. */
+export async function readiness(db: Db, redis: Redis | undefined): Promise<Readiness> {
+  const [database, redisState] = await Promise.all([
+    check(() => sql`SELECT 1`.execute(db)),
+    redis ? check(() => redis.ping()) : Promise.resolve('none' as const),
+  ]);
+  const ready = database === 'ok' && redisState !== 'down';
+  return { status: ready ? 'ok' : 'unavailable', database, redis: redisState };
+}
+
+async function check(probe: () => Promise<unknown>): Promise<'ok' | 'down'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'down'>((resolve) => {
+    timer = setTimeout(() => resolve('down'), READINESS_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([probe().then(() => 'ok' as const), timeout]);
+  } catch {
+    return 'down';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A scrape is allowed with the scraper's METRICS_TOKEN or an operator's API token. */
+export async function authorizeScrape(
+  token: string | undefined,
+  dependencies: { metricsToken: string | undefined; authenticate: (token: string) => Promise<Principal | undefined> },
+): Promise<void> {
+  if (token === undefined)
+    throw unauthorized('An operator token (Auth-Token) or METRICS_TOKEN (Authorization: Bearer) is required.');
+  const expected = dependencies.metricsToken;
+  if (expected !== undefined && sameSecret(token, expected)) return;
+  const principal = await dependencies.authenticate(token);
+  if (principal === undefined) throw unauthorized();
+  if (principal.kind !== 'operator') throw forbidden('Metrics are for operators only.');
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
