@@ -9,6 +9,7 @@ import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
+import { createPasswordToken, SET_PASSWORD_PATH } from './modules/accounts/sessions/session-service.ts';
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
@@ -84,27 +85,38 @@ async function shareRevocations(context: AppContext, redis: Redis): Promise<void
  * On the very first start there is no operator: create one, and put its token in
  * DATA_DIR/operator.token (readable by the owner only) so the CLI can use it.
  */
-export async function ensureOperator(context: AppContext): Promise<string | undefined> {
+export async function ensureOperator(context: AppContext): Promise<BootstrapSecrets | undefined> {
   if (await operatorExists(context.db)) return undefined;
-  const account = await context.db
-    .transaction()
-    .execute((trx) =>
-      createAccount(
-        trx,
-        { kind: 'operator', username: 'operator', email: 'operator@localhost', emailConfirmed: true },
-        new Date(context.clock.now()),
-      ),
+  const now = new Date(context.clock.now());
+  // The operator has no mailbox yet: its invitation to choose a web password is handed over
+  // like its token, in a file only the server's user can read.
+  const { account, invitation } = await context.db.transaction().execute(async (trx) => {
+    const account = await createAccount(
+      trx,
+      { kind: 'operator', username: 'operator', email: 'operator@localhost', emailConfirmed: true },
+      now,
     );
+    return { account, invitation: await createPasswordToken(trx, account.id, 'invitation', now) };
+  });
   const { token } = await issueToken(context.db, account.id, 'bootstrap');
-  const tokenPath = path.join(context.config.dataDir, 'operator.token');
-  writeFileSync(tokenPath, `${token}\n`, { mode: 0o600 });
-  chmodSync(tokenPath, 0o600);
-  return token;
+  writeSecret(path.join(context.config.dataDir, 'operator.token'), token);
+  return { token, invitation };
+}
+
+/** What the first start hands the operator: its API token and a single-use password invitation. */
+export interface BootstrapSecrets {
+  token: string;
+  invitation: string;
+}
+
+function writeSecret(file: string, content: string): void {
+  writeFileSync(file, `${content}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const context = await createContext(config, options.database);
-  const bootstrapToken = await ensureOperator(context);
+  const bootstrap = await ensureOperator(context);
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
   context.mailer.start(app.log);
@@ -124,16 +136,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  if (bootstrapToken) {
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (bootstrap) {
+    const linkPath = path.join(config.dataDir, 'operator-password.url');
+    writeSecret(linkPath, `${config.publicUrl ?? url}${SET_PASSWORD_PATH}${bootstrap.invitation}`);
     app.log.info(`created the first operator account; its token is in ${path.join(config.dataDir, 'operator.token')}`);
+    app.log.info(`open the link in ${linkPath} (once, within 7 days) to choose its password for the web account`);
   } else if (!existsSync(path.join(config.dataDir, 'operator.token'))) {
     app.log.debug('operator account exists; no token file in DATA_DIR');
   }
   return {
     app,
     context,
-    url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    bootstrapToken,
+    url,
+    bootstrapToken: bootstrap?.token,
     close: () => app.close(),
   };
 }

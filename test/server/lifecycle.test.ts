@@ -185,6 +185,24 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
     const client = new TestClient(`https://127.0.0.1:${port}`, cert, token);
     try {
       assert.equal((await client.get('/api/me')).json().type, 'operator');
+      // The first start also hands over a single-use link to choose the operator's web password.
+      const linkPath = path.join(dataDir, 'operator-password.url');
+      assert.equal(statSync(linkPath).mode & 0o777, 0o600);
+      const link = new URL(readFileSync(linkPath, 'utf8').trim());
+      assert.equal(link.pathname, '/password');
+      const invitation = link.searchParams.get('token') ?? '';
+      const anonymous = client.as(undefined);
+      const set = await anonymous.post('/api/password-reset/confirm', {
+        token: invitation,
+        password: 'a long operator password',
+      });
+      assert.equal(set.status, 204, set.text);
+      const signIn = await anonymous.post('/api/session', { login: 'operator', password: 'a long operator password' });
+      assert.equal(signIn.status, 200, signIn.text);
+      assert.equal(
+        (await anonymous.post('/api/password-reset/confirm', { token: invitation, password: 'another password!' })).status,
+        422,
+      );
       // A request in flight when the signal arrives still gets its answer: half of its body is
       // sent, then (once the server has logged the request) the signal, then (once the server
       // says it is shutting down) the rest.
