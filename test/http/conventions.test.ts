@@ -360,7 +360,7 @@ describe('HTTP conventions', () => {
       const quoted = await server.operator.post('/api/admin/users', {
         type: 'advertiser',
         username: "x'; DROP TABLE accounts;--",
-        email: 'q@example.test',
+        email: 'metacharacters@example.test',
       });
       assert.deepEqual(failingFields(assertError(quoted, 422, 'json')), ['username']);
       // Metacharacters in the query string of a list are plain data too.
