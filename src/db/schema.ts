@@ -142,6 +142,10 @@ export interface StatsDailyTable {
   conversions_purchase: Defaulted<number>;
   conversions_registration: Defaulted<number>;
   conversions_intermediate: Defaulted<number>;
+  served: Defaulted<number>;
+  refunded_clicks: Defaulted<number>;
+  refunded_spend_micros: Defaulted<number>;
+  refunded_publisher_income_micros: Defaulted<number>;
 }
 
 /** Campaign totals per day: the sums of stats_daily by (campaign_id, day), kept by the same writes. */
@@ -155,6 +159,10 @@ export interface StatsCampaignDailyTable {
   conversions_purchase: Defaulted<number>;
   conversions_registration: Defaulted<number>;
   conversions_intermediate: Defaulted<number>;
+  served: Defaulted<number>;
+  refunded_clicks: Defaulted<number>;
+  refunded_spend_micros: Defaulted<number>;
+  refunded_publisher_income_micros: Defaulted<number>;
 }
 
 export type PayoutStatus = 'pending' | 'paid' | 'cancelled';

@@ -28,12 +28,15 @@ export class ImpressionBuffer {
   }
 
   /** Counts one view; events with the same rollup key (and day) are summed until the flush. */
-  add(event: Omit<TrafficEvent, 'views'>, day: string): void {
+  add(event: Omit<TrafficEvent, 'views' | 'served'>, day: string): void {
     // The block determines the site and the ad its campaign: these four and the day make the rollup key.
     const key = `${day}${event.offerId}|${event.blockId}|${event.device}${event.country ?? ''}`;
     const existing = this.pending.get(key);
-    if (existing === undefined) this.pending.set(key, { ...event, views: 1 });
-    else existing.views = (existing.views ?? 0) + 1;
+    if (existing === undefined) this.pending.set(key, { ...event, views: 1, served: 1 });
+    else {
+      existing.views = (existing.views ?? 0) + 1;
+      existing.served = (existing.served ?? 0) + 1;
+    }
   }
 
   get size(): number {
@@ -54,7 +57,10 @@ export class ImpressionBuffer {
           for (const [key, event] of batch) {
             const existing = this.pending.get(key);
             if (existing === undefined) this.pending.set(key, event);
-            else existing.views = (existing.views ?? 0) + (event.views ?? 0);
+            else {
+              existing.views = (existing.views ?? 0) + (event.views ?? 0);
+              existing.served = (existing.served ?? 0) + (event.served ?? 0);
+            }
           }
           throw error;
         }

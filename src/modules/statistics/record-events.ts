@@ -30,6 +30,12 @@ export interface TrafficEvent {
   /** What the publisher earned from it. */
   publisherIncomeMicros?: number;
   conversions?: Partial<Record<GoalId, number>>;
+  /** Teasers served (views are the viewable ones among them). */
+  served?: number;
+  /** Clicks found invalid after billing, with the money given back (on the click's own day and place). */
+  refundedClicks?: number;
+  refundedSpendMicros?: number;
+  refundedPublisherIncomeMicros?: number;
 }
 
 type RollupRow = {
@@ -47,6 +53,10 @@ type RollupRow = {
   conversions_purchase: number;
   conversions_registration: number;
   conversions_intermediate: number;
+  served: number;
+  refunded_clicks: number;
+  refunded_spend_micros: number;
+  refunded_publisher_income_micros: number;
 };
 
 interface DayFormatter {
@@ -146,6 +156,10 @@ export const ROLLUP_COUNTERS = [
   'conversions_purchase',
   'conversions_registration',
   'conversions_intermediate',
+  'served',
+  'refunded_clicks',
+  'refunded_spend_micros',
+  'refunded_publisher_income_micros',
 ] as const;
 const COUNTER_NAMES = sql.join(ROLLUP_COUNTERS.map((counter) => sql.ref(counter)));
 /** An upsert's update: each counter of the row (`s`) plus the one being inserted. */
@@ -191,6 +205,10 @@ function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRo
         conversions_purchase: 0,
         conversions_registration: 0,
         conversions_intermediate: 0,
+        served: 0,
+        refunded_clicks: 0,
+        refunded_spend_micros: 0,
+        refunded_publisher_income_micros: 0,
       };
       rows.set(key, row);
     }
@@ -201,6 +219,10 @@ function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRo
     row.conversions_purchase += event.conversions?.[GOALS.purchase] ?? 0;
     row.conversions_registration += event.conversions?.[GOALS.registration] ?? 0;
     row.conversions_intermediate += event.conversions?.[GOALS.intermediate] ?? 0;
+    row.served += event.served ?? 0;
+    row.refunded_clicks += event.refundedClicks ?? 0;
+    row.refunded_spend_micros += event.refundedSpendMicros ?? 0;
+    row.refunded_publisher_income_micros += event.refundedPublisherIncomeMicros ?? 0;
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
 }
