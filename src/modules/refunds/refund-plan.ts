@@ -16,6 +16,8 @@ export interface ClickReversal {
   advertiserId: number;
   publisherId: number;
   chargeMicros: number;
+  /** The publisher's share the click earned. */
+  publisherMicros: number;
   /** Taken back from the publisher's balance. */
   publisherReversedMicros: number;
   /** The publisher's share its balance could not cover: the platform bears it. */

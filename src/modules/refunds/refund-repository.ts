@@ -186,3 +186,40 @@ export async function listRefundedClicks(db: Db, filter: RefundedClickFilter, li
       .offset(offset),
   );
 }
+
+/**
+ * Billed clicks not refunded yet, made in [since, until), that are more than `maxClicks` from one
+ * address on one block within `windowMs` (counting that address's billed clicks on that block in
+ * the window before each click, refunded or not): the first `maxClicks` of a burst stay billed,
+ * the rest are a click flood. Clicks without an address (recorded before migration 0490) are left alone.
+ */
+export async function findClickFloods(
+  db: Db,
+  range: { since: Date; until: Date },
+  rule: { maxClicks: number; windowMs: number },
+  limit: number,
+): Promise<string[]> {
+  const windowStart = new Date(range.since.getTime() - rule.windowMs);
+  const window = `${rule.windowMs} milliseconds`;
+  // Per click: the clicks of its block and address in [its time - window, its time] (RANGE counts
+  // every click of the same instant), less those of the same instant that come after it by id, so
+  // that a burst of clicks in one millisecond is ordered too (by id, byte order on every database).
+  const result = await sql<{ click_id: string }>`
+    SELECT f.click_id FROM (
+      SELECT c.click_id, c.created_at,
+        count(*) OVER (
+          PARTITION BY c.block_id, c.address ORDER BY c.created_at
+          RANGE BETWEEN ${window}::interval PRECEDING AND CURRENT ROW
+        )
+        - count(*) OVER (PARTITION BY c.block_id, c.address, c.created_at)
+        + row_number() OVER (PARTITION BY c.block_id, c.address, c.created_at ORDER BY c.click_id COLLATE "C") AS recent
+      FROM clicks AS c
+      WHERE c.status = 'billed' AND c.address IS NOT NULL
+        AND c.created_at >= ${windowStart} AND c.created_at < ${range.until}
+    ) AS f
+    WHERE f.recent > ${rule.maxClicks} AND f.created_at >= ${range.since}
+      AND NOT EXISTS (SELECT 1 FROM refunded_clicks AS r WHERE r.click_id = f.click_id)
+    ORDER BY f.created_at, f.click_id
+    LIMIT ${limit}`.execute(db);
+  return result.rows.map((row) => row.click_id);
+}

@@ -349,3 +349,50 @@ describe('refunds of invalid clicks', () => {
     assert.equal((await db.selectFrom('refunds').select('id').execute()).length, refundsBefore);
   });
 });
+
+describe('automatic refund of click floods', () => {
+  let server: TestServer;
+  before(async () => {
+    // The sweep's timer is an hour apart: the test sweeps itself, on the injected clock.
+    server = await startTestServer({ config: { clickFlood: { maxClicks: 3, windowMs: 60_000, sweepMs: 3_600_000 } } });
+  });
+  after(() => server.close());
+
+  it('refunds the clicks beyond the allowance from one address on one block, once, as click_flood', async () => {
+    const db = server.server.context.db;
+    const detector = server.server.context.clickFloods;
+    assert.ok(detector, 'the rule is on');
+    const world = await createWorld(server);
+    const burst = await clickThrough(server, world, 3);
+    assert.equal(burst.length, 6);
+    server.clock.advance(120_000);
+    const calm = (await clickThrough(server, world, 1)).filter((clickId) => !burst.includes(clickId));
+    assert.equal(calm.length, 2);
+    const advertiserBefore = await balanceOf(db, world.advertiserId);
+
+    const result = await detector.sweep();
+    assert.ok(result);
+    assert.equal(result.reason, 'click_flood');
+    assert.equal(result.createdBy, null);
+    const ordered = [...burst].sort();
+    const refunded = await db.selectFrom('refunded_clicks').select('click_id').where('refund_id', '=', result.id).execute();
+    assert.deepEqual(
+      refunded.map((row) => row.click_id).sort(),
+      ordered.slice(3),
+      'the burst came in one instant: the three after the allowance, by click id, are refunded',
+    );
+    const money = await clickMoney(db, ordered.slice(3));
+    assert.equal(await balanceOf(db, world.advertiserId), advertiserBefore + money.charge);
+    assert.deepEqual(
+      result.events.map((event) => [event.type, event.accountId, event.data.role, event.data.clicks]),
+      [
+        ['clicks.refunded', world.advertiserId, 'advertiser', 3],
+        ['clicks.refunded', world.publisherId, 'publisher', 3],
+      ],
+    );
+    assert.equal(await detector.sweep(), undefined, 'a flood is refunded once');
+    const listed = await world.advertiser.get('/api/advertiser/refunds?reason=click_flood');
+    assert.equal(listed.json().length, 3);
+    await assertEveryBalanceIsItsLedger(db);
+  });
+});
