@@ -145,6 +145,28 @@ describe('refunds of invalid clicks', () => {
     assert.equal(list.header('x-pagination-total-count'), '1');
   });
 
+  it('refunds a click once when two refunds of it run at the same time', async () => {
+    const world = await createWorld(server);
+    const clickIds = await clickThrough(server, world, 2);
+    const money = await clickMoney(db, clickIds);
+    const before = await balanceOf(db, world.advertiserId);
+    const responses = await Promise.all(
+      ['bot', 'manual', 'duplicate'].map((reason) => server.operator.post('/api/admin/refunds', { clickIds, reason })),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    // The first to lock the balances refunds; the others find nothing left (422) or, having read the
+    // clicks before it committed, lose the race for the click rows (409) and change nothing.
+    assert.equal(statuses.filter((status) => status === 201).length, 1, statuses.join(', '));
+    assert.ok(
+      statuses.every((status) => [201, 409, 422].includes(status)),
+      statuses.join(', '),
+    );
+    assert.equal(await balanceOf(db, world.advertiserId), before + money.charge, 'the money moved once');
+    const rows = await db.selectFrom('refunded_clicks').select('click_id').where('click_id', 'in', clickIds).execute();
+    assert.equal(rows.length, clickIds.length);
+    await assertEveryBalanceIsItsLedger(db);
+  });
+
   it('refunds the billed clicks of a site, an address range and a time range', async () => {
     const world = await createWorld(server);
     const early = await clickThrough(server, world, 2);
@@ -243,8 +265,16 @@ describe('refunds of invalid clicks', () => {
     });
     assert.equal(payout.status, 201, payout.text);
     const unrecovered = money.share - keep;
-    // The platform holds only the margins of these clicks (and of earlier tests' clicks, refunded):
-    // it cannot bear the shares already paid out, so the refund is refused and changes nothing.
+    // The platform's balance taken down to under 100 micro-units (amounts have 4 fraction digits): it
+    // cannot bear the shares already paid out, so the refund is refused and changes nothing.
+    const reserve = Math.floor((await balanceOf(db, platformId)) / 100) * 100;
+    if (reserve > 0) {
+      const withdrawn = await server.operator.post(`/api/admin/users/${platformId}/balance`, {
+        amount: -reserve / 1_000_000,
+        comment: 'test: an empty platform',
+      });
+      assert.equal(withdrawn.status, 200, withdrawn.text);
+    }
     const short = money.margin + unrecovered - (await balanceOf(db, platformId));
     assert.ok(short > 0);
     const preview = await server.operator.post('/api/admin/refunds', { clickIds, reason: 'publisher_fraud', dryRun: true });
