@@ -6,6 +6,7 @@ import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 import type { Metrics } from './modules/monitoring/metrics.ts';
+import type { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import type { ServingEngine } from './modules/serving/serving-engine.ts';
 
 /**
@@ -29,4 +30,6 @@ export interface AppContext {
   metrics: Metrics;
   /** The serving engine (teaser selection, view buffer, click billing); absent in contexts that serve nothing. */
   serving?: ServingEngine;
+  /** Refunds click floods after billing (CLICK_FLOOD_MAX_CLICKS); absent when the rule is off. */
+  clickFloods?: ClickFloodDetector;
 }

@@ -37,6 +37,7 @@ import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.
 import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-routes.ts';
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
+import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -74,6 +75,7 @@ const MODULES: RegisterRoutes[] = [
   registerAdvertiserStatisticsRoutes,
   registerImageRoutes,
   registerServingRoutes,
+  registerRefundRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,
   registerWebAppRoutes,

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
+import type { ClickFloodRule } from './modules/refunds/click-flood-detector.ts';
 
 /** Everything the server needs from its environment, validated once at start. */
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
   servingRefreshMs: number;
+  /** The automatic click flood refund (docs/refunds.md); undefined when CLICK_FLOOD_MAX_CLICKS is 0 (off). */
+  clickFlood: ClickFloodRule | undefined;
   clock: Clock;
 }
 
@@ -139,9 +142,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     revenueShare: sharePercent / 100,
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
+    clickFlood: clickFloodRule(
+      int('CLICK_FLOOD_MAX_CLICKS', 0, 0, 1_000_000),
+      int('CLICK_FLOOD_WINDOW_S', 60, 1, 86_400),
+      int('CLICK_FLOOD_SWEEP_S', 60, 1, 3_600),
+    ),
     clock: systemClock,
     ...overrides,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The click flood rule from its variables: none when the allowance is 0. */
+function clickFloodRule(maxClicks: number, windowSeconds: number, sweepSeconds: number): ClickFloodRule | undefined {
+  if (maxClicks === 0) return undefined;
+  return { maxClicks, windowMs: windowSeconds * 1000, sweepMs: sweepSeconds * 1000 };
 }

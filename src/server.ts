@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { Config } from './config.ts';
-import { type Database, openDatabase } from './db/database.ts';
+import { type Database, type Db, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
@@ -14,6 +14,7 @@ import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/to
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
+import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
@@ -58,10 +59,25 @@ export async function createContext(config: Config, database?: Database): Promis
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
     images: new ImageStore(path.join(config.dataDir, 'images')),
     serving,
+    clickFloods: clickFloodDetector(config, db.db),
     metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally }),
   };
   if (redis) await shareRevocations(context, redis);
   return context;
+}
+
+/** The click flood refund, started when its rule is on; its failures are warnings, the next sweep tries again. */
+function clickFloodDetector(config: Config, db: Db): ClickFloodDetector | undefined {
+  if (config.clickFlood === undefined) return undefined;
+  const detector = new ClickFloodDetector({
+    db,
+    clock: config.clock,
+    timeZone: config.timeZone,
+    rule: config.clickFlood,
+    onError: (error) => process.emitWarning(`click flood refund failed: ${(error as Error).message}`),
+  });
+  detector.start();
+  return detector;
 }
 
 /**
@@ -127,6 +143,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.closeSubscriber?.().catch(() => undefined);
     // Counted views are written before storage closes.
     await context.serving?.close();
+    await context.clickFloods?.close();
     await context.redis?.quit().catch(() => undefined);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();

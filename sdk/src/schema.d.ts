@@ -230,6 +230,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Refunds of invalid clicks, newest first. */
+        get: operations["adminListRefunds"];
+        put?: never;
+        /** Refund invalid billed clicks (by ids, or by site/block, address range and time range): the advertiser gets the charge back, the publisher share and the platform margin are reversed. dryRun=true changes nothing. */
+        post: operations["adminCreateRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One refund of invalid clicks. */
+        get: operations["adminGetRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/sites": {
         parameters: {
             query?: never;
@@ -581,6 +616,23 @@ export interface paths {
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
         delete: operations["deleteOffer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The advertiser's clicks found invalid and refunded, with why; newest refund first (extension). */
+        get: operations["listRefundedClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1074,6 +1126,23 @@ export interface paths {
         };
         /** One payout (extension). */
         get: operations["getPayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clicks on the publisher's sites found invalid, whose share was reversed, with why; newest refund first (extension). */
+        get: operations["listReversedClicks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2443,6 +2512,415 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    adminListRefunds: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only refunds with this reason. */
+                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Per advertiser, what it gets back. */
+                        advertisers: {
+                            /** @description Given back to its balance, in currency units. */
+                            amount: number;
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description The advertiser account. */
+                            userId: number;
+                        }[];
+                        /** @description Given back to advertisers (the clicks’ charges), in currency units. */
+                        amount: number;
+                        /** @description Clicks refunded. */
+                        clicks: number;
+                        /** @description The operator's note. */
+                        comment: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was applied (or computed, for a dry run), ISO 8601.
+                         */
+                        date: string;
+                        /** @description True when nothing was changed: what the refund would move. */
+                        dryRun: boolean;
+                        /** @description Refund id; null for a dry run. */
+                        id: number | null;
+                        /** @description The platform's margin on these clicks, given back. Currency units. */
+                        marginReversed: number;
+                        /** @description The operator who applied it; null when the automatic click flood detector did. */
+                        operatorId: number | null;
+                        /** @description What the platform's balance lacks to bear its part (margin plus unrecovered shares); a run is refused (422) when it is not 0. */
+                        platformShortfall: number;
+                        /** @description Taken back from publishers' balances, in currency units. */
+                        publisherReversed: number;
+                        /** @description Per publisher, what it gives back. */
+                        publishers: {
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description Its shares taken back from its balance, in currency units. */
+                            reversed: number;
+                            /** @description Its shares its balance could not give back (already paid out), borne by the platform, in currency units. */
+                            unrecovered: number;
+                            /** @description The publisher account. */
+                            userId: number;
+                        }[];
+                        /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
+                        publisherUnrecovered: number;
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
+                        skipped: {
+                            /** @description A click id of the request. */
+                            clickId: string;
+                            /** @description unknown (no such settled click), not_billed (recorded but never billed) or refunded (already). */
+                            why: "unknown" | "not_billed" | "refunded";
+                        }[];
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    adminCreateRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Range selection: only clicks on this block. */
+                    blockId?: number;
+                    /** @description Refund these clicks (at most 1000); or select by range instead. */
+                    clickIds?: string[];
+                    /** @description A note kept with the refund and in its ledger rows. */
+                    comment?: string;
+                    /** @description true: change nothing and answer 200 with what the refund would move. */
+                    dryRun?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description Range selection: clicks at or after this instant, ISO 8601.
+                     */
+                    from?: string;
+                    /** @description Range selection: only clicks from this address range, CIDR (203.0.113.0/24, 2001:db8::/32) or one address. */
+                    network?: string;
+                    /** @description Why the clicks are invalid. */
+                    reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                    /** @description Range selection: only clicks on this site. */
+                    siteId?: number;
+                    /**
+                     * Format: date-time
+                     * @description Range selection: clicks before this instant, ISO 8601.
+                     */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A refund of invalid clicks: what it moved (or, dry run, would move) and for whom. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Per advertiser, what it gets back. */
+                        advertisers: {
+                            /** @description Given back to its balance, in currency units. */
+                            amount: number;
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description The advertiser account. */
+                            userId: number;
+                        }[];
+                        /** @description Given back to advertisers (the clicks’ charges), in currency units. */
+                        amount: number;
+                        /** @description Clicks refunded. */
+                        clicks: number;
+                        /** @description The operator's note. */
+                        comment: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was applied (or computed, for a dry run), ISO 8601.
+                         */
+                        date: string;
+                        /** @description True when nothing was changed: what the refund would move. */
+                        dryRun: boolean;
+                        /** @description Refund id; null for a dry run. */
+                        id: number | null;
+                        /** @description The platform's margin on these clicks, given back. Currency units. */
+                        marginReversed: number;
+                        /** @description The operator who applied it; null when the automatic click flood detector did. */
+                        operatorId: number | null;
+                        /** @description What the platform's balance lacks to bear its part (margin plus unrecovered shares); a run is refused (422) when it is not 0. */
+                        platformShortfall: number;
+                        /** @description Taken back from publishers' balances, in currency units. */
+                        publisherReversed: number;
+                        /** @description Per publisher, what it gives back. */
+                        publishers: {
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description Its shares taken back from its balance, in currency units. */
+                            reversed: number;
+                            /** @description Its shares its balance could not give back (already paid out), borne by the platform, in currency units. */
+                            unrecovered: number;
+                            /** @description The publisher account. */
+                            userId: number;
+                        }[];
+                        /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
+                        publisherUnrecovered: number;
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
+                        skipped: {
+                            /** @description A click id of the request. */
+                            clickId: string;
+                            /** @description unknown (no such settled click), not_billed (recorded but never billed) or refunded (already). */
+                            why: "unknown" | "not_billed" | "refunded";
+                        }[];
+                    };
+                };
+            };
+            /** @description A refund of invalid clicks: what it moved (or, dry run, would move) and for whom. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Per advertiser, what it gets back. */
+                        advertisers: {
+                            /** @description Given back to its balance, in currency units. */
+                            amount: number;
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description The advertiser account. */
+                            userId: number;
+                        }[];
+                        /** @description Given back to advertisers (the clicks’ charges), in currency units. */
+                        amount: number;
+                        /** @description Clicks refunded. */
+                        clicks: number;
+                        /** @description The operator's note. */
+                        comment: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was applied (or computed, for a dry run), ISO 8601.
+                         */
+                        date: string;
+                        /** @description True when nothing was changed: what the refund would move. */
+                        dryRun: boolean;
+                        /** @description Refund id; null for a dry run. */
+                        id: number | null;
+                        /** @description The platform's margin on these clicks, given back. Currency units. */
+                        marginReversed: number;
+                        /** @description The operator who applied it; null when the automatic click flood detector did. */
+                        operatorId: number | null;
+                        /** @description What the platform's balance lacks to bear its part (margin plus unrecovered shares); a run is refused (422) when it is not 0. */
+                        platformShortfall: number;
+                        /** @description Taken back from publishers' balances, in currency units. */
+                        publisherReversed: number;
+                        /** @description Per publisher, what it gives back. */
+                        publishers: {
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description Its shares taken back from its balance, in currency units. */
+                            reversed: number;
+                            /** @description Its shares its balance could not give back (already paid out), borne by the platform, in currency units. */
+                            unrecovered: number;
+                            /** @description The publisher account. */
+                            userId: number;
+                        }[];
+                        /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
+                        publisherUnrecovered: number;
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
+                        skipped: {
+                            /** @description A click id of the request. */
+                            clickId: string;
+                            /** @description unknown (no such settled click), not_billed (recorded but never billed) or refunded (already). */
+                            why: "unknown" | "not_billed" | "refunded";
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    adminGetRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A refund of invalid clicks: what it moved (or, dry run, would move) and for whom. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Per advertiser, what it gets back. */
+                        advertisers: {
+                            /** @description Given back to its balance, in currency units. */
+                            amount: number;
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description The advertiser account. */
+                            userId: number;
+                        }[];
+                        /** @description Given back to advertisers (the clicks’ charges), in currency units. */
+                        amount: number;
+                        /** @description Clicks refunded. */
+                        clicks: number;
+                        /** @description The operator's note. */
+                        comment: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was applied (or computed, for a dry run), ISO 8601.
+                         */
+                        date: string;
+                        /** @description True when nothing was changed: what the refund would move. */
+                        dryRun: boolean;
+                        /** @description Refund id; null for a dry run. */
+                        id: number | null;
+                        /** @description The platform's margin on these clicks, given back. Currency units. */
+                        marginReversed: number;
+                        /** @description The operator who applied it; null when the automatic click flood detector did. */
+                        operatorId: number | null;
+                        /** @description What the platform's balance lacks to bear its part (margin plus unrecovered shares); a run is refused (422) when it is not 0. */
+                        platformShortfall: number;
+                        /** @description Taken back from publishers' balances, in currency units. */
+                        publisherReversed: number;
+                        /** @description Per publisher, what it gives back. */
+                        publishers: {
+                            /** @description Its clicks in the refund. */
+                            clicks: number;
+                            /** @description Its shares taken back from its balance, in currency units. */
+                            reversed: number;
+                            /** @description Its shares its balance could not give back (already paid out), borne by the platform, in currency units. */
+                            unrecovered: number;
+                            /** @description The publisher account. */
+                            userId: number;
+                        }[];
+                        /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
+                        publisherUnrecovered: number;
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
+                        skipped: {
+                            /** @description A click id of the request. */
+                            clickId: string;
+                            /** @description unknown (no such settled click), not_billed (recorded but never billed) or refunded (already). */
+                            why: "unknown" | "not_billed" | "refunded";
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4809,6 +5287,80 @@ export interface operations {
             };
         };
     };
+    listRefundedClicks: {
+        parameters: {
+            query?: {
+                /** @description Only clicks on this campaign. */
+                campaignId?: number;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only clicks refunded for this reason. */
+                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Given back to the balance (what the click was charged), in currency units. */
+                        amount: number;
+                        /** @description Block the click came from. */
+                        blockId: number;
+                        /** @description Campaign of the ad clicked. */
+                        campaignId: number;
+                        /** @description The click id (as passed to the ad URL in `{click_id}`). */
+                        clickId: string;
+                        /**
+                         * Format: date-time
+                         * @description When the click happened, ISO 8601.
+                         */
+                        date: string;
+                        /** @description The ad clicked. */
+                        offerId: number;
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /**
+                         * Format: date-time
+                         * @description When it was refunded, ISO 8601.
+                         */
+                        refundedAt: string;
+                        /** @description The refund that took it. */
+                        refundId: number;
+                        /** @description Site the click came from. */
+                        siteId: number;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     getAdvertiserStatistics: {
         parameters: {
             query?: {
@@ -6615,6 +7167,78 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listReversedClicks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only clicks refunded for this reason. */
+                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                /** @description Only clicks on this site. */
+                siteId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Block the click came from. */
+                        blockId: number;
+                        /** @description The click id (as passed to the ad URL in `{click_id}`). */
+                        clickId: string;
+                        /**
+                         * Format: date-time
+                         * @description When the click happened, ISO 8601.
+                         */
+                        date: string;
+                        /** @description Taken back from the balance (the share it had earned), in currency units. */
+                        income: number;
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /**
+                         * Format: date-time
+                         * @description When it was refunded, ISO 8601.
+                         */
+                        refundedAt: string;
+                        /** @description The refund that took it. */
+                        refundId: number;
+                        /** @description Site the click came from. */
+                        siteId: number;
+                        /** @description The part of its share the balance could not give back (already paid out); the platform bore it. Currency units. */
+                        unrecovered: number;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

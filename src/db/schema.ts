@@ -242,6 +242,8 @@ interface ClickColumns {
   country: Defaulted<string>;
   advertiser_id: number;
   publisher_id: number;
+  /** The visitor's IP address (inet, as text); null for clicks recorded before migration 0490. */
+  address: Defaulted<string | null>;
 }
 
 export interface ClicksTable extends ClickColumns {
@@ -269,6 +271,36 @@ export interface AudienceMembersTable {
   advertiser_id: number;
   visitor_id: string;
   last_seen_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export const REFUND_REASONS = ['bot', 'duplicate', 'datacenter', 'click_flood', 'publisher_fraud', 'manual'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+/** A refund of invalid clicks (docs/refunds.md): what it took back and from whom. */
+export interface RefundsTable {
+  id: Generated<number>;
+  reason: RefundReason;
+  comment: Defaulted<string>;
+  /** The operator who applied it; null for the automatic detector. */
+  created_by: number | null;
+  created_at: ColumnType<Date, Date | string, never>;
+  clicks: number;
+  refunded_micros: number;
+  publisher_reversed_micros: number;
+  publisher_unrecovered_micros: number;
+  margin_reversed_micros: number;
+}
+
+/** A click refunded once (the click id is the primary key), with its share of its refund's money. */
+export interface RefundedClicksTable {
+  click_id: string;
+  refund_id: number;
+  advertiser_id: number;
+  publisher_id: number;
+  charge_micros: number;
+  publisher_reversed_micros: number;
+  publisher_unrecovered_micros: number;
+  margin_micros: number;
 }
 
 export interface ChangeCountersTable {
@@ -301,4 +333,6 @@ export interface DatabaseSchema {
   change_counters: ChangeCountersTable;
   sessions: SessionsTable;
   password_tokens: PasswordTokensTable;
+  refunds: RefundsTable;
+  refunded_clicks: RefundedClicksTable;
 }

@@ -34,6 +34,8 @@ export interface IncomingClick {
   advertiserId: number;
   publisherId: number;
   nowMs: number;
+  /** The visitor's IP address, kept so that refunds can select the clicks of an address range. */
+  address: string | null;
   /** Decided on the request: null = bill it (if the money is there); otherwise why it is not billed. */
   refusal: 'bot' | 'limit' | null;
 }
@@ -63,7 +65,7 @@ export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Pr
   const column = <T>(value: (click: IncomingClick) => T) => fresh.map(value);
   const inserted = await prepared(sql<{ click_id: string }>`
     INSERT INTO accepted_clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, charge_micros, refusal)
+      advertiser_id, publisher_id, charge_micros, refusal, address)
     SELECT * FROM unnest(
       ${column((click) => click.claims.clickId)}::text[],
       ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
@@ -76,9 +78,10 @@ export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Pr
       ${column((click) => click.advertiserId)}::integer[],
       ${column((click) => click.publisherId)}::integer[],
       ${column((click) => click.claims.chargeMicros)}::bigint[],
-      ${column((click) => click.refusal)}::text[]
+      ${column((click) => click.refusal)}::text[],
+      ${column((click) => click.address)}::inet[]
     ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, charge_micros, refusal)
+      advertiser_id, publisher_id, charge_micros, refusal, address)
     ON CONFLICT (click_id) DO NOTHING
     RETURNING click_id`).execute(db);
   const accepted = new Set(inserted.rows.map((row) => row.click_id));
@@ -282,7 +285,7 @@ async function recordSettlement(
   // Guarded by `posted` (see postLedgerChanges); without money to move, `posted` is just a row.
   const insertClicks = sql`
     INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros, billing_batch)
+      advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros, billing_batch, address)
     SELECT * FROM unnest(
       ${column((click) => click.click_id)}::text[],
       ${column((click) => new Date(click.created_at).toISOString())}::timestamptz[],
@@ -298,7 +301,8 @@ async function recordSettlement(
       ${column((click, split) => (split === undefined ? 0 : click.charge_micros))}::bigint[],
       ${column((_click, split) => split?.publisherMicros ?? 0)}::bigint[],
       ${column((_click, split) => split?.marginMicros ?? 0)}::bigint[],
-      ${column((_click, split) => (split === undefined ? null : batchId))}::text[]
+      ${column((_click, split) => (split === undefined ? null : batchId))}::text[],
+      ${column((click) => click.address)}::inet[]
     ) AS c
     WHERE ${posted}
     RETURNING 1`;

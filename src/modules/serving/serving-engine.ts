@@ -245,7 +245,12 @@ export class ServingEngine {
    * readable, still redirects, without a click id (a repeated one: with it, billed once).
    * Undefined: the link cannot be read, or its ad is gone.
    */
-  async redirect(token: string, userAgent: string | undefined, log: ClickLog): Promise<string | undefined> {
+  async redirect(
+    token: string,
+    userAgent: string | undefined,
+    log: ClickLog,
+    address: string | null = null,
+  ): Promise<string | undefined> {
     const nowMs = this.options.clock.now();
     const verdict = this.signer.verify(token, nowMs);
     const { claims } = verdict;
@@ -260,7 +265,7 @@ export class ServingEngine {
       if (campaign !== undefined && publisherId !== undefined) {
         const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
         const advertiserId = campaign.advertiser.id;
-        acceptance = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs, refusal });
+        acceptance = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs, address, refusal });
         if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
         else this.tally.clicksAccepted += 1;
         if (acceptance === 'accepted') {

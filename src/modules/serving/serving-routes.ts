@@ -10,7 +10,7 @@ import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/record-events.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { isAdvertiser } from './serving-repository.ts';
-import { countryOf, visitorTraits } from './visitor.ts';
+import { clickAddress, countryOf, visitorTraits } from './visitor.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
 const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
@@ -146,7 +146,12 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      const location = await serving.redirect(request.params.token, request.headers['user-agent'], request.log);
+      const location = await serving.redirect(
+        request.params.token,
+        request.headers['user-agent'],
+        request.log,
+        clickAddress(request.ip),
+      );
       if (location === undefined) throw notFound('Click link');
       reply.header('Cache-Control', 'no-store');
       reply.header('Referrer-Policy', 'no-referrer-when-downgrade');

@@ -88,3 +88,17 @@ function isPrivateAddress(address: string): boolean {
     a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)
   );
 }
+
+/**
+ * A click's address as it is stored (PostgreSQL `inet`): an IPv4 address carried in IPv6 form
+ * (`::ffff:203.0.113.7`, how Node reports IPv4 on a dual-stack socket) becomes IPv4, so an IPv4
+ * range finds it; a zone suffix is dropped. Anything that is not an IP address (a forwarded header
+ * behind a misconfigured proxy) is null rather than a value the column would refuse.
+ */
+export function clickAddress(ip: string | undefined): string | null {
+  if (ip === undefined) return null;
+  const bare = ip.split('%')[0] ?? '';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  const address = mapped?.[1] ?? bare;
+  return isIP(address) === 0 ? null : address;
+}

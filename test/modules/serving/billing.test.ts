@@ -107,6 +107,7 @@ describe('click acceptance and settlement', () => {
       advertiserId: ad.advertiserId,
       publisherId: world.publisherId,
       nowMs: NOW + serial,
+      address: '203.0.113.7',
       refusal,
     };
   }
