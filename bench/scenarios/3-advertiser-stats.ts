@@ -101,21 +101,19 @@ const scenario: Scenario = {
             now,
           ),
         );
-      const client = await db
-        .transaction()
-        .execute((trx) =>
-          createAccount(
-            trx,
-            {
-              kind: 'advertiser',
-              username: 'bench-client',
-              email: 'client@bench.test',
-              emailConfirmed: true,
-              parentId: advertiser.id,
-            },
-            now,
-          ),
-        );
+      const client = await db.transaction().execute((trx) =>
+        createAccount(
+          trx,
+          {
+            kind: 'advertiser',
+            username: 'bench-client',
+            email: 'client@bench.test',
+            emailConfirmed: true,
+            parentId: advertiser.id,
+          },
+          now,
+        ),
+      );
       const { token } = await issueToken(db, advertiser.id, 'bench');
       const publisherToken = (await issueToken(db, publisher.id, 'bench')).token;
       const started = performance.now();
