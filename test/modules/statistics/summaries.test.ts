@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Db } from '../../../src/db/database.ts';
@@ -402,5 +404,18 @@ describe('statistics summaries', () => {
     const rebuilt = await sql`SELECT * FROM stats_rollups ORDER BY shape, key_a, span, day, hour, key_b, key_c`.execute(db);
     assert.equal(rebuilt.rows.length, before.rows[0]?.n);
     assert.deepEqual(rebuilt.rows, snapshot.rows);
+  });
+
+  it('backfills day and month summaries from stats_daily in migration 0410', async () => {
+    const dayAndMonth = sql`SELECT * FROM stats_rollups WHERE span <> 0 ORDER BY shape, key_a, span, day, hour, key_b, key_c`;
+    const written = await dayAndMonth.execute(db);
+    const migration = readFileSync(
+      path.join(import.meta.dirname, '../../../src/db/migrations/0410-statistics-summaries.sql'),
+      'utf8',
+    );
+    await server.server.context.database.withSession((run) => run(`BEGIN;\nDROP TABLE stats_rollups;\n${migration}\n;COMMIT;`));
+    const backfilled = await dayAndMonth.execute(db);
+    assert.ok(written.rows.length > 1000);
+    assert.deepEqual(backfilled.rows, written.rows);
   });
 });
