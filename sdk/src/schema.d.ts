@@ -1210,7 +1210,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The publisher's statistics, one row per day that has traffic, oldest first. */
+        /** The publisher's statistics, one row per day (or with groupHour per hour) that has traffic, oldest first. */
         get: operations["getPublisherStatistics"];
         put?: never;
         post?: never;
@@ -2973,6 +2973,12 @@ export interface operations {
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
@@ -3057,6 +3063,12 @@ export interface operations {
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
@@ -3911,6 +3923,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description Title. */
@@ -4018,6 +4036,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description Title. */
@@ -4168,6 +4192,12 @@ export interface operations {
                             opis: string;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
+                            /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                            refundedClicks: number;
+                            /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                            refundedSpend: number;
+                            /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                            served: number;
                             /** @description Moderation status: 0 moderation, 1 approved, 2 rejected (extension). */
                             status: number;
                             /** @description Current price per click (the bid), in currency units. */
@@ -4183,6 +4213,12 @@ export interface operations {
                         }[];
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description Title. */
@@ -4292,6 +4328,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description Title. */
@@ -4387,6 +4429,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description `123` for site 123 as a whole (all its blocks), `123s45` for its block 45 (listed when that block has its own coefficient). */
                         site_id: string;
                         /** @description Shows. */
@@ -4478,6 +4526,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Shows. */
                         views: number;
                     }[];
@@ -5006,6 +5060,12 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Moderation status: 0 moderation, 1 approved, 2 rejected (extension). */
                         status: number;
                         /** @description Current price per click (the bid), in currency units. */
@@ -5122,6 +5182,12 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Moderation status: 0 moderation, 1 approved, 2 rejected (extension). */
                         status: number;
                         /** @description Current price per click (the bid), in currency units. */
@@ -5379,6 +5445,8 @@ export interface operations {
                 };
                 /** @description One row per day that has data instead of one row for the whole period. */
                 groupDate?: boolean;
+                /** @description One row per hour that has data (extension; `date` is its day, `hour` its hour in the platform time zone). Needs a period of at most 7 days: filter[dateFrom] and filter[dateTo], or filter[date]. */
+                groupHour?: boolean;
                 /** @description Absent (or `campaigns`): campaign statistics; `offers`: ad statistics, one row per ad. */
                 scope?: "campaigns" | "offers";
                 /** @description Which conversions count as orders: 0 all (default), 1 purchase, 2 registration, 3 intermediate goal. */
@@ -5411,12 +5479,20 @@ export interface operations {
                         ctr: number;
                         /** @description The day (YYYY-MM-DD) with groupDate; otherwise the ISO 8601 interval of the period, YYYY-MM-DD/YYYY-MM-DD. */
                         date: string;
+                        /** @description The hour of `date`, 0–23 in the platform time zone (groupHour only). */
+                        hour?: number;
                         /** @description The ad (scope=offers only). */
                         id?: number;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Shows. */
                         views: number;
                     }[];
@@ -5780,6 +5856,12 @@ export interface operations {
                             money: number;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
+                            /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                            refundedClicks: number;
+                            /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                            refundedSpend: number;
+                            /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                            served: number;
                             /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                             status: number;
                             /** @description Title. */
@@ -7308,6 +7390,12 @@ export interface operations {
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
@@ -7404,6 +7492,12 @@ export interface operations {
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
@@ -7499,6 +7593,12 @@ export interface operations {
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
@@ -7645,6 +7745,8 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, YYYY-MM-DD (inclusive). None: up to today. */
                 dateTo?: string;
+                /** @description One row per hour that has traffic (extension; `hour` is its hour in the platform time zone). Needs dateFrom and dateTo at most 7 days apart. */
+                groupHour?: boolean;
                 /** @description Comma-separated ids of own sites; only their traffic counts. */
                 siteIds?: string;
             };
@@ -7672,10 +7774,18 @@ export interface operations {
                          * @description The day, ISO 8601 (YYYY-MM-DD, platform time zone).
                          */
                         date: string;
+                        /** @description The hour of `date`, 0–23 in the platform time zone (groupHour only). */
+                        hour?: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
                         /** @description Impressions of teasers in the period. */
                         views: number;
                     }[];

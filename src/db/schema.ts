@@ -165,6 +165,31 @@ export interface StatsCampaignDailyTable {
   refunded_publisher_income_micros: Defaulted<number>;
 }
 
+/**
+ * Pre-aggregated sums of stats_daily (migration 0410, docs/adr/0010): per `shape` of keys
+ * (SUMMARY_SHAPES in the statistics module) and `span` of time (0 hour, 1 day, 2 month).
+ */
+export interface StatsRollupsTable {
+  shape: number;
+  key_a: number;
+  span: number;
+  day: string;
+  hour: Defaulted<number>;
+  key_b: Defaulted<number>;
+  key_c: Defaulted<number>;
+  views: Defaulted<number>;
+  clicks: Defaulted<number>;
+  spend_micros: Defaulted<number>;
+  publisher_income_micros: Defaulted<number>;
+  conversions_purchase: Defaulted<number>;
+  conversions_registration: Defaulted<number>;
+  conversions_intermediate: Defaulted<number>;
+  served: Defaulted<number>;
+  refunded_clicks: Defaulted<number>;
+  refunded_spend_micros: Defaulted<number>;
+  refunded_publisher_income_micros: Defaulted<number>;
+}
+
 export type PayoutStatus = 'pending' | 'paid' | 'cancelled';
 
 export interface PayoutsTable {
@@ -323,6 +348,7 @@ export interface DatabaseSchema {
   device_coefficients: DeviceCoefficientsTable;
   stats_daily: StatsDailyTable;
   stats_campaign_daily: StatsCampaignDailyTable;
+  stats_rollups: StatsRollupsTable;
   payouts: PayoutsTable;
   mail_outbox: MailOutboxTable;
   email_confirmations: EmailConfirmationsTable;

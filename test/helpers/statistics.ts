@@ -12,6 +12,9 @@ export const NO_ADVERTISER_TRAFFIC = {
   cr: 0,
   cpc: 0,
   ctr: 0,
+  served: 0,
+  refundedClicks: 0,
+  refundedSpend: 0,
 } as const;
 
 /** The figures a publisher's site or block row shows before any traffic. */
@@ -22,4 +25,7 @@ export const NO_PUBLISHER_TRAFFIC = {
   cpm: 0,
   money: 0,
   income: 0,
+  served: 0,
+  refundedClicks: 0,
+  refundedIncome: 0,
 } as const;

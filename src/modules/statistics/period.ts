@@ -41,3 +41,20 @@ export function readPeriod(
   if (problems.length > 0) throw validationFailed(problems);
   return { from, to };
 }
+
+/** The longest period hourly statistics are given for, in days. */
+export const MAX_HOURLY_DAYS = 7;
+
+/**
+ * Checks that a period can be broken down by hour: both ends given and at most MAX_HOURLY_DAYS
+ * days long (a 422 naming `field` otherwise), which bounds an hourly answer to 168 rows per key.
+ */
+export function requireHourlyPeriod(period: Period, field: string, names: { from: string; to: string }): void {
+  if (period.from === undefined || period.to === undefined) {
+    throw validationFailed([{ field, message: `Needs ${names.from} and ${names.to}, at most ${MAX_HOURLY_DAYS} days apart.` }]);
+  }
+  const days = (Date.parse(period.to) - Date.parse(period.from)) / 86_400_000 + 1;
+  if (days > MAX_HOURLY_DAYS) {
+    throw validationFailed([{ field, message: `The period must be at most ${MAX_HOURLY_DAYS} days long; it is ${days}.` }]);
+  }
+}

@@ -1,11 +1,53 @@
 import { microsToAmount } from '../../money.ts';
+import type { RollupCounter } from './record-events.ts';
 
-/** Totals from the rollup that rates are derived from. */
+/** Totals from the rollup that rates are derived from, and the served and refunded figures beside them. */
 export interface Totals {
   views: number;
   clicks: number;
   spendMicros: number;
   orders: number;
+  served: number;
+  refundedClicks: number;
+  refundedSpendMicros: number;
+}
+
+export const ZERO_TOTALS: Totals = {
+  views: 0,
+  clicks: 0,
+  spendMicros: 0,
+  orders: 0,
+  served: 0,
+  refundedClicks: 0,
+  refundedSpendMicros: 0,
+};
+
+/** `targetId`: which conversions count as orders. 0 all goals; otherwise one goal of GOALS. */
+export type TargetId = 0 | 1 | 2 | 3;
+
+/** The advertiser's totals of summed rollup counters, `orders` counting the goals of `targetId`. */
+export function totalsOf(sums: Record<RollupCounter, number>, targetId: TargetId): Totals {
+  const goals = [sums.conversions_purchase, sums.conversions_registration, sums.conversions_intermediate] as const;
+  return {
+    views: sums.views,
+    clicks: sums.clicks,
+    spendMicros: sums.spend_micros,
+    orders: targetId === 0 ? goals[0] + goals[1] + goals[2] : (goals[targetId - 1] ?? 0),
+    served: sums.served,
+    refundedClicks: sums.refunded_clicks,
+    refundedSpendMicros: sums.refunded_spend_micros,
+  };
+}
+
+/** Adds `more` to `sum`, counter by counter. */
+export function addTotals(sum: Totals, more: Totals): void {
+  sum.views += more.views;
+  sum.clicks += more.clicks;
+  sum.spendMicros += more.spendMicros;
+  sum.orders += more.orders;
+  sum.served += more.served;
+  sum.refundedClicks += more.refundedClicks;
+  sum.refundedSpendMicros += more.refundedSpendMicros;
 }
 
 export interface Rates {
@@ -23,7 +65,7 @@ const round4 = (value: number): number => Math.round(value * 10_000) / 10_000;
  * cpm = money/views·1000, cpc = money/clicks, cpo = money/orders; 0 when the divisor is 0.
  * Money is in currency units, every rate rounded to 4 fraction digits.
  */
-export function deriveRates(totals: Totals): Rates {
+export function deriveRates(totals: Pick<Totals, 'views' | 'clicks' | 'spendMicros' | 'orders'>): Rates {
   const money = totals.spendMicros / 1_000_000;
   return {
     ctr: totals.views > 0 ? round4((totals.clicks / totals.views) * 100) : 0,
@@ -42,5 +84,8 @@ export function advertiserFigures(totals: Totals) {
     money: microsToAmount(totals.spendMicros),
     orders: totals.orders,
     ...deriveRates(totals),
+    served: totals.served,
+    refundedClicks: totals.refundedClicks,
+    refundedSpend: microsToAmount(totals.refundedSpendMicros),
   };
 }

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
+import { rebuildSummaries, summaryNamedWrite } from './summaries.ts';
 
 /** Device types as the API numbers them. */
 export const DEVICES = { desktop: 1, mobile: 2, tablet: 3 } as const;
@@ -109,8 +110,8 @@ export async function recordEvents(trx: Db, events: readonly TrafficEvent[], tim
  * The statements that add events to the rollups, in the order they must run, for callers that
  * make them part of a larger statement (click billing puts them next to the ledger's, see
  * postLedgerChanges): the per-ad rows of `stats_daily`, then the campaign totals of
- * `stats_campaign_daily`. Every writer locks rollup rows in that order (and each table's rows
- * sorted by key), so writers never deadlock. They write only when `onlyIf` holds. Empty when there
+ * `stats_campaign_daily`, then the day, month and hour summaries of `stats_rollups`. Every writer
+ * locks rollup rows in that order (and each table's rows sorted by key), so writers never deadlock. They write only when `onlyIf` holds. Empty when there
  * is nothing to write.
  */
 export function rollupWrites(events: readonly TrafficEvent[], timeZone: string, onlyIf?: RawBuilder<boolean>): NamedWrite[] {
@@ -140,10 +141,12 @@ export function rollupWrites(events: readonly TrafficEvent[], timeZone: string, 
       ${sql.join(ROLLUP_COUNTERS.map((counter) => sql`${campaignColumn(counter)}::bigint[]`))}
     ) AS r
     WHERE ${guard} AND (SELECT count(*) FROM rollup_daily) > 0
-    ON CONFLICT (campaign_id, day) DO UPDATE SET ${ADD_COUNTERS}`;
+    ON CONFLICT (campaign_id, day) DO UPDATE SET ${ADD_COUNTERS}
+    RETURNING 1`;
   return [
     { name: 'rollup_daily', statement: daily },
     { name: 'rollup_campaign', statement: campaigns },
+    summaryNamedWrite(events, timeZone, sql<boolean>`${guard} AND (SELECT count(*) FROM rollup_campaign) > 0`),
   ];
 }
 
@@ -161,6 +164,7 @@ export const ROLLUP_COUNTERS = [
   'refunded_spend_micros',
   'refunded_publisher_income_micros',
 ] as const;
+export type RollupCounter = (typeof ROLLUP_COUNTERS)[number];
 const COUNTER_NAMES = sql.join(ROLLUP_COUNTERS.map((counter) => sql.ref(counter)));
 /** An upsert's update: each counter of the row (`s`) plus the one being inserted. */
 const ADD_COUNTERS = sql.join(
@@ -228,8 +232,8 @@ function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRo
 }
 
 /**
- * Recomputes the campaign totals from the per-ad rows, for rollup rows loaded into `stats_daily`
- * directly rather than through rollupWrites (benchmark seeds).
+ * Recomputes the campaign totals and the day and month summaries from the per-ad rows, for rollup
+ * rows loaded into `stats_daily` directly rather than through rollupWrites (benchmark seeds).
  */
 export async function rebuildCampaignRollup(db: Db): Promise<void> {
   const sums = sql.join(ROLLUP_COUNTERS.map((counter) => sql`sum(${sql.ref(counter)})`));
@@ -238,5 +242,6 @@ export async function rebuildCampaignRollup(db: Db): Promise<void> {
     await sql`
       INSERT INTO stats_campaign_daily (campaign_id, day, ${COUNTER_NAMES})
       SELECT campaign_id, day, ${sums} FROM stats_daily GROUP BY campaign_id, day`.execute(trx);
+    await rebuildSummaries(trx);
   });
 }

@@ -5,6 +5,21 @@ import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
 import { advertiserFigures, type Totals } from '../../statistics/rates.ts';
 
+/** Extensions reported beside views, clicks and money wherever the advertiser's statistics are. */
+export const servedAndRefundedProperties = {
+  served: Type.Integer({
+    description: 'Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured.',
+  }),
+  refundedClicks: Type.Integer({
+    description:
+      'Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them.',
+  }),
+  refundedSpend: Type.Number({
+    description:
+      'Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds.',
+  }),
+};
+
 /** The statistics block shared by Campaign, Ad and the statistics rows. */
 export const figureProperties = {
   views: Type.Integer({ description: 'Shows.' }),
@@ -16,6 +31,7 @@ export const figureProperties = {
   cr: Type.Number({ description: 'Conversion rate, percent: orders / clicks · 100.' }),
   cpc: Type.Number({ description: 'Cost per click: money / clicks.' }),
   ctr: Type.Number({ description: 'Click-through rate, percent: clicks / views · 100 (extension).' }),
+  ...servedAndRefundedProperties,
 };
 
 /** Campaign `status`: 0 moderation, 1 approved, 2 rejected, 3 archived (whatever the moderation said). */

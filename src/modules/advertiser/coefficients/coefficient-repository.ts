@@ -1,8 +1,11 @@
-import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
-import type { DatabaseSchema } from '../../../db/schema.ts';
 import type { Period } from '../../statistics/period.ts';
-import type { Totals } from '../../statistics/rates.ts';
+import { type TargetId, type Totals, totalsOf } from '../../statistics/rates.ts';
+import { SUMMARY_SHAPES } from '../../statistics/summaries.ts';
+import { sumSummaries } from '../../statistics/summary-repository.ts';
+
+/** Which conversions count as `orders`: 0 all, 1 purchase, 2 registration, 3 intermediate goal. */
+export type { TargetId };
 
 export interface SiteCoefficientRow {
   campaign_id: number;
@@ -70,25 +73,12 @@ export async function listDeviceCoefficients(db: Db, campaignId: number): Promis
     .execute();
 }
 
-/** Which conversions count as `orders`: 0 all, 1 purchase, 2 registration, 3 intermediate goal. */
-export type TargetId = 0 | 1 | 2 | 3;
-
-function ordersSum(targetId: TargetId) {
-  switch (targetId) {
-    case 1:
-      return sql<number>`sum(conversions_purchase)`;
-    case 2:
-      return sql<number>`sum(conversions_registration)`;
-    case 3:
-      return sql<number>`sum(conversions_intermediate)`;
-    default:
-      return sql<number>`sum(conversions_purchase + conversions_registration + conversions_intermediate)`;
-  }
-}
-
 type TrafficKey = 'site_id' | 'block_id' | 'device';
 
-/** A campaign's traffic from the rollup in a period, summed per the given key columns. */
+/**
+ * A campaign's traffic in a period from the statistics summaries: per site and block (campaign
+ * place rows) or per device (campaign device rows), whole months plus the days at the edges.
+ */
 async function trafficBy<K extends TrafficKey>(
   db: Db,
   campaignId: number,
@@ -96,29 +86,17 @@ async function trafficBy<K extends TrafficKey>(
   targetId: TargetId,
   keys: readonly K[],
 ): Promise<(Record<K, number> & Totals)[]> {
-  let query = db.selectFrom('stats_daily').where('campaign_id', '=', campaignId);
-  if (period.from !== undefined) query = query.where('day', '>=', period.from);
-  if (period.to !== undefined) query = query.where('day', '<=', period.to);
-  const rows = await query
-    .select((eb: ExpressionBuilder<DatabaseSchema, 'stats_daily'>) => [
-      ...keys.map((key) => eb.ref(key).as(key)),
-      eb.fn.sum<number>('views').as('views'),
-      eb.fn.sum<number>('clicks').as('clicks'),
-      eb.fn.sum<number>('spend_micros').as('spend_micros'),
-      ordersSum(targetId).as('orders'),
-    ])
-    .groupBy([...keys])
-    .execute();
+  const byDevice = keys.includes('device' as K);
+  const rows = await sumSummaries(db, {
+    shape: byDevice ? SUMMARY_SHAPES.campaignDevice : SUMMARY_SHAPES.campaignPlace,
+    keyA: [campaignId],
+    period,
+    grain: 'total',
+    groupBy: byDevice ? ['key_b'] : ['key_b', 'key_c'],
+  });
   return rows.map((row) => {
-    const record = row as Record<string, unknown>;
-    const result: Record<string, number> = {
-      views: Number(record.views ?? 0),
-      clicks: Number(record.clicks ?? 0),
-      spendMicros: Number(record.spend_micros ?? 0),
-      orders: Number(record.orders ?? 0),
-    };
-    for (const key of keys) result[key] = Number(record[key]);
-    return result as Record<K, number> & Totals;
+    const keyed = byDevice ? { device: row.key_b } : { site_id: row.key_b, block_id: row.key_c };
+    return { ...keyed, ...totalsOf(row, targetId) } as Record<K, number> & Totals;
   });
 }
 

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { servedAndRefundedProperties } from '../campaigns/campaign-schema.ts';
 
 export const CoefficientSchema = Type.Object(
   {
@@ -24,6 +25,7 @@ const figures = {
   cpo: Type.Number({ description: 'Cost per conversion.' }),
   cr: Type.Number({ description: 'Conversion rate, % (orders / clicks · 100).' }),
   cpc: Type.Number({ description: 'Cost per click.' }),
+  ...servedAndRefundedProperties,
   coef: Type.Number({ description: 'The coefficient in force (1 when none is set).' }),
 };
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { notFound } from '../../../http/errors.ts';
 import type { Period } from '../../statistics/period.ts';
-import { advertiserFigures, type Totals } from '../../statistics/rates.ts';
+import { addTotals, advertiserFigures, type Totals, ZERO_TOTALS } from '../../statistics/rates.ts';
 import { DEVICES, type DeviceId } from '../../statistics/record-events.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
@@ -23,7 +23,7 @@ import { DEVICE_NAMES, formatSiteTarget, type SiteTarget } from './targets.ts';
 /** The coefficient of traffic nothing has been set for. */
 export const DEFAULT_COEF = 1;
 
-const NO_TRAFFIC: Totals = { views: 0, clicks: 0, spendMicros: 0, orders: 0 };
+const NO_TRAFFIC: Totals = ZERO_TOTALS;
 
 /** Coefficients are stored as numeric(6,4): four fraction digits. */
 const roundCoef = (coef: number): number => Math.round(coef * 10_000) / 10_000;
@@ -133,10 +133,7 @@ export async function siteStatistics(
   const siteTotals = new Map<number, Totals>();
   for (const block of blocks) {
     const sum = siteTotals.get(block.site_id) ?? { ...NO_TRAFFIC };
-    sum.views += block.views;
-    sum.clicks += block.clicks;
-    sum.spendMicros += block.spendMicros;
-    sum.orders += block.orders;
+    addTotals(sum, block);
     siteTotals.set(block.site_id, sum);
   }
   const blockTotals = new Map(blocks.map((row) => [`${row.site_id}s${row.block_id}`, row]));

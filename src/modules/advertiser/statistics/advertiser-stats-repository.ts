@@ -1,29 +1,11 @@
-import { type ExpressionBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
-import type { DatabaseSchema } from '../../../db/schema.ts';
 import type { Period } from '../../statistics/period.ts';
-import type { Totals } from '../../statistics/rates.ts';
-import { GOALS } from '../../statistics/record-events.ts';
+import { type TargetId, type Totals, totalsOf, ZERO_TOTALS } from '../../statistics/rates.ts';
+import { SPANS, SUMMARY_SHAPES } from '../../statistics/summaries.ts';
+import { type SummaryKey, sumSummaries } from '../../statistics/summary-repository.ts';
 
-/** `targetId`: which conversions count as orders. 0 all goals; otherwise one goal of GOALS. */
-export type TargetId = 0 | 1 | 2 | 3;
-
-export const ZERO_TOTALS: Totals = { views: 0, clicks: 0, spendMicros: 0, orders: 0 };
-
-type StatsBuilder = ExpressionBuilder<DatabaseSchema, 'stats_daily'>;
-
-function ordersSum(targetId: TargetId) {
-  switch (targetId) {
-    case GOALS.purchase:
-      return sql<number>`coalesce(sum(conversions_purchase), 0)`;
-    case GOALS.registration:
-      return sql<number>`coalesce(sum(conversions_registration), 0)`;
-    case GOALS.intermediate:
-      return sql<number>`coalesce(sum(conversions_intermediate), 0)`;
-    default:
-      return sql<number>`coalesce(sum(conversions_purchase + conversions_registration + conversions_intermediate), 0)`;
-  }
-}
+export { type TargetId, ZERO_TOTALS };
 
 export interface StatsFilter {
   campaignIds?: readonly number[];
@@ -33,61 +15,62 @@ export interface StatsFilter {
 }
 
 /** What a statistics query is broken down by; an empty list is one row of totals. */
-export type StatsGrouping = ('campaign_id' | 'offer_id' | 'day')[];
+export type StatsGrouping = ('campaign_id' | 'offer_id' | 'day' | 'hour')[];
 
 export interface StatsRow extends Totals {
   campaign_id: number;
   offer_id: number;
   day: string;
+  hour: number;
+}
+
+/** The campaigns of the given ads: the ad summaries are keyed by campaign first. */
+async function campaignsOfOffers(db: Db, offerIds: readonly number[]): Promise<number[]> {
+  const rows = await db
+    .selectFrom('offers')
+    .select('campaign_id')
+    .distinct()
+    .where('id', 'in', [...offerIds])
+    .execute();
+  return rows.map((row) => row.campaign_id);
 }
 
 /**
- * The rollup that answers a filter: campaign totals per day (`stats_campaign_daily`, one row per
- * campaign and day) unless ads are filtered or grouped, then the per-ad rows of `stats_daily`,
- * whose primary key starts with (campaign_id, day) and whose offer index is (offer_id, day).
+ * The summary rows that answer a filter: campaign summaries unless ads are filtered or grouped,
+ * then the ad summaries (keyed by campaign, then ad).
  */
-function rollupFor(filter: StatsFilter, grouping: StatsGrouping = []) {
-  // Typed as stats_daily: the campaign table has the same columns except the ad's and the place's,
-  // and those are only used when this picks stats_daily.
-  return (
-    filter.offerIds === undefined && !grouping.includes('offer_id') ? 'stats_campaign_daily' : 'stats_daily'
-  ) as 'stats_daily';
+async function summaryKeys(db: Db, filter: StatsFilter, grouping: StatsGrouping) {
+  const byOffer = filter.offerIds !== undefined || grouping.includes('offer_id');
+  let campaignIds = filter.campaignIds;
+  if (filter.offerIds !== undefined) {
+    const ofOffers = await campaignsOfOffers(db, filter.offerIds);
+    campaignIds = campaignIds === undefined ? ofOffers : ofOffers.filter((id) => campaignIds?.includes(id));
+  }
+  return {
+    shape: byOffer ? SUMMARY_SHAPES.offer : SUMMARY_SHAPES.campaign,
+    keyA: campaignIds ?? [],
+    keyB: filter.offerIds,
+  };
 }
 
 /**
- * Sums the daily rollup over a filter, broken down by the given keys, ordered by them. Every
- * statistic of the advertiser API is one call of this.
+ * Sums the statistics summaries over a filter, broken down by the given keys, ordered by them.
+ * Every statistic of the advertiser API is one call of this.
  */
 export async function sumStats(db: Db, filter: StatsFilter, grouping: StatsGrouping): Promise<StatsRow[]> {
   if (filter.campaignIds?.length === 0 || filter.offerIds?.length === 0) return [];
-  let query = db
-    .selectFrom(rollupFor(filter, grouping))
-    .select(grouping)
-    .select([
-      sql<number>`coalesce(sum(views), 0)`.as('views'),
-      sql<number>`coalesce(sum(clicks), 0)`.as('clicks'),
-      sql<number>`coalesce(sum(spend_micros), 0)`.as('spendMicros'),
-      ordersSum(filter.targetId).as('orders'),
-    ])
-    .where((eb: StatsBuilder) => {
-      const conditions = [];
-      if (filter.campaignIds) conditions.push(eb('campaign_id', 'in', filter.campaignIds));
-      if (filter.offerIds) conditions.push(eb('offer_id', 'in', filter.offerIds));
-      if (filter.period.from) conditions.push(eb('day', '>=', filter.period.from));
-      if (filter.period.to) conditions.push(eb('day', '<=', filter.period.to));
-      return eb.and(conditions);
-    });
-  if (grouping.length > 0) query = query.groupBy(grouping);
-  for (const key of grouping) query = query.orderBy(key);
-  const rows = await query.execute();
+  const keys = await summaryKeys(db, filter, grouping);
+  const groupBy: SummaryKey[] = [];
+  if (grouping.includes('campaign_id')) groupBy.push('key_a');
+  if (grouping.includes('offer_id')) groupBy.push('key_b');
+  const grain = grouping.includes('hour') ? 'hour' : grouping.includes('day') ? 'day' : 'total';
+  const rows = await sumSummaries(db, { ...keys, period: filter.period, grain, groupBy });
   return rows.map((row) => ({
-    campaign_id: Number(row.campaign_id ?? 0),
-    offer_id: Number(row.offer_id ?? 0),
-    day: String(row.day ?? ''),
-    views: Number(row.views),
-    clicks: Number(row.clicks),
-    spendMicros: Number(row.spendMicros),
-    orders: Number(row.orders),
+    campaign_id: row.key_a,
+    offer_id: row.key_b,
+    day: row.day,
+    hour: row.hour,
+    ...totalsOf(row, filter.targetId),
   }));
 }
 
@@ -103,21 +86,25 @@ export async function totalsByOffer(db: Db, filter: StatsFilter): Promise<Map<nu
   return new Map(rows.map((row) => [row.offer_id, row]));
 }
 
-/** The first and last day with data for the filter, or undefined when there is none. */
+/**
+ * The first and last day with data for the filter, or undefined when there is none: per key, the
+ * first and last day summary of the primary key's order (two index probes each).
+ */
 export async function dataSpan(db: Db, filter: StatsFilter): Promise<{ first: string; last: string } | undefined> {
   if (filter.campaignIds?.length === 0 || filter.offerIds?.length === 0) return undefined;
-  const row = await db
-    .selectFrom(rollupFor(filter))
-    .select([sql<string | null>`min(day)::text`.as('first'), sql<string | null>`max(day)::text`.as('last')])
-    .where((eb: StatsBuilder) => {
-      const conditions = [];
-      if (filter.campaignIds) conditions.push(eb('campaign_id', 'in', filter.campaignIds));
-      if (filter.offerIds) conditions.push(eb('offer_id', 'in', filter.offerIds));
-      if (filter.period.from) conditions.push(eb('day', '>=', filter.period.from));
-      if (filter.period.to) conditions.push(eb('day', '<=', filter.period.to));
-      return eb.and(conditions);
-    })
-    .executeTakeFirst();
+  const keys = await summaryKeys(db, filter, []);
+  if (keys.keyA.length === 0) return undefined;
+  const conditions = [sql`s.shape = ${keys.shape}`, sql`s.key_a = k.id`, sql`s.span = ${SPANS.day}`];
+  if (keys.keyB !== undefined) conditions.push(sql`s.key_b = ANY(${[...keys.keyB]}::integer[])`);
+  if (filter.period.from !== undefined) conditions.push(sql`s.day >= ${filter.period.from}::date`);
+  if (filter.period.to !== undefined) conditions.push(sql`s.day <= ${filter.period.to}::date`);
+  const where = sql.join(conditions, sql` AND `);
+  const result = await sql<{ first: string | null; last: string | null }>`
+    SELECT to_char(min(f.day), 'YYYY-MM-DD') AS first, to_char(max(l.day), 'YYYY-MM-DD') AS last
+    FROM unnest(${[...keys.keyA]}::integer[]) AS k(id)
+    CROSS JOIN LATERAL (SELECT s.day FROM stats_rollups s WHERE ${where} ORDER BY s.day LIMIT 1) AS f
+    CROSS JOIN LATERAL (SELECT s.day FROM stats_rollups s WHERE ${where} ORDER BY s.day DESC LIMIT 1) AS l`.execute(db);
+  const row = result.rows[0];
   if (!row?.first || !row.last) return undefined;
   return { first: row.first, last: row.last };
 }

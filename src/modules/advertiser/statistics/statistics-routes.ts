@@ -30,6 +30,11 @@ const StatisticsQuery = Type.Object({
     ),
   ),
   groupDate: Type.Optional(Flag('One row per day that has data instead of one row for the whole period.')),
+  groupHour: Type.Optional(
+    Flag(
+      'One row per hour that has data (extension; `date` is its day, `hour` its hour in the platform time zone). Needs a period of at most 7 days: filter[dateFrom] and filter[dateTo], or filter[date].',
+    ),
+  ),
   targetId: TargetIdParameter,
 });
 
@@ -39,6 +44,7 @@ const StatisticsRowSchema = Type.Object(
     date: Type.String({
       description: 'The day (YYYY-MM-DD) with groupDate; otherwise the ISO 8601 interval of the period, YYYY-MM-DD/YYYY-MM-DD.',
     }),
+    hour: Type.Optional(Type.Integer({ description: 'The hour of `date`, 0–23 in the platform time zone (groupHour only).' })),
     ...figureProperties,
   },
   { description: 'Campaign Statistics / Ad Stats: one period or one day.' },
@@ -65,6 +71,7 @@ export function registerAdvertiserStatisticsRoutes(app: App, context: AppContext
         scope: query.scope ?? 'campaigns',
         filter: query.filter ?? {},
         groupDate: query.groupDate ?? false,
+        groupHour: query.groupHour ?? false,
         targetId: (query.targetId ?? 0) as TargetId,
         today: dayOf(clock.now(), config.timeZone),
       });

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import { invalidField, notFound } from '../../../http/errors.ts';
-import { isIsoDate, type Period, readPeriod } from '../../statistics/period.ts';
+import { isIsoDate, type Period, readPeriod, requireHourlyPeriod } from '../../statistics/period.ts';
 import { advertiserFigures } from '../../statistics/rates.ts';
 import {
   dataSpan,
@@ -25,12 +25,14 @@ export interface StatisticsRequest {
   scope: 'campaigns' | 'offers';
   filter: StatisticsFilter;
   groupDate: boolean;
+  /** One row per hour with data (date and hour); the period must be closed and at most 7 days. */
+  groupHour: boolean;
   targetId: TargetId;
   /** Today in the platform time zone: the end of an open period with no data. */
   today: string;
 }
 
-export type StatisticsRow = { id?: number; date: string } & ReturnType<typeof advertiserFigures>;
+export type StatisticsRow = { id?: number; date: string; hour?: number } & ReturnType<typeof advertiserFigures>;
 
 /** The advertiser's campaigns: all of them, or those among `ids`. */
 async function ownCampaignIds(db: Db, advertiserId: number, ids?: number[]): Promise<number[]> {
@@ -114,19 +116,31 @@ function readSingleId(value: string | undefined, field: string): number | undefi
  */
 export async function advertiserStatistics(db: Db, request: StatisticsRequest): Promise<StatisticsRow[]> {
   const { filter, byOffer } = await resolveFilter(db, request);
+  if (request.groupHour) {
+    requireHourlyPeriod(filter.period, 'groupHour', { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
+  }
+  const perDay = request.groupDate || request.groupHour;
   const grouping: StatsGrouping = [];
   if (byOffer) grouping.push('offer_id');
-  if (request.groupDate) grouping.push('day');
+  if (request.groupHour) grouping.push('hour');
+  else if (request.groupDate) grouping.push('day');
   const rows = await sumStats(db, filter, grouping);
   // Campaign totals for a period are always one row, zeros when nothing happened.
-  if (!byOffer && !request.groupDate && rows.length === 0) rows.push({ ...ZERO_TOTALS, campaign_id: 0, offer_id: 0, day: '' });
-  const interval = request.groupDate ? '' : await periodInterval(db, filter, request.today);
-  const result = rows.map((row) => ({
+  if (!byOffer && !perDay && rows.length === 0) rows.push({ ...ZERO_TOTALS, campaign_id: 0, offer_id: 0, day: '', hour: 0 });
+  const interval = perDay ? '' : await periodInterval(db, filter, request.today);
+  const result: StatisticsRow[] = rows.map((row) => ({
     ...(byOffer ? { id: row.offer_id } : {}),
-    date: request.groupDate ? row.day : interval,
+    date: perDay ? row.day : interval,
+    ...(request.groupHour ? { hour: row.hour } : {}),
     ...advertiserFigures(row),
   }));
-  if (byOffer && request.groupDate)
-    result.sort((a, b) => (a.date === b.date ? (a.id ?? 0) - (b.id ?? 0) : a.date < b.date ? -1 : 1));
+  if (byOffer && perDay) result.sort(byTimeThenAd);
   return result;
+}
+
+/** Rows of ad statistics per day or hour: oldest first, then by ad. */
+function byTimeThenAd(a: StatisticsRow, b: StatisticsRow): number {
+  if (a.date !== b.date) return a.date < b.date ? -1 : 1;
+  if ((a.hour ?? 0) !== (b.hour ?? 0)) return (a.hour ?? 0) - (b.hour ?? 0);
+  return (a.id ?? 0) - (b.id ?? 0);
 }

@@ -7,9 +7,19 @@ export interface PublisherTotals {
   views: number;
   clicks: number;
   incomeMicros: number;
+  served: number;
+  refundedClicks: number;
+  refundedIncomeMicros: number;
 }
 
-export const ZERO_TOTALS: PublisherTotals = { views: 0, clicks: 0, incomeMicros: 0 };
+export const ZERO_TOTALS: PublisherTotals = {
+  views: 0,
+  clicks: 0,
+  incomeMicros: 0,
+  served: 0,
+  refundedClicks: 0,
+  refundedIncomeMicros: 0,
+};
 
 /** The statistics fields shared by Website and publisher Statistics rows, with their spec types. */
 export const publisherFigureFields = {
@@ -19,6 +29,18 @@ export const publisherFigureFields = {
   cpm: Type.Number({ description: 'Income per thousand impressions, in currency units: income / views * 1000.' }),
   money: Type.Integer({ description: 'Income in whole cents of the account currency (rounded down).' }),
   income: Type.Number({ description: 'The same income as a number in currency units, 4 fraction digits.' }),
+  served: Type.Integer({
+    description:
+      'Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured.',
+  }),
+  refundedClicks: Type.Integer({
+    description:
+      'Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them.',
+  }),
+  refundedIncome: Type.Number({
+    description:
+      'Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds.',
+  }),
 };
 
 /**
@@ -34,5 +56,8 @@ export function publisherFigures(totals: PublisherTotals) {
     cpm: rates.cpm,
     money: microsToCents(totals.incomeMicros),
     income: microsToAmount(totals.incomeMicros),
+    served: totals.served,
+    refundedClicks: totals.refundedClicks,
+    refundedIncome: microsToAmount(totals.refundedIncomeMicros),
   };
 }

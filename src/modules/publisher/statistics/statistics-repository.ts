@@ -1,32 +1,23 @@
-import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { Period } from '../../statistics/period.ts';
+import type { RollupCounter } from '../../statistics/record-events.ts';
+import { SUMMARY_SHAPES } from '../../statistics/summaries.ts';
+import { sumSummaries } from '../../statistics/summary-repository.ts';
 import type { PublisherTotals } from './figures.ts';
 
-const sums = {
-  views: sql<string>`coalesce(sum(stats_daily.views), 0)`,
-  clicks: sql<string>`coalesce(sum(stats_daily.clicks), 0)`,
-  income: sql<string>`coalesce(sum(stats_daily.publisher_income_micros), 0)`,
-};
-
-const toTotals = (row: { views: unknown; clicks: unknown; income: unknown }): PublisherTotals => ({
-  views: Number(row.views),
-  clicks: Number(row.clicks),
-  incomeMicros: Number(row.income),
+const toTotals = (row: Record<RollupCounter, number>): PublisherTotals => ({
+  views: row.views,
+  clicks: row.clicks,
+  incomeMicros: row.publisher_income_micros,
+  served: row.served,
+  refundedClicks: row.refunded_clicks,
+  refundedIncomeMicros: row.refunded_publisher_income_micros,
 });
 
-/** Rollup totals per site over a period (open ends unbounded); sites without traffic are absent. */
+/** Totals per site over a period (open ends unbounded), from the block summaries; sites without traffic are absent. */
 export async function totalsBySite(db: Db, siteIds: readonly number[], period: Period): Promise<Map<number, PublisherTotals>> {
-  if (siteIds.length === 0) return new Map();
-  let query = db
-    .selectFrom('stats_daily')
-    .select(['stats_daily.site_id', sums.views.as('views'), sums.clicks.as('clicks'), sums.income.as('income')])
-    .where('stats_daily.site_id', 'in', [...siteIds])
-    .groupBy('stats_daily.site_id');
-  if (period.from !== undefined) query = query.where('stats_daily.day', '>=', period.from);
-  if (period.to !== undefined) query = query.where('stats_daily.day', '<=', period.to);
-  const rows = await query.execute();
-  return new Map(rows.map((row) => [row.site_id, toTotals(row)]));
+  const rows = await sumSummaries(db, { shape: SUMMARY_SHAPES.block, keyA: siteIds, period, grain: 'total', groupBy: ['key_a'] });
+  return new Map(rows.map((row) => [row.key_a, toTotals(row)]));
 }
 
 export interface DailyFilter {
@@ -34,29 +25,60 @@ export interface DailyFilter {
   period: Period;
   siteIds?: readonly number[];
   blockIds?: readonly number[];
+  /** One row per hour (day and hour) rather than per day. */
+  hourly?: boolean;
+}
+
+/** The sites of the publisher's blocks among `blockIds`: the block summaries are keyed by site first. */
+async function sitesOfOwnBlocks(db: Db, publisherId: number, blockIds: readonly number[]): Promise<number[]> {
+  if (blockIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('blocks')
+    .innerJoin('sites', 'sites.id', 'blocks.site_id')
+    .select('blocks.site_id')
+    .distinct()
+    .where('blocks.id', 'in', [...blockIds])
+    .where('sites.publisher_id', '=', publisherId)
+    .execute();
+  return rows.map((row) => row.site_id);
 }
 
 /**
- * One row per day that has traffic on the publisher's sites, oldest first. Ownership is part of
- * the query (a join on sites), so another publisher's traffic can never be summed in.
+ * One row per day (or hour) that has traffic on the publisher's sites, oldest first: the
+ * publisher's summaries, or with site or block filters the block summaries of the publisher's own
+ * sites (so another publisher's traffic can never be summed in).
  */
-export async function dailyTotals(db: Db, filter: DailyFilter): Promise<{ day: string; totals: PublisherTotals }[]> {
-  let query = db
-    .selectFrom('stats_daily')
-    .innerJoin('sites', 'sites.id', 'stats_daily.site_id')
-    .select([
-      sql<string>`to_char(stats_daily.day, 'YYYY-MM-DD')`.as('day'),
-      sums.views.as('views'),
-      sums.clicks.as('clicks'),
-      sums.income.as('income'),
-    ])
-    .where('sites.publisher_id', '=', filter.publisherId)
-    .groupBy('stats_daily.day')
-    .orderBy('stats_daily.day');
-  if (filter.period.from !== undefined) query = query.where('stats_daily.day', '>=', filter.period.from);
-  if (filter.period.to !== undefined) query = query.where('stats_daily.day', '<=', filter.period.to);
-  if (filter.siteIds !== undefined) query = query.where('stats_daily.site_id', 'in', [...filter.siteIds]);
-  if (filter.blockIds !== undefined) query = query.where('stats_daily.block_id', 'in', [...filter.blockIds]);
-  const rows = await query.execute();
-  return rows.map((row) => ({ day: row.day, totals: toTotals(row) }));
+export async function dailyTotals(
+  db: Db,
+  filter: DailyFilter,
+): Promise<{ day: string; hour: number; totals: PublisherTotals }[]> {
+  const grain = filter.hourly ? 'hour' : 'day';
+  let rows: Awaited<ReturnType<typeof sumSummaries>>;
+  if (filter.siteIds === undefined && filter.blockIds === undefined) {
+    rows = await sumSummaries(db, {
+      shape: SUMMARY_SHAPES.publisher,
+      keyA: [filter.publisherId],
+      period: filter.period,
+      grain,
+      groupBy: [],
+    });
+  } else {
+    const candidates = filter.siteIds ?? (await sitesOfOwnBlocks(db, filter.publisherId, filter.blockIds ?? []));
+    if (candidates.length === 0) return [];
+    const ownSites = await db
+      .selectFrom('sites')
+      .select('id')
+      .where('publisher_id', '=', filter.publisherId)
+      .where('id', 'in', [...candidates])
+      .execute();
+    rows = await sumSummaries(db, {
+      shape: SUMMARY_SHAPES.block,
+      keyA: ownSites.map((site) => site.id),
+      keyB: filter.blockIds,
+      period: filter.period,
+      grain,
+      groupBy: [],
+    });
+  }
+  return rows.map((row) => ({ day: row.day, hour: row.hour, totals: toTotals(row) }));
 }

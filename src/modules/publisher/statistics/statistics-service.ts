@@ -22,14 +22,14 @@ export function parseIdList(value: string | undefined, field: string): number[] 
 }
 
 /**
- * The publisher's statistics, one row per day that has traffic in the period. Every listed site
+ * The publisher's statistics, one row per day (or hour) that has traffic in the period. Every listed site
  * and block must be the caller's: an unknown or another publisher's id is a 404, as a direct read
  * of that object would be. Site and block filters combine (a row counts when both match).
  */
 export async function publisherStatistics(
   db: Db,
   publisherId: number,
-  filter: { period: Period; siteIds?: number[]; blockIds?: number[] },
+  filter: { period: Period; siteIds?: number[]; blockIds?: number[]; hourly?: boolean },
 ) {
   if (filter.siteIds !== undefined) {
     const own = await ownSiteIds(db, publisherId, filter.siteIds);
@@ -40,5 +40,9 @@ export async function publisherStatistics(
     if (filter.blockIds.some((id) => !own.has(id))) throw notFound('Block');
   }
   const days = await dailyTotals(db, { publisherId, ...filter });
-  return days.map(({ day, totals }) => ({ date: day, ...publisherFigures(totals) }));
+  return days.map(({ day, hour, totals }) => ({
+    date: day,
+    ...(filter.hourly ? { hour } : {}),
+    ...publisherFigures(totals),
+  }));
 }

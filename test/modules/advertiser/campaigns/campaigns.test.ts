@@ -145,6 +145,9 @@ describe('advertiser campaigns', () => {
         cr: 16.6667,
         cpc: 0.25,
         ctr: 4,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
       },
     ]);
   });

@@ -100,6 +100,9 @@ describe('quality coefficients', () => {
         cpo: 0.3125,
         cr: 32,
         cpc: 0.1,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
         coef: 1,
       },
       {
@@ -113,6 +116,9 @@ describe('quality coefficients', () => {
         cpo: 0.5,
         cr: 50,
         cpc: 0.25,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
         coef: 1,
       },
     ]);
@@ -206,6 +212,9 @@ describe('quality coefficients', () => {
       cpo: 0.2857,
       cr: 35,
       cpc: 0.1,
+      served: 0,
+      refundedClicks: 0,
+      refundedSpend: 0,
       coef: 0.5,
     });
     assert.deepEqual(rows[3], {
@@ -254,9 +263,54 @@ describe('quality coefficients', () => {
     const response = await owner.client.get(`${base}/device`);
     assert.equal(response.status, 200);
     assert.deepEqual(response.json(), [
-      { device: 'desktop', views: 1000, clicks: 20, money: 2, orders: 7, ctr: 2, cpm: 2, cpo: 0.2857, cr: 35, cpc: 0.1, coef: 1 },
-      { device: 'mobile', views: 500, clicks: 5, money: 0.5, orders: 1, ctr: 1, cpm: 1, cpo: 0.5, cr: 20, cpc: 0.1, coef: 1.2 },
-      { device: 'tablet', views: 200, clicks: 4, money: 1, orders: 2, ctr: 2, cpm: 5, cpo: 0.5, cr: 50, cpc: 0.25, coef: 0.7 },
+      {
+        device: 'desktop',
+        views: 1000,
+        clicks: 20,
+        money: 2,
+        orders: 7,
+        ctr: 2,
+        cpm: 2,
+        cpo: 0.2857,
+        cr: 35,
+        cpc: 0.1,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
+        coef: 1,
+      },
+      {
+        device: 'mobile',
+        views: 500,
+        clicks: 5,
+        money: 0.5,
+        orders: 1,
+        ctr: 1,
+        cpm: 1,
+        cpo: 0.5,
+        cr: 20,
+        cpc: 0.1,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
+        coef: 1.2,
+      },
+      {
+        device: 'tablet',
+        views: 200,
+        clicks: 4,
+        money: 1,
+        orders: 2,
+        ctr: 2,
+        cpm: 5,
+        cpo: 0.5,
+        cr: 50,
+        cpc: 0.25,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
+        coef: 0.7,
+      },
     ]);
     const today = await owner.client.get(`${base}/device?dateFrom=2026-03-10&targetId=1`, { accept: 'application/xml' });
     const items = today.xml().item;

@@ -20,6 +20,9 @@ type Row = {
   cr: number;
   cpc: number;
   ctr: number;
+  served: number;
+  refundedClicks: number;
+  refundedSpend: number;
 };
 
 describe('advertiser statistics', () => {
@@ -111,6 +114,9 @@ describe('advertiser statistics', () => {
         cr: 8.8235,
         cpc: 0.2074,
         ctr: 2.3448,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
       },
     ]);
   });
@@ -128,6 +134,9 @@ describe('advertiser statistics', () => {
         cr: 8,
         cpc: 0.2,
         ctr: 2.5,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
       },
     ]);
     const both = await stats(`?filter[id]=${first},${second}&filter[dateFrom]=2026-03-04`);
@@ -187,6 +196,9 @@ describe('advertiser statistics', () => {
         cr: 6.6667,
         cpc: 0.2167,
         ctr: 2,
+        served: 0,
+        refundedClicks: 0,
+        refundedSpend: 0,
       },
     ]);
     const all = await stats('?scope=offers&filter[dateFrom]=2026-03-01&filter[dateTo]=2026-03-31');

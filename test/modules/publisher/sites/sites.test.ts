@@ -300,6 +300,9 @@ describe('publisher sites and blocks', () => {
         cpm: 1.1667,
         money: 175,
         income: 1.75,
+        served: 0,
+        refundedClicks: 0,
+        refundedIncome: 0,
       });
     });
 

@@ -119,8 +119,30 @@ describe('GET /webmaster/statistic', () => {
     const response = await publisher.client.get('/api/webmaster/statistic');
     assert.equal(response.status, 200);
     assert.deepEqual(response.json(), [
-      { date: '2026-03-08', views: 600, clicks: 8, ctr: 1.3333, cpm: 0.9333, money: 56, income: 0.56 },
-      { date: '2026-03-10', views: 1250, clicks: 8, ctr: 0.64, cpm: 1.3877, money: 173, income: 1.7346 },
+      {
+        date: '2026-03-08',
+        views: 600,
+        clicks: 8,
+        ctr: 1.3333,
+        cpm: 0.9333,
+        money: 56,
+        income: 0.56,
+        served: 0,
+        refundedClicks: 0,
+        refundedIncome: 0,
+      },
+      {
+        date: '2026-03-10',
+        views: 1250,
+        clicks: 8,
+        ctr: 0.64,
+        cpm: 1.3877,
+        money: 173,
+        income: 1.7346,
+        served: 0,
+        refundedClicks: 0,
+        refundedIncome: 0,
+      },
     ]);
   });
 
@@ -128,8 +150,30 @@ describe('GET /webmaster/statistic', () => {
     const response = await publisher.client.get('/api/webmaster/statistic', { accept: XML });
     assert.equal(response.status, 200);
     assert.deepEqual(response.xml().item, [
-      { date: '2026-03-08', views: '600', clicks: '8', ctr: '1.3333', cpm: '0.9333', money: '56', income: '0.56' },
-      { date: '2026-03-10', views: '1250', clicks: '8', ctr: '0.64', cpm: '1.3877', money: '173', income: '1.7346' },
+      {
+        date: '2026-03-08',
+        views: '600',
+        clicks: '8',
+        ctr: '1.3333',
+        cpm: '0.9333',
+        money: '56',
+        income: '0.56',
+        served: '0',
+        refundedClicks: '0',
+        refundedIncome: '0',
+      },
+      {
+        date: '2026-03-10',
+        views: '1250',
+        clicks: '8',
+        ctr: '0.64',
+        cpm: '1.3877',
+        money: '173',
+        income: '1.7346',
+        served: '0',
+        refundedClicks: '0',
+        refundedIncome: '0',
+      },
     ]);
   });
 
@@ -150,7 +194,20 @@ describe('GET /webmaster/statistic', () => {
 
   it('filters by sites and by blocks, and by both', async () => {
     const site2 = (await publisher.client.get(`/api/webmaster/statistic?siteIds=${ids.site2}`)).json();
-    assert.deepEqual(site2, [{ date: '2026-03-10', views: 250, clicks: 5, ctr: 2, cpm: 2, money: 50, income: 0.5 }]);
+    assert.deepEqual(site2, [
+      {
+        date: '2026-03-10',
+        views: 250,
+        clicks: 5,
+        ctr: 2,
+        cpm: 2,
+        money: 50,
+        income: 0.5,
+        served: 0,
+        refundedClicks: 0,
+        refundedIncome: 0,
+      },
+    ]);
 
     const both = (await publisher.client.get(`/api/webmaster/statistic?siteIds=${ids.site1},%20${ids.site2}`)).json();
     assert.deepEqual(
@@ -159,7 +216,20 @@ describe('GET /webmaster/statistic', () => {
     );
 
     const blockA = (await publisher.client.get(`/api/webmaster/statistic?blockIds=${ids.block1a}`)).json();
-    assert.deepEqual(blockA, [{ date: '2026-03-08', views: 400, clicks: 8, ctr: 2, cpm: 1.4, money: 56, income: 0.56 }]);
+    assert.deepEqual(blockA, [
+      {
+        date: '2026-03-08',
+        views: 400,
+        clicks: 8,
+        ctr: 2,
+        cpm: 1.4,
+        money: 56,
+        income: 0.56,
+        served: 0,
+        refundedClicks: 0,
+        refundedIncome: 0,
+      },
+    ]);
 
     const blocks = (await publisher.client.get(`/api/webmaster/statistic?blockIds=${ids.block1b},${ids.block2}`)).json();
     assert.deepEqual(
@@ -239,6 +309,19 @@ describe('GET /webmaster/statistic', () => {
       },
     ]);
     const rows = (await publisher.client.get(`/api/webmaster/statistic?siteIds=${ids.site2}&dateFrom=2026-03-13`)).json();
-    assert.deepEqual(rows, [{ date: '2026-03-13', views: 10, clicks: 1, ctr: 10, cpm: 7, money: 7, income: 0.07 }]);
+    assert.deepEqual(rows, [
+      {
+        date: '2026-03-13',
+        views: 10,
+        clicks: 1,
+        ctr: 10,
+        cpm: 7,
+        money: 7,
+        income: 0.07,
+        served: 0,
+        refundedClicks: 0,
+        refundedIncome: 0,
+      },
+    ]);
   });
 });
