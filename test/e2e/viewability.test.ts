@@ -9,6 +9,8 @@ import { insertBlock } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf } from '../helpers/serving.ts';
 
+/** Where the page's clock starts (its own, not the server's). */
+const TEST_START = Date.UTC(2026, 2, 10, 12, 0, 0);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
 if (skip) process.stdout.write(`# skipping the viewability browser test: ${skip}\n`);
@@ -136,6 +138,69 @@ describe('viewable impressions in a real browser (headless Chromium)', { skip },
       assert.equal(beacons.filter((request) => request.postData() === low.postData()).length, 2, 'the original and the replay');
       assert.equal(beacons.length, 3, 'two beacons of the loader, one per block, and the replay');
       assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+      await publisher.close();
+    }
+  });
+
+  it('counts nothing for a teaser in view for less than a second, and its view once it stays a second', async () => {
+    const db = server.server.context.db;
+    const world = await createWorld(server, { ads: [{ bidMicros: 400_000 }], teaserCount: 1 });
+    const lowBlock = (await insertBlock(db, { siteId: world.siteId, teaserCount: 1 })).id;
+    await engineOf(server).refresh();
+    const publisher = await startPublisherSite(articlePage(world.blockId, lowBlock, server.url));
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      userAgent: DESKTOP_UA,
+      viewport: { width: 1280, height: 720 },
+    });
+    try {
+      const page = await context.newPage();
+      // The page's timers run on a paused clock the test moves: "a second in view" is exact, not raced
+      // against a loaded machine's real time.
+      await page.clock.install({ time: TEST_START });
+      await page.clock.pauseAt(TEST_START + 1000);
+      const beacons: Request[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/api/serve/views')) beacons.push(request);
+      });
+      await page.goto(publisher.url);
+      await page.waitForSelector('#low li a', { state: 'attached' });
+      // Resolves once the low teaser is (or is not) half visible: an observer made after the
+      // loader's gets its notice in the same update, after the loader's.
+      const lowInView = (wanted: boolean) =>
+        page.evaluate(`new Promise((resolve) => {
+          const observer = new IntersectionObserver((records) => {
+            if (records.some((record) => (record.intersectionRatio >= 0.5) === ${wanted})) {
+              observer.disconnect();
+              resolve();
+            }
+          }, { threshold: 0.5 });
+          observer.observe(document.querySelector('#low li'));
+        })`);
+      await page.clock.runFor(5000);
+      const topBeacons = beacons.length;
+      assert.equal(topBeacons, 1, 'the top block, in view from the start, was reported');
+
+      await page.locator('#low').scrollIntoViewIfNeeded();
+      await lowInView(true);
+      await page.clock.runFor(900);
+      await page.evaluate('window.scrollTo(0, 0)');
+      await lowInView(false);
+      await page.clock.runFor(5000);
+      await page.locator('#low').scrollIntoViewIfNeeded();
+      await lowInView(true);
+      await page.clock.runFor(900);
+      assert.equal(beacons.length, topBeacons, 'in view 0.9 s, out, and 0.9 s again: no view');
+
+      const lowBeacon = page.waitForRequest((request) => request.url().endsWith('/api/serve/views'));
+      await page.clock.runFor(400);
+      const low = await lowBeacon;
+      assert.equal((await low.response())?.status(), 204);
+      await engineOf(server).impressions.flush();
+      assert.deepEqual(await countsOfBlock(db, lowBlock), { served: 1, views: 1 });
+      assert.equal(beacons.length, topBeacons + 1);
     } finally {
       await context.close();
       await publisher.close();
