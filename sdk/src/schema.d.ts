@@ -961,7 +961,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Teasers for one impression of a block (counts their views). */
+        /** Teasers for one impression of a block (counts them as served; views come from the beacon). */
         get: operations["serveTeasers"];
         put?: never;
         post?: never;
@@ -1036,6 +1036,26 @@ export interface paths {
         get: operations["recordConversionPixel"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The loader's viewability beacon: counts one viewable view per impression token, once.
+         * @description Sent by `navigator.sendBeacon` with a `text/plain` body of tokens, one per line (a simple request: no CORS preflight); a JSON, form or XML body `{tokens: [...]}` works too. Always 204 for a well-formed body: forged, expired and already counted tokens, and beacons of robots, count nothing (see `nativa_view_refusals_total`). Views reach the statistics within a second.
+         */
+        post: operations["recordViews"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6744,6 +6764,8 @@ export interface operations {
                             title: string;
                             /** @description Signed, single-use click link (valid one hour) that redirects to the advertiser. */
                             url: string;
+                            /** @description Signed, single-use impression token (valid one hour): POST it to `/api/serve/views` once at least half of the teaser has been visible for one continuous second. Its view is counted once; the click link works whether or not it was sent. */
+                            view: string;
                         }[];
                     };
                 };
@@ -6878,6 +6900,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    recordViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The impression tokens of the teasers that became viewable (1 to 100). */
+                    tokens: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
                 };
             };
         };

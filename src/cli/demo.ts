@@ -166,6 +166,32 @@ function visit(agent: https.Agent, url: string, userAgent: string): Promise<{ st
   });
 }
 
+/** The loader's viewability beacon, as `navigator.sendBeacon` sends it: tokens in a text/plain body. */
+function sendBeacon(agent: https.Agent, url: string, tokens: string[], userAgent: string): Promise<number> {
+  const body = tokens.join('\n');
+  return new Promise((resolve, reject) => {
+    https
+      .request(
+        url,
+        {
+          agent,
+          method: 'POST',
+          headers: {
+            'User-Agent': userAgent,
+            'Content-Type': 'text/plain;charset=UTF-8',
+            'Content-Length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      )
+      .on('error', reject)
+      .end(body);
+  });
+}
+
 function progress(done: number, total: number, clicks: number, conversions: number): void {
   const width = 30;
   const filled = Math.round((done / total) * width);
@@ -175,7 +201,10 @@ function progress(done: number, total: number, clicks: number, conversions: numb
   if (done === total) process.stderr.write('\n');
 }
 
-/** Visitors see a block's teasers; some click; some of those convert. */
+/**
+ * Visitors are served a block's teasers; most scroll to them (the loader's beacon reports them
+ * viewable); some click; some of those convert.
+ */
 async function simulateVisitors(baseUrl: string, agent: https.Agent, world: DemoWorld, visitors: number) {
   let clicks = 0;
   let conversions = 0;
@@ -184,7 +213,12 @@ async function simulateVisitors(baseUrl: string, agent: https.Agent, world: Demo
     const blockId = world.blockIds[index % world.blockIds.length] ?? 0;
     const served = await visit(agent, `${baseUrl}/api/serve/blocks/${blockId}/teasers`, userAgent);
     if (served.status !== 200) throw new Error(`teasers: ${served.status} ${served.body}`);
-    const teasers = (JSON.parse(served.body) as { teasers: { url: string }[] }).teasers;
+    const teasers = (JSON.parse(served.body) as { teasers: { url: string; view: string }[] }).teasers;
+    if (teasers.length > 0 && Math.random() < 0.7) {
+      const tokens = teasers.map((teaser) => teaser.view);
+      const status = await sendBeacon(agent, `${baseUrl}/api/serve/views`, tokens, userAgent);
+      if (status !== 204) throw new Error(`view beacon: ${status}`);
+    }
     const teaser = teasers[Math.floor(Math.random() * teasers.length)];
     if (teaser !== undefined && Math.random() < 0.25) {
       const click = await visit(agent, teaser.url, userAgent);

@@ -286,6 +286,12 @@ export interface AcceptedClicksTable extends ClickColumns {
   refusal: 'bot' | 'limit' | null;
 }
 
+/** Impression tokens already counted as a view, kept until the token expires (migration 0480). */
+export interface ViewedImpressionsTable {
+  token_id: string;
+  expires_at: ColumnType<Date, Date | string, never>;
+}
+
 export interface ConversionsTable {
   click_id: string;
   goal: number;
@@ -354,6 +360,7 @@ export interface DatabaseSchema {
   email_confirmations: EmailConfirmationsTable;
   clicks: ClicksTable;
   accepted_clicks: AcceptedClicksTable;
+  viewed_impressions: ViewedImpressionsTable;
   conversions: ConversionsTable;
   audience_members: AudienceMembersTable;
   change_counters: ChangeCountersTable;

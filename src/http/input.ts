@@ -67,6 +67,19 @@ export function registerBodyParsers(app: FastifyInstance): void {
 }
 
 /**
+ * For a route that browsers call with `navigator.sendBeacon(url, text)`: such a body is sent as
+ * `text/plain` (a simple request, so no CORS preflight). Within `scope` only, a text/plain body is
+ * read as a list: its lines (or commas, or spaces) become `{ [field]: [...] }`, which the route's
+ * body schema then validates like any other body.
+ */
+export function acceptPlainTextList(scope: FastifyInstance, field: string): void {
+  scope.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    const items = (body as string).split(/[\s,]+/).filter((item) => item !== '');
+    done(null, { [field]: items });
+  });
+}
+
+/**
  * On every route: its input schemas get the bounds of input-types.ts, and a preValidation hook
  * turns the raw strings of the path, query and body into the declared types (strictly: see
  * coerceInput). Parameters may also travel in the query string or in the body, the body winning:

@@ -82,9 +82,12 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
         const page = await context.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));
+        // The block is in view from the start: the loader's beacon reports its teasers viewed after a second.
+        const beacon = page.waitForRequest((request) => request.url().endsWith('/api/serve/views'));
         await page.goto(publisher.url);
         await page.waitForSelector('[data-nativa-block] li a');
         const teasers = page.locator('[data-nativa-block] li');
+        assert.equal((await (await beacon).response())?.status(), 204);
         assert.equal(await teasers.count(), 3);
         assert.equal(await page.locator('[data-nativa-block] ul').getAttribute('aria-label'), 'Sponsored');
         assert.equal(await teasers.first().locator('.nativa-title').textContent(), `Ad ${world.campaignIds[0]}`);

@@ -89,9 +89,15 @@ describe('nativa demo', () => {
     try {
       const stats = await database.db
         .selectFrom('stats_daily')
-        .select((eb) => [eb.fn.sum<number>('views').as('views'), eb.fn.sum<number>('clicks').as('clicks')])
+        .select((eb) => [
+          eb.fn.sum<number>('served').as('served'),
+          eb.fn.sum<number>('views').as('views'),
+          eb.fn.sum<number>('clicks').as('clicks'),
+        ])
         .executeTakeFirstOrThrow();
-      assert.ok(Number(stats.views) >= 60, 'every visitor saw teasers');
+      assert.ok(Number(stats.served) >= 60, 'every visitor was served teasers');
+      assert.ok(Number(stats.views) > 0, "the visitors' beacons counted views");
+      assert.ok(Number(stats.views) <= Number(stats.served), 'never more views than teasers served');
       assert.equal(Number(stats.clicks), Number(summary[2]), 'every click of the demo was billed');
       const offers = await database.db.selectFrom('offers').select(['image_square', 'image_wide']).execute();
       assert.ok(offers.every((offer) => offer.image_square !== null && offer.image_wide !== null));

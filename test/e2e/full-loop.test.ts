@@ -290,9 +290,12 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     const visitor = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: DESKTOP_UA });
     contexts.push(visitor);
     const page = await visitor.newPage();
+    // The visitor looks at the teaser for a second before clicking: the loader's beacon counts it viewed.
+    const beacon = page.waitForRequest((request) => request.url().endsWith('/api/serve/views'));
     await page.goto(publisherPage.url);
     const teaser = page.locator('[data-nativa-block] li a');
     await teaser.first().waitFor();
+    assert.equal((await (await beacon).response())?.status(), 204);
     assert.equal(await page.locator('[data-nativa-block] .nativa-title').first().textContent(), 'Running shoes at half price');
     const shopOpened = visitor.waitForEvent('page');
     await teaser.first().click();

@@ -213,3 +213,21 @@ export function pathOf(url: string): string {
   const parsed = new URL(url);
   return parsed.pathname + parsed.search;
 }
+
+/** Teasers served and viewable views counted in the rollup (per-ad rows, and the campaigns' days agree). */
+export async function servedAndViews(db: Db, campaignIds: number[]): Promise<{ served: number; views: number }> {
+  const sums = async (table: 'stats_daily' | 'stats_campaign_daily') => {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number>('served'), eb.lit(0)).as('served'),
+        eb.fn.coalesce(eb.fn.sum<number>('views'), eb.lit(0)).as('views'),
+      ])
+      .where('campaign_id', 'in', campaignIds)
+      .executeTakeFirstOrThrow();
+    return { served: Number(row.served), views: Number(row.views) };
+  };
+  const perAd = await sums('stats_daily');
+  assert.deepEqual(await sums('stats_campaign_daily'), perAd, 'the campaign rollup agrees with the per-ad rollup');
+  return perAd;
+}

@@ -136,7 +136,28 @@ function countedFrom(registry: Registry, name: string, help: string, read: () =>
 function servingMetrics(registry: Registry, tally: ServingTally | undefined): void {
   if (tally === undefined) return;
   countedFrom(registry, 'nativa_teaser_requests_total', 'Teaser requests answered (block loads).', () => tally.impressions);
-  countedFrom(registry, 'nativa_teaser_views_total', 'Teasers served, each counted as a view.', () => tally.views);
+  countedFrom(
+    registry,
+    'nativa_teasers_served_total',
+    'Teasers served (each with a click link and an impression token).',
+    () => tally.served,
+  );
+  countedFrom(
+    registry,
+    'nativa_teaser_views_total',
+    'Viewable views counted: impression tokens of beacons, each counted once, written to the rollup.',
+    () => tally.views,
+  );
+  new Counter({
+    name: 'nativa_view_refusals_total',
+    help: 'Impression tokens of beacons counted as no view, by reason: bot, forged, expired, replayed.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, count] of Object.entries(tally.viewRefusals)) this.inc({ reason }, count);
+    },
+  });
   countedFrom(
     registry,
     'nativa_clicks_accepted_total',

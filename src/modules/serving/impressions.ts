@@ -1,46 +1,73 @@
 import type { Db } from '../../db/database.ts';
-import { recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
+import type { DeviceId, TrafficEvent } from '../statistics/record-events.ts';
+import { recordEvents } from '../statistics/record-events.ts';
+import { claimImpressions, forgetExpiredImpressions } from './serving-repository.ts';
+import { VIEW_TOKEN_SKEW_MS, type ViewClaims } from './view-token.ts';
+
+/** Expired ids are deleted from the seen-set at most this often (one indexed DELETE). */
+const PURGE_EVERY_MS = 60_000;
+
+export interface ImpressionBufferOptions {
+  db: Db;
+  timeZone: string;
+  /** Lifetime of an impression token: its id is kept in the seen-set that long (plus the skew allowed). */
+  tokenTtlMs: number;
+  now(): number;
+  /** Called after each committed flush: views counted, and beacons' tokens found already counted. */
+  onFlushed(counted: number, replayed: number): void;
+  onError(error: unknown): void;
+}
 
 /**
- * Views are counted in memory and written to the rollup in one transaction per flush (at least
- * every second, and on shutdown). A crash loses at most the views of the last interval; money
- * never waits here (clicks are committed before their redirect).
+ * Served teasers and viewable views are counted in memory and written to the rollup in one
+ * transaction per flush (at least every second, and on shutdown). A crash loses at most the counts
+ * of the last interval; money never waits here (clicks are committed before their redirect).
+ *
+ * A view is a verified impression token from a beacon. The flush claims the tokens' ids in the
+ * seen-set (`viewed_impressions`, unique key) in the same transaction as it adds their views, so a
+ * token counts once across every instance sharing the database, and a failed flush neither counts
+ * nor claims anything (its batch is put back and tried again).
  */
 export class ImpressionBuffer {
-  private pending = new Map<string, TrafficEvent>();
+  private served = new Map<string, TrafficEvent>();
+  private views = new Map<string, ViewClaims>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
-  private readonly db: Db;
-  private readonly timeZone: string;
-  private readonly onError: (error: unknown) => void;
+  private purgedAt = Number.NEGATIVE_INFINITY;
+  private readonly options: ImpressionBufferOptions;
 
-  constructor(db: Db, timeZone: string, onError: (error: unknown) => void) {
-    this.db = db;
-    this.timeZone = timeZone;
-    this.onError = onError;
+  constructor(options: ImpressionBufferOptions) {
+    this.options = options;
   }
 
   start(intervalMs: number): void {
     this.timer = setInterval(() => {
-      this.flush().catch(this.onError);
+      this.flush().catch(this.options.onError);
     }, intervalMs);
     this.timer.unref();
   }
 
-  /** Counts one view; events with the same rollup key (and day) are summed until the flush. */
+  /** Counts one served teaser; events with the same rollup key (and day) are summed until the flush. */
   add(event: Omit<TrafficEvent, 'views' | 'served'>, day: string): void {
     // The block determines the site and the ad its campaign: these four and the day make the rollup key.
     const key = `${day}${event.offerId}|${event.blockId}|${event.device}${event.country ?? ''}`;
-    const existing = this.pending.get(key);
-    if (existing === undefined) this.pending.set(key, { ...event, views: 1, served: 1 });
-    else {
-      existing.views = (existing.views ?? 0) + 1;
-      existing.served = (existing.served ?? 0) + 1;
-    }
+    const existing = this.served.get(key);
+    if (existing === undefined) this.served.set(key, { ...event, served: 1 });
+    else existing.served = (existing.served ?? 0) + 1;
+  }
+
+  /**
+   * Queues the view of a verified token. False when the same token already waits in this buffer
+   * (a replay caught before the database sees it).
+   */
+  addView(claims: ViewClaims): boolean {
+    if (this.views.has(claims.impressionId)) return false;
+    this.views.set(claims.impressionId, claims);
+    return true;
   }
 
   get size(): number {
-    return this.pending.size;
+    return this.served.size + this.views.size;
   }
 
   /** Writes what is pending; flushes never overlap, and a failed batch is put back. */
@@ -48,24 +75,62 @@ export class ImpressionBuffer {
     this.flushing = this.flushing
       .catch(() => undefined)
       .then(async () => {
-        if (this.pending.size === 0) return;
-        const batch = this.pending;
-        this.pending = new Map();
+        if (this.served.size === 0 && this.views.size === 0) return;
+        const served = this.served;
+        const views = this.views;
+        this.served = new Map();
+        this.views = new Map();
         try {
-          await this.db.transaction().execute((trx) => recordEvents(trx, [...batch.values()], this.timeZone));
+          const counted = await this.write(served, views);
+          this.options.onFlushed(counted, views.size - counted);
         } catch (error) {
-          for (const [key, event] of batch) {
-            const existing = this.pending.get(key);
-            if (existing === undefined) this.pending.set(key, event);
-            else {
-              existing.views = (existing.views ?? 0) + (event.views ?? 0);
-              existing.served = (existing.served ?? 0) + (event.served ?? 0);
-            }
-          }
+          this.putBack(served, views);
           throw error;
         }
       });
     return this.flushing;
+  }
+
+  /** One transaction: claim the views' ids, then add the served teasers and the claimed views. Returns the views counted. */
+  private async write(served: Map<string, TrafficEvent>, views: Map<string, ViewClaims>): Promise<number> {
+    const now = this.options.now();
+    const purge = now - this.purgedAt >= PURGE_EVERY_MS;
+    const keepFor = this.options.tokenTtlMs + VIEW_TOKEN_SKEW_MS;
+    const counted = await this.options.db.transaction().execute(async (trx) => {
+      if (purge) await forgetExpiredImpressions(trx, new Date(now));
+      const claims = [...views.values()];
+      const claimed = await claimImpressions(
+        trx,
+        claims.map((claim) => ({ id: claim.impressionId, expiresAt: new Date(claim.issuedAt + keepFor) })),
+      );
+      // A view is counted on the day its teaser was served, in the place it was served, so that a
+      // day's views never exceed its served teasers.
+      const viewed: TrafficEvent[] = claims
+        .filter((claim) => claimed.has(claim.impressionId))
+        .map((claim) => ({
+          at: claim.issuedAt,
+          campaignId: claim.campaignId,
+          offerId: claim.offerId,
+          siteId: claim.siteId,
+          blockId: claim.blockId,
+          device: claim.device as DeviceId,
+          country: claim.country,
+          views: 1,
+        }));
+      await recordEvents(trx, [...served.values(), ...viewed], this.options.timeZone);
+      return viewed.length;
+    });
+    if (purge) this.purgedAt = now;
+    return counted;
+  }
+
+  private putBack(served: Map<string, TrafficEvent>, views: Map<string, ViewClaims>): void {
+    for (const [key, event] of served) {
+      const existing = this.served.get(key);
+      if (existing === undefined) this.served.set(key, event);
+      else existing.served = (existing.served ?? 0) + (event.served ?? 0);
+    }
+    for (const [id, claims] of views) this.views.set(id, claims);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,13 @@
  * every `[data-nativa-block]` element with that block's teasers. It is plain ES2017 with no
  * dependencies and no globals: one IIFE, every failure swallowed, so a slow or absent server
  * leaves the publisher's page exactly as it was (the container stays empty).
+ *
+ * Viewability (the IAB/MRC display standard): a teaser is viewed once at least half of it has been
+ * visible for one continuous second, on a page that is not hidden. An IntersectionObserver
+ * (threshold 0.5) starts a one-second timer per teaser, cancelled when it leaves view or the page
+ * is hidden; when it fires, the teaser's impression token is queued and sent once, in a beacon
+ * batched with the other teasers' (text/plain, so no CORS preflight). Without IntersectionObserver
+ * nothing is reported: a view that cannot be measured is not counted.
  */
 export const LOADER_SCRIPT = `/* Nativa teaser loader */
 (function () {
@@ -30,6 +37,60 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       return text.replace(/-?[0-9]+(?:[.][0-9]+)?%?/g, function (amount) {
         return /%$/.test(amount) ? amount : format.format(Number(amount));
       });
+    }
+
+    var queue = [];
+    var sending = 0;
+    var watched = new Map();
+    var observer;
+
+    function send() {
+      clearTimeout(sending);
+      sending = 0;
+      if (!queue.length) return;
+      var url = base + '/api/serve/views';
+      var body = queue.join('\\n');
+      queue = [];
+      if (!(navigator.sendBeacon && navigator.sendBeacon(url, body))) {
+        fetch(url, { method: 'POST', body: body, keepalive: true, mode: 'no-cors' }).catch(function () {});
+      }
+    }
+
+    function arm(entry) {
+      if (entry.done || entry.timer || !entry.visible || document.visibilityState === 'hidden') return;
+      entry.timer = setTimeout(function () {
+        entry.done = true;
+        observer.unobserve(entry.node);
+        queue.push(entry.token);
+        if (!sending) sending = setTimeout(send, 200);
+      }, 1000);
+    }
+
+    function disarm(entry) {
+      clearTimeout(entry.timer);
+      entry.timer = 0;
+    }
+
+    function watch(node, token) {
+      if (!window.IntersectionObserver || !token) return;
+      if (!observer) {
+        observer = new IntersectionObserver(function (records) {
+          records.forEach(function (record) {
+            var entry = watched.get(record.target);
+            entry.visible = record.isIntersecting && record.intersectionRatio >= 0.5;
+            if (entry.visible) arm(entry);
+            else disarm(entry);
+          });
+        }, { threshold: 0.5 });
+        document.addEventListener('visibilitychange', function () {
+          var hidden = document.visibilityState === 'hidden';
+          watched.forEach(hidden ? disarm : arm);
+          if (hidden) send();
+        });
+        addEventListener('pagehide', send);
+      }
+      watched.set(node, { node: node, token: token, visible: false, timer: 0, done: false });
+      observer.observe(node);
     }
 
     function render(container, data) {
@@ -71,6 +132,9 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       });
       container.textContent = '';
       container.appendChild(list);
+      list.childNodes.forEach(function (item, index) {
+        watch(item, data.teasers[index].view);
+      });
     }
 
     function fill(container) {

@@ -28,6 +28,7 @@ import {
   selectTeasers,
 } from './serving-index.ts';
 import { findOfferTarget, findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
+import { ViewSigner } from './view-token.ts';
 import { visitorTraits } from './visitor.ts';
 
 /** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
@@ -41,7 +42,7 @@ export interface ServingOptions {
   revenueSharePercent: number;
   /** How often the snapshot is rebuilt from the database. */
   refreshMs: number;
-  /** How often counted views are written to the rollup (at most 1000). */
+  /** How often served teasers and counted views are written to the rollup (at most 1000). */
   flushMs: number;
   /** How often accepted clicks that no instance settled are looked for (default 5 s). */
   sweepMs?: number;
@@ -60,8 +61,12 @@ export interface ClickLog {
 export interface ServingTally {
   /** Teaser requests answered (block loads). */
   impressions: number;
-  /** Teasers served, each counted as a view. */
+  /** Teasers served (each with a click link and an impression token). */
+  served: number;
+  /** Viewable views counted: beacons' tokens claimed and written to the rollup. */
   views: number;
+  /** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
+  viewRefusals: Record<'bot' | 'forged' | 'expired' | 'replayed', number>;
   clicksAccepted: number;
   clicksBilled: number;
   /** Clicks settled or refused without billing, by why. */
@@ -72,6 +77,8 @@ export interface ServingTally {
 export interface ServedTeaser {
   ad: AdEntry;
   clickToken: string;
+  /** The signed, single-use impression token the loader's beacon sends back when the teaser was viewable. */
+  viewToken: string;
 }
 
 /**
@@ -89,12 +96,15 @@ export class ServingEngine {
   private builtAt = 0;
   private readonly options: ServingOptions;
   readonly signer: ClickSigner;
+  readonly viewSigner: ViewSigner;
   readonly impressions: ImpressionBuffer;
   private readonly acceptance: ClickBatcher;
   private readonly settler: ClickSettler;
   readonly tally: ServingTally = {
     impressions: 0,
+    served: 0,
     views: 0,
+    viewRefusals: { bot: 0, forged: 0, expired: 0, replayed: 0 },
     clicksAccepted: 0,
     clicksBilled: 0,
     refusals: { bot: 0, limit: 0, funds: 0, duplicate: 0 },
@@ -104,6 +114,7 @@ export class ServingEngine {
   constructor(options: ServingOptions) {
     this.options = options;
     this.signer = new ClickSigner(options.signingSecret);
+    this.viewSigner = new ViewSigner(options.signingSecret);
     this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
     this.settler = new ClickSettler({
       settle: async (clickIds) => {
@@ -123,7 +134,17 @@ export class ServingEngine {
       this.settler.add(clicks.flatMap((click, index) => (verdicts[index] === 'duplicate' ? [] : [click.claims.clickId])));
       return verdicts;
     });
-    this.impressions = new ImpressionBuffer(options.db, options.timeZone, (error) => options.onError(error, 'flushing views'));
+    this.impressions = new ImpressionBuffer({
+      db: options.db,
+      timeZone: options.timeZone,
+      tokenTtlMs: this.viewSigner.ttlMs,
+      now: () => options.clock.now(),
+      onFlushed: (counted, replayed) => {
+        this.tally.views += counted;
+        this.tally.viewRefusals.replayed += replayed;
+      },
+      onError: (error) => options.onError(error, 'flushing views'),
+    });
   }
 
   /**
@@ -200,13 +221,13 @@ export class ServingEngine {
     return this.snapshot.blocks.get(blockId);
   }
 
-  /** Selects teasers for an impression, counts their views and signs their click links. */
+  /** Selects teasers for an impression, counts them as served and signs their click links and impression tokens. */
   serve(impression: Impression): ServedTeaser[] {
     const now = this.options.clock.now();
     const winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, impression);
     const day = dayOf(now, this.options.timeZone);
     this.tally.impressions += 1;
-    this.tally.views += winners.length;
+    this.tally.served += winners.length;
     return winners.map((winner) => {
       const { ad } = winner;
       const claims: ClickClaims = {
@@ -232,8 +253,37 @@ export class ServingEngine {
         },
         day,
       );
-      return { ad, clickToken: this.signer.sign(claims) };
+      const viewToken = this.viewSigner.sign({
+        impressionId: claims.clickId,
+        offerId: claims.offerId,
+        campaignId: claims.campaignId,
+        siteId: claims.siteId,
+        blockId: claims.blockId,
+        device: claims.device,
+        country: claims.country,
+        issuedAt: now,
+      });
+      return { ad, clickToken: this.signer.sign(claims), viewToken };
     });
+  }
+
+  /**
+   * Takes a beacon's impression tokens: each valid one is queued to count one view at the next
+   * flush (unless its impression was counted before, on any instance). Robots' beacons, forged
+   * and expired tokens count nothing; every token is tallied by what became of it.
+   */
+  recordViews(tokens: readonly string[], userAgent: string | undefined): void {
+    const { viewRefusals } = this.tally;
+    if (visitorTraits(userAgent).bot) {
+      viewRefusals.bot += tokens.length;
+      return;
+    }
+    const nowMs = this.options.clock.now();
+    for (const token of tokens) {
+      const verdict = this.viewSigner.verify(token, nowMs);
+      if (verdict.kind !== 'valid') viewRefusals[verdict.kind] += 1;
+      else if (!this.impressions.addView(verdict.claims)) viewRefusals.replayed += 1;
+    }
   }
 
   /**

@@ -131,3 +131,24 @@ export async function loadAdvertiserBalances(db: Db) {
     .where('kind', '=', 'advertiser')
     .execute();
 }
+
+/**
+ * Claims impressions in the seen-set of counted views: returns the ids inserted now, leaving out
+ * those some earlier flush (of any instance) claimed. Ids are inserted in sorted order, so two
+ * instances claiming overlapping ids wait for each other instead of deadlocking.
+ */
+export async function claimImpressions(db: Db, impressions: { id: string; expiresAt: Date }[]): Promise<Set<string>> {
+  if (impressions.length === 0) return new Set();
+  const sorted = [...impressions].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const { rows } = await sql<{ token_id: string }>`
+    INSERT INTO viewed_impressions (token_id, expires_at)
+    SELECT * FROM unnest(${sorted.map((row) => row.id)}::text[], ${sorted.map((row) => row.expiresAt.toISOString())}::timestamptz[])
+    ON CONFLICT (token_id) DO NOTHING
+    RETURNING token_id`.execute(db);
+  return new Set(rows.map((row) => row.token_id));
+}
+
+/** Forgets counted impressions whose tokens have expired: no beacon can bring them back. */
+export async function forgetExpiredImpressions(db: Db, now: Date): Promise<void> {
+  await db.deleteFrom('viewed_impressions').where('expires_at', '<', now).execute();
+}

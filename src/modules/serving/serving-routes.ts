@@ -3,13 +3,15 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../http/errors.ts';
+import { acceptPlainTextList } from '../../http/input.ts';
 import { Id, Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/record-events.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { isAdvertiser } from './serving-repository.ts';
+import { VIEW_TOKEN_LENGTH } from './view-token.ts';
 import { clickAddress, countryOf, visitorTraits } from './visitor.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
@@ -32,6 +34,10 @@ const TeaserSchema = Type.Object({
   domain: Type.String({ description: "The advertiser's domain (the ad URL's host without `www.`), shown on the teaser." }),
   image: Type.Union([Type.String(), Type.Null()], { description: 'Square image URL (328×328); null when the ad has none.' }),
   url: Type.String({ description: 'Signed, single-use click link (valid one hour) that redirects to the advertiser.' }),
+  view: Type.String({
+    description:
+      'Signed, single-use impression token (valid one hour): POST it to `/api/serve/views` once at least half of the teaser has been visible for one continuous second. Its view is counted once; the click link works whether or not it was sent.',
+  }),
 });
 
 const TeasersResponse = Type.Object({
@@ -60,6 +66,23 @@ const ConversionResponse = Type.Object({
     description: '`recorded` the first time for this click and goal, `duplicate` afterwards (not counted again).',
   }),
 });
+
+/** How many impression tokens one beacon may carry: a page's teasers, with room to spare. */
+const MAX_TOKENS_PER_BEACON = 100;
+
+const ViewsBody = Type.Object(
+  {
+    tokens: Type.Array(
+      Text('An impression token (the `view` of a served teaser).', { minLength: 1, maxLength: VIEW_TOKEN_LENGTH * 2 }),
+      {
+        minItems: 1,
+        maxItems: MAX_TOKENS_PER_BEACON,
+        description: `The impression tokens of the teasers that became viewable (1 to ${MAX_TOKENS_PER_BEACON}).`,
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const AudienceQuery = Type.Object({
   advertiser: Id('Advertiser account id.'),
@@ -99,7 +122,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'serveTeasers',
-        summary: 'Teasers for one impression of a block (counts their views).',
+        summary: 'Teasers for one impression of a block (counts them as served; views come from the beacon).',
         security: [],
         params: BlockParams,
         response: { 200: TeasersResponse, ...errorResponses(404) },
@@ -111,7 +134,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const block = serving.block(request.params.blockId);
       if (block === undefined) throw notFound('Block');
       const traits = visitorTraits(request.headers['user-agent']);
-      const served = traits.bot
+      const teasers = traits.bot
         ? []
         : serving.serve({ block, device: traits.device, country: countryOf(request.ip), visitorId: readVisitorId(request) });
       const base = absoluteUrl(request, '/api');
@@ -119,7 +142,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         block: block.id,
         label: 'Sponsored',
         currency,
-        teasers: served.map(({ ad, clickToken }) => ({
+        teasers: teasers.map(({ ad, clickToken, viewToken }) => ({
           id: ad.offerId,
           title: ad.title,
           description: ad.description,
@@ -127,10 +150,38 @@ export function registerServingRoutes(app: App, context: AppContext): void {
           domain: ad.domain,
           image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
           url: `${base}/serve/click/${clickToken}`,
+          view: viewToken,
         })),
       };
     },
   );
+
+  // The beacon's text/plain body (one token per line) is read in this scope only.
+  app.register(async (scope: App) => {
+    acceptPlainTextList(scope, 'tokens');
+    scope.post(
+      '/api/serve/views',
+      {
+        config: PUBLIC,
+        bodyLimit: 16 * 1024,
+        schema: {
+          tags,
+          operationId: 'recordViews',
+          summary: "The loader's viewability beacon: counts one viewable view per impression token, once.",
+          description:
+            'Sent by `navigator.sendBeacon` with a `text/plain` body of tokens, one per line (a simple request: no CORS preflight); a JSON, form or XML body `{tokens: [...]}` works too. Always 204 for a well-formed body: forged, expired and already counted tokens, and beacons of robots, count nothing (see `nativa_view_refusals_total`). Views reach the statistics within a second.',
+          security: [],
+          body: ViewsBody,
+          response: { 204: NoContent, ...errorResponses(413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('Access-Control-Allow-Origin', '*');
+        serving.recordViews(request.body.tokens, request.headers['user-agent']);
+        reply.code(204);
+      },
+    );
+  });
 
   app.get(
     '/api/serve/click/:token',

@@ -71,8 +71,15 @@ describe('request ids, health, readiness and metrics', () => {
     const desktop = { headers: { 'User-Agent': DESKTOP_UA } };
     const teasers = await server.anonymous.get(`/api/serve/blocks/${world.blockId}/teasers`, desktop);
     assert.equal(teasers.status, 200);
-    const served = teasers.json().teasers as { url: string }[];
+    const served = teasers.json().teasers as { url: string; view: string }[];
     assert.equal(served.length, 2);
+    const beacon = await server.anonymous.request('POST', '/api/serve/views', {
+      raw: served.map((teaser) => teaser.view).join('\n'),
+      contentType: 'text/plain',
+      ...desktop,
+    });
+    assert.equal(beacon.status, 204);
+    await engineOf(server).impressions.flush();
     const click = await server.anonymous.get(new URL(served[0]?.url ?? '').pathname, desktop);
     assert.equal(click.status, 302);
     await engineOf(server).settled();
@@ -80,6 +87,7 @@ describe('request ids, health, readiness and metrics', () => {
 
     const moved = (series: string) => sample(after, series) - sample(before, series);
     assert.equal(moved('nativa_teaser_requests_total'), 1);
+    assert.equal(moved('nativa_teasers_served_total'), 2);
     assert.equal(moved('nativa_teaser_views_total'), 2);
     assert.equal(moved('nativa_clicks_accepted_total'), 1);
     assert.equal(moved('nativa_clicks_billed_total'), 1);

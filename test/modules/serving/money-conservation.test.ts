@@ -12,6 +12,7 @@ import {
   engineOf,
   MOBILE_UA,
   pathOf,
+  servedAndViews,
   statsTotals,
 } from '../../helpers/serving.ts';
 
@@ -52,14 +53,27 @@ describe('serving: money is conserved in a randomized run', () => {
 
     const agents = [DESKTOP_UA, DESKTOP_UA, MOBILE_UA, BOT_UA];
     const links: { url: string; agent: string }[] = [];
-    let views = 0;
+    let served = 0;
+    // Viewability: some teasers are seen (their token beaconed, sometimes twice), the rest only served.
+    const viewed = new Set<string>();
     for (let round = 0; round < 120; round += 1) {
       const agent = pick(agents);
       const response = await server.anonymous.get(`/api/serve/blocks/${pick(blocks)}/teasers`, {
         headers: { 'User-Agent': agent },
       });
-      const { teasers } = response.json<{ teasers: { url: string }[] }>();
-      views += teasers.length;
+      const { teasers } = response.json<{ teasers: { url: string; view: string }[] }>();
+      served += teasers.length;
+      const seen = teasers.filter(() => random() < 0.6).map((teaser) => teaser.view);
+      if (seen.length > 0) {
+        if (random() < 0.2) seen.push(pick([...seen]));
+        const beacon = await server.anonymous.request('POST', '/api/serve/views', {
+          raw: seen.join('\n'),
+          contentType: 'text/plain',
+          headers: { 'User-Agent': agent },
+        });
+        assert.equal(beacon.status, 204, beacon.text);
+        for (const token of seen) viewed.add(token);
+      }
       for (const teaser of teasers) if (random() < 0.4) links.push({ url: teaser.url, agent });
       if (random() < 0.2 && links.length > 0) links.push(pick(links));
       if (random() < 0.1) server.clock.advance(60_000);
@@ -98,7 +112,8 @@ describe('serving: money is conserved in a randomized run', () => {
       .where('status', '=', 'billed')
       .executeTakeFirstOrThrow();
     const totals = await statsTotals(db, { campaignIds });
-    assert.equal(totals.views, views);
+    assert.equal(totals.views, viewed.size);
+    assert.deepEqual(await servedAndViews(db, campaignIds), { served, views: viewed.size });
     assert.equal(totals.clicks, Number(billed.count));
     assert.equal(totals.spend, charges);
     assert.equal(totals.income, revenue);

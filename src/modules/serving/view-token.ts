@@ -1,0 +1,114 @@
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Impression tokens: one per served teaser, handed to the loader with the teaser and sent back
+ * by its beacon when the teaser has been viewable (docs/serving.md, Viewability). Like a click
+ * link, the token carries everything the view is counted under (ad, campaign, site, block,
+ * device, country, when it was served), signed, so the beacon needs no lookup to trust it. Its id
+ * is the served teaser's click id: one impression, one id, which the seen-set keeps to count a
+ * token once.
+ */
+export interface ViewClaims {
+  /** The impression's id (the click id of the same teaser's link, 128 random bits). */
+  impressionId: string;
+  offerId: number;
+  campaignId: number;
+  siteId: number;
+  blockId: number;
+  device: number;
+  country: string;
+  /** When the teaser was served, epoch ms. */
+  issuedAt: number;
+}
+
+export type ViewVerdict =
+  | { kind: 'valid'; claims: ViewClaims }
+  | { kind: 'expired'; claims: ViewClaims }
+  | { kind: 'forged'; claims: undefined };
+
+/** A teaser must be viewed within an hour of being served, as its click link must be followed within one. */
+export const VIEW_TOKEN_TTL_MS = 60 * 60 * 1000;
+/** Tokens stamped this far in the future still verify: instances' clocks differ a little. */
+export const VIEW_TOKEN_SKEW_MS = 60_000;
+
+/** Layout: impression id, four ids, device, two country letters, time (6 bytes of epoch ms). */
+const PAYLOAD_BYTES = 16 + 4 * 4 + 1 + 2 + 6;
+/** HMAC-SHA256 truncated to 128 bits, as the click link's. */
+const MAC_BYTES = 16;
+/** Base64url length of a token: every token has exactly this many characters. */
+export const VIEW_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + MAC_BYTES) * 4) / 3);
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+export class ViewSigner {
+  readonly ttlMs: number;
+  /** HMAC's inner and outer blocks: (key ⊕ ipad) ‖ message and (key ⊕ opad) ‖ inner hash. */
+  private readonly inner = Buffer.alloc(64 + PAYLOAD_BYTES);
+  private readonly outer = Buffer.alloc(64 + 32);
+
+  /**
+   * The key is derived from the signing secret for this one purpose, so an impression token can
+   * never pass for a click link or the other way round, whatever their lengths.
+   */
+  constructor(secret: string, ttlMs = VIEW_TOKEN_TTL_MS) {
+    this.ttlMs = ttlMs;
+    const key = createHmac('sha256', secret).update('nativa impression token v1').digest();
+    for (let index = 0; index < 64; index += 1) {
+      const byte = key[index] ?? 0;
+      this.inner[index] = byte ^ 0x36;
+      this.outer[index] = byte ^ 0x5c;
+    }
+  }
+
+  /** A URL-safe token of VIEW_TOKEN_LENGTH (76) characters: base64url of the payload and its MAC. */
+  sign(claims: ViewClaims): string {
+    const buffer = Buffer.allocUnsafe(PAYLOAD_BYTES + MAC_BYTES);
+    buffer.fill(0, 0, 16);
+    buffer.write(claims.impressionId, 0, 16, 'base64url');
+    buffer.writeUInt32BE(claims.offerId, 16);
+    buffer.writeUInt32BE(claims.campaignId, 20);
+    buffer.writeUInt32BE(claims.siteId, 24);
+    buffer.writeUInt32BE(claims.blockId, 28);
+    buffer.writeUInt8(claims.device, 32);
+    buffer.write((claims.country || '--').padEnd(2, '-').slice(0, 2), 33, 'latin1');
+    buffer.writeUIntBE(claims.issuedAt, 35, 6);
+    this.mac(buffer.subarray(0, PAYLOAD_BYTES), buffer, PAYLOAD_BYTES);
+    return buffer.toString('base64url');
+  }
+
+  /** Forged: not a token of ours (bad length, characters or MAC); expired: older than the TTL, or from the future. */
+  verify(token: string, nowMs: number): ViewVerdict {
+    if (token.length !== VIEW_TOKEN_LENGTH || !TOKEN_PATTERN.test(token)) return { kind: 'forged', claims: undefined };
+    const buffer = Buffer.from(token, 'base64url');
+    if (buffer.length !== PAYLOAD_BYTES + MAC_BYTES) return { kind: 'forged', claims: undefined };
+    const payload = buffer.subarray(0, PAYLOAD_BYTES);
+    const expected = Buffer.allocUnsafe(MAC_BYTES);
+    this.mac(payload, expected, 0);
+    if (!timingSafeEqual(buffer.subarray(PAYLOAD_BYTES), expected)) return { kind: 'forged', claims: undefined };
+    const claims = parseClaims(payload);
+    if (claims === undefined) return { kind: 'forged', claims: undefined };
+    if (nowMs - claims.issuedAt > this.ttlMs || claims.issuedAt - nowMs > VIEW_TOKEN_SKEW_MS) return { kind: 'expired', claims };
+    return { kind: 'valid', claims };
+  }
+
+  /** HMAC-SHA256 (RFC 2104) from two one-shot hashes over preallocated blocks, as ClickSigner computes it. */
+  private mac(payload: Buffer, target: Buffer, offset: number): void {
+    payload.copy(this.inner, 64);
+    this.outer.write(hash('sha256', this.inner, 'latin1'), 64, 32, 'latin1');
+    target.write(hash('sha256', this.outer, 'latin1'), offset, MAC_BYTES, 'latin1');
+  }
+}
+
+function parseClaims(payload: Buffer): ViewClaims | undefined {
+  const country = payload.toString('latin1', 33, 35);
+  if (country !== '--' && !/^[A-Z]{2}$/.test(country)) return undefined;
+  return {
+    impressionId: payload.subarray(0, 16).toString('base64url'),
+    offerId: payload.readUInt32BE(16),
+    campaignId: payload.readUInt32BE(20),
+    siteId: payload.readUInt32BE(24),
+    blockId: payload.readUInt32BE(28),
+    device: payload.readUInt8(32),
+    country: country === '--' ? '' : country,
+    issuedAt: payload.readUIntBE(35, 6),
+  };
+}
