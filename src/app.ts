@@ -24,6 +24,7 @@ import { registerClientRoutes } from './modules/advertiser/clients/client-routes
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
 import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
+import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
@@ -72,6 +73,7 @@ const MODULES: RegisterRoutes[] = [
   registerCampaignRoutes,
   registerOfferRoutes,
   registerAdvertiserStatisticsRoutes,
+  registerRuleRoutes,
   registerImageRoutes,
   registerServingRoutes,
   registerMonitoringRoutes,

@@ -31,6 +31,8 @@ export interface Config {
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
   servingRefreshMs: number;
+  /** How often each enabled optimisation rule runs (ms); the scheduler looks for due rules every minute at most. */
+  rulesIntervalMs: number;
   clock: Clock;
 }
 
@@ -139,6 +141,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     revenueShare: sharePercent / 100,
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
+    rulesIntervalMs: int('RULES_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
     clock: systemClock,
     ...overrides,
   };
