@@ -27,6 +27,7 @@ import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
+import { registerExportRoutes } from './modules/export/export-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
@@ -74,6 +75,7 @@ const MODULES: RegisterRoutes[] = [
   registerOfferRoutes,
   registerAdvertiserStatisticsRoutes,
   registerRuleRoutes,
+  registerExportRoutes,
   registerImageRoutes,
   registerServingRoutes,
   registerMonitoringRoutes,

@@ -607,6 +607,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/clicks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every settled click of the period as a CSV or Parquet file, streamed, oldest first.
+         * @description Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.
+         */
+        get: operations["exportClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/discountType/{campaign}": {
         parameters: {
             query?: never;
@@ -669,6 +689,26 @@ export interface paths {
         };
         /** Campaign statistics (summed over filter[id]) or, with scope=offers, statistics per ad. */
         get: operations["getAdvertiserStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/statistics/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Statistics for a period and grouping as a CSV or Parquet file, streamed.
+         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         */
+        get: operations["exportAdvertiserStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1217,6 +1257,26 @@ export interface paths {
         };
         /** The publisher's statistics, one row per day that has traffic, oldest first. */
         get: operations["getPublisherStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/statistics/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Statistics for a period and grouping as a CSV or Parquet file, streamed.
+         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         */
+        get: operations["exportPublisherStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5098,6 +5158,61 @@ export interface operations {
             };
         };
     };
+    exportClicks: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
+                dateFrom?: string;
+                /** @description Last day, inclusive; none: up to today. */
+                dateTo?: string;
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The click log (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     listDiscountTypes: {
         parameters: {
             query?: never;
@@ -5608,6 +5723,63 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    exportAdvertiserStatistics: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
+                dateFrom?: string;
+                /** @description Last day, inclusive; none: up to today. */
+                dateTo?: string;
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+                /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
+                groupBy?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics file (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7795,6 +7967,63 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    exportPublisherStatistics: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
+                dateFrom?: string;
+                /** @description Last day, inclusive; none: up to today. */
+                dateTo?: string;
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+                /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
+                groupBy?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics file (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
