@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
+import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 import type { Metrics } from './modules/monitoring/metrics.ts';
@@ -32,4 +33,6 @@ export interface AppContext {
   serving?: ServingEngine;
   /** Refunds click floods after billing (CLICK_FLOOD_MAX_CLICKS); absent when the rule is off. */
   clickFloods?: ClickFloodDetector;
+  /** Runs advertisers' enabled optimisation rules on their schedule. */
+  rules?: RuleScheduler;
 }

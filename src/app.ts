@@ -24,8 +24,10 @@ import { registerClientRoutes } from './modules/advertiser/clients/client-routes
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
 import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
+import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
+import { registerExportRoutes } from './modules/export/export-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
@@ -73,6 +75,8 @@ const MODULES: RegisterRoutes[] = [
   registerCampaignRoutes,
   registerOfferRoutes,
   registerAdvertiserStatisticsRoutes,
+  registerRuleRoutes,
+  registerExportRoutes,
   registerImageRoutes,
   registerServingRoutes,
   registerRefundRoutes,

@@ -34,6 +34,8 @@ export interface Config {
   servingRefreshMs: number;
   /** The automatic click flood refund (docs/refunds.md); undefined when CLICK_FLOOD_MAX_CLICKS is 0 (off). */
   clickFlood: ClickFloodRule | undefined;
+  /** How often each enabled optimisation rule runs (ms); the scheduler looks for due rules every minute at most. */
+  rulesIntervalMs: number;
   clock: Clock;
 }
 
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       int('CLICK_FLOOD_WINDOW_S', 60, 1, 86_400),
       int('CLICK_FLOOD_SWEEP_S', 60, 1, 3_600),
     ),
+    rulesIntervalMs: int('RULES_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
     clock: systemClock,
     ...overrides,
   };

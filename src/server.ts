@@ -11,6 +11,7 @@ import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { createPasswordToken, SET_PASSWORD_PATH } from './modules/accounts/sessions/session-service.ts';
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
+import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
@@ -61,6 +62,11 @@ export async function createContext(config: Config, database?: Database): Promis
     serving,
     clickFloods: clickFloodDetector(config, db.db),
     metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally }),
+    rules: new RuleScheduler(db.db, config.clock, {
+      intervalMs: config.rulesIntervalMs,
+      pollMs: Math.min(config.rulesIntervalMs, 60_000),
+      timeZone: config.timeZone,
+    }),
   };
   if (redis) await shareRevocations(context, redis);
   return context;
@@ -136,6 +142,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
   context.mailer.start(app.log);
+  context.rules?.start(app.log);
   options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
@@ -144,6 +151,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Counted views are written before storage closes.
     await context.serving?.close();
     await context.clickFloods?.close();
+    await context.rules?.close();
     await context.redis?.quit().catch(() => undefined);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();

@@ -551,6 +551,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/campaigns/rules/{campaign}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The optimisation rules of a campaign, by id. */
+        get: operations["listRules"];
+        put?: never;
+        /** Add an optimisation rule to a campaign; the scheduler first runs it at once. */
+        post: operations["createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/rules/{campaign}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One optimisation rule. */
+        get: operations["getRule"];
+        /** Replace an optimisation rule (every field; omitted optional ones take their defaults). */
+        put: operations["replaceRule"];
+        post?: never;
+        /** Delete an optimisation rule; the changes it applied stay in the history. */
+        delete: operations["deleteRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/rules/{campaign}/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a rule now, or with `dryRun=true` answer what it would change without changing anything.
+         * @description A run applies every change in one transaction and records each in the history with the figures and window that triggered it. A dry run computes the same list with the same code.
+         */
+        post: operations["runRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/rules/{campaign}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The changes rules applied to the campaign, newest first, with the figures that triggered them. */
+        get: operations["listRuleChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/categories": {
         parameters: {
             query?: never;
@@ -560,6 +634,26 @@ export interface paths {
         };
         /** Root categories, usable when creating a campaign. */
         get: operations["listCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/clicks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every settled click of the period as a CSV or Parquet file, streamed, oldest first.
+         * @description Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.
+         */
+        get: operations["exportClicks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -647,6 +741,26 @@ export interface paths {
         };
         /** Campaign statistics (summed over filter[id]) or, with scope=offers, statistics per ad. */
         get: operations["getAdvertiserStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/statistics/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Statistics for a period and grouping as a CSV or Parquet file, streamed.
+         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         */
+        get: operations["exportAdvertiserStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1232,6 +1346,26 @@ export interface paths {
         };
         /** The publisher's statistics, one row per day (or with groupHour per hour) that has traffic, oldest first. */
         get: operations["getPublisherStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/statistics/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Statistics for a period and grouping as a CSV or Parquet file, streamed.
+         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         */
+        get: operations["exportPublisherStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4882,6 +5016,650 @@ export interface operations {
             };
         };
     };
+    listRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
+                        action: "set_coefficient" | "block" | "pause";
+                        /** @description Campaign id. */
+                        campaignId: number;
+                        /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
+                        coef: number | null;
+                        /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
+                        comparison: "gt" | "gte" | "lt" | "lte";
+                        /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
+                        enabled: boolean;
+                        /** @description Rule id. */
+                        id: number;
+                        /** @description When it last ran and applied its changes (by hand or by the scheduler); null if never. */
+                        lastRunAt: string | null;
+                        /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
+                        metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
+                        /** @description Only objects with at least this many clicks in the window are tested (default 0). */
+                        minClicks: number;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler runs it next (if enabled).
+                         */
+                        nextRunAt: string;
+                        /** @description What the rule watches: each `site` of the campaign, each `block` of a site, each `device` type, or each `ad` of the campaign. */
+                        scope: "site" | "block" | "device" | "ad";
+                        /** @description The threshold: money for cpa and spend_without_conversion, % for ctr, a count for conversions; at most 4 fraction digits. */
+                        threshold: number;
+                        /** @description A name for the rule (at most 200 characters). */
+                        title: string;
+                        /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
+                        windowDays: number;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+            };
+            cookie?: never;
+        };
+        /** @description An optimisation rule of a campaign. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
+                    action: "set_coefficient" | "block" | "pause";
+                    /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
+                    coef?: number;
+                    /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
+                    comparison: "gt" | "gte" | "lt" | "lte";
+                    /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
+                    enabled?: boolean;
+                    /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
+                    metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
+                    /** @description Only objects with at least this many clicks in the window are tested (default 0). */
+                    minClicks?: number;
+                    /** @description What the rule watches: each `site` of the campaign, each `block` of a site, each `device` type, or each `ad` of the campaign. */
+                    scope: "site" | "block" | "device" | "ad";
+                    /** @description The threshold: money for cpa and spend_without_conversion, % for ctr, a count for conversions; at most 4 fraction digits. */
+                    threshold: number | string;
+                    /** @description A name for the rule (at most 200 characters). */
+                    title?: string;
+                    /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
+                    windowDays: number;
+                };
+            };
+        };
+        responses: {
+            /** @description An optimisation rule of a campaign. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
+                        action: "set_coefficient" | "block" | "pause";
+                        /** @description Campaign id. */
+                        campaignId: number;
+                        /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
+                        coef: number | null;
+                        /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
+                        comparison: "gt" | "gte" | "lt" | "lte";
+                        /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
+                        enabled: boolean;
+                        /** @description Rule id. */
+                        id: number;
+                        /** @description When it last ran and applied its changes (by hand or by the scheduler); null if never. */
+                        lastRunAt: string | null;
+                        /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
+                        metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
+                        /** @description Only objects with at least this many clicks in the window are tested (default 0). */
+                        minClicks: number;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler runs it next (if enabled).
+                         */
+                        nextRunAt: string;
+                        /** @description What the rule watches: each `site` of the campaign, each `block` of a site, each `device` type, or each `ad` of the campaign. */
+                        scope: "site" | "block" | "device" | "ad";
+                        /** @description The threshold: money for cpa and spend_without_conversion, % for ctr, a count for conversions; at most 4 fraction digits. */
+                        threshold: number;
+                        /** @description A name for the rule (at most 200 characters). */
+                        title: string;
+                        /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
+                        windowDays: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    getRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+                /** @description Rule id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An optimisation rule of a campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
+                        action: "set_coefficient" | "block" | "pause";
+                        /** @description Campaign id. */
+                        campaignId: number;
+                        /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
+                        coef: number | null;
+                        /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
+                        comparison: "gt" | "gte" | "lt" | "lte";
+                        /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
+                        enabled: boolean;
+                        /** @description Rule id. */
+                        id: number;
+                        /** @description When it last ran and applied its changes (by hand or by the scheduler); null if never. */
+                        lastRunAt: string | null;
+                        /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
+                        metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
+                        /** @description Only objects with at least this many clicks in the window are tested (default 0). */
+                        minClicks: number;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler runs it next (if enabled).
+                         */
+                        nextRunAt: string;
+                        /** @description What the rule watches: each `site` of the campaign, each `block` of a site, each `device` type, or each `ad` of the campaign. */
+                        scope: "site" | "block" | "device" | "ad";
+                        /** @description The threshold: money for cpa and spend_without_conversion, % for ctr, a count for conversions; at most 4 fraction digits. */
+                        threshold: number;
+                        /** @description A name for the rule (at most 200 characters). */
+                        title: string;
+                        /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
+                        windowDays: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    replaceRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+                /** @description Rule id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description An optimisation rule of a campaign. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
+                    action: "set_coefficient" | "block" | "pause";
+                    /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
+                    coef?: number;
+                    /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
+                    comparison: "gt" | "gte" | "lt" | "lte";
+                    /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
+                    enabled?: boolean;
+                    /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
+                    metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
+                    /** @description Only objects with at least this many clicks in the window are tested (default 0). */
+                    minClicks?: number;
+                    /** @description What the rule watches: each `site` of the campaign, each `block` of a site, each `device` type, or each `ad` of the campaign. */
+                    scope: "site" | "block" | "device" | "ad";
+                    /** @description The threshold: money for cpa and spend_without_conversion, % for ctr, a count for conversions; at most 4 fraction digits. */
+                    threshold: number | string;
+                    /** @description A name for the rule (at most 200 characters). */
+                    title?: string;
+                    /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
+                    windowDays: number;
+                };
+            };
+        };
+        responses: {
+            /** @description An optimisation rule of a campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
+                        action: "set_coefficient" | "block" | "pause";
+                        /** @description Campaign id. */
+                        campaignId: number;
+                        /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
+                        coef: number | null;
+                        /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
+                        comparison: "gt" | "gte" | "lt" | "lte";
+                        /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
+                        enabled: boolean;
+                        /** @description Rule id. */
+                        id: number;
+                        /** @description When it last ran and applied its changes (by hand or by the scheduler); null if never. */
+                        lastRunAt: string | null;
+                        /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
+                        metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
+                        /** @description Only objects with at least this many clicks in the window are tested (default 0). */
+                        minClicks: number;
+                        /**
+                         * Format: date-time
+                         * @description When the scheduler runs it next (if enabled).
+                         */
+                        nextRunAt: string;
+                        /** @description What the rule watches: each `site` of the campaign, each `block` of a site, each `device` type, or each `ad` of the campaign. */
+                        scope: "site" | "block" | "device" | "ad";
+                        /** @description The threshold: money for cpa and spend_without_conversion, % for ctr, a count for conversions; at most 4 fraction digits. */
+                        threshold: number;
+                        /** @description A name for the rule (at most 200 characters). */
+                        title: string;
+                        /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
+                        windowDays: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    deleteRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+                /** @description Rule id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    runRule: {
+        parameters: {
+            query?: {
+                /** @description True: answer what the run would change now, and change nothing (default false). */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+                /** @description Rule id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What a run of a rule changed, or would change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The changes, by site, block, device and ad. */
+                        changes: {
+                            /** @description Ad id; 0 unless the object is an ad. */
+                            adId: number;
+                            /** @description The value after the change. */
+                            after: number;
+                            /** @description The value before the change. */
+                            before: number;
+                            /** @description Clicks in the window. */
+                            clicks: number;
+                            /** @description First day of the window (YYYY-MM-DD). */
+                            dateFrom: string;
+                            /** @description Last day of the window (YYYY-MM-DD). */
+                            dateTo: string;
+                            /** @description Device: 1 desktop, 2 mobile, 3 tablet; 0 unless the object is a device type. */
+                            deviceId: number;
+                            /** @description What changes: the coefficient, or whether the ad is on (1) or off (0). */
+                            field: "coef" | "active";
+                            /** @description Block ("informer") id; 0 unless the object is a block. */
+                            informerId: number;
+                            /** @description Spent in the window. */
+                            money: number;
+                            /** @description What kind of object changes: a site, a block, a device type or an ad. */
+                            object: "site" | "block" | "device" | "ad";
+                            /** @description Conversions (all goals) in the window. */
+                            orders: number;
+                            /** @description Site id; 0 for device and ad objects. */
+                            siteId: number;
+                            /** @description Shows in the window. */
+                            views: number;
+                        }[];
+                        /** @description First day of the window evaluated (YYYY-MM-DD). */
+                        dateFrom: string;
+                        /** @description Last day of the window evaluated (YYYY-MM-DD). */
+                        dateTo: string;
+                        /** @description True: nothing was changed; `changes` is what a run would change now. */
+                        dryRun: boolean;
+                        /** @description Rule id. */
+                        ruleId: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listRuleChanges: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only the changes of this rule. */
+                ruleId?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ad id; 0 unless the object is an ad. */
+                        adId: number;
+                        /** @description The value after the change. */
+                        after: number;
+                        /** @description The value before the change. */
+                        before: number;
+                        /** @description Clicks in the window. */
+                        clicks: number;
+                        /**
+                         * Format: date-time
+                         * @description When it was applied.
+                         */
+                        createdAt: string;
+                        /** @description First day of the window (YYYY-MM-DD). */
+                        dateFrom: string;
+                        /** @description Last day of the window (YYYY-MM-DD). */
+                        dateTo: string;
+                        /** @description Device: 1 desktop, 2 mobile, 3 tablet; 0 unless the object is a device type. */
+                        deviceId: number;
+                        /** @description What changes: the coefficient, or whether the ad is on (1) or off (0). */
+                        field: "coef" | "active";
+                        /** @description Change id. */
+                        id: number;
+                        /** @description Block ("informer") id; 0 unless the object is a block. */
+                        informerId: number;
+                        /** @description Spent in the window. */
+                        money: number;
+                        /** @description What kind of object changes: a site, a block, a device type or an ad. */
+                        object: "site" | "block" | "device" | "ad";
+                        /** @description Conversions (all goals) in the window. */
+                        orders: number;
+                        /** @description The rule that made it (it may since have been deleted). */
+                        ruleId: number;
+                        /** @description Site id; 0 for device and ad objects. */
+                        siteId: number;
+                        /** @description Whether a run by hand or the scheduler applied it. */
+                        trigger: "manual" | "schedule";
+                        /** @description Shows in the window. */
+                        views: number;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     listCategories: {
         parameters: {
             query?: {
@@ -4923,6 +5701,61 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    exportClicks: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
+                dateFrom?: string;
+                /** @description Last day, inclusive; none: up to today. */
+                dateTo?: string;
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The click log (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5538,6 +6371,63 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    exportAdvertiserStatistics: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
+                dateFrom?: string;
+                /** @description Last day, inclusive; none: up to today. */
+                dateTo?: string;
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+                /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
+                groupBy?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics file (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7885,6 +8775,63 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    exportPublisherStatistics: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
+                dateFrom?: string;
+                /** @description Last day, inclusive; none: up to today. */
+                dateTo?: string;
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+                /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
+                groupBy?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics file (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

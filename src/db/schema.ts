@@ -339,6 +339,54 @@ export interface ChangeCountersTable {
   version: number;
 }
 
+export type RuleScope = 'site' | 'block' | 'device' | 'ad';
+export type RuleMetric = 'cpa' | 'ctr' | 'conversions' | 'spend_without_conversion';
+export type RuleComparison = 'gt' | 'gte' | 'lt' | 'lte';
+export type RuleAction = 'set_coefficient' | 'block' | 'pause';
+
+/** An advertiser's optimisation rule of a campaign (migration 0470). */
+export interface CampaignRulesTable {
+  id: Generated<number>;
+  campaign_id: number;
+  title: Defaulted<string>;
+  scope: RuleScope;
+  metric: RuleMetric;
+  comparison: RuleComparison;
+  threshold_micros: number;
+  window_days: number;
+  min_clicks: Defaulted<number>;
+  action: RuleAction;
+  coef: number | null;
+  enabled: Defaulted<boolean>;
+  next_run_at: Date;
+  last_run_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Defaulted<Date>;
+}
+
+/** A change a rule applied, with the figures that triggered it (migration 0470). */
+export interface RuleChangesTable {
+  id: Generated<number>;
+  rule_id: number;
+  campaign_id: number;
+  run_kind: 'manual' | 'schedule';
+  object_kind: RuleScope;
+  site_id: number;
+  block_id: number;
+  device: number;
+  offer_id: number;
+  field: 'coef' | 'active';
+  before_value: number;
+  after_value: number;
+  views: number;
+  clicks: number;
+  spend_micros: number;
+  orders: number;
+  window_from: string;
+  window_to: string;
+  created_at: ColumnType<Date, Date, never>;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -368,4 +416,6 @@ export interface DatabaseSchema {
   password_tokens: PasswordTokensTable;
   refunds: RefundsTable;
   refunded_clicks: RefundedClicksTable;
+  campaign_rules: CampaignRulesTable;
+  rule_changes: RuleChangesTable;
 }

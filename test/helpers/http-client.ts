@@ -5,6 +5,8 @@ export interface TestResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The raw body (files such as Parquet exports). */
+  body: Buffer;
   /** The body parsed as JSON (throws when it is not JSON). */
   json<T = any>(): T;
   /** The body parsed as XML, from the root `response` element down. */
@@ -59,11 +61,13 @@ export class TestClient {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
           resolve({
             status: response.statusCode ?? 0,
             headers: response.headers,
             text,
+            body,
             json: () => JSON.parse(text),
             xml: () => xmlParser.parse(text).response,
             header: (name) => {

@@ -173,3 +173,94 @@ export async function deviceStatistics(
     };
   });
 }
+
+/** One site, block or device type of a campaign: its traffic in a period and its coefficient in force. */
+export interface CoefficientTraffic {
+  siteId: number;
+  blockId: number;
+  device: number;
+  totals: Totals;
+  coef: number;
+}
+
+/**
+ * A campaign's traffic in a period per site (`blockId` 0), per block, or per device type, with
+ * the coefficient each has now (1 when unset); only what had traffic. For optimisation rules,
+ * which read it inside the transaction that then changes the coefficients.
+ */
+export async function trafficWithCoefficients(
+  db: Db,
+  campaignId: number,
+  period: Period,
+  scope: 'site' | 'block' | 'device',
+): Promise<CoefficientTraffic[]> {
+  if (scope === 'device') {
+    const [coefficients, traffic] = await Promise.all([
+      listDeviceCoefficients(db, campaignId),
+      trafficByDevice(db, campaignId, period, 0),
+    ]);
+    return traffic.map(({ device, ...totals }) => ({
+      siteId: 0,
+      blockId: 0,
+      device,
+      totals,
+      coef: coefficients.find((row) => row.device === device)?.coef ?? DEFAULT_COEF,
+    }));
+  }
+  const [coefficients, blocks] = await Promise.all([
+    listSiteCoefficients(db, campaignId),
+    trafficByBlock(db, campaignId, period, 0),
+  ]);
+  const coefOf = (siteId: number, blockId: number) =>
+    coefficients.find((row) => row.site_id === siteId && row.block_id === blockId)?.coef ?? DEFAULT_COEF;
+  if (scope === 'block') {
+    return blocks
+      .filter((row) => row.block_id !== 0)
+      .map(({ site_id, block_id, ...totals }) => ({
+        siteId: site_id,
+        blockId: block_id,
+        device: 0,
+        totals,
+        coef: coefOf(site_id, block_id),
+      }));
+  }
+  const sites = new Map<number, Totals>();
+  for (const { site_id, block_id: _block, ...totals } of blocks) {
+    const sum = sites.get(site_id) ?? { ...NO_TRAFFIC };
+    sum.views += totals.views;
+    sum.clicks += totals.clicks;
+    sum.spendMicros += totals.spendMicros;
+    sum.orders += totals.orders;
+    sites.set(site_id, sum);
+  }
+  return [...sites].map(([siteId, totals]) => ({ siteId, blockId: 0, device: 0, totals, coef: coefOf(siteId, 0) }));
+}
+
+/** Sets a site or block coefficient inside the caller's transaction (the campaign is the caller's to check). */
+export async function writeSiteCoefficient(
+  trx: Db,
+  change: { campaignId: number; target: SiteTarget; coef: number; now: Date },
+): Promise<void> {
+  await upsertSiteCoefficient(
+    trx,
+    {
+      campaign_id: change.campaignId,
+      site_id: change.target.siteId,
+      block_id: change.target.blockId,
+      coef: roundCoef(change.coef),
+    },
+    change.now,
+  );
+}
+
+/** Sets a device coefficient inside the caller's transaction (the campaign is the caller's to check). */
+export async function writeDeviceCoefficient(
+  trx: Db,
+  change: { campaignId: number; device: DeviceId; coef: number; now: Date },
+): Promise<void> {
+  await upsertDeviceCoefficient(
+    trx,
+    { campaign_id: change.campaignId, device: change.device, coef: roundCoef(change.coef) },
+    change.now,
+  );
+}

@@ -232,3 +232,8 @@ export async function moderateOffer(db: Db, id: number, status: ModerationStatus
 export async function offerModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
   return listOffersForModeration(db, status, limit, offset);
 }
+
+/** Switches an ad on or off inside the caller's transaction (the ad is the caller's to check). */
+export async function writeOfferActive(trx: Db, id: number, active: boolean, now: Date): Promise<void> {
+  await setOfferActive(trx, id, active, now);
+}

@@ -1,0 +1,121 @@
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { Text } from '../../http/input-types.ts';
+import { type App, accountOf } from '../../http/routes.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { readPeriod } from '../statistics/period.ts';
+import type { Owner } from './export-repository.ts';
+import { CLICK_COLUMNS, clicksExport, readGroupings, statisticsExport } from './export-service.ts';
+import { CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat, type FileColumn, type FileRow, fileChunks } from './table-file.ts';
+
+const formatParameter = Type.Optional(
+  Type.Union(
+    EXPORT_FORMATS.map((format) => Type.Literal(format)),
+    {
+      description:
+        'The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file.',
+    },
+  ),
+);
+const periodParameters = {
+  dateFrom: Type.Optional(Text('First day, YYYY-MM-DD (platform time zone); none: from the first day with data.')),
+  dateTo: Type.Optional(Text('Last day, inclusive; none: up to today.')),
+};
+const StatisticsExportQuery = Type.Object({
+  format: formatParameter,
+  ...periodParameters,
+  groupBy: Type.Optional(
+    Text(
+      'Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`.',
+      { maxLength: 100 },
+    ),
+  ),
+});
+const ClicksExportQuery = Type.Object({ format: formatParameter, ...periodParameters });
+
+const fileResponse = (description: string) => ({
+  description,
+  content: {
+    [CONTENT_TYPES.csv]: { schema: Type.Unsafe<Readable>({ type: 'string' }) },
+    [CONTENT_TYPES.parquet]: { schema: Type.Unsafe<Readable>({ type: 'string', format: 'binary' }) },
+  },
+});
+
+/** Streams the rows as a file: headers now, then each page as the client reads it (backpressure). */
+function sendFile(
+  reply: FastifyReply,
+  file: { name: string; format: ExportFormat; columns: readonly FileColumn[]; pages: AsyncIterable<FileRow[]> },
+): Readable {
+  reply.header('Cache-Control', 'no-store');
+  reply.header('Content-Disposition', `attachment; filename="${file.name}.${file.format}"`);
+  reply.type(CONTENT_TYPES[file.format]);
+  return Readable.from(fileChunks(file.format, file.columns, file.pages), { objectMode: false });
+}
+
+/** Statistics (advertisers and publishers) and the click log (advertisers) as streamed CSV or Parquet files. */
+export function registerExportRoutes(app: App, context: AppContext): void {
+  const { db, clock, config } = context;
+  const tags = ['Export'];
+
+  const statistics = (owner: (accountId: number) => Owner, operationId: string, prefix: string) =>
+    app.get(
+      `${prefix}/statistics/export`,
+      {
+        schema: {
+          tags,
+          operationId,
+          summary: 'Statistics for a period and grouping as a CSV or Parquet file, streamed.',
+          description:
+            'Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.',
+          querystring: StatisticsExportQuery,
+          response: {
+            200: fileResponse('The statistics file (Content-Disposition: attachment).'),
+            ...errorResponses(401, 403, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        const who = owner(accountOf(request));
+        const period = readPeriod({ from: request.query.dateFrom, to: request.query.dateTo });
+        const groups = readGroupings(request.query.groupBy, who);
+        const format = request.query.format ?? 'csv';
+        const { columns, pages } = statisticsExport(db, {
+          owner: who,
+          period,
+          groups,
+          timeZone: config.timeZone,
+          now: clock.now(),
+        });
+        return sendFile(reply, { name: 'nativa-statistics', format, columns, pages });
+      },
+    );
+  statistics((advertiserId) => ({ advertiserId }), 'exportAdvertiserStatistics', '/api/advertiser');
+  statistics((publisherId) => ({ publisherId }), 'exportPublisherStatistics', '/api/webmaster');
+
+  app.get(
+    '/api/advertiser/clicks/export',
+    {
+      schema: {
+        tags,
+        operationId: 'exportClicks',
+        summary: 'Every settled click of the period as a CSV or Parquet file, streamed, oldest first.',
+        description:
+          'Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.',
+        querystring: ClicksExportQuery,
+        response: { 200: fileResponse('The click log (Content-Disposition: attachment).'), ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const period = readPeriod({ from: request.query.dateFrom, to: request.query.dateTo });
+      const pages = await clicksExport(db, {
+        advertiserId: accountOf(request),
+        period,
+        timeZone: config.timeZone,
+        now: clock.now(),
+      });
+      return sendFile(reply, { name: 'nativa-clicks', format: request.query.format ?? 'csv', columns: CLICK_COLUMNS, pages });
+    },
+  );
+}

@@ -1,0 +1,167 @@
+import type { Db } from '../../db/database.ts';
+import { invalidField } from '../../http/errors.ts';
+import type { Period } from '../statistics/period.ts';
+import { DEVICES, dayOf } from '../statistics/record-events.ts';
+import {
+  ADVERTISER_SUMS,
+  clickExportPage,
+  dayStart,
+  GROUPINGS,
+  type Grouping,
+  type Owner,
+  PUBLISHER_SUMS,
+  type StatsExportRow,
+  statsDaySpan,
+  statsExportPage,
+} from './export-repository.ts';
+import type { FileColumn, FileRow } from './table-file.ts';
+
+/** Rows per database page and per Parquet row group: what memory holds at a time. */
+export const EXPORT_PAGE_ROWS = 5000;
+
+const DEVICE_NAMES = new Map<number, string>(Object.entries(DEVICES).map(([name, id]) => [id, name]));
+
+/** Groupings a publisher may ask for: its own sites' places, not advertisers' campaigns and ads. */
+const PUBLISHER_GROUPINGS: readonly Grouping[] = ['day', 'site', 'block', 'device', 'country'];
+
+/**
+ * Reads `groupBy` (comma-separated, any order, default `day`) into the export's canonical order:
+ * day, campaign, ad, site, block, device, country. Unknown or forbidden names are a 422.
+ */
+export function readGroupings(text: string | undefined, owner: Owner): Grouping[] {
+  const allowed = 'advertiserId' in owner ? GROUPINGS : PUBLISHER_GROUPINGS;
+  const names = (text ?? 'day')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(allowed as readonly string[]).includes(name));
+  if (unknown.length > 0) throw invalidField('groupBy', `Unknown grouping ${unknown.join(', ')}; use ${allowed.join(', ')}.`);
+  return GROUPINGS.filter((grouping) => names.includes(grouping));
+}
+
+const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** The period with open ends closed: from the first day there is, up to today (platform time zone). */
+function closedPeriod(period: Period, today: string): { from: string; to: string } {
+  return { from: period.from ?? '1970-01-01', to: period.to ?? today };
+}
+
+export interface StatisticsExport {
+  columns: FileColumn[];
+  pages: AsyncIterable<FileRow[]>;
+}
+
+/**
+ * The owner's statistics grouped as asked, a page at a time. With `day` among the groupings the
+ * export walks the period a day at a time (each day an index range of the rollup), otherwise it
+ * pages through the grouped period by keyset; either way at most one page is in memory.
+ */
+export function statisticsExport(
+  db: Db,
+  query: { owner: Owner; period: Period; groups: Grouping[]; timeZone: string; now: number; pageRows?: number },
+): StatisticsExport {
+  const limit = query.pageRows ?? EXPORT_PAGE_ROWS;
+  const sums = 'advertiserId' in query.owner ? ADVERTISER_SUMS : PUBLISHER_SUMS;
+  const columns: FileColumn[] = [
+    ...query.groups.map(
+      (group) =>
+        ({ name: group, type: group === 'day' || group === 'device' || group === 'country' ? 'text' : 'integer' }) as FileColumn,
+    ),
+    ...sums.map((name) => ({ name, type: 'integer' }) as FileColumn),
+  ];
+  const period = closedPeriod(query.period, dayOf(query.now, query.timeZone));
+  const toFileRow = (row: StatsExportRow): FileRow => {
+    const out: FileRow = {};
+    for (const group of query.groups) {
+      const value = row[group] ?? '';
+      out[group] =
+        group === 'device'
+          ? (DEVICE_NAMES.get(Number(value)) ?? String(value))
+          : group === 'day' || group === 'country'
+            ? String(value)
+            : Number(value);
+    }
+    for (const name of sums) out[name] = Number(row[name] ?? 0);
+    return out;
+  };
+  async function* slice(from: string, to: string): AsyncGenerator<FileRow[]> {
+    let after: (string | number)[] | undefined;
+    for (;;) {
+      const rows = await statsExportPage(db, {
+        owner: query.owner,
+        period: { from, to },
+        groups: query.groups,
+        sums,
+        after,
+        limit,
+      });
+      if (rows.length > 0) yield rows.map(toFileRow);
+      const last = rows.at(-1);
+      if (rows.length < limit || last === undefined || query.groups.length === 0) return;
+      after = query.groups.map((group) => last[group] ?? '');
+    }
+  }
+  async function* pages(): AsyncGenerator<FileRow[]> {
+    const span = await statsDaySpan(db, query.owner, period);
+    if (span === undefined) return;
+    if (!query.groups.includes('day')) {
+      yield* slice(span.first, span.last);
+      return;
+    }
+    for (let day = span.first; day <= span.last; day = nextDay(day)) yield* slice(day, day);
+  }
+  return { columns, pages: pages() };
+}
+
+export const CLICK_COLUMNS: FileColumn[] = [
+  { name: 'time', type: 'text' },
+  { name: 'click_id', type: 'text' },
+  { name: 'campaign', type: 'integer' },
+  { name: 'ad', type: 'integer' },
+  { name: 'site', type: 'integer' },
+  { name: 'block', type: 'integer' },
+  { name: 'device', type: 'text' },
+  { name: 'country', type: 'text' },
+  { name: 'outcome', type: 'text' },
+  { name: 'reason', type: 'text' },
+  { name: 'charge_micros', type: 'integer' },
+];
+
+/**
+ * The advertiser's settled clicks of the period, oldest first: each with where it came from, its
+ * outcome (`billed` or `refused`), the reason code of a refusal (`bot`: the fraud filter, `limit`:
+ * a daily click or budget limit, `funds`: the balance did not cover it) and what it was charged.
+ */
+export async function clicksExport(
+  db: Db,
+  query: { advertiserId: number; period: Period; timeZone: string; now: number },
+): Promise<AsyncIterable<FileRow[]>> {
+  const period = closedPeriod(query.period, dayOf(query.now, query.timeZone));
+  const from = await dayStart(db, period.from, query.timeZone);
+  const to = await dayStart(db, nextDay(period.to), query.timeZone);
+  async function* pages(): AsyncGenerator<FileRow[]> {
+    let after: { at: Date; id: string } | undefined;
+    for (;;) {
+      const rows = await clickExportPage(db, { advertiserId: query.advertiserId, from, to, after, limit: EXPORT_PAGE_ROWS });
+      if (rows.length > 0) {
+        yield rows.map((row) => ({
+          time: new Date(row.created_at).toISOString(),
+          click_id: row.click_id,
+          campaign: row.campaign_id,
+          ad: row.offer_id,
+          site: row.site_id,
+          block: row.block_id,
+          device: DEVICE_NAMES.get(row.device) ?? String(row.device),
+          country: row.country,
+          outcome: row.status === 'billed' ? 'billed' : 'refused',
+          reason: row.status === 'billed' ? '' : row.status,
+          charge_micros: Number(row.charge_micros),
+        }));
+      }
+      const last = rows.at(-1);
+      if (rows.length < EXPORT_PAGE_ROWS || last === undefined) return;
+      after = { at: new Date(last.created_at), id: last.click_id };
+    }
+  }
+  return pages();
+}
