@@ -10,6 +10,7 @@ const spec = JSON.parse(argument.startsWith('@') ? readFileSync(argument.slice(1
 let next = 0;
 const tokens = spec.tokens ?? [];
 const paths = spec.paths ?? [new URL(spec.url).pathname + new URL(spec.url).search];
+const headerSets = spec.headerSets ?? [];
 
 const result = await autocannon({
   url: spec.url,
@@ -22,6 +23,7 @@ const result = await autocannon({
         next += 1;
         const headers: Record<string, string> = { ...(request.headers as Record<string, string> | undefined) };
         if (tokens.length > 0) headers['Auth-Token'] = tokens[next % tokens.length] ?? '';
+        if (headerSets.length > 0) Object.assign(headers, headerSets[next % headerSets.length]);
         return { ...request, headers, path: paths[next % paths.length] ?? '/' };
       },
     },
@@ -39,5 +41,6 @@ process.stdout.write(
     errors: result.errors,
     timeouts: result.timeouts,
     statuses,
+    requestsSent: next,
   })}\n`,
 );

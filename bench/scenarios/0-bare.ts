@@ -7,7 +7,7 @@ export async function measureBare(durationSeconds: number, connections: number):
   const bare = await startBareServer(await generateSelfSigned());
   try {
     const result = await load({ url: bare.url, connections, durationSeconds });
-    return { scenario: 'bare Fastify TLS route (yardstick)', result, ratio: 1 };
+    return { scenario: `bare Fastify TLS route (yardstick, ${result.tool})`, result, ratio: 1 };
   } finally {
     await bare.app.close();
   }

@@ -56,8 +56,8 @@ const scenario: Scenario = {
           .execute();
         const rows: BenchRow[] = [];
         for (const [format, accept, goal] of [
-          ['JSON', 'application/json', 0.5],
-          ['XML', 'application/xml', 0.4],
+          ['JSON', 'application/json', 0.7],
+          ['XML', 'application/xml', 0.6],
         ] as const) {
           const spec = {
             url: `${server.url.replace('localhost', '127.0.0.1')}/api/me`,

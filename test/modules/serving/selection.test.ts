@@ -10,6 +10,7 @@ import {
   indexAds,
   type SkipReason,
   selectTeasers,
+  sortAds,
 } from '../../../src/modules/serving/serving-index.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
@@ -236,4 +237,26 @@ describe('selection buckets (country, retargeting audience)', () => {
     assert.ok([...reasons.values()].includes('outranked'));
     assert.ok([...reasons.values()].includes('geo'));
   });
+});
+
+describe('sorting a snapshot in slices', () => {
+  for (const size of [0, 1, 4095, 4096, 4097, 20_000]) {
+    it(`gives the order of a plain sort (${size} ads, ties included)`, async () => {
+      const { snapshot } = bucketedSnapshot(size + 3);
+      const ads = Array.from({ length: size }, (_, index) => snapshot.ads[index % snapshot.ads.length] as AdEntry).map(
+        (ad, index) => ({ ...ad, offerId: size - index }),
+      );
+      const expected = [...ads];
+      indexAds(expected);
+      let pauses = 0;
+      await sortAds(ads, async () => {
+        pauses += 1;
+      });
+      assert.deepEqual(
+        ads.map((ad) => ad.offerId),
+        expected.map((ad) => ad.offerId),
+      );
+      if (size > 4096) assert.ok(pauses >= Math.floor(size / 4096));
+    });
+  }
 });
