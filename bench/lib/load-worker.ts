@@ -12,10 +12,12 @@ const tokens = spec.tokens ?? [];
 const paths = spec.paths ?? [new URL(spec.url).pathname + new URL(spec.url).search];
 const headerSets = spec.headerSets ?? [];
 
+const cpuBefore = process.cpuUsage();
 const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.durationSeconds,
+  ...(spec.amount === undefined ? {} : { amount: spec.amount }),
   headers: spec.headers,
   requests: [
     {
@@ -30,6 +32,7 @@ const result = await autocannon({
   ],
 });
 
+const cpu = process.cpuUsage(cpuBefore);
 const statuses: Record<string, number> = {};
 for (const key of ['1xx', '2xx', '3xx', '4xx', '5xx'] as const) statuses[key] = result[key];
 process.stdout.write(
@@ -42,5 +45,6 @@ process.stdout.write(
     timeouts: result.timeouts,
     statuses,
     requestsSent: next,
+    loadToolCpuMicros: cpu.user + cpu.system,
   })}\n`,
 );

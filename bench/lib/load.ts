@@ -21,6 +21,8 @@ export interface LoadSpec {
   tokens?: string[];
   /** Paths (with query) to rotate through on the same host; each used once before any repeats. */
   paths?: string[];
+  /** Stop after this many requests instead of after the duration (autocannon only: warm-ups). */
+  amount?: number;
   /** Header sets to rotate through (e.g. X-Forwarded-For of visitors in many countries). */
   headerSets?: Record<string, string>[];
 }
@@ -36,6 +38,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
   /** Requests sent, including those still in flight when the run ended. */
   requestsSent?: number;
+  /** CPU time the load generator itself used, in microseconds. */
+  loadToolCpuMicros?: number;
   tool: LoadTool;
 }
 

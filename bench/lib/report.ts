@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CpuPerResponse } from './cpu.ts';
 import { failedResponses, LOAD_TOOL, type LoadResult } from './load.ts';
 
 export interface BenchRow {
@@ -13,6 +14,8 @@ export interface BenchRow {
   met?: boolean;
   /** Further exact counts of the scenario (e.g. clicks accepted by the server and billed). */
   counts?: Record<string, number>;
+  /** CPU per response of the server, the database and the load generator (bench/lib/cpu.ts). */
+  cpu?: CpuPerResponse;
 }
 
 /** One run of `npm run bench`, as written to bench/results/. */
@@ -39,11 +42,37 @@ export function printRows(rows: BenchRow[]): void {
     row.met === undefined ? '' : row.met ? 'yes' : 'NO',
   ]);
   printTable(header, lines);
+  printCpu(rows);
   for (const row of rows) {
     if (row.counts === undefined) continue;
     const counts = Object.entries(row.counts).map(([name, value]) => `${name} ${value}`);
     process.stdout.write(`${row.scenario}: ${counts.join(', ')}\n`);
   }
+}
+
+/**
+ * CPU per response by party, and the ratio of the bare route's server CPU per response to the
+ * endpoint's: the throughput ratio the server would show with a core of its own and the database
+ * and load generator on other machines.
+ */
+function printCpu(rows: BenchRow[]): void {
+  const yardstick = rows.find((row) => row.ratio === 1 && row.cpu !== undefined)?.cpu;
+  const measured = rows.filter((row) => row.cpu !== undefined);
+  if (measured.length === 0) return;
+  process.stdout.write('\nCPU per response (µs): server, database backends, load generator\n');
+  printTable(
+    ['scenario', 'server', 'database', 'load tool', 'server-CPU ratio'],
+    measured.map((row) => {
+      const cpu = row.cpu as CpuPerResponse;
+      return [
+        row.scenario,
+        cpu.serverMicros.toFixed(1),
+        cpu.databaseMicros.toFixed(1),
+        cpu.loadToolMicros.toFixed(1),
+        yardstick === undefined ? '' : (yardstick.serverMicros / cpu.serverMicros).toFixed(2),
+      ];
+    }),
+  );
 }
 
 function printTable(header: string[], lines: string[][]): void {

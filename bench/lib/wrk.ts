@@ -97,9 +97,13 @@ export async function loadWithWrk(spec: LoadSpec): Promise<LoadResult> {
     writeFileSync(inputFile, `${lines.join('\n')}\n`);
     const threads = Number(process.env.BENCH_WRK_THREADS ?? 1);
     const headerArguments = Object.entries(spec.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    // bash's `times` prints the CPU time of its children (wrk) after the run.
     const { stdout } = await run(
-      'wrk',
+      'bash',
       [
+        '-c',
+        'wrk "$@"; status=$?; times; exit $status',
+        'wrk',
         `-t${threads}`,
         `-c${spec.connections}`,
         `-d${spec.durationSeconds}s`,
@@ -120,7 +124,10 @@ export async function loadWithWrk(spec: LoadSpec): Promise<LoadResult> {
       .split('\n')
       .findLast((entry) => entry.startsWith('{'));
     if (line === undefined) throw new Error(`wrk printed no result:\n${stdout}`);
-    return { ...(JSON.parse(line) as Omit<LoadResult, 'tool'>), tool: 'wrk' };
+    const [user = 0, system = 0] = [...(stdout.trim().split('\n').at(-1) ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map(
+      (match) => (Number(match[1]) * 60 + Number(match[2])) * 1_000_000,
+    );
+    return { ...(JSON.parse(line) as Omit<LoadResult, 'tool'>), loadToolCpuMicros: user + system, tool: 'wrk' };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

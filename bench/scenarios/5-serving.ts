@@ -12,6 +12,7 @@ import { newClickId } from '../../src/modules/serving/click-token.ts';
 import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
 import { startServer } from '../../src/server.ts';
 import { generateSelfSigned } from '../../src/tls.ts';
+import { withCpu } from '../lib/cpu.ts';
 import { withBenchDatabase } from '../lib/database.ts';
 import { failedResponses, load } from '../lib/load.ts';
 import type { BenchRow } from '../lib/report.ts';
@@ -67,13 +68,17 @@ async function measure(context: BenchContext, bench: ServingBench, databaseUrl: 
     if (engine === undefined) throw new Error('no serving engine');
     await engine.refresh();
     const visitors = geo ? visitorsOfCountries(bench.seed.countries.length) : [];
-    const teasers = await load({
-      url: `${server.url}/api/serve/blocks/${blockId}/teasers`,
-      connections: context.connections,
-      durationSeconds: context.durationSeconds,
-      headers: { 'User-Agent': USER_AGENT, ...(geo ? { 'X-Forwarded-Proto': 'https' } : {}) },
-      headerSets: visitors.map((visitor) => ({ 'X-Forwarded-For': visitor.ip })),
-    });
+    const { result: teasers, cpu } = await withCpu(
+      () =>
+        load({
+          url: `${server.url}/api/serve/blocks/${blockId}/teasers`,
+          connections: context.connections,
+          durationSeconds: context.durationSeconds,
+          headers: { 'User-Agent': USER_AGENT, ...(geo ? { 'X-Forwarded-Proto': 'https' } : {}) },
+          headerSets: visitors.map((visitor) => ({ 'X-Forwarded-For': visitor.ip })),
+        }),
+      databaseUrl,
+    );
     const teaserRatio = teasers.requestsPerSecond / context.bare.result.requestsPerSecond;
     const { ratio, p99 } = bench.teaserGoal;
     const rows: BenchRow[] = [
@@ -84,9 +89,12 @@ async function measure(context: BenchContext, bench: ServingBench, databaseUrl: 
         goal: `ratio ≥ ${ratio}, p99 < ${p99} ms`,
         met: teaserRatio >= ratio && teasers.p99 < p99 && failedResponses(teasers) === 0,
         counts: { 'teasers served': engine.tally.views, 'requests answered': engine.tally.impressions },
+        cpu,
       },
     ];
-    if (bench.clicks) rows.push(await measureClicks(context, server.url, server.context.db, engine, siteId, blockId));
+    if (bench.clicks) {
+      rows.push(await measureClicks(context, { url: server.url, databaseUrl, db: server.context.db, engine, siteId, blockId }));
+    }
     process.stderr.write(
       `bench: /api/metrics after the load:\n${await servingMetrics(server.url, tls.cert, server.bootstrapToken)}`,
     );
@@ -105,12 +113,9 @@ async function measure(context: BenchContext, bench: ServingBench, databaseUrl: 
  */
 async function measureClicks(
   context: BenchContext,
-  url: string,
-  db: Db,
-  engine: ServingEngine,
-  siteId: number,
-  blockId: number,
+  target: { url: string; databaseUrl: string; db: Db; engine: ServingEngine; siteId: number; blockId: number },
 ): Promise<BenchRow> {
+  const { url, databaseUrl, db, engine, siteId, blockId } = target;
   const ads = (await db.selectFrom('offers').select(['id', 'campaign_id']).orderBy('id').limit(200).execute()).map((offer) => ({
     offerId: offer.id,
     campaignId: offer.campaign_id,
@@ -133,15 +138,19 @@ async function measureClicks(
     return `/api/serve/click/${engine.signer.sign(claims)}`;
   });
   const acceptedBefore = engine.tally.clicksAccepted;
-  const clicks = await load({
-    url: `${url}/`,
-    connections: context.connections,
-    durationSeconds: context.durationSeconds,
-    headers: { 'User-Agent': USER_AGENT },
-    paths,
-  });
-  // Responses in flight when the run ended were accepted too; their settlement may still be running.
-  await engine.settled();
+  const { result: clicks, cpu } = await withCpu(async () => {
+    const result = await load({
+      url: `${url}/`,
+      connections: context.connections,
+      durationSeconds: context.durationSeconds,
+      headers: { 'User-Agent': USER_AGENT },
+      paths,
+    });
+    // Responses in flight when the run ended were accepted too; their settlement may still be
+    // running (and its CPU belongs to the clicks).
+    await engine.settled();
+    return result;
+  }, databaseUrl);
   const accepted = engine.tally.clicksAccepted - acceptedBefore;
   const billed = Number(
     (
@@ -173,6 +182,7 @@ async function measureClicks(
       'clicks accepted by the server': accepted,
       'clicks billed': billed,
     },
+    cpu,
   };
 }
 
