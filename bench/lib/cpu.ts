@@ -48,17 +48,24 @@ export async function withCpu(
   databaseUrl: string | undefined,
 ): Promise<{ result: LoadResult; cpu: CpuPerResponse }> {
   const backends = databaseUrl === undefined ? [] : await databaseBackends(databaseUrl);
-  const databaseBefore = backends.reduce((sum, pid) => sum + processCpuMicros(pid), 0);
+  const before = new Map(backends.map((pid) => [pid, processCpuMicros(pid)]));
   const serverBefore = process.cpuUsage();
   const result = await work();
   const server = process.cpuUsage(serverBefore);
-  const databaseAfter = backends.reduce((sum, pid) => sum + processCpuMicros(pid), 0);
+  // Backends the pool opened during the run count from 0; one closed during the run is lost (its
+  // /proc entry is gone), so the database figure is a lower bound.
+  const after = databaseUrl === undefined ? [] : await databaseBackends(databaseUrl);
+  let database = 0;
+  for (const pid of new Set([...backends, ...after])) {
+    const now = processCpuMicros(pid);
+    if (now > 0) database += now - (before.get(pid) ?? 0);
+  }
   const responses = Math.max(1, result.total);
   return {
     result,
     cpu: {
       serverMicros: (server.user + server.system) / responses,
-      databaseMicros: (databaseAfter - databaseBefore) / responses,
+      databaseMicros: database / responses,
       loadToolMicros: (result.loadToolCpuMicros ?? 0) / responses,
     },
   };

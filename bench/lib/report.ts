@@ -34,8 +34,8 @@ export function printRows(rows: BenchRow[]): void {
   const lines = rows.map((row) => [
     row.scenario,
     row.result.requestsPerSecond.toFixed(0),
-    String(row.result.p50),
-    String(row.result.p99),
+    String(Math.round(row.result.p50 * 10) / 10),
+    String(Math.round(row.result.p99 * 10) / 10),
     String(failedResponses(row.result)),
     row.ratio === undefined ? '' : row.ratio.toFixed(2),
     row.goal ?? '',
