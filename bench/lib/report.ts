@@ -30,6 +30,7 @@ export interface BenchRun {
 }
 
 export function printRows(rows: BenchRow[]): void {
+  process.stdout.write(`load generator: ${rows[0]?.result.tool ?? LOAD_TOOL}\n`);
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio', 'goal', 'met'];
   const lines = rows.map((row) => [
     row.scenario,
