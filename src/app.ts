@@ -7,10 +7,9 @@ import { registerHttpConventions } from './http/conventions.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
 import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
-import { registerRequestIdHeader, requestIdGenerator } from './http/request-id.ts';
+import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
-import { registerSecurityHeaders } from './http/security-headers.ts';
 import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
@@ -102,10 +101,8 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
   app.addSchema(ErrorBodySchema);
-  registerRequestIdHeader(app);
   registerRequestMetrics(app, context.metrics);
 
-  registerSecurityHeaders(app);
   const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
   registerHttpConventions(app, {
     authenticate: (token) => context.tokens.authenticate(token),

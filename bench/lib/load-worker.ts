@@ -10,11 +10,14 @@ const spec = JSON.parse(argument.startsWith('@') ? readFileSync(argument.slice(1
 let next = 0;
 const tokens = spec.tokens ?? [];
 const paths = spec.paths ?? [new URL(spec.url).pathname + new URL(spec.url).search];
+const headerSets = spec.headerSets ?? [];
 
+const cpuBefore = process.cpuUsage();
 const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.durationSeconds,
+  ...(spec.amount === undefined ? {} : { amount: spec.amount }),
   headers: spec.headers,
   requests: [
     {
@@ -22,12 +25,14 @@ const result = await autocannon({
         next += 1;
         const headers: Record<string, string> = { ...(request.headers as Record<string, string> | undefined) };
         if (tokens.length > 0) headers['Auth-Token'] = tokens[next % tokens.length] ?? '';
+        if (headerSets.length > 0) Object.assign(headers, headerSets[next % headerSets.length]);
         return { ...request, headers, path: paths[next % paths.length] ?? '/' };
       },
     },
   ],
 });
 
+const cpu = process.cpuUsage(cpuBefore);
 const statuses: Record<string, number> = {};
 for (const key of ['1xx', '2xx', '3xx', '4xx', '5xx'] as const) statuses[key] = result[key];
 process.stdout.write(
@@ -39,5 +44,7 @@ process.stdout.write(
     errors: result.errors,
     timeouts: result.timeouts,
     statuses,
+    requestsSent: next,
+    loadToolCpuMicros: cpu.user + cpu.system,
   })}\n`,
 );

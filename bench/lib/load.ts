@@ -3,8 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { loadWithWrk } from './wrk.ts';
 
 const run = promisify(execFile);
+
+/** The load generator: autocannon (a Node process) unless `BENCH_LOAD=wrk`. */
+export type LoadTool = 'autocannon' | 'wrk';
+
+export const LOAD_TOOL: LoadTool = process.env.BENCH_LOAD === 'wrk' ? 'wrk' : 'autocannon';
 
 export interface LoadSpec {
   url: string;
@@ -13,24 +19,35 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** Tokens to rotate through, one per request, so a per-token rate limit admits the load. */
   tokens?: string[];
-  /** Paths (with query) to rotate through on the same host. */
+  /** Paths (with query) to rotate through on the same host; each used once before any repeats. */
   paths?: string[];
+  /** Stop after this many requests instead of after the duration (autocannon only: warm-ups). */
+  amount?: number;
+  /** Header sets to rotate through (e.g. X-Forwarded-For of visitors in many countries). */
+  headerSets?: Record<string, string>[];
 }
 
 export interface LoadResult {
   requestsPerSecond: number;
   p50: number;
   p99: number;
+  /** Responses received within the run. */
   total: number;
   errors: number;
   timeouts: number;
   statuses: Record<string, number>;
+  /** Requests sent, including those still in flight when the run ended. */
+  requestsSent?: number;
+  /** CPU time the load generator itself used, in microseconds. */
+  loadToolCpuMicros?: number;
+  tool: LoadTool;
 }
 
-/** Loads a URL from a separate process (autocannon) and returns its figures. */
-export async function load(spec: LoadSpec): Promise<LoadResult> {
+/** Loads a URL from a separate process (autocannon, or wrk with BENCH_LOAD=wrk or `tool`). */
+export async function load(spec: LoadSpec, tool: LoadTool = LOAD_TOOL): Promise<LoadResult> {
+  if (tool === 'wrk') return loadWithWrk(spec);
   const worker = path.join(import.meta.dirname, 'load-worker.ts');
-  // A spec with thousands of tokens is too long for a command line: hand it over in a file.
+  // A spec with thousands of tokens or links is too long for a command line: hand it over in a file.
   const text = JSON.stringify(spec);
   let argument = text;
   let directory: string | undefined;
@@ -43,5 +60,10 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
     if (directory) rmSync(directory, { recursive: true, force: true });
   });
   const line = stdout.trim().split('\n').at(-1) ?? '{}';
-  return JSON.parse(line) as LoadResult;
+  return { ...(JSON.parse(line) as Omit<LoadResult, 'tool'>), tool: 'autocannon' };
+}
+
+/** Responses that were not 2xx or 3xx. */
+export function failedResponses(result: LoadResult): number {
+  return result.total - (result.statuses['2xx'] ?? 0) - (result.statuses['3xx'] ?? 0);
 }

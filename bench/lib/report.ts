@@ -1,4 +1,8 @@
-import type { LoadResult } from './load.ts';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CpuPerResponse } from './cpu.ts';
+import { failedResponses, LOAD_TOOL, type LoadResult } from './load.ts';
 
 export interface BenchRow {
   scenario: string;
@@ -8,22 +12,126 @@ export interface BenchRow {
   /** The goal, e.g. 'ratio ≥ 0.5' or 'p99 < 50 ms', and whether it was met. */
   goal?: string;
   met?: boolean;
+  /** Further exact counts of the scenario (e.g. clicks accepted by the server and billed). */
+  counts?: Record<string, number>;
+  /** CPU per response of the server, the database and the load generator (bench/lib/cpu.ts). */
+  cpu?: CpuPerResponse;
+}
+
+/** One run of `npm run bench`, as written to bench/results/. */
+export interface BenchRun {
+  startedAt: string;
+  tool: string;
+  durationSeconds: number;
+  connections: number;
+  machine: { cpus: number; model: string; loadAverage: number[] };
+  commit: string;
+  rows: BenchRow[];
 }
 
 export function printRows(rows: BenchRow[]): void {
+  process.stdout.write(`load generator: ${rows[0]?.result.tool ?? LOAD_TOOL}\n`);
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio', 'goal', 'met'];
   const lines = rows.map((row) => [
     row.scenario,
     row.result.requestsPerSecond.toFixed(0),
-    String(row.result.p50),
-    String(row.result.p99),
-    String(row.result.total - (row.result.statuses['2xx'] ?? 0) - (row.result.statuses['3xx'] ?? 0)),
+    String(Math.round(row.result.p50 * 10) / 10),
+    String(Math.round(row.result.p99 * 10) / 10),
+    String(failedResponses(row.result)),
     row.ratio === undefined ? '' : row.ratio.toFixed(2),
     row.goal ?? '',
     row.met === undefined ? '' : row.met ? 'yes' : 'NO',
   ]);
+  printTable(header, lines);
+  printCpu(rows);
+  for (const row of rows) {
+    if (row.counts === undefined) continue;
+    const counts = Object.entries(row.counts).map(([name, value]) => `${name} ${value}`);
+    process.stdout.write(`${row.scenario}: ${counts.join(', ')}\n`);
+  }
+}
+
+/**
+ * CPU per response by party, and the ratio of the bare route's server CPU per response to the
+ * endpoint's: the throughput ratio the server would show with a core of its own and the database
+ * and load generator on other machines.
+ */
+function printCpu(rows: BenchRow[]): void {
+  const yardstick = rows.find((row) => row.ratio === 1 && row.cpu !== undefined)?.cpu;
+  const measured = rows.filter((row) => row.cpu !== undefined);
+  if (measured.length === 0) return;
+  process.stdout.write('\nCPU per response (µs): server, database backends, load generator\n');
+  printTable(
+    ['scenario', 'server', 'database', 'load tool', 'server-CPU ratio'],
+    measured.map((row) => {
+      const cpu = row.cpu as CpuPerResponse;
+      return [
+        row.scenario,
+        cpu.serverMicros.toFixed(1),
+        cpu.databaseMicros.toFixed(1),
+        cpu.loadToolMicros.toFixed(1),
+        yardstick === undefined ? '' : (yardstick.serverMicros / cpu.serverMicros).toFixed(2),
+      ];
+    }),
+  );
+}
+
+function printTable(header: string[], lines: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] ?? '').length)));
   const format = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
   process.stdout.write(`${format(header)}\n|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|\n`);
   for (const line of lines) process.stdout.write(`${format(line)}\n`);
+}
+
+/**
+ * Writes the run to bench/results/<time>.json and bench/results/latest.json (both ignored by
+ * git; the run the README quotes is committed as bench/results/readme.json).
+ */
+export function writeRun(run: BenchRun, directory = path.join(import.meta.dirname, '..', 'results')): string {
+  mkdirSync(directory, { recursive: true });
+  const file = path.join(directory, `${run.startedAt.replaceAll(':', '-')}.json`);
+  const text = `${JSON.stringify(run, null, 2)}\n`;
+  writeFileSync(file, text);
+  writeFileSync(path.join(directory, 'latest.json'), text);
+  return file;
+}
+
+export function describeMachine(): BenchRun['machine'] {
+  return { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? '', loadAverage: os.loadavg() };
+}
+
+export function currentTool(): string {
+  return LOAD_TOOL;
+}
+
+/**
+ * `npm run bench -- --compare A.json B.json`: each scenario of either run with its req/s, p99 and
+ * ratio in both, and the ratio's difference (B − A), so two runs (two commits, two load tools) are
+ * read side by side.
+ */
+export function compareRuns(fileA: string, fileB: string): void {
+  const a = JSON.parse(readFileSync(fileA, 'utf8')) as BenchRun;
+  const b = JSON.parse(readFileSync(fileB, 'utf8')) as BenchRun;
+  process.stdout.write(
+    `A: ${fileA} (${a.startedAt}, ${a.tool}, commit ${a.commit})\nB: ${fileB} (${b.startedAt}, ${b.tool}, commit ${b.commit})\n`,
+  );
+  const scenarios = [...new Set([...a.rows, ...b.rows].map((row) => row.scenario))];
+  const find = (run: BenchRun, scenario: string) => run.rows.find((row) => row.scenario === scenario);
+  const number = (value: number | undefined, digits: number) => (value === undefined ? '' : value.toFixed(digits));
+  const lines = scenarios.map((scenario) => {
+    const left = find(a, scenario);
+    const right = find(b, scenario);
+    const difference = left?.ratio !== undefined && right?.ratio !== undefined ? right.ratio - left.ratio : undefined;
+    return [
+      scenario,
+      number(left?.result.requestsPerSecond, 0),
+      number(right?.result.requestsPerSecond, 0),
+      number(left?.result.p99, 1),
+      number(right?.result.p99, 1),
+      number(left?.ratio, 2),
+      number(right?.ratio, 2),
+      difference === undefined ? '' : `${difference >= 0 ? '+' : ''}${difference.toFixed(2)}`,
+    ];
+  });
+  printTable(['scenario', 'req/s A', 'req/s B', 'p99 A', 'p99 B', 'ratio A', 'ratio B', 'B − A'], lines);
 }

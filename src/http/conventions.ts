@@ -7,6 +7,7 @@ import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import type { RateLimitDecision } from './rate-limit.ts';
+import { setSecurityHeaders } from './security-headers.ts';
 import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
 import { toXml } from './xml.ts';
 
@@ -77,8 +78,8 @@ const CLIENT_ERROR_CODES: Record<string, number> = {
 
 /**
  * Installs every HTTP convention of the API on the root instance, for all routes present and
- * future: input parsing, format negotiation, authentication, access by entry point, rate
- * limiting, the error body, 404/405/OPTIONS, `fields`, and ETags.
+ * future: the request id and security headers, input parsing, format negotiation, authentication,
+ * access by entry point, rate limiting, the error body, 404/405/OPTIONS, `fields`, and ETags.
  */
 export function registerHttpConventions(app: FastifyInstance, dependencies: ConventionDependencies): void {
   registerBodyParsers(app);
@@ -102,8 +103,12 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     }
   });
 
-  // Hooks in callback style: no promise per request for the common (public, cacheable) path.
+  // One hook for everything done before routing (each hook costs every request), in callback
+  // style: no promise per request for the common (public, cacheable) path. Every response names
+  // its request's id, the one its log lines carry, and carries its security headers, errors too.
   app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    setSecurityHeaders(request.url, reply);
     request.format = negotiateFormat(request.headers.accept);
     reply.header('Vary', 'Accept');
     if (request.format === 'xml') {

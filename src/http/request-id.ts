@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 
 /** An id a proxy may set: bounded, and only characters that are safe in a log line and a header. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -19,12 +18,4 @@ export function requestIdGenerator(): (request: IncomingMessage) => string {
     counter += 1;
     return `${prefix}-${counter.toString(36)}`;
   };
-}
-
-/** Every response names its request's id, the one its log lines carry. */
-export function registerRequestIdHeader(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
 }

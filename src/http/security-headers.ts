@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply } from 'fastify';
 
 /**
- * The Content-Security-Policy of the web app and of the API's own answers: only this origin's
- * files, no inline script, no framing.
+ * The Content-Security-Policy of the web app's pages: only this origin's files, no inline script,
+ * no framing.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -18,24 +18,35 @@ export const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 /**
+ * The policy of the API's JSON and XML answers: a document that loads nothing and may not be
+ * framed. A browser that opens one as a page gets nothing to run, and the answer stays short
+ * (each of the app's headers is sent, encrypted, with every API answer).
+ */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/**
  * What publishers' pages embed (the loader script, teasers, click links, pixels, ad images) must
  * load from any site, and the interactive API reference runs inline script: these keep only the
  * headers that cannot hurt embedding.
  */
 const EMBEDDED_PREFIXES = ['/api/serve/', '/api/img/', '/api/docs'];
 
-/** Security headers on every answer, set before routing so that error answers carry them too. */
-export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('Strict-Transport-Security', 'max-age=31536000');
-    reply.header('X-Content-Type-Options', 'nosniff');
-    const url = request.url;
+/**
+ * Sets the security headers of an answer; called from the conventions' onRequest hook (before
+ * routing, so that error answers carry them too). Every answer: HSTS and nosniff. API answers: the
+ * short policy. The app's pages: the full policy and the framing, referrer and opener headers.
+ */
+export function setSecurityHeaders(url: string, reply: FastifyReply): void {
+  reply.header('Strict-Transport-Security', 'max-age=31536000');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  if (url.startsWith('/api/')) {
     if (!EMBEDDED_PREFIXES.some((prefix) => url.startsWith(prefix))) {
-      reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-      reply.header('X-Frame-Options', 'DENY');
-      reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
-      reply.header('Cross-Origin-Opener-Policy', 'same-origin');
+      reply.header('Content-Security-Policy', API_CONTENT_SECURITY_POLICY);
     }
-    done();
-  });
+    return;
+  }
+  reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  reply.header('X-Frame-Options', 'DENY');
+  reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+  reply.header('Cross-Origin-Opener-Policy', 'same-origin');
 }

@@ -163,13 +163,15 @@ export class ServingEngine {
 
   /** Rebuilds the snapshot now (tests call it to see their changes without waiting). */
   refresh(): Promise<void> {
-    return this.exclusive(async () => {
-      const version = await readChangeCounter(this.options.db, 'serving');
-      const now = this.options.clock.now();
-      this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
-      this.version = version;
-      this.builtAt = this.options.clock.now();
-    });
+    return this.exclusive(() => this.rebuild());
+  }
+
+  private async rebuild(): Promise<void> {
+    const version = await readChangeCounter(this.options.db, 'serving');
+    const now = this.options.clock.now();
+    this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
+    this.version = version;
+    this.builtAt = this.options.clock.now();
   }
 
   /**
@@ -181,12 +183,16 @@ export class ServingEngine {
     if (this.busy) return;
     this.busy = true;
     try {
-      await this.tickOnce();
+      await this.exclusive(() => this.tickOnce());
     } finally {
       this.busy = false;
     }
   }
 
+  /**
+   * Runs inside exclusive(), so it decides on the state left by a refresh that ran just before
+   * it: a rebuild asked for meanwhile (by a test, by the benchmark) is not repeated.
+   */
   private async tickOnce(): Promise<void> {
     const version = await readChangeCounter(this.options.db, 'serving');
     const now = this.options.clock.now();
@@ -195,10 +201,10 @@ export class ServingEngine {
       dayOf(now, this.options.timeZone) !== this.snapshot.day ||
       now - this.builtAt >= FULL_REBUILD_MS
     ) {
-      await this.refresh();
+      await this.rebuild();
       return;
     }
-    await this.exclusive(() => refreshSpend(this.options.db, this.snapshot));
+    await refreshSpend(this.options.db, this.snapshot);
   }
 
   /** Refreshes run one after another, never interleaved. */

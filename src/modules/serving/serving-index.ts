@@ -69,6 +69,8 @@ export interface Snapshot {
   day: string;
   /** Ads by bid × CTR, best first (ties by id): selection stops once no later ad can win. */
   ads: AdEntry[];
+  /** The same ads in buckets by what an impression needs for them to serve (indexAds). */
+  selection: SelectionIndex;
   /** The largest placement × device coefficient of any campaign: bounds what a later ad can score. */
   maxFactor: number;
   adsById: Map<number, AdEntry>;
@@ -87,12 +89,17 @@ export interface Impression {
 }
 
 const AUDIENCE_DAYS = 30;
+/** Ads handled between two yields to the event loop while a snapshot is built (a few ms of work). */
+const YIELD_EVERY = 4096;
+
+const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const CTR_DAYS = 30;
 
 export function emptySnapshot(day: string): Snapshot {
   return {
     day,
     ads: [],
+    selection: indexAds([]),
     maxFactor: 1,
     adsById: new Map(),
     campaigns: new Map(),
@@ -118,7 +125,14 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
   const snapshot = emptySnapshot(day);
   const spendByCampaign = new Map(spend.map((row) => [row.campaign_id, row]));
   const trafficByOffer = new Map(traffic.map((row) => [row.offer_id, row]));
+  let sinceYield = 0;
   for (const offer of offers) {
+    // A rebuild of 100,000 ads must not hold up the teasers served meanwhile: let them in.
+    sinceYield += 1;
+    if (sinceYield === YIELD_EVERY) {
+      sinceYield = 0;
+      await yieldToRequests();
+    }
     let advertiser = snapshot.advertisers.get(offer.advertiser_id);
     if (advertiser === undefined) {
       advertiser = {
@@ -180,7 +194,8 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
   for (const row of siteCoefficients) maxPlacement = Math.max(maxPlacement, row.coef);
   for (const row of deviceCoefficients) maxDevice = Math.max(maxDevice, row.coef);
   snapshot.maxFactor = maxPlacement * maxDevice;
-  snapshot.ads.sort((a, b) => b.bidMicros * b.ctr - a.bidMicros * a.ctr || a.offerId - b.offerId);
+  await sortAds(snapshot.ads, yieldToRequests);
+  snapshot.selection = indexSortedAds(snapshot.ads);
   for (const block of blocks) {
     snapshot.blocks.set(block.id, {
       id: block.id,
@@ -234,39 +249,88 @@ export function campaignCanServe(campaign: CampaignState): boolean {
 }
 
 /**
- * The site/block coefficient times the device coefficient for one campaign and impression, or 0
- * when the campaign may not show here (limits reached, another country, not in the audience).
+ * The site/block coefficient times the device coefficient for one campaign and impression, or why
+ * the campaign may not show here (limits reached, another country, not in the audience).
  */
-function campaignFactor(campaign: CampaignState, impression: Impression, audience: Set<number> | undefined): number {
-  if (!campaignCanServe(campaign)) return 0;
-  if (campaign.geo !== undefined && !campaign.geo.has(impression.country)) return 0;
-  if (campaign.isRetarget && !audience?.has(campaign.advertiser.id)) return 0;
+function campaignFactor(campaign: CampaignState, impression: Impression, audience: Set<number> | undefined): number | SkipReason {
+  if (!campaignCanServe(campaign)) return 'limits';
+  if (campaign.geo !== undefined && !campaign.geo.has(impression.country)) return 'geo';
+  if (campaign.isRetarget && !audience?.has(campaign.advertiser.id)) return 'audience';
   const { block } = impression;
   const placement =
     campaign.blockCoefficients.get(`${block.siteId}:${block.id}`) ?? campaign.siteCoefficients.get(block.siteId) ?? 1;
   return placement * (campaign.deviceCoefficients[impression.device] ?? 1);
 }
 
+/** Why an ad visited by the selection did not become a candidate (for an explanation of a choice). */
+export type SkipReason =
+  /** The advertiser's balance or a daily budget or click limit is spent. */
+  | 'limits'
+  /** The campaign targets other countries. */
+  | 'geo'
+  /** A retargeting campaign and the visitor is not in its advertiser's audience. */
+  | 'audience'
+  /** A per-request filter of the caller refused it. */
+  | 'filtered'
+  /** Even the largest coefficient could not lift it into the places that matter: never scored. */
+  | 'outranked';
+
+export interface SelectionOptions {
+  /** Refuses single ads for this request (one ad per page view, frequency caps, schedules). */
+  filter?: (ad: AdEntry) => boolean;
+  /** Told of every ad the selection looked at and skipped, and why. */
+  onSkip?: (ad: AdEntry, reason: SkipReason) => void;
+  /**
+   * Walk every ad of the snapshot instead of the buckets that can serve this impression, and tell
+   * onSkip of every ad, even those past the point where the auction stopped (an explanation).
+   */
+  exhaustive?: boolean;
+}
+
 /**
- * Runs the auction for one impression of a block over the snapshot. Ads are visited best base
- * score first; once even the largest coefficient could not lift the next ad above the last place
- * that matters (the slots plus the one that sets the price), the rest cannot change the result.
+ * Runs the auction for one impression of a block over the snapshot. Only the buckets that can
+ * serve the impression are walked (ads open to every country, ads targeting the visitor's country,
+ * retargeting ads of advertisers whose audience holds the visitor), merged best base score first,
+ * which is the order of `snapshot.ads`: the candidates, and so the winners and prices, are those
+ * an exhaustive walk finds. Once even the largest coefficient could not lift the next ad above the
+ * last place that matters (the slots plus the one that sets the price), the rest cannot change the
+ * result. Skipped ads do not take a place, so early stopping holds when top ads are filtered out.
  */
-export function selectTeasers(snapshot: Snapshot, impression: Impression): Winner<AdEntry>[] {
+export function selectTeasers(snapshot: Snapshot, impression: Impression, options: SelectionOptions = {}): Winner<AdEntry>[] {
   const audience = impression.visitorId === undefined ? undefined : snapshot.audiences.get(impression.visitorId);
-  const factors = new Map<CampaignState, number>();
+  const sources = options.exhaustive === true ? [snapshot.selection.all] : bucketsFor(snapshot.selection, impression, audience);
+  const { filter, onSkip } = options;
+  const factors = new Map<CampaignState, number | SkipReason>();
   const candidates: Candidate<AdEntry>[] = [];
   const places = impression.block.teaserCount + 1;
   const best: number[] = [];
-  for (const ad of snapshot.ads) {
-    const base = ad.bidMicros * ad.ctr;
-    if (best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) break;
+  const heads = sources.map(() => 0);
+  for (;;) {
+    const source = nextSource(sources, heads);
+    if (source < 0) break;
+    const bucket = sources[source] as AdBucket;
+    const position = heads[source] as number;
+    heads[source] = position + 1;
+    const ad = bucket.ads[position] as AdEntry;
+    const base = bucket.bases[position] as number;
+    if (best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) {
+      if (onSkip === undefined || options.exhaustive !== true) break;
+      onSkip(ad, 'outranked');
+      continue;
+    }
     let factor = factors.get(ad.campaign);
     if (factor === undefined) {
       factor = campaignFactor(ad.campaign, impression, audience);
       factors.set(ad.campaign, factor);
     }
-    if (factor <= 0) continue;
+    if (typeof factor !== 'number') {
+      onSkip?.(ad, factor);
+      continue;
+    }
+    if (filter !== undefined && !filter(ad)) {
+      onSkip?.(ad, 'filtered');
+      continue;
+    }
     candidates.push({ ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr });
     const value = base * factor;
     if (best.length < places || value > (best[places - 1] ?? 0)) {
@@ -277,6 +341,152 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression): Winne
     }
   }
   return runAuction(candidates, impression.block.teaserCount);
+}
+
+/** The buckets whose ads may serve this impression (the others would all be skipped). */
+function bucketsFor(index: SelectionIndex, impression: Impression, audience: Set<number> | undefined): AdBucket[] {
+  const buckets = [index.open];
+  const local = index.byCountry.get(impression.country);
+  if (local !== undefined) buckets.push(local);
+  if (audience !== undefined) {
+    for (const advertiserId of audience) {
+      const retargeting = index.retargetingByAdvertiser.get(advertiserId);
+      if (retargeting !== undefined) buckets.push(retargeting);
+    }
+  }
+  return buckets;
+}
+
+/** The bucket whose next ad comes first in `snapshot.ads` order (base score, then id), or -1. */
+function nextSource(sources: readonly AdBucket[], heads: readonly number[]): number {
+  let chosen = -1;
+  let chosenBase = 0;
+  let chosenId = 0;
+  for (let source = 0; source < sources.length; source += 1) {
+    const bucket = sources[source] as AdBucket;
+    const position = heads[source] as number;
+    if (position >= bucket.ads.length) continue;
+    const base = bucket.bases[position] as number;
+    const id = (bucket.ads[position] as AdEntry).offerId;
+    if (chosen < 0 || base > chosenBase || (base === chosenBase && id < chosenId)) {
+      chosen = source;
+      chosenBase = base;
+      chosenId = id;
+    }
+  }
+  return chosen;
+}
+
+/** Ads in `snapshot.ads` order with their base scores (bid × CTR) side by side. */
+export interface AdBucket {
+  ads: AdEntry[];
+  bases: Float64Array;
+}
+
+/**
+ * The snapshot's ads split by what an impression must have for them to serve, so that a request
+ * walks only ads that can serve it: with ads geo-targeted to many countries, or many retargeting
+ * campaigns, the walk no longer passes over thousands that cannot.
+ */
+export interface SelectionIndex {
+  /** Every ad (the exhaustive walk of an explanation). */
+  all: AdBucket;
+  /** Ads of campaigns without geo targeting and without retargeting. */
+  open: AdBucket;
+  /** Ads of geo-targeted (not retargeting) campaigns, under each country they target. */
+  byCountry: Map<string, AdBucket>;
+  /** Ads of retargeting campaigns (any geo), under their advertiser. */
+  retargetingByAdvertiser: Map<number, AdBucket>;
+}
+
+/** Sorts the ads best base score first (ties by id) and files them into the selection buckets. */
+export function indexAds(ads: AdEntry[]): SelectionIndex {
+  ads.sort(compareAds);
+  return indexSortedAds(ads);
+}
+
+/** The order of `snapshot.ads`: best base score (bid × CTR) first, ties by id. */
+function compareAds(a: AdEntry, b: AdEntry): number {
+  return b.bidMicros * b.ctr - a.bidMicros * a.ctr || a.offerId - b.offerId;
+}
+
+/**
+ * Sorts the ads in place in `compareAds` order, as a bottom-up merge sort that awaits `pause`
+ * every few thousand moves, so that sorting 100,000 ads never blocks the event loop for long.
+ */
+export async function sortAds(ads: AdEntry[], pause: () => Promise<void>): Promise<void> {
+  const run = YIELD_EVERY;
+  for (let start = 0; start < ads.length; start += run) {
+    const part = ads.slice(start, start + run).sort(compareAds);
+    for (let offset = 0; offset < part.length; offset += 1) ads[start + offset] = part[offset] as AdEntry;
+    await pause();
+  }
+  let from = ads;
+  let to = new Array<AdEntry>(ads.length);
+  let moved = 0;
+  for (let width = run; width < ads.length; width *= 2) {
+    for (let start = 0; start < ads.length; start += 2 * width) {
+      const middle = Math.min(start + width, ads.length);
+      const end = Math.min(start + 2 * width, ads.length);
+      let left = start;
+      let right = middle;
+      for (let out = start; out < end; out += 1) {
+        const a = from[left];
+        const b = from[right];
+        if (right >= end || (left < middle && compareAds(a as AdEntry, b as AdEntry) <= 0)) {
+          to[out] = a as AdEntry;
+          left += 1;
+        } else {
+          to[out] = b as AdEntry;
+          right += 1;
+        }
+      }
+      moved += end - start;
+      if (moved >= run) {
+        moved = 0;
+        await pause();
+      }
+    }
+    [from, to] = [to, from];
+  }
+  if (from !== ads) for (let index = 0; index < ads.length; index += 1) ads[index] = from[index] as AdEntry;
+}
+
+/** Files ads already in `snapshot.ads` order into the selection buckets (each bucket keeps that order). */
+export function indexSortedAds(ads: AdEntry[]): SelectionIndex {
+  const open: AdEntry[] = [];
+  const byCountry = new Map<string, AdEntry[]>();
+  const retargeting = new Map<number, AdEntry[]>();
+  for (const ad of ads) {
+    const { campaign } = ad;
+    if (campaign.isRetarget) fileAd(retargeting, campaign.advertiser.id, ad);
+    else if (campaign.geo === undefined) open.push(ad);
+    else for (const country of campaign.geo) fileAd(byCountry, country, ad);
+  }
+  const index: SelectionIndex = {
+    all: bucketOf(ads),
+    open: bucketOf(open),
+    byCountry: new Map(),
+    retargetingByAdvertiser: new Map(),
+  };
+  for (const [country, list] of byCountry) index.byCountry.set(country, bucketOf(list));
+  for (const [advertiserId, list] of retargeting) index.retargetingByAdvertiser.set(advertiserId, bucketOf(list));
+  return index;
+}
+
+function fileAd<K>(map: Map<K, AdEntry[]>, key: K, ad: AdEntry): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [ad]);
+  else list.push(ad);
+}
+
+function bucketOf(ads: AdEntry[]): AdBucket {
+  const bases = new Float64Array(ads.length);
+  for (let index = 0; index < ads.length; index += 1) {
+    const ad = ads[index] as AdEntry;
+    bases[index] = ad.bidMicros * ad.ctr;
+  }
+  return { ads, bases };
 }
 
 /** The host of an ad's URL as a person reads it: `shop.example.com` for `https://www.shop.example.com/x`. */

@@ -7,7 +7,10 @@ import {
   type BlockEntry,
   type CampaignState,
   emptySnapshot,
+  indexAds,
+  type SkipReason,
   selectTeasers,
+  sortAds,
 } from '../../../src/modules/serving/serving-index.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
@@ -66,7 +69,7 @@ function randomSnapshot(seed: number) {
     snapshot.ads.push(ad);
     snapshot.adsById.set(ad.offerId, ad);
   }
-  snapshot.ads.sort((a, b) => b.bidMicros * b.ctr - a.bidMicros * a.ctr || a.offerId - b.offerId);
+  snapshot.selection = indexAds(snapshot.ads);
   return { snapshot, block };
 }
 
@@ -107,5 +110,153 @@ describe('teaser selection over the snapshot', () => {
         );
       });
     }
+  }
+});
+
+const COUNTRIES = ['US', 'DE', 'FR', 'BR', 'IN', 'JP'];
+
+/**
+ * Many geo-targeted and retargeting campaigns, some with equal base scores (ties by id), and a
+ * visitor in some audiences: what the buckets exist for.
+ */
+function bucketedSnapshot(seed: number) {
+  const random = seededRandom(seed);
+  const snapshot = emptySnapshot('2026-03-10');
+  const block: BlockEntry = { id: 5, siteId: 3, publisherId: 9, title: 'b', teaserCount: 1 + Math.floor(random() * 6) };
+  snapshot.blocks.set(block.id, block);
+  const advertisers: AdvertiserState[] = Array.from({ length: 12 }, (_, index) => ({
+    id: index + 1,
+    balanceMicros: random() < 0.15 ? 0 : 1_000_000,
+    dailyBudgetMicros: 0,
+    spentTodayMicros: 0,
+  }));
+  for (const advertiser of advertisers) snapshot.advertisers.set(advertiser.id, advertiser);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
+  const campaigns: CampaignState[] = Array.from({ length: 80 }, (_, index) => ({
+    id: index + 1,
+    advertiser: pick(advertisers),
+    geo: random() < 0.7 ? new Set(COUNTRIES.filter(() => random() < 0.3)) : undefined,
+    isRetarget: random() < 0.2,
+    dailyBudgetMicros: 0,
+    dailyClickLimit: random() < 0.1 ? 1 : 0,
+    spentTodayMicros: 0,
+    clicksToday: random() < 0.5 ? 1 : 0,
+    // Coefficients from a short list, so that scores of different campaigns tie too.
+    siteCoefficients: new Map(random() < 0.3 ? [[3, pick([0.5, 2, 4])]] : []),
+    blockCoefficients: new Map(random() < 0.2 ? [['3:5', pick([0.5, 2, 4])]] : []),
+    deviceCoefficients: [1, 1, random() < 0.3 ? pick([0.5, 2, 4]) : 1, 1],
+  }));
+  for (const campaign of campaigns) snapshot.campaigns.set(campaign.id, campaign);
+  snapshot.maxFactor = 16;
+  for (let index = 0; index < 3000; index += 1) {
+    const ad: AdEntry = {
+      offerId: index + 1,
+      campaign: pick(campaigns),
+      // Few distinct bids and CTRs, so that many base scores tie.
+      bidMicros: 10_000 * (1 + Math.floor(random() * 20)),
+      title: '',
+      description: '',
+      priceText: '',
+      image: null,
+      url: '',
+      urlMobile: '',
+      domain: '',
+      ctr: smoothedCtr(Math.floor(random() * 3) * 100, Math.floor(random() * 3)),
+    };
+    snapshot.ads.push(ad);
+    snapshot.adsById.set(ad.offerId, ad);
+  }
+  snapshot.selection = indexAds(snapshot.ads);
+  snapshot.audiences.set('visitor', new Set(advertisers.filter(() => random() < 0.4).map((advertiser) => advertiser.id)));
+  return { snapshot, block, random };
+}
+
+describe('selection buckets (country, retargeting audience)', () => {
+  for (let seed = 1; seed <= 30; seed += 1) {
+    it(`the bucketed walk gives the exhaustive walk's winners and prices (seed ${seed})`, () => {
+      const { snapshot, block, random } = bucketedSnapshot(seed);
+      for (const country of ['', ...COUNTRIES, 'ZZ']) {
+        for (const visitorId of [undefined, 'visitor', 'stranger']) {
+          const device = (1 + Math.floor(random() * 3)) as 1 | 2 | 3;
+          // A per-request filter that refuses some of the best ads: the walk must go on past them.
+          const refused = new Set(
+            snapshot.ads
+              .slice(0, 40)
+              .filter(() => random() < 0.5)
+              .map((ad) => ad.offerId),
+          );
+          const filter = (ad: AdEntry) => !refused.has(ad.offerId);
+          const impression = { block, device, country, visitorId };
+          const fast = selectTeasers(snapshot, impression, { filter });
+          const exhaustive = selectTeasers(snapshot, impression, { filter, exhaustive: true });
+          assert.deepEqual(
+            fast.map((winner) => [winner.ad.offerId, winner.chargeMicros]),
+            exhaustive.map((winner) => [winner.ad.offerId, winner.chargeMicros]),
+            `country '${country}', visitor ${visitorId}`,
+          );
+          const allowed = snapshot.ads.filter((ad) => !refused.has(ad.offerId));
+          const reference = fullAuction({ ...snapshot, ads: allowed }, block, device, country);
+          if (visitorId === undefined) {
+            assert.deepEqual(
+              fast.map((winner) => winner.ad.offerId),
+              reference.map((winner) => winner.ad.offerId),
+            );
+          }
+        }
+      }
+    });
+  }
+
+  it('tells why each ad of an explanation was skipped', () => {
+    const { snapshot, block } = bucketedSnapshot(7);
+    const refused = snapshot.ads[0] as AdEntry;
+    const reasons = new Map<number, SkipReason>();
+    const winners = selectTeasers(
+      snapshot,
+      { block, device: 1, country: 'US', visitorId: undefined },
+      {
+        exhaustive: true,
+        filter: (ad) => ad !== refused,
+        onSkip: (ad, reason) => reasons.set(ad.offerId, reason),
+      },
+    );
+    const winnerIds = new Set(winners.map((winner) => winner.ad.offerId));
+    for (const ad of snapshot.ads) {
+      const { campaign } = ad;
+      const reason = reasons.get(ad.offerId);
+      if (campaign.advertiser.balanceMicros <= 0 || (campaign.dailyClickLimit > 0 && campaign.clicksToday >= 1)) {
+        assert.ok(reason === 'limits' || reason === 'outranked', `ad ${ad.offerId}: ${reason}`);
+      } else if (campaign.geo !== undefined && !campaign.geo.has('US')) {
+        assert.ok(reason === 'geo' || reason === 'outranked', `ad ${ad.offerId}: ${reason}`);
+      } else if (campaign.isRetarget) {
+        assert.ok(reason === 'audience' || reason === 'outranked', `ad ${ad.offerId}: ${reason}`);
+      }
+      if (winnerIds.has(ad.offerId)) assert.equal(reason, undefined);
+    }
+    assert.ok(['limits', 'geo', 'audience', 'filtered'].includes(reasons.get(refused.offerId) ?? ''));
+    assert.ok([...reasons.values()].includes('outranked'));
+    assert.ok([...reasons.values()].includes('geo'));
+  });
+});
+
+describe('sorting a snapshot in slices', () => {
+  for (const size of [0, 1, 4095, 4096, 4097, 20_000]) {
+    it(`gives the order of a plain sort (${size} ads, ties included)`, async () => {
+      const { snapshot } = bucketedSnapshot(size + 3);
+      const ads = Array.from({ length: size }, (_, index) => snapshot.ads[index % snapshot.ads.length] as AdEntry).map(
+        (ad, index) => ({ ...ad, offerId: size - index }),
+      );
+      const expected = [...ads];
+      indexAds(expected);
+      let pauses = 0;
+      await sortAds(ads, async () => {
+        pauses += 1;
+      });
+      assert.deepEqual(
+        ads.map((ad) => ad.offerId),
+        expected.map((ad) => ad.offerId),
+      );
+      if (size > 4096) assert.ok(pauses >= Math.floor(size / 4096));
+    });
   }
 });

@@ -53,7 +53,15 @@ describe('the web app and the security headers', () => {
     assert.equal(unknownApi.json().name, 'Not Found');
     assert.equal((await server.anonymous.post('/', {})).status, 405);
     assert.equal((await server.anonymous.get('/wp-admin')).status, 404);
-    assert.ok(unknownApi.header('content-security-policy'), 'API answers carry the policy too');
+    assert.equal(
+      unknownApi.header('content-security-policy'),
+      "default-src 'none'; frame-ancestors 'none'",
+      'API answers carry the short policy',
+    );
+    assert.equal(unknownApi.header('x-content-type-options'), 'nosniff');
+    assert.equal(unknownApi.header('strict-transport-security'), 'max-age=31536000');
+    assert.equal(unknownApi.header('x-frame-options'), undefined);
+    assert.ok(unknownApi.header('x-request-id'));
   });
 
   it('serves hashed assets cached for a year, and the first page’s JavaScript stays under 150 KB gzipped', async () => {
