@@ -8,7 +8,8 @@ import { loadWithWrk } from './wrk.ts';
 const run = promisify(execFile);
 
 /** The load generator: autocannon (a Node process) unless `BENCH_LOAD=wrk`. */
-export type LoadTool = 'autocannon' | 'wrk';
+/** The load generator of a row: autocannon, wrk, or a scenario's own Node client (beacons, POSTs). */
+export type LoadTool = 'autocannon' | 'wrk' | 'node';
 
 export const LOAD_TOOL: LoadTool = process.env.BENCH_LOAD === 'wrk' ? 'wrk' : 'autocannon';
 

@@ -193,7 +193,7 @@ async function measure(context: BenchContext, databaseUrl: string): Promise<Benc
     return [
       {
         scenario: `POST /api/serve/views (${TOKENS_PER_BEACON} tokens)`,
-        result,
+        result: { ...result, tool: 'node' },
         ratio,
         goal: 'ratio ≥ 0.5',
         met: ratio >= 0.5 && accepted === result.total && allCounted,
