@@ -415,7 +415,7 @@ export interface paths {
         };
         /** One campaign with statistics; `expand=offers` embeds its ads with theirs. */
         get: operations["getCampaign"];
-        /** Switch a campaign on or off (`active`), archive or restore it (`archived`). */
+        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone. */
         put: operations["updateCampaign"];
         post?: never;
         delete?: never;
@@ -1023,7 +1023,8 @@ export interface paths {
         };
         /** One block with its embed code. */
         get: operations["getBlock"];
-        put?: never;
+        /** Change a block’s options (extension): `noCampaignRepeats`. */
+        put: operations["updateBlock"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3417,6 +3418,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -3433,8 +3436,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -3485,6 +3492,8 @@ export interface operations {
                     active?: boolean;
                     /** @description A root product category. */
                     category_id: number;
+                    /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
+                    frequencyCap?: number;
                     /** @description Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. */
                     geo?: string[] | string;
                     /** @description Whether it is a retargeting campaign (default false). */
@@ -3493,6 +3502,10 @@ export interface operations {
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 (default) means none. */
                     maxmoney?: number | string;
+                    /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
+                    schedule?: number[] | string | null;
+                    /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
+                    timeZone?: string | null;
                     /** @description Title. */
                     title: string;
                 };
@@ -3524,6 +3537,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -3540,8 +3555,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -3628,6 +3647,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -3705,8 +3726,12 @@ export interface operations {
                         }[];
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -3769,6 +3794,12 @@ export interface operations {
                     active?: boolean;
                     /** @description Archive (true) or restore (false) the campaign (extension). */
                     archived?: boolean;
+                    /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
+                    frequencyCap?: number;
+                    /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
+                    schedule?: number[] | string | null;
+                    /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
+                    timeZone?: string | null;
                 };
             };
         };
@@ -3798,6 +3829,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -3814,8 +3847,12 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -5212,6 +5249,8 @@ export interface operations {
                             cr: number;
                             /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                             ctr: number;
+                            /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                            frequencyCap?: number;
                             /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                             geo: string[];
                             /** @description Campaign id. */
@@ -5228,8 +5267,12 @@ export interface operations {
                             money: number;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
+                            /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                            schedule?: number[];
                             /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                             status: number;
+                            /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                            timeZone?: string;
                             /** @description Title. */
                             title: string;
                             /** @description Shows. */
@@ -6071,7 +6114,12 @@ export interface operations {
     };
     serveTeasers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign. */
+                page?: string;
+                /** @description Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. */
+                visitor?: string;
+            };
             header?: never;
             path: {
                 /** @description Block id (from the embed code). */
@@ -6116,6 +6164,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6408,6 +6465,8 @@ export interface operations {
                         count: number;
                         /** @description Block id. */
                         id: number;
+                        /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                        noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
                         siteid: string;
                         /** @description Block header. */
@@ -6435,6 +6494,85 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    updateBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
+                    noCampaignRepeats: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description An ad block (informer) of a site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Block code: the HTML embed code to paste into a page of the site. */
+                        bn: string;
+                        /** @description How many teasers the block shows at once (1-20). */
+                        count: number;
+                        /** @description Block id. */
+                        id: number;
+                        /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                        noCampaignRepeats?: boolean;
+                        /** @description Id of the site the block belongs to. */
+                        siteid: string;
+                        /** @description Block header. */
+                        title: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6661,6 +6799,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
                             siteid: string;
                             /** @description Block header. */
@@ -6757,6 +6897,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
                             siteid: string;
                             /** @description Block header. */
@@ -6852,6 +6994,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
                             siteid: string;
                             /** @description Block header. */
@@ -6937,6 +7081,8 @@ export interface operations {
                 "application/json": {
                     /** @description How many teasers the block shows at once, 1-20 (default 4). */
                     count?: number;
+                    /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
+                    noCampaignRepeats?: boolean;
                     /** @description Alias of `count`. */
                     size?: number;
                     /** @description Block header. */
@@ -6958,6 +7104,8 @@ export interface operations {
                         count: number;
                         /** @description Block id. */
                         id: number;
+                        /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                        noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
                         siteid: string;
                         /** @description Block header. */

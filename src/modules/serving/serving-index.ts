@@ -1,6 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { dayOf } from '../statistics/record-events.ts';
 import { type Candidate, runAuction, smoothedCtr, type Winner } from './auction.ts';
+import { adExclusion, campaignExclusion, type ImpressionFilters } from './eligibility.ts';
+import { type WeekSchedule, weekSchedule } from './schedule.ts';
 import {
   loadAdvertiserBalances,
   loadAudiences,
@@ -40,6 +42,10 @@ export interface CampaignState {
   blockCoefficients: Map<string, number>;
   /** Index = device id (1 desktop, 2 mobile, 3 tablet). */
   deviceCoefficients: [number, number, number, number];
+  /** Viewable impressions per visitor per day; absent or 0: no cap. */
+  frequencyCap?: number;
+  /** Hours of the week when it serves; absent: always. */
+  schedule?: WeekSchedule;
 }
 
 export interface AdEntry {
@@ -63,6 +69,8 @@ export interface BlockEntry {
   publisherId: number;
   title: string;
   teaserCount: number;
+  /** The publisher's "no campaign repeats on a page": at most one ad per campaign per page view. */
+  campaignsUnique?: boolean;
 }
 
 export interface Snapshot {
@@ -84,6 +92,8 @@ export interface Impression {
   device: 1 | 2 | 3;
   country: string;
   visitorId: string | undefined;
+  /** Page, frequency and schedule filters (eligibility.ts); absent: the auction alone. */
+  filters?: ImpressionFilters;
 }
 
 const AUDIENCE_DAYS = 30;
@@ -144,6 +154,8 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
         siteCoefficients: new Map(),
         blockCoefficients: new Map(),
         deviceCoefficients: [1, 1, 1, 1],
+        frequencyCap: offer.frequency_cap,
+        schedule: offer.schedule_hours === null ? undefined : weekSchedule(offer.schedule_hours, offer.time_zone ?? timeZone),
       };
       advertiser.spentTodayMicros += campaign.spentTodayMicros;
       snapshot.campaigns.set(campaign.id, campaign);
@@ -188,6 +200,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       publisherId: block.publisher_id,
       title: block.title,
       teaserCount: block.teaser_count,
+      campaignsUnique: block.no_campaign_repeats,
     });
   }
   for (const member of audiences) {
@@ -239,6 +252,7 @@ export function campaignCanServe(campaign: CampaignState): boolean {
  */
 function campaignFactor(campaign: CampaignState, impression: Impression, audience: Set<number> | undefined): number {
   if (!campaignCanServe(campaign)) return 0;
+  if (impression.filters !== undefined && campaignExclusion(campaign, impression.filters) !== undefined) return 0;
   if (campaign.geo !== undefined && !campaign.geo.has(impression.country)) return 0;
   if (campaign.isRetarget && !audience?.has(campaign.advertiser.id)) return 0;
   const { block } = impression;
@@ -258,15 +272,23 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression): Winne
   const candidates: Candidate<AdEntry>[] = [];
   const places = impression.block.teaserCount + 1;
   const best: number[] = [];
+  const { filters } = impression;
+  // A block with unique campaigns takes each campaign's first ad: the best, as ads come best first.
+  const campaignsTaken = impression.block.campaignsUnique ? new Set<CampaignState>() : undefined;
   for (const ad of snapshot.ads) {
     const base = ad.bidMicros * ad.ctr;
     if (best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) break;
+    if (filters !== undefined && adExclusion(ad.offerId, filters) !== undefined) continue;
     let factor = factors.get(ad.campaign);
     if (factor === undefined) {
       factor = campaignFactor(ad.campaign, impression, audience);
       factors.set(ad.campaign, factor);
     }
     if (factor <= 0) continue;
+    if (campaignsTaken !== undefined) {
+      if (campaignsTaken.has(ad.campaign)) continue;
+      campaignsTaken.add(ad.campaign);
+    }
     candidates.push({ ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr });
     const value = base * factor;
     if (best.length < places || value > (best[places - 1] ?? 0)) {
