@@ -64,7 +64,8 @@ const deliveryProperties = {
   schedule: Type.Optional(
     Type.Union(
       [
-        Type.Array(Count('An hour of the week, 0–167.', { maximum: 167 }), { maxItems: 168 }),
+        // The hours' range is the service's rule, so that a 422 names `schedule` whatever the form.
+        Type.Array(Type.Integer({ description: 'An hour of the week, 0–167.' }), { maxItems: 168 }),
         Text('Hours and inclusive ranges, comma-separated.', { maxLength: 2000 }),
         Type.Null(),
       ],
