@@ -260,7 +260,8 @@ export class ServingEngine {
   async serve(impression: Impression, viewer?: Viewer): Promise<ServedTeaser[]> {
     const now = this.options.clock.now();
     const day = dayOf(now, this.options.timeZone);
-    const visitor = viewer === undefined ? undefined : frequencyVisitor(viewer, this.options.signingSecret, day);
+    const capped = this.snapshot.frequencyCapped === true;
+    const visitor = viewer === undefined || !capped ? undefined : frequencyVisitor(viewer, this.options.signingSecret, day);
     const pageId = viewer?.pageId;
     const [page, viewsToday] = await Promise.all([
       pageId === undefined ? undefined : this.pages.shown(pageId).catch(this.failOpen('reading the page')),
@@ -275,10 +276,14 @@ export class ServingEngine {
     let winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, { ...impression, filters });
     if (pageId !== undefined && winners.length > 0) winners = await this.claimOnPage(pageId, { ...impression, filters }, winners);
     if (visitor !== undefined) {
-      for (const { ad } of winners) {
-        // Counted at serving until the viewability beacon counts viewable impressions instead.
-        this.frequency.recordView(visitor, ad.campaign.id, day).catch(this.failOpen('counting a view'));
-      }
+      // Counted at serving until the viewability beacon counts viewable impressions instead. Awaited,
+      // so a visitor's next request sees the count on any instance.
+      const cappedWinners = winners.filter(({ ad }) => (ad.campaign.frequencyCap ?? 0) > 0);
+      await Promise.all(
+        cappedWinners.map(({ ad }) =>
+          this.frequency.recordView(visitor, ad.campaign.id, day).catch(this.failOpen('counting a view')),
+        ),
+      );
     }
     this.tally.impressions += 1;
     this.tally.views += winners.length;

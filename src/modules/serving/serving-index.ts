@@ -85,6 +85,8 @@ export interface Snapshot {
   blocks: Map<number, BlockEntry>;
   /** visitor id → advertisers whose audience it is in. */
   audiences: Map<string, Set<number>>;
+  /** Whether any campaign has a frequency cap: without one, no visitor's views are read or counted. */
+  frequencyCapped?: boolean;
 }
 
 export interface Impression {
@@ -158,6 +160,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
         schedule: offer.schedule_hours === null ? undefined : weekSchedule(offer.schedule_hours, offer.time_zone ?? timeZone),
       };
       advertiser.spentTodayMicros += campaign.spentTodayMicros;
+      if (offer.frequency_cap > 0) snapshot.frequencyCapped = true;
       snapshot.campaigns.set(campaign.id, campaign);
     }
     const seen = trafficByOffer.get(offer.id);
