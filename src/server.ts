@@ -49,7 +49,7 @@ export async function createContext(config: Config, database?: Database): Promis
   redis?.on('error', () => undefined);
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
   await tokens.readChanges();
-  const serving = await createServingEngine(config, db.db);
+  const serving = await createServingEngine(config, db.db, redis);
   const context: AppContext = {
     config,
     database: db,

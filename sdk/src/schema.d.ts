@@ -450,7 +450,7 @@ export interface paths {
         };
         /** One campaign with statistics; `expand=offers` embeds its ads with theirs. */
         get: operations["getCampaign"];
-        /** Switch a campaign on or off (`active`), archive or restore it (`archived`). */
+        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone. */
         put: operations["updateCampaign"];
         post?: never;
         delete?: never;
@@ -1209,7 +1209,8 @@ export interface paths {
         };
         /** One block with its embed code. */
         get: operations["getBlock"];
-        put?: never;
+        /** Change a block’s options (extension): `noCampaignRepeats`. */
+        put: operations["updateBlock"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4061,6 +4062,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -4081,10 +4084,14 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
                         refundedSpend: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -4135,6 +4142,8 @@ export interface operations {
                     active?: boolean;
                     /** @description A root product category. */
                     category_id: number;
+                    /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
+                    frequencyCap?: number;
                     /** @description Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. */
                     geo?: string[] | string;
                     /** @description Whether it is a retargeting campaign (default false). */
@@ -4143,6 +4152,10 @@ export interface operations {
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 (default) means none. */
                     maxmoney?: number | string;
+                    /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
+                    schedule?: number[] | string | null;
+                    /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
+                    timeZone?: string | null;
                     /** @description Title. */
                     title: string;
                 };
@@ -4174,6 +4187,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -4194,10 +4209,14 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
                         refundedSpend: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -4284,6 +4303,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -4371,10 +4392,14 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
                         refundedSpend: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -4437,6 +4462,12 @@ export interface operations {
                     active?: boolean;
                     /** @description Archive (true) or restore (false) the campaign (extension). */
                     archived?: boolean;
+                    /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
+                    frequencyCap?: number;
+                    /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
+                    schedule?: number[] | string | null;
+                    /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
+                    timeZone?: string | null;
                 };
             };
         };
@@ -4466,6 +4497,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
                         /** @description Campaign id. */
@@ -4486,10 +4519,14 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
                         refundedSpend: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
                         /** @description Title. */
                         title: string;
                         /** @description Shows. */
@@ -6750,6 +6787,8 @@ export interface operations {
                             cr: number;
                             /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                             ctr: number;
+                            /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                            frequencyCap?: number;
                             /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                             geo: string[];
                             /** @description Campaign id. */
@@ -6770,10 +6809,14 @@ export interface operations {
                             refundedClicks: number;
                             /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
                             refundedSpend: number;
+                            /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                            schedule?: number[];
                             /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                             served: number;
                             /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                             status: number;
+                            /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                            timeZone?: string;
                             /** @description Title. */
                             title: string;
                             /** @description Shows. */
@@ -7615,7 +7658,12 @@ export interface operations {
     };
     serveTeasers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign. */
+                page?: string;
+                /** @description Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. */
+                visitor?: string;
+            };
             header?: never;
             path: {
                 /** @description Block id (from the embed code). */
@@ -7662,6 +7710,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8006,6 +8063,8 @@ export interface operations {
                         count: number;
                         /** @description Block id. */
                         id: number;
+                        /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                        noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
                         siteid: string;
                         /** @description Block header. */
@@ -8033,6 +8092,85 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    updateBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
+                    noCampaignRepeats: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description An ad block (informer) of a site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Block code: the HTML embed code to paste into a page of the site. */
+                        bn: string;
+                        /** @description How many teasers the block shows at once (1-20). */
+                        count: number;
+                        /** @description Block id. */
+                        id: number;
+                        /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                        noCampaignRepeats?: boolean;
+                        /** @description Id of the site the block belongs to. */
+                        siteid: string;
+                        /** @description Block header. */
+                        title: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8331,6 +8469,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
                             siteid: string;
                             /** @description Block header. */
@@ -8433,6 +8573,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
                             siteid: string;
                             /** @description Block header. */
@@ -8534,6 +8676,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
                             siteid: string;
                             /** @description Block header. */
@@ -8625,6 +8769,8 @@ export interface operations {
                 "application/json": {
                     /** @description How many teasers the block shows at once, 1-20 (default 4). */
                     count?: number;
+                    /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
+                    noCampaignRepeats?: boolean;
                     /** @description Alias of `count`. */
                     size?: number;
                     /** @description Block header. */
@@ -8646,6 +8792,8 @@ export interface operations {
                         count: number;
                         /** @description Block id. */
                         id: number;
+                        /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                        noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
                         siteid: string;
                         /** @description Block header. */

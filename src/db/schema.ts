@@ -67,6 +67,12 @@ export interface CampaignsTable {
   daily_click_limit: Defaulted<number>;
   created_at: CreatedAt;
   updated_at: Defaulted<Date>;
+  /** Views per visitor per day; 0: no cap (migration 0500). */
+  frequency_cap: Defaulted<number>;
+  /** Hours of the week when it serves (0 = Monday 00:00); null: always. */
+  schedule_hours: number[] | null;
+  /** IANA time zone of the schedule; null: the platform's. */
+  time_zone: string | null;
 }
 
 export interface OffersTable {
@@ -110,6 +116,8 @@ export interface BlocksTable {
   title: string;
   teaser_count: Defaulted<number>;
   created_at: CreatedAt;
+  /** At most one ad per campaign per page view (migration 0500). */
+  no_campaign_repeats: Defaulted<boolean>;
 }
 
 export interface SiteCoefficientsTable {

@@ -69,7 +69,8 @@ describe('viewable impressions in a real browser (headless Chromium)', { skip },
   it('counts a block scrolled into view for a second once, one never scrolled to as served only, and a replay as nothing', async () => {
     const db = server.server.context.db;
     const world = await createWorld(server, {
-      ads: [{ bidMicros: 400_000 }, { bidMicros: 250_000 }, { bidMicros: 150_000 }],
+      // Six ads for two blocks of three: one page view shows no ad twice.
+      ads: [400_000, 350_000, 300_000, 250_000, 200_000, 150_000].map((bidMicros) => ({ bidMicros })),
       teaserCount: 3,
     });
     const lowBlock = (await insertBlock(db, { siteId: world.siteId, teaserCount: 3 })).id;
@@ -87,7 +88,7 @@ describe('viewable impressions in a real browser (headless Chromium)', { skip },
       // Each block's impression tokens, as the teasers responses handed them out.
       const tokensOf = new Map<number, string[]>();
       page.on('response', async (response) => {
-        const match = /\/api\/serve\/blocks\/(\d+)\/teasers$/.exec(response.url());
+        const match = /\/api\/serve\/blocks\/(\d+)\/teasers(?:\?|$)/.exec(response.url());
         if (match === null) return;
         const body = (await response.json()) as { teasers: { view: string }[] };
         tokensOf.set(
@@ -146,7 +147,7 @@ describe('viewable impressions in a real browser (headless Chromium)', { skip },
 
   it('counts nothing for a teaser in view for less than a second, and its view once it stays a second', async () => {
     const db = server.server.context.db;
-    const world = await createWorld(server, { ads: [{ bidMicros: 400_000 }], teaserCount: 1 });
+    const world = await createWorld(server, { ads: [{ bidMicros: 400_000 }, { bidMicros: 300_000 }], teaserCount: 1 });
     const lowBlock = (await insertBlock(db, { siteId: world.siteId, teaserCount: 1 })).id;
     await engineOf(server).refresh();
     const publisher = await startPublisherSite(articlePage(world.blockId, lowBlock, server.url));

@@ -10,6 +10,11 @@
  * is hidden; when it fires, the teaser's impression token is queued and sent once, in a beacon
  * batched with the other teasers' (text/plain, so no CORS preflight). Without IntersectionObserver
  * nothing is reported: a view that cannot be measured is not counted.
+ *
+ * Every block a page view fills is asked for with one page id, made once per page view (a second
+ * copy of the script on the page finds it on `window` under a registered symbol), so the server shows no ad twice on the
+ * page. The visitor id, for frequency caps, is kept in the site's localStorage (first-party: one
+ * id per site); where storage is refused, the server falls back to its own daily hash.
  */
 export const LOADER_SCRIPT = `/* Nativa teaser loader */
 (function () {
@@ -18,6 +23,28 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
     var script = document.currentScript || document.querySelector('script[src*="/api/serve/loader.js"]');
     if (!script || !window.fetch) return;
     var base = new URL(script.src, location.href).origin;
+
+    function randomId() {
+      var bytes = new Uint8Array(16);
+      (window.crypto || window.msCrypto).getRandomValues(bytes);
+      var text = '';
+      for (var i = 0; i < bytes.length; i++) text += ('0' + bytes[i].toString(16)).slice(-2);
+      return text;
+    }
+
+    // Kept under a registered symbol: shared by every copy of the script, invisible as a global name.
+    var pageKey = typeof Symbol === 'function' ? Symbol.for('nativa.pageId') : '__nativaPageId';
+    var pageId = window[pageKey] || (window[pageKey] = randomId());
+    var visitorId = '';
+    try {
+      visitorId = localStorage.getItem('nativa_vid') || '';
+      if (!/^[A-Za-z0-9_-]{16,64}$/.test(visitorId)) {
+        visitorId = randomId();
+        localStorage.setItem('nativa_vid', visitorId);
+      }
+    } catch (error) {
+      visitorId = '';
+    }
 
     function el(tag, className, text) {
       var node = document.createElement(tag);
@@ -142,7 +169,8 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       var id = container.getAttribute('data-nativa-block');
       if (!/^[0-9]+$/.test(id || '')) return;
       container.setAttribute('data-nativa-state', 'loading');
-      fetch(base + '/api/serve/blocks/' + id + '/teasers', { credentials: 'include', mode: 'cors' })
+      var query = '?page=' + pageId + (visitorId ? '&visitor=' + visitorId : '');
+      fetch(base + '/api/serve/blocks/' + id + '/teasers' + query, { credentials: 'include', mode: 'cors' })
         .then(function (response) { return response.ok ? response.json() : null; })
         .then(function (data) {
           render(container, data);

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { readChangeCounter } from '../../db/change-counters.ts';
@@ -16,7 +17,10 @@ import {
 import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';
 import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
+import type { ImpressionFilters } from './eligibility.ts';
+import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './frequency.ts';
 import { ImpressionBuffer } from './impressions.ts';
+import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './page-views.ts';
 import {
   type AdEntry,
   buildSnapshot,
@@ -30,6 +34,7 @@ import {
 import { findOfferTarget, findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
 import { ViewSigner } from './view-token.ts';
 import { visitorTraits } from './visitor.ts';
+import { frequencyVisitor, type VisitorSignals } from './visitor-id.ts';
 
 /** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
 const FULL_REBUILD_MS = 30_000;
@@ -46,6 +51,10 @@ export interface ServingOptions {
   flushMs: number;
   /** How often accepted clicks that no instance settled are looked for (default 5 s). */
   sweepMs?: number;
+  /** What each page view showed (default: in this process). */
+  pages?: PageViewStore;
+  /** Views per visitor, campaign and day, for frequency caps (default: in this process). */
+  frequency?: FrequencyStore;
   onError(error: unknown, what: string): void;
 }
 
@@ -74,6 +83,14 @@ export interface ServingTally {
   conversions: number;
 }
 
+/** Who asks, beyond the impression: the loader's page id and what identifies the visitor. */
+export interface Viewer extends VisitorSignals {
+  pageId: string | undefined;
+}
+
+/** A claim on a page that collides this many times in a row (other blocks racing) serves nothing. */
+const PAGE_CLAIM_ATTEMPTS = 3;
+
 export interface ServedTeaser {
   ad: AdEntry;
   clickToken: string;
@@ -100,6 +117,8 @@ export class ServingEngine {
   readonly impressions: ImpressionBuffer;
   private readonly acceptance: ClickBatcher;
   private readonly settler: ClickSettler;
+  private readonly pages: PageViewStore;
+  private readonly frequency: FrequencyStore;
   readonly tally: ServingTally = {
     impressions: 0,
     served: 0,
@@ -113,6 +132,8 @@ export class ServingEngine {
 
   constructor(options: ServingOptions) {
     this.options = options;
+    this.pages = options.pages ?? memoryPageViewStore(() => options.clock.now());
+    this.frequency = options.frequency ?? memoryFrequencyStore();
     this.signer = new ClickSigner(options.signingSecret);
     this.viewSigner = new ViewSigner(options.signingSecret);
     this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
@@ -207,6 +228,37 @@ export class ServingEngine {
     await refreshSpend(this.options.db, this.snapshot);
   }
 
+  /**
+   * Records the winners on the page; when another block of the page claimed one of them first
+   * (concurrent requests, perhaps on another instance), selects again without what it showed.
+   */
+  private async claimOnPage(pageId: string, impression: Impression, winners: Winner<AdEntry>[]): Promise<Winner<AdEntry>[]> {
+    const filters = impression.filters;
+    let selected = winners;
+    for (let attempt = 1; filters !== undefined && selected.length > 0; attempt += 1) {
+      const claim = {
+        ads: selected.map(({ ad }) => ad.offerId),
+        campaigns: selected.map(({ ad }) => ad.campaign.id),
+        campaignsUnique: filters.campaignsUnique,
+      };
+      const conflict = await this.pages.claim(pageId, claim).catch(this.failOpen('claiming on the page'));
+      if (conflict === undefined) return selected;
+      if (attempt === PAGE_CLAIM_ATTEMPTS) return [];
+      const page = await this.pages.shown(pageId).catch(this.failOpen('reading the page'));
+      filters.page = page;
+      selected = selectTeasers(this.snapshot, impression);
+    }
+    return selected;
+  }
+
+  /** A store that fails is reported and treated as empty, so serving goes on without its filter. */
+  private failOpen(what: string): (error: unknown) => undefined {
+    return (error) => {
+      this.options.onError(error, what);
+      return undefined;
+    };
+  }
+
   /** Refreshes run one after another, never interleaved. */
   private exclusive(work: () => Promise<void>): Promise<void> {
     const run = (this.refreshing ?? Promise.resolve()).catch(() => undefined).then(work);
@@ -227,11 +279,39 @@ export class ServingEngine {
     return this.snapshot.blocks.get(blockId);
   }
 
-  /** Selects teasers for an impression, counts them as served and signs their click links and impression tokens. */
-  serve(impression: Impression): ServedTeaser[] {
+  /**
+   * Selects teasers for an impression, claims them on the page, counts them as served and signs
+   * their click links and impression tokens. A viewer's page and visitor filters are read from their stores first; when one
+   * fails (Redis down) the impression is served without that filter rather than not at all.
+   */
+  async serve(impression: Impression, viewer?: Viewer): Promise<ServedTeaser[]> {
     const now = this.options.clock.now();
-    const winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, impression);
     const day = dayOf(now, this.options.timeZone);
+    const capped = this.snapshot.frequencyCapped === true;
+    const visitor = viewer === undefined || !capped ? undefined : frequencyVisitor(viewer, this.options.signingSecret, day);
+    const pageId = viewer?.pageId;
+    const [page, viewsToday] = await Promise.all([
+      pageId === undefined ? undefined : this.pages.shown(pageId).catch(this.failOpen('reading the page')),
+      visitor === undefined ? undefined : this.frequency.viewsToday(visitor, day).catch(this.failOpen('reading views')),
+    ]);
+    const filters: ImpressionFilters = {
+      nowMs: now,
+      page,
+      campaignsUnique: impression.block.campaignsUnique ?? false,
+      viewsToday,
+    };
+    let winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, { ...impression, filters });
+    if (pageId !== undefined && winners.length > 0) winners = await this.claimOnPage(pageId, { ...impression, filters }, winners);
+    if (visitor !== undefined) {
+      // Counted at serving until the viewability beacon counts viewable impressions instead. Awaited,
+      // so a visitor's next request sees the count on any instance.
+      const cappedWinners = winners.filter(({ ad }) => (ad.campaign.frequencyCap ?? 0) > 0);
+      await Promise.all(
+        cappedWinners.map(({ ad }) =>
+          this.frequency.recordView(visitor, ad.campaign.id, day).catch(this.failOpen('counting a view')),
+        ),
+      );
+    }
     this.tally.impressions += 1;
     this.tally.served += winners.length;
     return winners.map((winner) => {
@@ -405,8 +485,11 @@ export class ServingEngine {
 }
 
 /** Makes and starts the engine from the configuration (the signing secret may be generated). */
-export async function createServingEngine(config: Config, db: Db): Promise<ServingEngine> {
+export async function createServingEngine(config: Config, db: Db, redis?: Redis): Promise<ServingEngine> {
+  const prefix = config.redisKeyPrefix;
   const engine = new ServingEngine({
+    pages: redis === undefined ? undefined : redisPageViewStore(redis, prefix),
+    frequency: redis === undefined ? undefined : redisFrequencyStore(redis, prefix),
     db,
     clock: config.clock,
     timeZone: config.timeZone,

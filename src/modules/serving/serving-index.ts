@@ -1,6 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { dayOf } from '../statistics/record-events.ts';
 import { type Candidate, runAuction, smoothedCtr, type Winner } from './auction.ts';
+import { adExclusion, campaignExclusion, type FilterReason, type ImpressionFilters } from './eligibility.ts';
+import { type WeekSchedule, weekSchedule } from './schedule.ts';
 import {
   loadAdvertiserBalances,
   loadAudiences,
@@ -40,6 +42,10 @@ export interface CampaignState {
   blockCoefficients: Map<string, number>;
   /** Index = device id (1 desktop, 2 mobile, 3 tablet). */
   deviceCoefficients: [number, number, number, number];
+  /** Viewable impressions per visitor per day; absent or 0: no cap. */
+  frequencyCap?: number;
+  /** Hours of the week when it serves; absent: always. */
+  schedule?: WeekSchedule;
 }
 
 export interface AdEntry {
@@ -63,6 +69,8 @@ export interface BlockEntry {
   publisherId: number;
   title: string;
   teaserCount: number;
+  /** The publisher's "no campaign repeats on a page": at most one ad per campaign per page view. */
+  campaignsUnique?: boolean;
 }
 
 export interface Snapshot {
@@ -79,6 +87,8 @@ export interface Snapshot {
   blocks: Map<number, BlockEntry>;
   /** visitor id → advertisers whose audience it is in. */
   audiences: Map<string, Set<number>>;
+  /** Whether any campaign has a frequency cap: without one, no visitor's views are read or counted. */
+  frequencyCapped?: boolean;
 }
 
 export interface Impression {
@@ -86,6 +96,8 @@ export interface Impression {
   device: 1 | 2 | 3;
   country: string;
   visitorId: string | undefined;
+  /** Page, frequency and schedule filters (eligibility.ts); absent: the auction alone. */
+  filters?: ImpressionFilters;
 }
 
 const AUDIENCE_DAYS = 30;
@@ -158,8 +170,11 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
         siteCoefficients: new Map(),
         blockCoefficients: new Map(),
         deviceCoefficients: [1, 1, 1, 1],
+        frequencyCap: offer.frequency_cap,
+        schedule: offer.schedule_hours === null ? undefined : weekSchedule(offer.schedule_hours, offer.time_zone ?? timeZone),
       };
       advertiser.spentTodayMicros += campaign.spentTodayMicros;
+      if (offer.frequency_cap > 0) snapshot.frequencyCapped = true;
       snapshot.campaigns.set(campaign.id, campaign);
     }
     const seen = trafficByOffer.get(offer.id);
@@ -203,6 +218,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       publisherId: block.publisher_id,
       title: block.title,
       teaserCount: block.teaser_count,
+      campaignsUnique: block.no_campaign_repeats,
     });
   }
   for (const member of audiences) {
@@ -254,6 +270,10 @@ export function campaignCanServe(campaign: CampaignState): boolean {
  */
 function campaignFactor(campaign: CampaignState, impression: Impression, audience: Set<number> | undefined): number | SkipReason {
   if (!campaignCanServe(campaign)) return 'limits';
+  if (impression.filters !== undefined) {
+    const excluded = campaignExclusion(campaign, impression.filters);
+    if (excluded !== undefined) return excluded;
+  }
   if (campaign.geo !== undefined && !campaign.geo.has(impression.country)) return 'geo';
   if (campaign.isRetarget && !audience?.has(campaign.advertiser.id)) return 'audience';
   const { block } = impression;
@@ -272,6 +292,8 @@ export type SkipReason =
   | 'audience'
   /** A per-request filter of the caller refused it. */
   | 'filtered'
+  /** The page view showed it (or its campaign, where the block asks), a frequency cap, or the campaign's hours. */
+  | FilterReason
   /** Even the largest coefficient could not lift it into the places that matter: never scored. */
   | 'outranked';
 
@@ -305,6 +327,9 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
   const places = impression.block.teaserCount + 1;
   const best: number[] = [];
   const heads = sources.map(() => 0);
+  const { filters } = impression;
+  // A block with unique campaigns takes each campaign's first ad: the best, as ads come best first.
+  const campaignsTaken = impression.block.campaignsUnique ? new Set<CampaignState>() : undefined;
   for (;;) {
     const source = nextSource(sources, heads);
     if (source < 0) break;
@@ -316,6 +341,11 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
     if (best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) {
       if (onSkip === undefined || options.exhaustive !== true) break;
       onSkip(ad, 'outranked');
+      continue;
+    }
+    const adExcluded = filters === undefined ? undefined : adExclusion(ad.offerId, filters);
+    if (adExcluded !== undefined) {
+      onSkip?.(ad, adExcluded);
       continue;
     }
     let factor = factors.get(ad.campaign);
@@ -330,6 +360,13 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
     if (filter !== undefined && !filter(ad)) {
       onSkip?.(ad, 'filtered');
       continue;
+    }
+    if (campaignsTaken !== undefined) {
+      if (campaignsTaken.has(ad.campaign)) {
+        onSkip?.(ad, 'page_repeat');
+        continue;
+      }
+      campaignsTaken.add(ad.campaign);
     }
     candidates.push({ ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr });
     const value = base * factor;

@@ -25,6 +25,9 @@ export async function loadServableOffers(db: Db) {
       'c.is_retarget',
       'c.daily_budget_micros as campaign_daily_budget_micros',
       'c.daily_click_limit',
+      'c.frequency_cap',
+      'c.schedule_hours',
+      'c.time_zone',
       'a.balance_micros',
       'a.daily_budget_micros as advertiser_daily_budget_micros',
     ])
@@ -44,7 +47,7 @@ export async function loadServableBlocks(db: Db) {
   return db
     .selectFrom('blocks as b')
     .innerJoin('sites as s', 's.id', 'b.site_id')
-    .select(['b.id', 'b.site_id', 'b.title', 'b.teaser_count', 's.publisher_id'])
+    .select(['b.id', 'b.site_id', 'b.title', 'b.teaser_count', 'b.no_campaign_repeats', 's.publisher_id'])
     .where('s.status', '=', 1)
     .execute();
 }

@@ -13,6 +13,7 @@ import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { isAdvertiser } from './serving-repository.ts';
 import { VIEW_TOKEN_LENGTH } from './view-token.ts';
 import { clickAddress, countryOf, visitorTraits } from './visitor.ts';
+import { LOADER_ID_PATTERN } from './visitor-id.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
 const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
@@ -21,6 +22,23 @@ const tags = ['Serving'];
 
 const BlockParams = Type.Object({
   blockId: Id('Block id (from the embed code).'),
+});
+
+const TeasersQuery = Type.Object({
+  page: Type.Optional(
+    Type.String({
+      pattern: LOADER_ID_PATTERN,
+      description:
+        'Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign.',
+    }),
+  ),
+  visitor: Type.Optional(
+    Type.String({
+      pattern: LOADER_ID_PATTERN,
+      description:
+        "Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent.",
+    }),
+  ),
 });
 
 const TeaserSchema = Type.Object({
@@ -125,7 +143,8 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: 'Teasers for one impression of a block (counts them as served; views come from the beacon).',
         security: [],
         params: BlockParams,
-        response: { 200: TeasersResponse, ...errorResponses(404) },
+        querystring: TeasersQuery,
+        response: { 200: TeasersResponse, ...errorResponses(404, 422) },
       },
     },
     async (request, reply) => {
@@ -133,10 +152,16 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       reply.header('Cache-Control', 'no-store');
       const block = serving.block(request.params.blockId);
       if (block === undefined) throw notFound('Block');
-      const traits = visitorTraits(request.headers['user-agent']);
+      const userAgent = request.headers['user-agent'];
+      const traits = visitorTraits(userAgent);
+      const cookieId = readVisitorId(request);
+      const { page, visitor } = request.query;
       const teasers = traits.bot
         ? []
-        : serving.serve({ block, device: traits.device, country: countryOf(request.ip), visitorId: readVisitorId(request) });
+        : await serving.serve(
+            { block, device: traits.device, country: countryOf(request.ip), visitorId: cookieId },
+            { pageId: page, cookieId, loaderId: visitor, address: request.ip, userAgent },
+          );
       const base = absoluteUrl(request, '/api');
       return {
         block: block.id,

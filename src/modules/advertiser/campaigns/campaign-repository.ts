@@ -72,7 +72,23 @@ export interface NewCampaign {
   active: boolean;
   dailyBudgetMicros: number;
   dailyClickLimit: number;
+  delivery: CampaignDelivery;
   now: Date;
+}
+
+/** Frequency cap, schedule and its time zone, in the columns' terms (0 and nulls: none). */
+export interface CampaignDelivery {
+  frequencyCap?: number;
+  scheduleHours?: number[] | null;
+  timeZone?: string | null;
+}
+
+function deliveryColumns(delivery: CampaignDelivery) {
+  return {
+    ...(delivery.frequencyCap === undefined ? {} : { frequency_cap: delivery.frequencyCap }),
+    ...(delivery.scheduleHours === undefined ? {} : { schedule_hours: delivery.scheduleHours }),
+    ...(delivery.timeZone === undefined ? {} : { time_zone: delivery.timeZone }),
+  };
 }
 
 export async function insertCampaign(db: Db, campaign: NewCampaign): Promise<number> {
@@ -88,6 +104,7 @@ export async function insertCampaign(db: Db, campaign: NewCampaign): Promise<num
       moderation_status: MODERATION.moderation,
       daily_budget_micros: campaign.dailyBudgetMicros,
       daily_click_limit: campaign.dailyClickLimit,
+      ...deliveryColumns(campaign.delivery),
       created_at: campaign.now,
       updated_at: campaign.now,
     })
@@ -100,11 +117,12 @@ export async function updateCampaignFlags(
   db: Db,
   id: number,
   flags: { active?: boolean; archived?: boolean },
+  delivery: CampaignDelivery,
   now: Date,
 ): Promise<void> {
   await db
     .updateTable('campaigns')
-    .set({ ...flags, updated_at: now })
+    .set({ ...flags, ...deliveryColumns(delivery), updated_at: now })
     .where('id', '=', id)
     .execute();
 }

@@ -14,6 +14,7 @@ import { TargetIdParameter } from '../statistics/filters.ts';
 import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
 import {
   type CampaignInput,
+  campaignChangeFieldErrors,
   campaignFieldErrors,
   changeCampaign,
   createCampaign,
@@ -53,6 +54,35 @@ const CampaignQuery = Type.Object({
   expand: Type.Optional(Text('`offers` embeds the campaign’s ads.')),
 });
 
+/** The delivery fields, the same on create and change. */
+const deliveryProperties = {
+  frequencyCap: Type.Optional(
+    Count('At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension).', {
+      maximum: 1_000_000,
+    }),
+  ),
+  schedule: Type.Optional(
+    Type.Union(
+      [
+        // The hours' range is the service's rule, so that a 422 names `schedule` whatever the form.
+        Type.Array(Type.Integer({ description: 'An hour of the week, 0–167.' }), { maxItems: 168 }),
+        Text('Hours and inclusive ranges, comma-separated.', { maxLength: 2000 }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension).',
+      },
+    ),
+  ),
+  timeZone: Type.Optional(
+    Type.Union([Text('An IANA time zone name.', { maxLength: 64 }), Type.Null()], {
+      description:
+        'IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension).',
+    }),
+  ),
+};
+
 const CreateCampaignBody = Type.Object(
   {
     title: Text('Title.', { minLength: 1, maxLength: 255 }),
@@ -70,6 +100,7 @@ const CreateCampaignBody = Type.Object(
     maxmoney: Type.Optional(Money('Daily spending limit; 0 (default) means none.', { minimum: 0 })),
     maxclicks: Type.Optional(Count('Daily click limit; 0 (default) means none.', { maximum: 1_000_000_000 })),
     active: Type.Optional(Flag('Activity flag (default true).')),
+    ...deliveryProperties,
   },
   { additionalProperties: false },
 );
@@ -78,6 +109,7 @@ const ChangeCampaignBody = Type.Object(
   {
     active: Type.Optional(Flag('Switch the campaign on (true) or off (false).')),
     archived: Type.Optional(Flag('Archive (true) or restore (false) the campaign (extension).')),
+    ...deliveryProperties,
   },
   { additionalProperties: false },
 );
@@ -98,6 +130,9 @@ function toCampaignInput(body: Unchecked<CreateCampaignFields>): Unchecked<Campa
     active: body.active,
     dailyBudget: body.maxmoney,
     dailyClickLimit: body.maxclicks,
+    frequencyCap: body.frequencyCap,
+    schedule: body.schedule,
+    timeZone: body.timeZone,
   };
 }
 
@@ -189,11 +224,13 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'updateCampaign',
-        summary: 'Switch a campaign on or off (`active`), archive or restore it (`archived`).',
+        summary:
+          'Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone.',
         params: IdParams,
         body: ChangeCampaignBody,
         response: { 200: CampaignSchema, ...errorResponses(401, 403, 404, 422) },
       },
+      config: { fieldRules: async (request) => campaignChangeFieldErrors(uncheckedBody(request)) },
     },
     async (request) => changeCampaign(db, accountOf(request), request.params.id, request.body, new Date(clock.now())),
   );

@@ -53,6 +53,23 @@ const campaignProperties = {
   geo: Type.Array(Type.String(), {
     description: 'Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension).',
   }),
+  frequencyCap: Type.Optional(
+    Type.Integer({
+      description:
+        'At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension).',
+    }),
+  ),
+  schedule: Type.Optional(
+    Type.Array(Type.Integer(), {
+      description:
+        'Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension).',
+    }),
+  ),
+  timeZone: Type.Optional(
+    Type.String({
+      description: 'IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension).',
+    }),
+  ),
   ...figureProperties,
 };
 
@@ -93,6 +110,9 @@ export function toCampaign(row: CampaignRecord, totals: Totals): Campaign {
     status: campaignStatus(row),
     archived: row.archived,
     geo: row.geo,
+    ...(row.frequency_cap > 0 ? { frequencyCap: row.frequency_cap } : {}),
+    ...(row.schedule_hours === null ? {} : { schedule: row.schedule_hours.map(Number) }),
+    ...(row.time_zone === null ? {} : { timeZone: row.time_zone }),
     ...advertiserFigures(totals),
   };
 }

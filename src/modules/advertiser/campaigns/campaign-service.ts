@@ -9,6 +9,7 @@ import { offersWithTotals } from '../offers/offer-service.ts';
 import { type TargetId, totalsByCampaign, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
 import { readIdList } from '../statistics/filters.ts';
 import {
+  type CampaignDelivery,
   type CampaignListFilter,
   findCampaign,
   insertCampaign,
@@ -21,6 +22,7 @@ import {
 } from './campaign-repository.ts';
 import { type Campaign, type CampaignRecord, toCampaign } from './campaign-schema.ts';
 import { checkGeo } from './geo.ts';
+import { checkSchedule, checkTimeZone } from './schedule-input.ts';
 
 export interface CampaignQuery extends CampaignListFilter {
   period: Period;
@@ -74,6 +76,47 @@ export interface CampaignInput {
   /** The daily spending limit as sent (an amount); 0 or none means no limit. */
   dailyBudget?: number | string;
   dailyClickLimit?: number;
+  /** Views per visitor per day; 0 means none. */
+  frequencyCap?: number;
+  /** Hours of the week as sent (see schedule-input.ts); null clears. */
+  schedule?: unknown;
+  /** IANA time zone name; null clears. */
+  timeZone?: unknown;
+}
+
+/** What may change on an existing campaign. */
+export interface CampaignChange {
+  active?: boolean;
+  archived?: boolean;
+  frequencyCap?: number;
+  schedule?: unknown;
+  timeZone?: unknown;
+}
+
+/**
+ * The rules of the delivery fields (cap, schedule, time zone): the 422 entries, and the columns'
+ * values when there are none. Written for input its schema may have refused.
+ */
+function checkDelivery(
+  input: Unchecked<Pick<CampaignInput, 'frequencyCap' | 'schedule' | 'timeZone'>>,
+  problems: FieldError[],
+): CampaignDelivery {
+  const scheduleHours = checkSchedule(input.schedule);
+  if (scheduleHours !== null && scheduleHours !== undefined && !Array.isArray(scheduleHours)) problems.push(scheduleHours);
+  const timeZone = checkTimeZone(input.timeZone);
+  if (timeZone !== null && typeof timeZone === 'object') problems.push(timeZone);
+  return {
+    frequencyCap: typeof input.frequencyCap === 'number' ? input.frequencyCap : undefined,
+    scheduleHours: Array.isArray(scheduleHours) || scheduleHours === null ? scheduleHours : undefined,
+    timeZone: typeof timeZone === 'string' || timeZone === null ? timeZone : undefined,
+  };
+}
+
+/** The 422 entries of a campaign change's fields beyond its schema (the PUT route's `fieldRules`). */
+export function campaignChangeFieldErrors(input: Unchecked<CampaignChange>): FieldError[] {
+  const problems: FieldError[] = [];
+  checkDelivery(input, problems);
+  return problems;
 }
 
 const LIFETIME: Period = { from: undefined, to: undefined };
@@ -85,7 +128,7 @@ const LIFETIME: Period = { from: undefined, to: undefined };
 async function checkCampaign(
   db: Db,
   input: Unchecked<CampaignInput>,
-): Promise<{ problems: FieldError[]; checked?: { geo: string[]; dailyBudgetMicros: number } }> {
+): Promise<{ problems: FieldError[]; checked?: { geo: string[]; dailyBudgetMicros: number; delivery: CampaignDelivery } }> {
   const problems: FieldError[] = [];
   if (typeof input.title === 'string' && input.title.trim() === '')
     problems.push({ field: 'title', message: 'Must not be empty.' });
@@ -97,8 +140,9 @@ async function checkCampaign(
   const dailyBudgetMicros =
     input.dailyBudget === undefined ? 0 : checkMoney(input.dailyBudget, 'maxmoney', { sign: 'non-negative' });
   if (typeof dailyBudgetMicros !== 'number') problems.push(dailyBudgetMicros);
+  const delivery = checkDelivery(input, problems);
   if (problems.length > 0 || !Array.isArray(geo) || typeof dailyBudgetMicros !== 'number') return { problems };
-  return { problems, checked: { geo, dailyBudgetMicros } };
+  return { problems, checked: { geo, dailyBudgetMicros, delivery } };
 }
 
 /** The 422 entries of a campaign's fields by the rules of its service (the route's `fieldRules`). */
@@ -120,6 +164,7 @@ export async function createCampaign(db: Db, advertiserId: number, input: Campai
       active: input.active ?? true,
       dailyBudgetMicros: checked.dailyBudgetMicros,
       dailyClickLimit: input.dailyClickLimit ?? 0,
+      delivery: checked.delivery,
       now,
     };
     return insertCampaign(trx, campaign);
@@ -127,20 +172,27 @@ export async function createCampaign(db: Db, advertiserId: number, input: Campai
   return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;
 }
 
-/** Switches a campaign on/off and archives or restores it; answers it with its lifetime statistics. */
+/**
+ * Switches a campaign on/off, archives or restores it, sets or clears its frequency cap, schedule
+ * and time zone; answers it with its lifetime statistics.
+ */
 export async function changeCampaign(
   db: Db,
   advertiserId: number,
   id: number,
-  flags: { active?: boolean; archived?: boolean },
+  change: CampaignChange,
   now: Date,
 ): Promise<Campaign> {
-  if (flags.active === undefined && flags.archived === undefined) {
-    throw invalidField('active', 'Give active and/or archived.');
+  const { active, archived } = change;
+  if (Object.values(change).every((value) => value === undefined)) {
+    throw invalidField('active', 'Give at least one of active, archived, frequencyCap, schedule, timeZone.');
   }
+  const problems: FieldError[] = [];
+  const delivery = checkDelivery(change, problems);
+  if (problems.length > 0) throw validationFailed(problems);
   await db.transaction().execute(async (trx) => {
     await requireCampaign(trx, advertiserId, id);
-    await updateCampaignFlags(trx, id, flags, now);
+    await updateCampaignFlags(trx, id, { active, archived }, delivery, now);
   });
   return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;
 }

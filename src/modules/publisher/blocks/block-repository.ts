@@ -29,11 +29,26 @@ export async function countBlocksBySite(db: Db, siteIds: readonly number[]): Pro
 
 export async function insertBlock(
   db: Db,
-  values: { siteId: number; title: string; teaserCount: number; now: Date },
+  values: { siteId: number; title: string; teaserCount: number; noCampaignRepeats: boolean; now: Date },
 ): Promise<BlockRow> {
   return db
     .insertInto('blocks')
-    .values({ site_id: values.siteId, title: values.title, teaser_count: values.teaserCount, created_at: values.now })
+    .values({
+      site_id: values.siteId,
+      title: values.title,
+      teaser_count: values.teaserCount,
+      no_campaign_repeats: values.noCampaignRepeats,
+      created_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateBlockOptions(db: Db, blockId: number, options: { noCampaignRepeats: boolean }): Promise<BlockRow> {
+  return db
+    .updateTable('blocks')
+    .set({ no_campaign_repeats: options.noCampaignRepeats })
+    .where('id', '=', blockId)
     .returningAll()
     .executeTakeFirstOrThrow();
 }

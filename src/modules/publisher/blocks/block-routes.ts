@@ -3,12 +3,16 @@ import type { AppContext } from '../../../app-context.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Text } from '../../../http/input-types.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
-import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { BlockSchema, MAX_TEASERS, MIN_TEASERS, toBlock } from './block-schema.ts';
-import { blockFieldErrors, createBlock, DEFAULT_TEASERS, getOwnBlock } from './block-service.ts';
+import { blockFieldErrors, changeBlock, createBlock, DEFAULT_TEASERS, getOwnBlock } from './block-service.ts';
 
 const TEASERS = { minimum: MIN_TEASERS, maximum: MAX_TEASERS };
+
+const NoCampaignRepeats = Flag(
+  'true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension).',
+);
 
 const CreateBlockBody = Type.Object(
   {
@@ -17,9 +21,12 @@ const CreateBlockBody = Type.Object(
       Count(`How many teasers the block shows at once, ${MIN_TEASERS}-${MAX_TEASERS} (default ${DEFAULT_TEASERS}).`, TEASERS),
     ),
     size: Type.Optional(Count('Alias of `count`.', TEASERS)),
+    noCampaignRepeats: Type.Optional(NoCampaignRepeats),
   },
   { additionalProperties: false },
 );
+
+const ChangeBlockBody = Type.Object({ noCampaignRepeats: NoCampaignRepeats }, { additionalProperties: false });
 
 /** Blocks of the publisher API (spec §4.2) and the block-creation extension. */
 export function registerBlockRoutes(app: App, context: AppContext): void {
@@ -39,6 +46,24 @@ export function registerBlockRoutes(app: App, context: AppContext): void {
     },
     async (request) => {
       const block = await getOwnBlock(db, accountOf(request), request.params.id);
+      return toBlock(block, absoluteUrl(request, ''));
+    },
+  );
+
+  app.put(
+    '/api/webmaster/blocks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateBlock',
+        summary: 'Change a block’s options (extension): `noCampaignRepeats`.',
+        params: IdParams,
+        body: ChangeBlockBody,
+        response: { 200: BlockSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const block = await changeBlock(db, accountOf(request), request.params.id, request.body);
       return toBlock(block, absoluteUrl(request, ''));
     },
   );

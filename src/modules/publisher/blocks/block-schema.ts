@@ -15,6 +15,12 @@ export const BlockSchema = Type.Object(
     title: Type.String({ description: 'Block header.' }),
     siteid: Type.String({ description: 'Id of the site the block belongs to.' }),
     count: Type.Integer({ description: `How many teasers the block shows at once (${MIN_TEASERS}-${MAX_TEASERS}).` }),
+    noCampaignRepeats: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension).',
+      }),
+    ),
   },
   { description: 'An ad block (informer) of a site.' },
 );
@@ -28,5 +34,6 @@ export function toBlock(row: BlockRow, baseUrl: string): Block {
     title: row.title,
     siteid: String(row.site_id),
     count: row.teaser_count,
+    ...(row.no_campaign_repeats ? { noCampaignRepeats: true } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { ApiError, type FieldError, notFound, validationFailed } from '../../../
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
 import { getOwnSite } from '../sites/site-service.ts';
-import { findOwnBlock, insertBlock } from './block-repository.ts';
+import { findOwnBlock, insertBlock, updateBlockOptions } from './block-repository.ts';
 import type { BlockRow } from './block-schema.ts';
 
 export const DEFAULT_TEASERS = 4;
@@ -20,6 +20,7 @@ export interface NewBlockInput {
   title: string;
   count?: number;
   size?: number;
+  noCampaignRepeats?: boolean;
 }
 
 /**
@@ -52,6 +53,20 @@ export async function createBlock(
   return db.transaction().execute(async (trx) => {
     const site = await getOwnSite(trx, publisherId, siteId);
     if (site.status === BANNED) throw new ApiError(409, `Site ${siteId} is banned: no blocks can be added to it.`);
-    return insertBlock(trx, { siteId, title: input.title, teaserCount, now });
+    return insertBlock(trx, {
+      siteId,
+      title: input.title,
+      teaserCount,
+      noCampaignRepeats: input.noCampaignRepeats ?? false,
+      now,
+    });
+  });
+}
+
+/** Changes a block's options (today: whether campaigns may repeat on a page); 404 when not the publisher's. */
+export async function changeBlock(db: Db, publisherId: number, blockId: number, options: { noCampaignRepeats: boolean }) {
+  return db.transaction().execute(async (trx) => {
+    await getOwnBlock(trx, publisherId, blockId);
+    return updateBlockOptions(trx, blockId, options);
   });
 }
