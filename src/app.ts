@@ -39,6 +39,7 @@ import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
+import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
@@ -76,6 +77,7 @@ const MODULES: RegisterRoutes[] = [
   registerServingRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,
+  registerWebhookRoutes,
   registerWebAppRoutes,
 ];
 

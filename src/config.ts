@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 
@@ -31,6 +32,12 @@ export interface Config {
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
   servingRefreshMs: number;
+  /** Webhooks may be delivered to loopback and private addresses (tests, a closed network); refused otherwise. */
+  webhookAllowPrivate: boolean;
+  /** PEM certificates webhook deliveries trust besides the public roots (WEBHOOK_CA_FILE). */
+  webhookCa: string | undefined;
+  /** Bound on one webhook delivery attempt (connect to last byte); the delivery lease is three times this. */
+  webhookTimeoutMs: number;
   clock: Clock;
 }
 
@@ -113,6 +120,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const sharePercent = int('REVENUE_SHARE_PERCENT', 70, 0, 100);
   const publicUrl = url('PUBLIC_URL', ['https:']);
   const signingSecret = env.SIGNING_SECRET || undefined;
+  let webhookCa: string | undefined;
+  if (env.WEBHOOK_CA_FILE) {
+    try {
+      webhookCa = readFileSync(env.WEBHOOK_CA_FILE, 'utf8');
+    } catch {
+      problems.push(`WEBHOOK_CA_FILE=${env.WEBHOOK_CA_FILE}: cannot be read`);
+    }
+  }
   if (signingSecret !== undefined && signingSecret.length < 32) {
     problems.push('SIGNING_SECRET: must be at least 32 characters');
   }
@@ -139,6 +154,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     revenueShare: sharePercent / 100,
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
+    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),
+    webhookCa,
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     clock: systemClock,
     ...overrides,
   };

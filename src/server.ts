@@ -15,6 +15,7 @@ import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
+import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -56,6 +57,11 @@ export async function createContext(config: Config, database?: Database): Promis
     tokens,
     redis,
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
+    webhooks: new WebhookDeliverer(db.db, config.clock, {
+      allowPrivate: config.webhookAllowPrivate,
+      ca: config.webhookCa,
+      timeoutMs: config.webhookTimeoutMs,
+    }),
     images: new ImageStore(path.join(config.dataDir, 'images')),
     serving,
     metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally }),
@@ -120,6 +126,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const tls = options.tls ?? (await loadTls(config));
   const app = await buildApp(context, { tls, logger: options.logger });
   context.mailer.start(app.log);
+  context.webhooks.start(app.log);
   options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
@@ -130,6 +137,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.redis?.quit().catch(() => undefined);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();
+    await context.webhooks.close();
     await context.database.close();
   });
   await app.listen({ port: config.port, host: config.host });
