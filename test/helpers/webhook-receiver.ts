@@ -3,6 +3,8 @@ import type { TlsMaterial } from '../../src/tls.ts';
 
 /** One request a receiver got. */
 export interface ReceivedWebhook {
+  /** The path the request was sent to. */
+  path: string;
   headers: Record<string, string | string[] | undefined>;
   body: string;
   event: { id: string; type: string; created: string; userId: number | null; data: Record<string, unknown> };
@@ -34,7 +36,7 @@ export class WebhookReceiver {
           response.writeHead(400).end('not JSON');
           return;
         }
-        const webhook = { headers: request.headers, body, event };
+        const webhook = { path: request.url ?? '', headers: request.headers, body, event };
         this.received.push(webhook);
         const { status, body: answerBody = '', holdMs = 0 } = this.answer(webhook);
         const reply = () => response.writeHead(status, { 'Content-Type': 'text/plain' }).end(answerBody);

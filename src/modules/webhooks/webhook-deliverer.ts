@@ -62,7 +62,8 @@ export class WebhookDeliverer {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly options: DelivererOptions;
-  private readonly ca: string[] | undefined;
+  /** Connections are kept alive between deliveries; each was opened to an address the guard checked. */
+  private readonly agents: { https: https.Agent; http: http.Agent };
   private log: DeliveryLog | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -73,7 +74,12 @@ export class WebhookDeliverer {
     this.db = db;
     this.clock = clock;
     this.options = options;
-    this.ca = options.ca ? [...rootCertificates, options.ca] : undefined;
+    const lookup = guardedLookup(options.allowPrivate) as never;
+    const common = { keepAlive: true, maxSockets: CONCURRENCY, lookup, timeout: options.timeoutMs };
+    this.agents = {
+      https: new https.Agent({ ...common, ca: options.ca ? [...rootCertificates, options.ca] : undefined }),
+      http: new http.Agent(common),
+    };
   }
 
   private get leaseMs(): number {
@@ -107,6 +113,8 @@ export class WebhookDeliverer {
     this.stopped = true;
     clearInterval(this.timer);
     await this.idle();
+    this.agents.https.destroy();
+    this.agents.http.destroy();
   }
 
   /** One attempt of a delivery now, due or not (a redelivery); undefined when another instance holds it. */
@@ -182,14 +190,16 @@ export class WebhookDeliverer {
       'Nativa-Event-Type': delivery.event_type,
       [SIGNATURE_HEADER]: signatureHeader(this.secretsOf(delivery), timestamp, delivery.payload),
     };
-    const transport = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const transport = secure ? https : http;
     return new Promise((resolve) => {
       let settled = false;
-      const finish = (result: Omit<AttemptResult, 'latencyMs'>) => {
+      // A complete answer leaves its connection to the agent for the next delivery; any other end closes it.
+      const finish = (result: Omit<AttemptResult, 'latencyMs'>, complete = false) => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
-        outgoing.destroy();
+        if (!complete) outgoing.destroy();
         resolve({ ...result, latencyMs: elapsed() });
       };
       const outgoing = transport.request(
@@ -197,27 +207,29 @@ export class WebhookDeliverer {
         {
           method: 'POST',
           headers,
-          agent: false,
-          lookup: guardedLookup(this.options.allowPrivate) as never,
-          ca: this.ca,
+          agent: secure ? this.agents.https : this.agents.http,
           timeout: this.options.timeoutMs,
         },
         (response) => {
           const chunks: Buffer[] = [];
           let size = 0;
-          const answer = () =>
-            finish({
-              statusCode: response.statusCode ?? null,
-              error: statusError(response.statusCode ?? 0),
-              excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
-            });
+          const answer = (complete: boolean) =>
+            finish(
+              {
+                statusCode: response.statusCode ?? null,
+                error: statusError(response.statusCode ?? 0),
+                excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+              },
+              complete,
+            );
           response.on('data', (chunk: Buffer) => {
             chunks.push(chunk);
             size += chunk.length;
-            if (size >= EXCERPT_BYTES) answer();
+            // Only the excerpt is read: a longer answer is cut off here.
+            if (size >= EXCERPT_BYTES) answer(false);
           });
-          response.on('end', answer);
-          response.on('error', answer);
+          response.on('end', () => answer(true));
+          response.on('error', () => answer(false));
         },
       );
       const deadline = setTimeout(() => finish({ statusCode: null, error: 'timed out', excerpt: '' }), this.options.timeoutMs);

@@ -52,6 +52,7 @@ describe('webhooks', () => {
       const hits = receiver.ofType('campaign.moderated').filter((hit) => hit.event.data.campaignId === campaignId);
       return hits.length === 2 && hits;
     });
+    assert.ok(seen);
     await deliverDue();
     for (const hit of seen) {
       assert.equal(hit.headers['nativa-event-id'], hit.event.id);
@@ -93,6 +94,7 @@ describe('webhooks', () => {
     });
     assert.equal(client.status, 201, client.text);
     const hit = await waitFor('client.created', () => receiver.ofType('client.created')[before]);
+    assert.ok(hit);
     assert.equal(hit.event.data.clientId, client.json().id);
     assert.equal(receiver.ofType('client.created').length, before + 1);
 
@@ -228,12 +230,14 @@ describe('webhooks', () => {
       return waitFor('the test event', () => receiver.ofType('webhook.test')[before]);
     };
     const during = await signedTest();
+    assert.ok(during);
     const header = String(during.headers['nativa-signature']);
     assert.equal(header.split(',').length, 3);
     assert.ok(verifySignature(secret, header, during.body, nowSeconds()));
     assert.ok(verifySignature(endpoint.secret, header, during.body, nowSeconds()));
     server.clock.advance(3601_000);
     const later = await signedTest();
+    assert.ok(later);
     const laterHeader = String(later.headers['nativa-signature']);
     assert.ok(verifySignature(secret, laterHeader, later.body, nowSeconds()));
     assert.ok(!verifySignature(endpoint.secret, laterHeader, later.body, nowSeconds()));
