@@ -148,16 +148,19 @@ export class WebhookDeliverer {
     const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const retryAt = delivered ? null : nextRetry(delivery.attempts + 1, delivery.created_at.getTime(), now);
     const status: WebhookDeliveryStatus = delivered ? 'delivered' : retryAt === null ? 'failed' : 'pending';
-    await insertAttempt(this.db, {
-      deliveryId: delivery.id,
-      endpointId: delivery.endpoint_id,
-      at: new Date(now),
-      statusCode: result.statusCode,
-      latencyMs: result.latencyMs,
-      error: result.error,
-      responseExcerpt: result.excerpt,
+    // The log line and the outcome are one commit: the fewer commits, the less the worker holds an embedded database.
+    await this.db.transaction().execute(async (trx) => {
+      await insertAttempt(trx, {
+        deliveryId: delivery.id,
+        endpointId: delivery.endpoint_id,
+        at: new Date(now),
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        error: result.error,
+        responseExcerpt: result.excerpt,
+      });
+      await settleDelivery(trx, delivery.id, { status, at: new Date(now), nextAttemptAt: retryAt });
     });
-    await settleDelivery(this.db, delivery.id, { status, at: new Date(now), nextAttemptAt: retryAt });
     if (!delivered) {
       this.log?.warn(
         { deliveryId: delivery.id, eventId: delivery.event_id, status: result.statusCode, err: result.error, retryAt },
