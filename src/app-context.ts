@@ -9,6 +9,7 @@ import type { Mailer } from './modules/mail/mailer.ts';
 import type { Metrics } from './modules/monitoring/metrics.ts';
 import type { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import type { ServingEngine } from './modules/serving/serving-engine.ts';
+import type { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
 
 /**
  * The dependencies every module's routes and services receive, made once at start-up by
@@ -23,6 +24,8 @@ export interface AppContext {
   redis: Redis | undefined;
   /** Delivers outbox e-mail through SMTP_URL (or logs it when unset). */
   mailer: Mailer;
+  /** Delivers signed webhook events from their outbox tables in the background. */
+  webhooks: WebhookDeliverer;
   /** Content-addressed storage of ad images (DATA_DIR/images). */
   images: ImageStore;
   /** Closes the Redis subscription that shares token revocations between instances. */

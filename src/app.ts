@@ -41,6 +41,7 @@ import { registerStatisticsRoutes } from './modules/publisher/statistics/statist
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
+import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
@@ -81,6 +82,7 @@ const MODULES: RegisterRoutes[] = [
   registerRefundRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,
+  registerWebhookRoutes,
   registerWebAppRoutes,
 ];
 

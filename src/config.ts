@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 import type { ClickFloodRule } from './modules/refunds/click-flood-detector.ts';
@@ -36,6 +37,12 @@ export interface Config {
   clickFlood: ClickFloodRule | undefined;
   /** How often each enabled optimisation rule runs (ms); the scheduler looks for due rules every minute at most. */
   rulesIntervalMs: number;
+  /** Webhooks may be delivered to loopback and private addresses (tests, a closed network); refused otherwise. */
+  webhookAllowPrivate: boolean;
+  /** PEM certificates webhook deliveries trust besides the public roots (WEBHOOK_CA_FILE). */
+  webhookCa: string | undefined;
+  /** Bound on one webhook delivery attempt (connect to last byte); the delivery lease is three times this. */
+  webhookTimeoutMs: number;
   clock: Clock;
 }
 
@@ -118,6 +125,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const sharePercent = int('REVENUE_SHARE_PERCENT', 70, 0, 100);
   const publicUrl = url('PUBLIC_URL', ['https:']);
   const signingSecret = env.SIGNING_SECRET || undefined;
+  let webhookCa: string | undefined;
+  if (env.WEBHOOK_CA_FILE) {
+    try {
+      webhookCa = readFileSync(env.WEBHOOK_CA_FILE, 'utf8');
+    } catch {
+      problems.push(`WEBHOOK_CA_FILE=${env.WEBHOOK_CA_FILE}: cannot be read`);
+    }
+  }
   if (signingSecret !== undefined && signingSecret.length < 32) {
     problems.push('SIGNING_SECRET: must be at least 32 characters');
   }
@@ -150,6 +165,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       int('CLICK_FLOOD_SWEEP_S', 60, 1, 3_600),
     ),
     rulesIntervalMs: int('RULES_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
+    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),
+    webhookCa,
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     clock: systemClock,
     ...overrides,
   };

@@ -17,6 +17,7 @@ import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
+import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -58,6 +59,11 @@ export async function createContext(config: Config, database?: Database): Promis
     tokens,
     redis,
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
+    webhooks: new WebhookDeliverer(db.db, config.clock, {
+      allowPrivate: config.webhookAllowPrivate,
+      ca: config.webhookCa,
+      timeoutMs: config.webhookTimeoutMs,
+    }),
     images: new ImageStore(path.join(config.dataDir, 'images')),
     serving,
     clickFloods: clickFloodDetector(config, db.db),
@@ -143,6 +149,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = await buildApp(context, { tls, logger: options.logger });
   context.mailer.start(app.log);
   context.rules?.start(app.log);
+  context.webhooks.start(app.log);
   options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
@@ -155,6 +162,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.redis?.quit().catch(() => undefined);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();
+    await context.webhooks.close();
     await context.database.close();
   });
   await app.listen({ port: config.port, host: config.host });

@@ -423,6 +423,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook endpoints, oldest first. */
+        get: operations["listAdminWebhooks"];
+        put?: never;
+        /** Register an endpoint for events; the answer shows its signing secret, this once. */
+        post: operations["createAdminWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your webhook endpoints. */
+        get: operations["getAdminWebhook"];
+        /** Change an endpoint: the fields given change, the others stay. */
+        put: operations["changeAdminWebhook"];
+        post?: never;
+        /** Remove an endpoint with its pending deliveries and its delivery log. */
+        delete: operations["deleteAdminWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: every attempt with its status, latency and the start of the answer, newest first. */
+        get: operations["listAdminWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first. */
+        get: operations["listAdminWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver an event again now (same event id); a failed delivery gets one more attempt. */
+        post: operations["redeliverAdminWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the old one keeps signing beside it for the grace period (default 24 hours). */
+        post: operations["rotateAdminWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to this endpoint (whatever it subscribed to); answers the queued delivery. */
+        post: operations["testAdminWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/campaigns": {
         parameters: {
             query?: never;
@@ -819,6 +941,128 @@ export interface paths {
         /** Move money between your balance and a referral's balance. */
         put: operations["moveClientBalance"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook endpoints, oldest first. */
+        get: operations["listAdvertiserWebhooks"];
+        put?: never;
+        /** Register an endpoint for events; the answer shows its signing secret, this once. */
+        post: operations["createAdvertiserWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your webhook endpoints. */
+        get: operations["getAdvertiserWebhook"];
+        /** Change an endpoint: the fields given change, the others stay. */
+        put: operations["changeAdvertiserWebhook"];
+        post?: never;
+        /** Remove an endpoint with its pending deliveries and its delivery log. */
+        delete: operations["deleteAdvertiserWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/webhooks/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: every attempt with its status, latency and the start of the answer, newest first. */
+        get: operations["listAdvertiserWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first. */
+        get: operations["listAdvertiserWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver an event again now (same event id); a failed delivery gets one more attempt. */
+        post: operations["redeliverAdvertiserWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the old one keeps signing beside it for the grace period (default 24 hours). */
+        post: operations["rotateAdvertiserWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to this endpoint (whatever it subscribed to); answers the queued delivery. */
+        post: operations["testAdvertiserWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1369,6 +1613,128 @@ export interface paths {
         get: operations["exportPublisherStatistics"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook endpoints, oldest first. */
+        get: operations["listPublisherWebhooks"];
+        put?: never;
+        /** Register an endpoint for events; the answer shows its signing secret, this once. */
+        post: operations["createPublisherWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your webhook endpoints. */
+        get: operations["getPublisherWebhook"];
+        /** Change an endpoint: the fields given change, the others stay. */
+        put: operations["changePublisherWebhook"];
+        post?: never;
+        /** Remove an endpoint with its pending deliveries and its delivery log. */
+        delete: operations["deletePublisherWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/webhooks/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: every attempt with its status, latency and the start of the answer, newest first. */
+        get: operations["listPublisherWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first. */
+        get: operations["listPublisherWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver an event again now (same event id); a failed delivery gets one more attempt. */
+        post: operations["redeliverPublisherWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the old one keeps signing beside it for the grace period (default 24 hours). */
+        post: operations["rotatePublisherWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to this endpoint (whatever it subscribed to); answers the queued delivery. */
+        post: operations["testPublisherWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3997,6 +4363,767 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listAdminWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    createAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether events are delivered to it (default true). */
+                    active?: boolean;
+                    /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                    balanceThreshold?: (number | string) | null;
+                    /** @description A note for the account, e.g. what receives the events. */
+                    description?: string;
+                    /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
+                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint with its signing secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description The signing secret (HMAC-SHA256 key of the Nativa-Signature header). Shown only when created or rotated. */
+                        secret: string;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    getAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    changeAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
+                    active?: boolean;
+                    /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                    balanceThreshold?: (number | string) | null;
+                    /** @description A note for the account, e.g. what receives the events. */
+                    description?: string;
+                    /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
+                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    deleteAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listAdminWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the attempt was made.
+                         */
+                        date: string;
+                        /** @description The delivery attempted. */
+                        deliveryId: number;
+                        /** @description Why the attempt did not count as delivered; empty when it did. */
+                        error: string;
+                        /** @description The event id. */
+                        eventId: string;
+                        /** @description Attempt id. */
+                        id: number;
+                        /** @description Milliseconds from the start of the attempt to the answer (or the failure). */
+                        latencyMs: number;
+                        /** @description The first 1024 bytes of the answer body. */
+                        response: string;
+                        /** @description The HTTP status the endpoint answered; null without an answer (refused address, timeout, TLS error). */
+                        statusCode: number | null;
+                        /** @description The event type. */
+                        type: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listAdminWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    redeliverAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id. */
+                deliveryId: number;
+                /** @description Endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event on its way to one endpoint. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    rotateAdminWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the old secret keeps signing deliveries beside the new one (default 86400, at most 7 days; 0: not at all). */
+                    graceSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint with its signing secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description The signing secret (HMAC-SHA256 key of the Nativa-Signature header). Shown only when created or rotated. */
+                        secret: string;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    testAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event on its way to one endpoint. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6994,6 +8121,767 @@ export interface operations {
             };
         };
     };
+    listAdvertiserWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    createAdvertiserWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether events are delivered to it (default true). */
+                    active?: boolean;
+                    /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                    balanceThreshold?: (number | string) | null;
+                    /** @description A note for the account, e.g. what receives the events. */
+                    description?: string;
+                    /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
+                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint with its signing secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description The signing secret (HMAC-SHA256 key of the Nativa-Signature header). Shown only when created or rotated. */
+                        secret: string;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    getAdvertiserWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    changeAdvertiserWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
+                    active?: boolean;
+                    /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                    balanceThreshold?: (number | string) | null;
+                    /** @description A note for the account, e.g. what receives the events. */
+                    description?: string;
+                    /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
+                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    deleteAdvertiserWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listAdvertiserWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the attempt was made.
+                         */
+                        date: string;
+                        /** @description The delivery attempted. */
+                        deliveryId: number;
+                        /** @description Why the attempt did not count as delivered; empty when it did. */
+                        error: string;
+                        /** @description The event id. */
+                        eventId: string;
+                        /** @description Attempt id. */
+                        id: number;
+                        /** @description Milliseconds from the start of the attempt to the answer (or the failure). */
+                        latencyMs: number;
+                        /** @description The first 1024 bytes of the answer body. */
+                        response: string;
+                        /** @description The HTTP status the endpoint answered; null without an answer (refused address, timeout, TLS error). */
+                        statusCode: number | null;
+                        /** @description The event type. */
+                        type: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listAdvertiserWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    redeliverAdvertiserWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id. */
+                deliveryId: number;
+                /** @description Endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event on its way to one endpoint. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    rotateAdvertiserWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the old secret keeps signing deliveries beside the new one (default 86400, at most 7 days; 0: not at all). */
+                    graceSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint with its signing secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description The signing secret (HMAC-SHA256 key of the Nativa-Signature header). Shown only when created or rotated. */
+                        secret: string;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    testAdvertiserWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event on its way to one endpoint. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     confirmEmail: {
         parameters: {
             query?: never;
@@ -8989,6 +10877,767 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listPublisherWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    createPublisherWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether events are delivered to it (default true). */
+                    active?: boolean;
+                    /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                    balanceThreshold?: (number | string) | null;
+                    /** @description A note for the account, e.g. what receives the events. */
+                    description?: string;
+                    /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
+                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint with its signing secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description The signing secret (HMAC-SHA256 key of the Nativa-Signature header). Shown only when created or rotated. */
+                        secret: string;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    getPublisherWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    changePublisherWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
+                    active?: boolean;
+                    /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                    balanceThreshold?: (number | string) | null;
+                    /** @description A note for the account, e.g. what receives the events. */
+                    description?: string;
+                    /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
+                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    deletePublisherWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listPublisherWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the attempt was made.
+                         */
+                        date: string;
+                        /** @description The delivery attempted. */
+                        deliveryId: number;
+                        /** @description Why the attempt did not count as delivered; empty when it did. */
+                        error: string;
+                        /** @description The event id. */
+                        eventId: string;
+                        /** @description Attempt id. */
+                        id: number;
+                        /** @description Milliseconds from the start of the attempt to the answer (or the failure). */
+                        latencyMs: number;
+                        /** @description The first 1024 bytes of the answer body. */
+                        response: string;
+                        /** @description The HTTP status the endpoint answered; null without an answer (refused address, timeout, TLS error). */
+                        statusCode: number | null;
+                        /** @description The event type. */
+                        type: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listPublisherWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    redeliverPublisherWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id. */
+                deliveryId: number;
+                /** @description Endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event on its way to one endpoint. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    rotatePublisherWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the old secret keeps signing deliveries beside the new one (default 86400, at most 7 days; 0: not at all). */
+                    graceSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint with its signing secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether events are delivered to it. */
+                        active: boolean;
+                        /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
+                        balanceThreshold: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        date: string;
+                        /** @description The account’s note. */
+                        description: string;
+                        /** @description The events it receives. */
+                        events: string[];
+                        /** @description Endpoint id. */
+                        id: number;
+                        /** @description Until when the secret before the last rotation still signs deliveries; null when it does not. */
+                        previousSecretUntil: string | null;
+                        /** @description The signing secret (HMAC-SHA256 key of the Nativa-Signature header). Shown only when created or rotated. */
+                        secret: string;
+                        /** @description Where deliveries are POSTed. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    testPublisherWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event on its way to one endpoint. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        date: string;
+                        /** @description When it was answered with 2xx. */
+                        deliveredAt: string | null;
+                        /** @description The event id (the same in every delivery of one event: deduplicate by it). */
+                        eventId: string;
+                        /** @description Delivery id. */
+                        id: number;
+                        /** @description When the next attempt is due. */
+                        nextAttemptAt: string | null;
+                        /** @description pending (not answered with 2xx yet, retried), delivered (answered 2xx), failed (no 2xx within 24 hours). */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description The event type. */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

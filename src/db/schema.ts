@@ -395,6 +395,59 @@ export interface RuleChangesTable {
   created_at: ColumnType<Date, Date, never>;
 }
 
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** Signed webhooks (migration 0450). */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  account_id: number;
+  url: string;
+  description: Defaulted<string>;
+  active: Defaulted<boolean>;
+  balance_threshold_micros: number | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  created_at: CreatedAt;
+  updated_at: Defaulted<Date>;
+}
+
+export interface WebhookSubscriptionsTable {
+  endpoint_id: number;
+  event_type: string;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  account_id: number | null;
+  payload: string;
+  created_at: CreatedAt;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  event_id: string;
+  endpoint_id: number;
+  status: Defaulted<WebhookDeliveryStatus>;
+  attempts: Defaulted<number>;
+  next_attempt_at: Date | null;
+  claimed_until: Defaulted<Date | null>;
+  created_at: CreatedAt;
+  delivered_at: Defaulted<Date | null>;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  endpoint_id: number;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number;
+  error: Defaulted<string>;
+  response_excerpt: Defaulted<string>;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -413,6 +466,11 @@ export interface DatabaseSchema {
   stats_rollups: StatsRollupsTable;
   payouts: PayoutsTable;
   mail_outbox: MailOutboxTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   email_confirmations: EmailConfirmationsTable;
   clicks: ClicksTable;
   accepted_clicks: AcceptedClicksTable;

@@ -182,6 +182,7 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         amountMicros,
         comment: request.body.comment,
         operatorId: accountOf(request),
+        now: new Date(clock.now()),
       });
       return toUser(account);
     },

@@ -8,6 +8,7 @@ import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } f
 import { queueEmailConfirmation } from '../mail/confirmation-service.ts';
 import type { Mailer, MailLog } from '../mail/mailer.ts';
 import { deliverNow, type OutboxRow } from '../mail/outbox-service.ts';
+import { emitBalanceDrops } from '../webhooks/emit.ts';
 import {
   type AccountFilter,
   type AccountRow,
@@ -172,7 +173,7 @@ export async function setPasswordHash(db: Db, accountId: number, passwordHash: s
 /** An operator's credit (positive) or debit (negative) of a balance, recorded in the ledger. */
 export async function adjustBalance(
   db: Db,
-  change: { accountId: number; amountMicros: number; comment: string; operatorId: number },
+  change: { accountId: number; amountMicros: number; comment: string; operatorId: number; now: Date },
 ): Promise<AccountRow> {
   return db.transaction().execute(async (trx) => {
     await getAccount(trx, change.accountId);
@@ -183,6 +184,7 @@ export async function adjustBalance(
       comment: change.comment,
       createdBy: change.operatorId,
     }).catch((error: unknown) => insufficientFundsAsValidation(error, 'amount'));
+    if (change.amountMicros < 0) await emitBalanceDrops(trx, new Map([[change.accountId, -change.amountMicros]]), change.now);
     return getAccount(trx, change.accountId);
   });
 }

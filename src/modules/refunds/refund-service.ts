@@ -1,9 +1,11 @@
 import type { Db } from '../../db/database.ts';
 import type { RefundReason } from '../../db/schema.ts';
 import { ApiError, invalidField, notFound } from '../../http/errors.ts';
+import { microsToAmount } from '../../money.ts';
 import { applyLedgerChange } from '../ledger/ledger.ts';
 import { findOrCreatePlatformAccount } from '../serving/serving-repository.ts';
 import { type DeviceId, recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
+import { emitWebhookEvent } from '../webhooks/emit.ts';
 import { planRefund, type RefundPlan, refundLedgerChanges } from './refund-plan.ts';
 import {
   type CandidateClick,
@@ -145,7 +147,25 @@ export async function refundClicks(db: Db, request: RefundRequest, settings: Ref
       margin_reversed_micros: plan.marginReversedMicros,
     });
     await recordRefund(trx, refund, plan, fresh, platformAccountId, settings.timeZone);
-    return { ...result, id: refund.id, events: refundEvents(refund, plan) };
+    const events = refundEvents(refund, plan);
+    // In the refund's transaction: each party hears of it exactly when the money moved.
+    for (const event of events) {
+      await emitWebhookEvent(trx, {
+        type: event.type,
+        accountId: event.accountId,
+        data: {
+          refundId: event.data.refundId,
+          reason: event.data.reason,
+          role: event.data.role,
+          clicks: event.data.clicks,
+          amount: microsToAmount(event.data.amountMicros),
+          unrecovered: microsToAmount(event.data.unrecoveredMicros),
+        },
+        now: settings.now,
+        id: `evt_refund_${refund.id}_${event.data.role}_${event.accountId}`,
+      });
+    }
+    return { ...result, id: refund.id, events };
   });
 }
 

@@ -4,6 +4,7 @@ import { prepared } from '../../db/prepared.ts';
 import type { AcceptedClicksTable } from '../../db/schema.ts';
 import { type LedgerChange, postLedgerChanges } from '../ledger/ledger.ts';
 import { type DeviceId, type GoalId, recordEvents, rollupWrites, type TrafficEvent } from '../statistics/record-events.ts';
+import { emitSettlementEvents } from '../webhooks/emit.ts';
 import { type ChargeSplit, splitCharge } from './auction.ts';
 import { type ClickClaims, newClickId } from './click-token.ts';
 
@@ -125,6 +126,7 @@ export async function settleClicks(
       }
     }
     for (const click of fresh) outcomes.set(click.click_id, click.refusal ?? (billed.has(click.click_id) ? 'billed' : 'funds'));
+    await emitSettlementEvents(trx, fresh, billed, settings.timeZone);
     return outcomes;
   });
 }

@@ -143,7 +143,7 @@ export async function setCampaignModeration(db: Db, id: number, status: Moderati
     .updateTable('campaigns')
     .set({ moderation_status: status, updated_at: now })
     .where('id', '=', id)
-    .returning(['id', 'moderation_status'])
+    .returning(['id', 'moderation_status', 'advertiser_id'])
     .executeTakeFirst();
 }
 

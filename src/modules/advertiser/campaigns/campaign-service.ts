@@ -5,6 +5,7 @@ import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
 import { asModerationStatus, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
 import type { Period } from '../../statistics/period.ts';
+import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { offersWithTotals } from '../offers/offer-service.ts';
 import { type TargetId, totalsByCampaign, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
 import { readIdList } from '../statistics/filters.ts';
@@ -228,7 +229,14 @@ export function selectedCampaignIds(id: string | undefined, filterId: string | u
 
 /** An operator's moderation decision on a campaign; 404 when there is no such campaign. */
 export async function moderateCampaign(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
-  const row = await db.transaction().execute((trx) => setCampaignModeration(trx, id, status, now));
+  const row = await db.transaction().execute(async (trx) => {
+    const decided = await setCampaignModeration(trx, id, status, now);
+    if (decided !== undefined) {
+      const data = { campaignId: decided.id, status: decided.moderation_status };
+      await emitWebhookEvent(trx, { type: 'campaign.moderated', accountId: decided.advertiser_id, data, now });
+    }
+    return decided;
+  });
   if (row === undefined) throw notFound('Campaign');
   return { id: row.id, status: asModerationStatus(row.moderation_status) };
 }

@@ -155,7 +155,13 @@ export function registerClientRoutes(app: App, context: AppContext): void {
     },
     async (request) => {
       const amountMicros = readMoney(request.body.balance, 'balance');
-      return toUser(await moveClientBalance(db, { parentId: accountOf(request), clientId: request.params.id, amountMicros }));
+      return toUser(
+        await moveClientBalance(
+          db,
+          { parentId: accountOf(request), clientId: request.params.id, amountMicros },
+          new Date(clock.now()),
+        ),
+      );
     },
   );
 }

@@ -9,6 +9,7 @@ import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { registrationMessage } from '../../mail/messages.ts';
 import { queueAccountMessage } from '../../mail/outbox-service.ts';
+import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/emit.ts';
 
 export interface NewClientInput {
   username: string;
@@ -76,6 +77,8 @@ export async function createClient(
       passwordLink,
     });
     const outbox = await queueAccountMessage(trx, { kind: 'email_confirmation', account, message, now, sensitive: true });
+    const data = { clientId: account.id, user: account.username, email: account.email };
+    await emitWebhookEvent(trx, { type: 'client.created', accountId: parentId, data, now });
     return { account, outboxId: outbox.id };
   });
   // The background sender delivers it: the request does not wait for the SMTP server.
@@ -95,6 +98,7 @@ export async function getClient(db: Db, parentId: number, id: number): Promise<A
 export async function moveClientBalance(
   db: Db,
   move: { parentId: number; clientId: number; amountMicros: number },
+  now: Date,
 ): Promise<AccountRow> {
   if (move.amountMicros === 0) throw invalidField('balance', 'Must not be zero.');
   return db.transaction().execute(async (trx) => {
@@ -108,6 +112,8 @@ export async function moveClientBalance(
       comment: outgoing ? 'to a client account' : 'back from a client account',
       createdBy: move.parentId,
     }).catch((error: unknown) => insufficientFundsAsValidation(error, 'balance'));
+    const payer = outgoing ? move.parentId : move.clientId;
+    await emitBalanceDrops(trx, new Map([[payer, Math.abs(move.amountMicros)]]), now);
     return getClient(trx, move.parentId, move.clientId);
   });
 }

@@ -57,7 +57,12 @@ export async function setOfferModeration(db: Db, id: number, status: ModerationS
     .set({ moderation_status: status, updated_at: now })
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
-    .returning(['id', 'moderation_status'])
+    .returning((eb) => [
+      'id',
+      'moderation_status',
+      'campaign_id',
+      eb.selectFrom('campaigns').select('advertiser_id').whereRef('campaigns.id', '=', 'offers.campaign_id').as('advertiser_id'),
+    ])
     .executeTakeFirst();
 }
 

@@ -7,6 +7,7 @@ import { asModerationStatus, MODERATION, type ModerationDecision, type Moderatio
 import type { ImageStore } from '../../images/image-store.ts';
 import { readImageDataUri } from '../../images/image-validation.ts';
 import type { Period } from '../../statistics/period.ts';
+import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { findCampaign } from '../campaigns/campaign-repository.ts';
 import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
 import { costText, isDiscountType } from './discount-types.ts';
@@ -223,7 +224,14 @@ export async function deleteOffer(db: Db, advertiserId: number, id: number, now:
 
 /** An operator's moderation decision on an ad; 404 when there is no such ad (or it is deleted). */
 export async function moderateOffer(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
-  const row = await db.transaction().execute((trx) => setOfferModeration(trx, id, status, now));
+  const row = await db.transaction().execute(async (trx) => {
+    const decided = await setOfferModeration(trx, id, status, now);
+    if (decided !== undefined) {
+      const data = { adId: decided.id, campaignId: decided.campaign_id, status: decided.moderation_status };
+      await emitWebhookEvent(trx, { type: 'ad.moderated', accountId: decided.advertiser_id, data, now });
+    }
+    return decided;
+  });
   if (row === undefined) throw notFound('Ad');
   return { id: row.id, status: asModerationStatus(row.moderation_status) };
 }

@@ -4,8 +4,10 @@ import { type FieldError, invalidField, notFound, validationFailed } from '../..
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
+import { microsToAmount } from '../../../money.ts';
 import { findAccount } from '../../accounts/account-service.ts';
 import { applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
+import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/emit.ts';
 import { findPayout, insertPayout, updatePayoutStatus } from './payout-repository.ts';
 import type { PayoutRow } from './payout-schema.ts';
 
@@ -73,6 +75,9 @@ export async function recordPayout(
       comment: `payout to ${input.wallet}`,
       createdBy: input.operatorId,
     }).catch((error: unknown) => insufficientFundsAsValidation(error, 'amount'));
+    await emitBalanceDrops(trx, new Map([[input.publisherId, input.amountMicros]]), now);
+    await emitPayoutEvent(trx, payout, 'payout.created', now);
+    if (payout.status === 'paid') await emitPayoutEvent(trx, payout, 'payout.paid', now);
     return payout;
   });
 }
@@ -104,6 +109,18 @@ export async function changePayoutStatus(
         createdBy: operatorId,
       });
     }
-    return updatePayoutStatus(trx, payoutId, status, now);
+    const changed = await updatePayoutStatus(trx, payoutId, status, now);
+    await emitPayoutEvent(trx, changed, status === 'paid' ? 'payout.paid' : 'payout.cancelled', now);
+    return changed;
   });
+}
+
+function emitPayoutEvent(trx: Db, payout: PayoutRow, type: 'payout.created' | 'payout.paid' | 'payout.cancelled', now: Date) {
+  const data = {
+    payoutId: payout.id,
+    amount: microsToAmount(payout.amount_micros),
+    status: payout.status,
+    wallet: payout.wallet,
+  };
+  return emitWebhookEvent(trx, { type, accountId: payout.publisher_id, data, now });
 }

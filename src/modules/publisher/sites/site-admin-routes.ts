@@ -20,7 +20,7 @@ const ModerateSiteBody = Type.Object({ status: StatusCode('The new status:') }, 
 
 /** The operator's side of sites: the list (with the moderation queue) and moderation. */
 export function registerSiteAdminRoutes(app: App, context: AppContext): void {
-  const { db } = context;
+  const { db, clock } = context;
   const tags = ['Operator'];
   const toAdminWebsites = async (rows: SiteRow[]) => {
     const websites = await presentSites(db, rows, LIFETIME);
@@ -57,7 +57,7 @@ export function registerSiteAdminRoutes(app: App, context: AppContext): void {
       },
     },
     async (request) => {
-      const site = await moderateSite(db, request.params.id, request.body.status);
+      const site = await moderateSite(db, request.params.id, request.body.status, new Date(clock.now()));
       const [website] = await toAdminWebsites([site]);
       return website;
     },

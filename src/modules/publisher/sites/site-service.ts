@@ -3,6 +3,7 @@ import { type FieldError, invalidField, notFound, validationFailed } from '../..
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import type { Period } from '../../statistics/period.ts';
+import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { countBlocksBySite, listBlocksOfSite } from '../blocks/block-repository.ts';
 import { type Block, toBlock } from '../blocks/block-schema.ts';
 import { publisherFigures, ZERO_TOTALS } from '../statistics/figures.ts';
@@ -100,8 +101,15 @@ export async function createSite(db: Db, publisherId: number, input: NewSiteInpu
 }
 
 /** The operator's moderation decision: any status 0-3 may follow any other. */
-export async function moderateSite(db: Db, siteId: number, status: number): Promise<SiteRow> {
-  const updated = await updateSiteStatus(db, siteId, status);
+export async function moderateSite(db: Db, siteId: number, status: number, now: Date): Promise<SiteRow> {
+  const updated = await db.transaction().execute(async (trx) => {
+    const site = await updateSiteStatus(trx, siteId, status);
+    if (site !== undefined) {
+      const data = { siteId: site.id, url: site.url, status: site.status };
+      await emitWebhookEvent(trx, { type: 'site.moderated', accountId: site.publisher_id, data, now });
+    }
+    return site;
+  });
   if (updated === undefined) throw notFound('Site');
   return updated;
 }
