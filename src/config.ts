@@ -31,6 +31,11 @@ export interface Config {
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
   servingRefreshMs: number;
+  /**
+   * Test only (NATIVA_TEST_CRASH_AFTER_COMMIT): the process SIGKILLs itself right after a request
+   * with an Idempotency-Key commits, before it answers (the crash test of docs/adr/0012).
+   */
+  crashAfterCommit: boolean;
   clock: Clock;
 }
 
@@ -139,6 +144,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     revenueShare: sharePercent / 100,
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
+    crashAfterCommit: bool('NATIVA_TEST_CRASH_AFTER_COMMIT'),
     clock: systemClock,
     ...overrides,
   };

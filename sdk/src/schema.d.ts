@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail: every operator action and every money movement, newest first. */
+        get: operations["adminListAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/backup": {
         parameters: {
             query?: never;
@@ -750,6 +767,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your audit trail: what you did, and what others (operators, the system) did to your account and objects. */
+        get: operations["listOwnAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/password": {
         parameters: {
             query?: never;
@@ -1185,6 +1219,96 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminListAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only entries this account made or that concern it. */
+                accountId?: number;
+                /** @description Only this action, e.g. `balance.credit`. */
+                action?: string;
+                /** @description Only entries this account made. */
+                actorId?: number;
+                /** @description Only entries made by this kind of actor: operator, advertiser, publisher or system. */
+                actorKind?: string;
+                /** @description Only entries at or after this time (ISO 8601). */
+                from?: string;
+                /** @description With objectType: only actions on this object. */
+                objectId?: string;
+                /** @description Only actions on this kind of object, e.g. `payout`. */
+                objectType?: string;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only entries before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What was done, e.g. `balance.credit`, `client.balance_move`, `payout.create`, `site.moderate`. */
+                        action: string;
+                        /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
+                        actor: {
+                            accountId: number | null;
+                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            address: string;
+                            /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
+                            kind: string;
+                            /** @description The request id (the `X-Request-Id` answered); empty for the system or when not shown. */
+                            requestId: string;
+                            sessionId: number | null;
+                            tokenId: number | null;
+                        };
+                        /** @description The same fields after the action; null for a deletion. */
+                        after: unknown;
+                        /** @description The object’s fields that changed, before the action; null for a creation. */
+                        before: unknown;
+                        /** @description Entry id; entries are numbered in the order they were written. */
+                        id: number;
+                        /** @description The id of the object acted on. */
+                        objectId: string;
+                        /** @description The kind of object acted on: `account`, `payout`, `site`, `campaign`, `offer`, `token`, … */
+                        objectType: string;
+                        subjectAccountId: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the action happened (UTC).
+                         */
+                        time: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     adminBackup: {
         parameters: {
             query?: never;
@@ -2177,7 +2301,10 @@ export interface operations {
     adminCreatePayout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2232,6 +2359,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2319,7 +2455,10 @@ export interface operations {
     adminUpdatePayout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;
@@ -2380,6 +2519,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2758,7 +2906,10 @@ export interface operations {
     adminCreateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2848,6 +2999,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2953,7 +3113,10 @@ export interface operations {
     adminAdjustBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;
@@ -3034,6 +3197,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3474,7 +3646,10 @@ export interface operations {
     createCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3560,6 +3735,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4438,7 +4622,10 @@ export interface operations {
     createOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4554,6 +4741,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5058,7 +5254,10 @@ export interface operations {
     createClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5142,6 +5341,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5310,7 +5518,10 @@ export interface operations {
     moveClientBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;
@@ -5389,6 +5600,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5646,6 +5866,81 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listOwnAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only this action, e.g. `balance.credit`. */
+                action?: string;
+                /** @description Only entries at or after this time (ISO 8601). */
+                from?: string;
+                /** @description With objectType: only actions on this object. */
+                objectId?: string;
+                /** @description Only actions on this kind of object, e.g. `payout`. */
+                objectType?: string;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only entries before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What was done, e.g. `balance.credit`, `client.balance_move`, `payout.create`, `site.moderate`. */
+                        action: string;
+                        /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
+                        actor: {
+                            accountId: number | null;
+                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            address: string;
+                            /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
+                            kind: string;
+                            /** @description The request id (the `X-Request-Id` answered); empty for the system or when not shown. */
+                            requestId: string;
+                            sessionId: number | null;
+                            tokenId: number | null;
+                        };
+                        /** @description The same fields after the action; null for a deletion. */
+                        after: unknown;
+                        /** @description The object’s fields that changed, before the action; null for a creation. */
+                        before: unknown;
+                        /** @description Entry id; entries are numbered in the order they were written. */
+                        id: number;
+                        /** @description The id of the object acted on. */
+                        objectId: string;
+                        /** @description The kind of object acted on: `account`, `payout`, `site`, `campaign`, `offer`, `token`, … */
+                        objectType: string;
+                        subjectAccountId: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the action happened (UTC).
+                         */
+                        time: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6725,7 +7020,10 @@ export interface operations {
     createSite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6800,6 +7098,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6925,7 +7232,10 @@ export interface operations {
     createBlock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;

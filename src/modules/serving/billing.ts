@@ -1,7 +1,8 @@
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { AcceptedClicksTable } from '../../db/schema.ts';
+import { systemAuditWrite } from '../audit/audit-repository.ts';
 import { type LedgerChange, postLedgerChanges } from '../ledger/ledger.ts';
 import { type DeviceId, type GoalId, recordEvents, rollupWrites, type TrafficEvent } from '../statistics/record-events.ts';
 import { type ChargeSplit, splitCharge } from './auction.ts';
@@ -308,8 +309,38 @@ async function recordSettlement(
   }
   const events = billedClicks.map((click, index) => clickEvent(click, splits[index] as ChargeSplit));
   return postLedgerChanges(trx, batchChanges(billedClicks, splits, batchId, settings.platformAccountId), {
-    alongside: [{ name: 'settled_clicks', statement: insertClicks }, ...rollupWrites(events, settings.timeZone, posted)],
+    alongside: [
+      { name: 'settled_clicks', statement: insertClicks },
+      ...rollupWrites(events, settings.timeZone, posted),
+      settlementAudit(batchId, billedClicks, splits, posted),
+    ],
   });
+}
+
+/** A settlement's entry in the audit trail (docs/adr/0013): one per batch, with the system as actor. */
+function settlementAudit(
+  batchId: string,
+  clicks: readonly AcceptedClick[],
+  splits: readonly ChargeSplit[],
+  posted: RawBuilder<boolean>,
+) {
+  const sum = (value: (split: ChargeSplit, index: number) => number) =>
+    splits.reduce((total, split, index) => total + value(split, index), 0);
+  return systemAuditWrite(
+    'settlement_audited',
+    {
+      action: 'clicks.settle',
+      objectType: 'billing_batch',
+      objectId: batchId,
+      after: {
+        clicks: clicks.length,
+        chargedMicros: sum((_split, index) => clicks[index]?.charge_micros ?? 0),
+        publisherMicros: sum((split) => split.publisherMicros),
+        marginMicros: sum((split) => split.marginMicros),
+      },
+    },
+    posted,
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
@@ -108,7 +109,7 @@ export async function campaignFieldErrors(db: Db, input: Unchecked<CampaignInput
 
 /** Creates a campaign awaiting moderation (status 0); answers it with its (empty) statistics. */
 export async function createCampaign(db: Db, advertiserId: number, input: CampaignInput, now: Date): Promise<Campaign> {
-  const id = await db.transaction().execute(async (trx) => {
+  const id = await inTransaction(db, async (trx) => {
     const { problems, checked } = await checkCampaign(trx, input);
     if (checked === undefined) throw validationFailed(problems);
     const campaign: NewCampaign = {
@@ -138,7 +139,7 @@ export async function changeCampaign(
   if (flags.active === undefined && flags.archived === undefined) {
     throw invalidField('active', 'Give active and/or archived.');
   }
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await requireCampaign(trx, advertiserId, id);
     await updateCampaignFlags(trx, id, flags, now);
   });
@@ -176,7 +177,7 @@ export function selectedCampaignIds(id: string | undefined, filterId: string | u
 
 /** An operator's moderation decision on a campaign; 404 when there is no such campaign. */
 export async function moderateCampaign(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
-  const row = await db.transaction().execute((trx) => setCampaignModeration(trx, id, status, now));
+  const row = await inTransaction(db, (trx) => setCampaignModeration(trx, id, status, now));
   if (row === undefined) throw notFound('Campaign');
   return { id: row.id, status: asModerationStatus(row.moderation_status) };
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
@@ -158,7 +159,7 @@ export async function createOffer(
   const oldPrice = input.oldPrice ?? null;
   const discount = input.discount ?? null;
   const discountType = input.discountType ?? null;
-  return db.transaction().execute(async (trx) =>
+  return inTransaction(db, async (trx) =>
     insertOffer(trx, {
       campaign_id: input.campaignId,
       title,
@@ -208,14 +209,14 @@ export async function offersWithTotals(db: Db, campaignId: number | undefined, p
 }
 
 export async function switchOffer(db: Db, advertiserId: number, id: number, active: boolean, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await requireOffer(trx, advertiserId, id);
     await setOfferActive(trx, id, active, now);
   });
 }
 
 export async function deleteOffer(db: Db, advertiserId: number, id: number, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await requireOffer(trx, advertiserId, id);
     await markOfferDeleted(trx, id, now);
   });
@@ -223,7 +224,7 @@ export async function deleteOffer(db: Db, advertiserId: number, id: number, now:
 
 /** An operator's moderation decision on an ad; 404 when there is no such ad (or it is deleted). */
 export async function moderateOffer(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
-  const row = await db.transaction().execute((trx) => setOfferModeration(trx, id, status, now));
+  const row = await inTransaction(db, (trx) => setOfferModeration(trx, id, status, now));
   if (row === undefined) throw notFound('Ad');
   return { id: row.id, status: asModerationStatus(row.moderation_status) };
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { ApiError, type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
@@ -49,7 +50,7 @@ export async function createBlock(
   const problems = blockFieldErrors(input);
   if (problems.length > 0) throw validationFailed(problems);
   const teaserCount = input.count ?? input.size ?? DEFAULT_TEASERS;
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const site = await getOwnSite(trx, publisherId, siteId);
     if (site.status === BANNED) throw new ApiError(409, `Site ${siteId} is banned: no blocks can be added to it.`);
     return insertBlock(trx, { siteId, title: input.title, teaserCount, now });
