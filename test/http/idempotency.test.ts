@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/database.ts';
 import { idempotencyStore } from '../../src/modules/idempotency/idempotency-repository.ts';
+import { offerFields } from '../helpers/advertiser.ts';
 import { TestClient, type TestResponse } from '../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertEveryBalanceIsItsLedger } from '../helpers/serving.ts';
@@ -218,6 +219,67 @@ describe('Idempotency-Key', () => {
       await second.close();
     }
     await assertEveryBalanceIsItsLedger(db);
+  });
+
+  it('every guarded route stores and replays its answer, and runs its effect once', async () => {
+    const publisher = await server.createAccount('publisher');
+    await server.operator.post(`/api/admin/users/${publisher.id}/balance`, { amount: 50, comment: 'earned' });
+    const campaignId = (await advertiser.client.post('/api/advertiser/campaigns', { title: 'Replays', category_id: 2 })).json()
+      .id;
+    const siteId = (
+      await publisher.client.post('/api/webmaster/sites', { url: `https://replays-${process.pid}.example`, category_id: 1 })
+    ).json().id;
+    const payoutId = (
+      await server.operator.post('/api/admin/payouts', { userId: publisher.id, amount: 1, wallet: 'iban:1' })
+    ).json().id;
+    const calls: [string, TestClient, string, string, unknown][] = [
+      [
+        'advertiser client',
+        advertiser.client,
+        'POST',
+        '/api/advertiser/users',
+        { user: `replay_${process.pid}`, email: `replay_${process.pid}@example.test` },
+      ],
+      ['campaign', advertiser.client, 'POST', '/api/advertiser/campaigns', { title: 'Replayed', category_id: 2 }],
+      ['ad', advertiser.client, 'POST', '/api/advertiser/offers', await offerFields(campaignId)],
+      [
+        'site',
+        publisher.client,
+        'POST',
+        '/api/webmaster/sites',
+        { url: `https://replayed-${process.pid}.example`, category_id: 1 },
+      ],
+      ['block', publisher.client, 'POST', `/api/webmaster/sites/${siteId}/blocks`, { title: 'Replayed', count: 3 }],
+      [
+        'account',
+        server.operator,
+        'POST',
+        '/api/admin/users',
+        { type: 'advertiser', username: `replayed_${process.pid}`, email: `replayed_${process.pid}@example.test` },
+      ],
+      ['credit', server.operator, 'POST', `/api/admin/users/${publisher.id}/balance`, { amount: 2, comment: 'bonus' }],
+      ['payout', server.operator, 'POST', '/api/admin/payouts', { userId: publisher.id, amount: 3, wallet: 'iban:2' }],
+      ['payout status', server.operator, 'PUT', `/api/admin/payouts/${payoutId}`, { status: 'cancelled' }],
+    ];
+    for (const [what, client, method, path, body] of calls) {
+      const key = newKey(what);
+      const ledgerBefore = await db.selectFrom('ledger_entries').select('id').execute();
+      const first = await client.request(method, path, { body, ...keyed(key) });
+      assert.ok(first.status === 200 || first.status === 201, `${what}: ${first.status} ${first.text}`);
+      const ledgerAfter = await db.selectFrom('ledger_entries').select('id').execute();
+      const retry = await client.request(method, path, { body, ...keyed(key) });
+      assert.equal(retry.status, first.status, what);
+      assert.equal(retry.header('Idempotent-Replayed'), 'true', what);
+      assert.equal(retry.header('Location'), first.header('Location'), what);
+      assert.equal(retry.text, first.text, what);
+      const ledgerReplayed = await db.selectFrom('ledger_entries').select('id').execute();
+      assert.equal(ledgerReplayed.length, ledgerAfter.length, `${what}: the replay moved no money`);
+      if (['credit', 'payout', 'payout status'].includes(what)) assert.equal(ledgerAfter.length, ledgerBefore.length + 1, what);
+    }
+    const replayedCampaigns = await db.selectFrom('campaigns').select('id').where('title', '=', 'Replayed').execute();
+    assert.equal(replayedCampaigns.length, 1);
+    const blocks = await db.selectFrom('blocks').select('id').where('site_id', '=', siteId).execute();
+    assert.equal(blocks.length, 1);
   });
 
   it('documents the header on exactly the guarded routes', async () => {

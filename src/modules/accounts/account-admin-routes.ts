@@ -258,6 +258,15 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         request.params.id,
         (token) => absoluteUrl(request, `/api/confirm/${token}`),
       );
+      // Queued and delivered in steps of their own (delivery is no transaction): the entry follows them.
+      const change = {
+        action: 'account.confirmation_sent',
+        objectType: 'account',
+        objectId: request.params.id,
+        subjectAccountId: request.params.id,
+        after: { outboxId: message.id, status: message.status },
+      };
+      await recordAudit(db, actorOf(request), change, new Date(clock.now()));
       return created(request, reply, `/api/admin/outbox/${message.id}`, toOutboxMessage(message));
     },
   );

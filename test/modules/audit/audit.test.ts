@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Db } from '../../../src/db/database.ts';
+import { hashPassword } from '../../../src/modules/accounts/password.ts';
 import type { TestClient } from '../../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
@@ -116,6 +117,14 @@ describe('audit trail', () => {
     assert.equal(category.status, 201);
     assert.equal((await server.operator.put(`/api/admin/categories/${category.json().id}`, { title: 'Audited 2' })).status, 200);
     assert.equal((await server.operator.delete(`/api/admin/categories/${category.json().id}`)).status, 204);
+    const unconfirmed = await advertiser.client.post('/api/advertiser/users', {
+      user: `unconfirmed_${process.pid}`,
+      email: `unconfirmed_${process.pid}@example.test`,
+    });
+    const resent = await server.operator.post(`/api/admin/users/${unconfirmed.json().id}/confirmation`);
+    assert.equal(resent.status, 201, resent.text);
+    const [confirmation] = await adminAudit(`action=account.confirmation_sent&objectId=${unconfirmed.json().id}`);
+    assert.equal(confirmation?.after && (confirmation.after as { outboxId: number }).outboxId, resent.json().id);
     const issued = await server.operator.post(`/api/admin/users/${publisher.id}/tokens`, { name: 'ci' });
     assert.equal((await server.operator.delete(`/api/admin/tokens/${issued.json().id}`)).status, 204);
 
@@ -173,6 +182,35 @@ describe('audit trail', () => {
     assert.ok(theirs.every((entry) => entry.actor.accountId === stranger.id || entry.subjectAccountId === stranger.id));
     assert.equal((await advertiser.client.get('/api/admin/audit')).status, 403);
     assert.equal((await server.anonymous.get('/api/me/audit')).status, 401);
+  });
+
+  it('records the browser session an action came with', async () => {
+    const password = 'correct horse battery';
+    await db
+      .updateTable('accounts')
+      .set({ password_hash: await hashPassword(password) })
+      .where('id', '=', advertiser.id)
+      .execute();
+    const username = (await advertiser.client.get('/api/me')).json().username;
+    const signedIn = await server.anonymous.post(
+      '/api/session',
+      { login: username, password },
+      { headers: { Origin: server.url } },
+    );
+    assert.equal(signedIn.status, 200, signedIn.text);
+    const cookie = /nativa_session=([^;]*)/.exec(signedIn.header('set-cookie') ?? '')?.[1];
+    const clientId = (await advertiser.client.get('/api/advertiser/users')).json()[0].id;
+    const moved = await server.anonymous.put(
+      `/api/advertiser/users/${clientId}`,
+      { balance: 0.5 },
+      { headers: { Cookie: `nativa_session=${cookie}`, Origin: server.url } },
+    );
+    assert.equal(moved.status, 200, moved.text);
+    const [entry] = await adminAudit(`action=client.balance_move&objectId=${clientId}`);
+    assert.equal(entry?.actor.accountId, advertiser.id);
+    assert.equal(entry?.actor.tokenId, null);
+    assert.ok(typeof entry?.actor.sessionId === 'number' && entry.actor.sessionId > 0);
+    assert.equal(entry?.actor.requestId, moved.header('X-Request-Id'));
   });
 
   it('is append-only: the table refuses UPDATE and DELETE', async () => {
