@@ -8,8 +8,8 @@ import { asModerationStatus, ModerationStatusSchema } from '../../moderation.ts'
 import { microsToAmount } from '../../money.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import { ImageSchema, toImage } from '../images/image-schema.ts';
-import { campaignModerationQueue, moderateCampaign } from './campaigns/campaign-service.ts';
-import { moderateOffer, offerModerationQueue } from './offers/offer-service.ts';
+import { campaignModerationQueue, campaignModerationStatus, moderateCampaign } from './campaigns/campaign-service.ts';
+import { moderateOffer, offerModerationQueue, offerModerationStatus } from './offers/offer-service.ts';
 
 const DecisionBody = Type.Object({ status: ModerationStatusSchema() }, { additionalProperties: false });
 const QueueQuery = Type.Object({ ...pageParameters, status: Type.Optional(ModerationStatusSchema()) });
@@ -62,11 +62,19 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
       operationId: 'adminModerateCampaign',
       noun: 'a campaign',
       object: 'campaign',
+      current: campaignModerationStatus,
       decide: moderateCampaign,
     },
-    { path: '/api/admin/offers/:id', operationId: 'adminModerateOffer', noun: 'an ad', object: 'offer', decide: moderateOffer },
+    {
+      path: '/api/admin/offers/:id',
+      operationId: 'adminModerateOffer',
+      noun: 'an ad',
+      object: 'offer',
+      current: offerModerationStatus,
+      decide: moderateOffer,
+    },
   ] as const;
-  for (const { path, operationId, noun, object, decide } of decisions) {
+  for (const { path, operationId, noun, object, current, decide } of decisions) {
     app.put(
       path,
       {
@@ -82,11 +90,13 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
       async (request) => {
         const now = new Date(clock.now());
         return inRequestTransaction(request, db, async (trx) => {
+          const before = await current(trx, request.params.id);
           const decision = await decide(trx, request.params.id, asModerationStatus(request.body.status), now);
           const change = {
             action: `${object}.moderate`,
             objectType: object,
             objectId: decision.id,
+            before: before === undefined ? null : { status: asModerationStatus(before) },
             after: { status: decision.status },
           };
           await recordAudit(trx, actorOf(request), change, now);

@@ -128,6 +128,12 @@ describe('audit trail', () => {
     const issued = await server.operator.post(`/api/admin/users/${publisher.id}/tokens`, { name: 'ci' });
     assert.equal((await server.operator.delete(`/api/admin/tokens/${issued.json().id}`)).status, 204);
 
+    const campaign = await advertiser.client.post('/api/advertiser/campaigns', { title: 'Moderated', category_id: 2 });
+    assert.equal((await server.operator.put(`/api/admin/campaigns/${campaign.json().id}`, { status: 1 })).status, 200);
+    assert.equal((await server.operator.put(`/api/admin/campaigns/999999`, { status: 1 })).status, 404);
+    const [decision] = await adminAudit(`action=campaign.moderate&objectId=${campaign.json().id}`);
+    assert.deepEqual([decision?.before, decision?.after], [{ status: 0 }, { status: 1 }]);
+    assert.equal((await adminAudit('action=campaign.moderate&objectId=999999')).length, 0);
     const [moderated] = await adminAudit(`action=site.moderate&objectId=${site.json().id}`);
     assert.equal(moderated?.subjectAccountId, publisher.id);
     assert.deepEqual(moderated?.after, { status: 1 });

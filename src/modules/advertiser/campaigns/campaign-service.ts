@@ -12,6 +12,7 @@ import { readIdList } from '../statistics/filters.ts';
 import {
   type CampaignListFilter,
   findCampaign,
+  findModerationStatusForUpdate,
   insertCampaign,
   isRootCategory,
   listCampaigns,
@@ -185,4 +186,9 @@ export async function moderateCampaign(db: Db, id: number, status: ModerationSta
 /** Every advertiser's campaigns in one moderation status (or all), by id: the operator's queue. */
 export async function campaignModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
   return listCampaignsForModeration(db, status, limit, offset);
+}
+
+/** The moderation status a campaign has now (undefined: no such campaign), locked for a decision in the same transaction. */
+export async function campaignModerationStatus(db: Db, id: number): Promise<number | undefined> {
+  return findModerationStatusForUpdate(db, id);
 }

@@ -13,6 +13,7 @@ import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../statistics/adverti
 import { costText, isDiscountType } from './discount-types.ts';
 import {
   findOffer,
+  findOfferModerationStatusForUpdate,
   insertOffer,
   isSubCategoryOf,
   listOffersForModeration,
@@ -232,4 +233,9 @@ export async function moderateOffer(db: Db, id: number, status: ModerationStatus
 /** Every advertiser's ads (not deleted) in one moderation status (or all), by id: the operator's queue. */
 export async function offerModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
   return listOffersForModeration(db, status, limit, offset);
+}
+
+/** The moderation status an ad has now (undefined: no such ad), locked for a decision in the same transaction. */
+export async function offerModerationStatus(db: Db, id: number): Promise<number | undefined> {
+  return findOfferModerationStatusForUpdate(db, id);
 }
