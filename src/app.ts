@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.ts';
 import { registerHttpConventions } from './http/conventions.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { requestIdGenerator } from './http/request-id.ts';
@@ -25,8 +26,12 @@ import { registerModerationRoutes } from './modules/advertiser/moderation-routes
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
+import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
+
 import { registerExportRoutes } from './modules/export/export-routes.ts';
+import { idempotencyStore } from './modules/idempotency/idempotency-repository.ts';
+
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
@@ -83,6 +88,7 @@ const MODULES: RegisterRoutes[] = [
   registerMonitoringRoutes,
   registerBackupRoutes,
   registerWebhookRoutes,
+  registerAuditRoutes,
   registerWebAppRoutes,
 ];
 
@@ -112,6 +118,12 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     publicUrl: config.publicUrl,
     rateLimit: createRateLimiter(store, config.rateLimitPerSecond, context.clock),
     trustProxy: config.trustProxy,
+  });
+  registerIdempotency(app, {
+    db: context.db,
+    clock: context.clock,
+    store: idempotencyStore,
+    crashAfterCommit: config.crashAfterCommit,
   });
 
   await app.register(swagger, {

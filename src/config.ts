@@ -43,6 +43,11 @@ export interface Config {
   webhookCa: string | undefined;
   /** Bound on one webhook delivery attempt (connect to last byte); the delivery lease is three times this. */
   webhookTimeoutMs: number;
+  /**
+   * Test only (NATIVA_TEST_CRASH_AFTER_COMMIT): the process SIGKILLs itself right after a request
+   * with an Idempotency-Key commits, before it answers (the crash test of docs/adr/0012).
+   */
+  crashAfterCommit: boolean;
   clock: Clock;
 }
 
@@ -168,6 +173,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),
     webhookCa,
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    crashAfterCommit: bool('NATIVA_TEST_CRASH_AFTER_COMMIT'),
     clock: systemClock,
     ...overrides,
   };

@@ -42,7 +42,10 @@ export interface NativaOptions {
   token?: string;
   /** `include` in the web app, so the session cookie goes along. */
   credentials?: RequestInit['credentials'];
-  /** How many times a 429 is waited out (its Retry-After) before it is thrown; default 3. */
+  /**
+   * How many times a 429 is waited out (its Retry-After) before it is thrown, and how many times a
+   * POST or PUT whose connection failed is sent again with its Idempotency-Key; default 3.
+   */
   maxRetries?: number;
   /** The longest wait for one 429, in seconds; default 30. */
   maxWaitSeconds?: number;
@@ -53,13 +56,27 @@ export interface NativaOptions {
 
 export type NativaClient = Client<paths>;
 
+const RETRY_AFTER_NETWORK_ERROR_MS = 500;
+
+/**
+ * Gives a POST or PUT that has none an Idempotency-Key of its own (a random UUID), so that sending
+ * it again after a lost answer cannot do it twice on the routes that take keys (the others ignore
+ * the header). Returns whether the request now carries a key.
+ */
+function withIdempotencyKey(request: Request): boolean {
+  if (request.method !== 'POST' && request.method !== 'PUT') return false;
+  if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
+  return true;
+}
+
 const wait = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
 
 /**
  * A typed client of the whole API: `client.GET('/api/me')`, with paths, parameters, bodies and
  * answers checked against the server's OpenAPI document. Every answer that is not a success is
  * thrown as an ApiError; a 429 is first waited out as its `Retry-After` says, a bounded number
- * of times.
+ * of times. Every POST and PUT carries an Idempotency-Key (the caller's, or a random one), and one
+ * whose connection fails is sent again with the same key.
  */
 export function createNativaClient(options: NativaOptions): NativaClient {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
@@ -68,8 +85,17 @@ export function createNativaClient(options: NativaOptions): NativaClient {
   const maxWaitMs = (options.maxWaitSeconds ?? 30) * 1000;
 
   const fetchWaitingOut429 = async (request: Request): Promise<Response> => {
+    const keyed = withIdempotencyKey(request);
     for (let attempt = 0; ; attempt++) {
-      const response = await send(attempt < maxRetries ? request.clone() : request);
+      let response: Response;
+      try {
+        response = await send(attempt < maxRetries ? request.clone() : request);
+      } catch (error) {
+        // The request may have taken effect before the connection failed: only a keyed one is sent again.
+        if (!keyed || attempt >= maxRetries) throw error;
+        await sleep(RETRY_AFTER_NETWORK_ERROR_MS * (attempt + 1));
+        continue;
+      }
       if (response.status !== 429 || attempt >= maxRetries) return response;
       const seconds = Number(response.headers.get('Retry-After'));
       await response.body?.cancel();

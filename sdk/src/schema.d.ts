@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail: every operator action and every money movement, newest first. */
+        get: operations["adminListAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/backup": {
         parameters: {
             query?: never;
@@ -1160,6 +1177,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your audit trail: what you did, and what others (operators, the system) did to your account and objects. */
+        get: operations["listOwnAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/password": {
         parameters: {
             query?: never;
@@ -1775,6 +1809,96 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminListAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only entries this account made or that concern it. */
+                accountId?: number;
+                /** @description Only this action, e.g. `balance.credit`. */
+                action?: string;
+                /** @description Only entries this account made. */
+                actorId?: number;
+                /** @description Only entries made by this kind of actor: operator, advertiser, publisher or system. */
+                actorKind?: string;
+                /** @description Only entries at or after this time (ISO 8601). */
+                from?: string;
+                /** @description With objectType: only actions on this object. */
+                objectId?: string;
+                /** @description Only actions on this kind of object, e.g. `payout`. */
+                objectType?: string;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only entries before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What was done, e.g. `balance.credit`, `client.balance_move`, `payout.create`, `site.moderate`. */
+                        action: string;
+                        /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
+                        actor: {
+                            accountId: number | null;
+                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            address: string;
+                            /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
+                            kind: string;
+                            /** @description The request id (the `X-Request-Id` answered); empty for the system or when not shown. */
+                            requestId: string;
+                            sessionId: number | null;
+                            tokenId: number | null;
+                        };
+                        /** @description The same fields after the action; null for a deletion. */
+                        after: unknown;
+                        /** @description The object’s fields that changed, before the action; null for a creation. */
+                        before: unknown;
+                        /** @description Entry id; entries are numbered in the order they were written. */
+                        id: number;
+                        /** @description The id of the object acted on. */
+                        objectId: string;
+                        /** @description The kind of object acted on: `account`, `payout`, `site`, `campaign`, `offer`, `token`, … */
+                        objectType: string;
+                        subjectAccountId: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the action happened (UTC).
+                         */
+                        time: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     adminBackup: {
         parameters: {
             query?: never;
@@ -2767,7 +2891,10 @@ export interface operations {
     adminCreatePayout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2822,6 +2949,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2909,7 +3045,10 @@ export interface operations {
     adminUpdatePayout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;
@@ -2970,6 +3109,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3145,7 +3293,10 @@ export interface operations {
     adminCreateRefund: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3769,7 +3920,10 @@ export interface operations {
     adminCreateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3859,6 +4013,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3964,7 +4127,10 @@ export interface operations {
     adminAdjustBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;
@@ -4045,6 +4211,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5258,7 +5433,10 @@ export interface operations {
     createCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5362,6 +5540,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6987,7 +7174,10 @@ export interface operations {
     createOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7109,6 +7299,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7760,7 +7959,10 @@ export interface operations {
     createClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7844,6 +8046,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8024,7 +8235,10 @@ export interface operations {
     moveClientBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;
@@ -8103,6 +8317,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9121,6 +9344,81 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listOwnAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only this action, e.g. `balance.credit`. */
+                action?: string;
+                /** @description Only entries at or after this time (ISO 8601). */
+                from?: string;
+                /** @description With objectType: only actions on this object. */
+                objectId?: string;
+                /** @description Only actions on this kind of object, e.g. `payout`. */
+                objectType?: string;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only entries before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What was done, e.g. `balance.credit`, `client.balance_move`, `payout.create`, `site.moderate`. */
+                        action: string;
+                        /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
+                        actor: {
+                            accountId: number | null;
+                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            address: string;
+                            /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
+                            kind: string;
+                            /** @description The request id (the `X-Request-Id` answered); empty for the system or when not shown. */
+                            requestId: string;
+                            sessionId: number | null;
+                            tokenId: number | null;
+                        };
+                        /** @description The same fields after the action; null for a deletion. */
+                        after: unknown;
+                        /** @description The object’s fields that changed, before the action; null for a creation. */
+                        before: unknown;
+                        /** @description Entry id; entries are numbered in the order they were written. */
+                        id: number;
+                        /** @description The id of the object acted on. */
+                        objectId: string;
+                        /** @description The kind of object acted on: `account`, `payout`, `site`, `campaign`, `offer`, `token`, … */
+                        objectType: string;
+                        subjectAccountId: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the action happened (UTC).
+                         */
+                        time: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10429,7 +10727,10 @@ export interface operations {
     createSite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10512,6 +10813,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10645,7 +10955,10 @@ export interface operations {
     createBlock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Numeric identifier. */
                 id: number;

@@ -448,6 +448,35 @@ export interface WebhookAttemptsTable {
   response_excerpt: Defaulted<string>;
 }
 
+/** The stored answer to the first request that carried an Idempotency-Key (migration 0430). */
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  request_hash: string;
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  created_at: Date;
+}
+
+/** One action of the audit trail, append-only (migration 0430). */
+export interface AuditEntriesTable {
+  id: Generated<number>;
+  account_id: number | null;
+  token_id: number | null;
+  session_id: number | null;
+  actor_kind: string;
+  remote_address: Defaulted<string>;
+  request_id: Defaulted<string>;
+  action: string;
+  object_type: string;
+  object_id: string;
+  subject_account_id: number | null;
+  before: unknown;
+  after: unknown;
+  created_at: Date;
+}
+
 /** Every table, as Kysely sees it. Modules that add tables extend this in their own migration and here. */
 export interface DatabaseSchema {
   accounts: AccountsTable;
@@ -484,4 +513,6 @@ export interface DatabaseSchema {
   refunded_clicks: RefundedClicksTable;
   campaign_rules: CampaignRulesTable;
   rule_changes: RuleChangesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_entries: AuditEntriesTable;
 }

@@ -113,5 +113,33 @@ describe('the typed SDK', () => {
       );
       assert.ok(refused.includes(429), `past its retries a 429 is thrown: ${refused}`);
     });
+
+    it('sends a POST or PUT again with its Idempotency-Key when the answer is lost: done once', async () => {
+      const advertiser = await server.createAccount('advertiser');
+      await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, { amount: 10, comment: 'test' });
+      const keys: string[] = [];
+      let dropped = 0;
+      // The first answer is lost after the server has done the work, as a connection reset would lose it.
+      const flaky = async (request: Request): Promise<Response> => {
+        keys.push(request.headers.get('Idempotency-Key') ?? '');
+        const response = await transport.fetch(request);
+        if (dropped === 0 && request.method !== 'GET') {
+          dropped += 1;
+          await response.body?.cancel();
+          throw new TypeError('fetch failed: socket hang up');
+        }
+        return response;
+      };
+      // Waiting moves the server's clock (this server's rate limit is 2 a second).
+      const sleep = async (milliseconds: number) => server.clock.advance(milliseconds);
+      const client = createNativaClient({ baseUrl: server.url, token: advertiser.token, fetch: flaky, sleep });
+      const created = await client.POST('/api/advertiser/campaigns', { body: { title: 'Sent twice', category_id: 2 } });
+      assert.equal(created.response.status, 201);
+      assert.equal(created.response.headers.get('Idempotent-Replayed'), 'true', 'the second send was answered from the store');
+      assert.equal(keys.length, 2);
+      assert.ok(keys[0] !== '' && keys[0] === keys[1], 'both sends carried the same key');
+      const campaigns = await data(client.GET('/api/advertiser/campaigns'));
+      assert.equal(campaigns.filter((campaign) => campaign.title === 'Sent twice').length, 1, 'created once');
+    });
   });
 });

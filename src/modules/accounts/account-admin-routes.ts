@@ -5,10 +5,12 @@ import { uncheckedBody } from '../../http/field-rules.ts';
 import { Id, Money, Text } from '../../http/input-types.ts';
 import { readMoney } from '../../http/money-input.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { absoluteUrl, created } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
+import { recordAudit } from '../audit/audit-service.ts';
 import type { listLedgerEntries } from '../ledger/ledger.ts';
 import { OutboxMessageSchema, toOutboxMessage } from '../mail/outbox-schema.ts';
 import {
@@ -116,7 +118,7 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         body: CreateUserBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
-      config: { fieldRules: (request) => registrationFieldErrors(db, uncheckedBody(request)) },
+      config: { fieldRules: (request) => registrationFieldErrors(db, uncheckedBody(request)), idempotent: true },
     },
     async (request, reply) => {
       const { body } = request;
@@ -125,7 +127,22 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       const now = new Date(clock.now());
       const invite = (trx: Db, account: AccountRow) =>
         queuePasswordLink(trx, account, 'invitation', now, (token) => absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`));
-      const account = await registerAccount(db, { ...body, kind, dailyBudgetMicros }, now, invite);
+      const account = await inRequestTransaction(request, db, async (trx) => {
+        const registered = await registerAccount(trx, { ...body, kind, dailyBudgetMicros }, now, invite);
+        const after = {
+          kind: registered.kind,
+          username: registered.username,
+          email: registered.email,
+          parentId: registered.parent_id,
+        };
+        await recordAudit(
+          trx,
+          actorOf(request),
+          { action: 'account.create', objectType: 'account', objectId: registered.id, subjectAccountId: registered.id, after },
+          now,
+        );
+        return registered;
+      });
       context.mailer.wake();
       return created(request, reply, `/api/admin/users/${account.id}`, toUser(account));
     },
@@ -174,15 +191,33 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         body: BalanceBody,
         response: { 200: UserSchema, ...errorResponses(401, 403, 404, 422) },
       },
+      config: { idempotent: true },
     },
     async (request) => {
       const amountMicros = readMoney(request.body.amount, 'amount', { sign: 'non-zero' });
-      const account = await adjustBalance(db, {
-        accountId: request.params.id,
-        amountMicros,
-        comment: request.body.comment,
-        operatorId: accountOf(request),
-        now: new Date(clock.now()),
+      const accountId = request.params.id;
+      const account = await inRequestTransaction(request, db, async (trx) => {
+        const adjusted = await adjustBalance(trx, {
+          accountId,
+          amountMicros,
+          comment: request.body.comment,
+          operatorId: accountOf(request),
+          now: new Date(clock.now()),
+        });
+        await recordAudit(
+          trx,
+          actorOf(request),
+          {
+            action: amountMicros > 0 ? 'balance.credit' : 'balance.debit',
+            objectType: 'account',
+            objectId: accountId,
+            subjectAccountId: accountId,
+            before: { balanceMicros: adjusted.balance_micros - amountMicros },
+            after: { balanceMicros: adjusted.balance_micros, comment: request.body.comment },
+          },
+          new Date(clock.now()),
+        );
+        return adjusted;
       });
       return toUser(account);
     },
@@ -224,6 +259,15 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         request.params.id,
         (token) => absoluteUrl(request, `/api/confirm/${token}`),
       );
+      // Queued and delivered in steps of their own (delivery is no transaction): the entry follows them.
+      const change = {
+        action: 'account.confirmation_sent',
+        objectType: 'account',
+        objectId: request.params.id,
+        subjectAccountId: request.params.id,
+        after: { outboxId: message.id, status: message.status },
+      };
+      await recordAudit(db, actorOf(request), change, new Date(clock.now()));
       return created(request, reply, `/api/admin/outbox/${message.id}`, toOutboxMessage(message));
     },
   );

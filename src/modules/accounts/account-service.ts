@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
 import type { Unchecked } from '../../http/field-rules.ts';
 import { isId } from '../../http/input-types.ts';
@@ -138,7 +139,7 @@ export async function getAccount(db: Db, id: number): Promise<AccountRow> {
 
 /** Issues a new token for an account; the token itself is returned only here. */
 export async function issueToken(db: Db, accountId: number, name: string): Promise<{ id: number; token: string }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await getAccount(trx, accountId);
     const token = generateToken();
     const row = await insertToken(trx, accountId, name, hashToken(token));
@@ -175,7 +176,7 @@ export async function adjustBalance(
   db: Db,
   change: { accountId: number; amountMicros: number; comment: string; operatorId: number; now: Date },
 ): Promise<AccountRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await getAccount(trx, change.accountId);
     await applyLedgerChange(trx, {
       accountId: change.accountId,
@@ -199,7 +200,7 @@ export async function registerAccount(
   now: Date,
   onCreated: (trx: Db, account: AccountRow) => Promise<void> = async () => undefined,
 ): Promise<AccountRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const problems = await registrationFieldErrors(trx, input);
     if (problems.length > 0) throw validationFailed(problems);
     const account = await createAccount(trx, { ...input, emailConfirmed: true }, now);
@@ -236,7 +237,7 @@ export async function sendEmailConfirmation(
   confirmationUrl: (token: string) => string,
 ): Promise<OutboxRow> {
   const { db, mailer, now, log } = dependencies;
-  const queued = await db.transaction().execute(async (trx) => {
+  const queued = await inTransaction(db, async (trx) => {
     const account = await getAccount(trx, accountId);
     if (account.email_confirmed_at !== null) throw invalidField('id', 'The e-mail of this account is confirmed already.');
     return queueEmailConfirmation(trx, account, now, confirmationUrl);

@@ -2,9 +2,11 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { Text } from '../../http/input-types.ts';
 import { pageParameters, slicePage } from '../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
 import { created } from '../../http/urls.ts';
+import { recordAudit } from '../audit/audit-service.ts';
 import { issueToken, listAccountTokens, revokeTokenById } from './account-service.ts';
 
 const TokenBody = Type.Object(
@@ -54,7 +56,20 @@ export function registerTokenAdminRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      const issued = await issueToken(db, request.params.id, request.body.name ?? '');
+      const accountId = request.params.id;
+      const name = request.body.name ?? '';
+      const issued = await inRequestTransaction(request, db, async (trx) => {
+        const token = await issueToken(trx, accountId, name);
+        const change = {
+          action: 'token.issue',
+          objectType: 'token',
+          objectId: token.id,
+          subjectAccountId: accountId,
+          after: { name },
+        };
+        await recordAudit(trx, actorOf(request), change, new Date(clock.now()));
+        return token;
+      });
       return created(request, reply, `/api/admin/tokens/${issued.id}`, issued);
     },
   );
@@ -87,7 +102,11 @@ export function registerTokenAdminRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const { id } = request.params;
-      await revokeTokenById(db, id, new Date(clock.now()));
+      const now = new Date(clock.now());
+      await inRequestTransaction(request, db, async (trx) => {
+        await revokeTokenById(trx, id, now);
+        await recordAudit(trx, actorOf(request), { action: 'token.revoke', objectType: 'token', objectId: id }, now);
+      });
       await context.tokens.revoked(id);
       reply.code(204);
     },

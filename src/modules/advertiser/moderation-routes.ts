@@ -1,13 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { asModerationStatus, ModerationStatusSchema } from '../../moderation.ts';
 import { microsToAmount } from '../../money.ts';
+import { recordAudit } from '../audit/audit-service.ts';
 import { ImageSchema, toImage } from '../images/image-schema.ts';
-import { campaignModerationQueue, moderateCampaign } from './campaigns/campaign-service.ts';
-import { moderateOffer, offerModerationQueue } from './offers/offer-service.ts';
+import { campaignModerationQueue, campaignModerationStatus, moderateCampaign } from './campaigns/campaign-service.ts';
+import { moderateOffer, offerModerationQueue, offerModerationStatus } from './offers/offer-service.ts';
 
 const DecisionBody = Type.Object({ status: ModerationStatusSchema() }, { additionalProperties: false });
 const QueueQuery = Type.Object({ ...pageParameters, status: Type.Optional(ModerationStatusSchema()) });
@@ -55,10 +57,24 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
 
   // Campaigns and ads are moderated the same way: one decision route each.
   const decisions = [
-    { path: '/api/admin/campaigns/:id', operationId: 'adminModerateCampaign', noun: 'a campaign', decide: moderateCampaign },
-    { path: '/api/admin/offers/:id', operationId: 'adminModerateOffer', noun: 'an ad', decide: moderateOffer },
+    {
+      path: '/api/admin/campaigns/:id',
+      operationId: 'adminModerateCampaign',
+      noun: 'a campaign',
+      object: 'campaign',
+      current: campaignModerationStatus,
+      decide: moderateCampaign,
+    },
+    {
+      path: '/api/admin/offers/:id',
+      operationId: 'adminModerateOffer',
+      noun: 'an ad',
+      object: 'offer',
+      current: offerModerationStatus,
+      decide: moderateOffer,
+    },
   ] as const;
-  for (const { path, operationId, noun, decide } of decisions) {
+  for (const { path, operationId, noun, object, current, decide } of decisions) {
     app.put(
       path,
       {
@@ -71,7 +87,22 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
           response: { 200: Decision, ...errorResponses(401, 403, 404, 422) },
         },
       },
-      async (request) => decide(db, request.params.id, asModerationStatus(request.body.status), new Date(clock.now())),
+      async (request) => {
+        const now = new Date(clock.now());
+        return inRequestTransaction(request, db, async (trx) => {
+          const before = await current(trx, request.params.id);
+          const decision = await decide(trx, request.params.id, asModerationStatus(request.body.status), now);
+          const change = {
+            action: `${object}.moderate`,
+            objectType: object,
+            objectId: decision.id,
+            before: before === undefined ? null : { status: asModerationStatus(before) },
+            after: { status: decision.status },
+          };
+          await recordAudit(trx, actorOf(request), change, now);
+          return decision;
+        });
+      },
     );
   }
 

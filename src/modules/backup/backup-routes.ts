@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
+import { actorOf } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { recordAudit } from '../audit/audit-service.ts';
 import { takeBackup } from './backup-service.ts';
 
 /** The operator's backup of the embedded database, taken while the server runs (`nativa backup FILE`). */
@@ -23,8 +25,10 @@ export function registerBackupRoutes(app: App, context: AppContext): void {
         },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       const archive = await takeBackup(context.database);
+      const change = { action: 'backup.take', objectType: 'database', objectId: 'embedded', after: { bytes: archive.length } };
+      await recordAudit(context.db, actorOf(request), change, new Date(context.clock.now()));
       reply.header('Cache-Control', 'no-store');
       reply.header('Content-Disposition', 'attachment; filename="nativa-backup.tar.gz"');
       reply.type('application/gzip');

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 
 /** How long a confirmation link works. */
@@ -31,7 +32,7 @@ export async function createEmailConfirmation(trx: Db, account: { id: number; em
  */
 export async function confirmEmail(db: Db, token: string, now: Date): Promise<{ accountId: number; email: string }> {
   if (token.length > 100) throw notFound('Confirmation link');
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const spent = await trx
       .updateTable('email_confirmations')
       .set({ used_at: now })

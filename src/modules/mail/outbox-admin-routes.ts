@@ -2,8 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { Id } from '../../http/input-types.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
+import { actorOf } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
+import { recordAudit } from '../audit/audit-service.ts';
 import { listOutbox } from './outbox-repository.ts';
 import { OUTBOX_STATUSES, OutboxMessageSchema, toOutboxMessage } from './outbox-schema.ts';
 import { deliverAgain, getOutboxMessage } from './outbox-service.ts';
@@ -67,6 +69,17 @@ export function registerOutboxAdminRoutes(app: App, context: AppContext): void {
         response: { 200: OutboxMessageSchema, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (request) => toOutboxMessage(await deliverAgain(db, mailer, request.params.id, request.log)),
+    async (request) => {
+      const message = await deliverAgain(db, mailer, request.params.id, request.log);
+      // Delivery is not a database transaction: the entry records the attempt and how it ended.
+      const change = {
+        action: 'outbox.send',
+        objectType: 'outbox_message',
+        objectId: message.id,
+        after: { status: message.status },
+      };
+      await recordAudit(db, actorOf(request), change, new Date(context.clock.now()));
+      return toOutboxMessage(message);
+    },
   );
 }

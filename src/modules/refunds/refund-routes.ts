@@ -3,10 +3,12 @@ import type { AppContext } from '../../app-context.ts';
 import { uncheckedBody } from '../../http/field-rules.ts';
 import { Id, Text } from '../../http/input-types.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../http/schemas.ts';
 import { created } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
+import { recordAudit } from '../audit/audit-service.ts';
 import { listRefundedClicks, listRefunds } from './refund-repository.ts';
 import {
   AdvertiserRefundedClickSchema,
@@ -72,21 +74,42 @@ export function registerRefundRoutes(app: App, context: AppContext): void {
         body: CreateRefundBody,
         response: { 200: RefundSchema, 201: RefundSchema, ...errorResponses(401, 403, 409, 422) },
       },
-      config: { fieldRules: async (request) => selectionErrors(uncheckedBody<SelectionInput>(request)) },
+      config: { fieldRules: async (request) => selectionErrors(uncheckedBody<SelectionInput>(request)), idempotent: true },
     },
     async (request, reply) => {
       const { body } = request;
-      const result = await refundClicks(
-        db,
-        {
-          selection: readSelection(body),
-          reason: body.reason,
-          comment: body.comment ?? '',
-          operatorId: accountOf(request),
-          dryRun: body.dryRun ?? false,
-        },
-        { timeZone: config.timeZone, now: new Date(clock.now()) },
-      );
+      const now = new Date(clock.now());
+      const result = await inRequestTransaction(request, db, async (trx) => {
+        const refund = await refundClicks(
+          trx,
+          {
+            selection: readSelection(body),
+            reason: body.reason,
+            comment: body.comment ?? '',
+            operatorId: accountOf(request),
+            dryRun: body.dryRun ?? false,
+          },
+          { timeZone: config.timeZone, now },
+        );
+        if (refund.id !== null) {
+          const { plan } = refund;
+          const after = {
+            reason: refund.reason,
+            clicks: refund.clickCount,
+            refundedMicros: plan.refundedMicros,
+            publisherReversedMicros: plan.publisherReversedMicros,
+            publisherUnrecoveredMicros: plan.publisherUnrecoveredMicros,
+            marginReversedMicros: plan.marginReversedMicros,
+          };
+          await recordAudit(
+            trx,
+            actorOf(request),
+            { action: 'clicks.refund', objectType: 'refund', objectId: refund.id, after },
+            now,
+          );
+        }
+        return refund;
+      });
       if (result.id === null) return toRefund(result);
       return created(request, reply, `/api/admin/refunds/${result.id}`, toRefund(result));
     },

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { RefundReason } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { ApiError, invalidField, notFound } from '../../http/errors.ts';
 import { microsToAmount } from '../../money.ts';
 import { applyLedgerChange } from '../ledger/ledger.ts';
@@ -86,7 +87,7 @@ export interface RefundSettings {
  */
 export async function refundClicks(db: Db, request: RefundRequest, settings: RefundSettings): Promise<RefundResult> {
   const platformAccountId = await findOrCreatePlatformAccount(db);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const selected = await findCandidateClicks(trx, request.selection, MAX_REFUND_CLICKS + 1);
     if (selected.length > MAX_REFUND_CLICKS) {
       throw invalidField(

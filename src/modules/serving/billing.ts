@@ -1,7 +1,9 @@
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { AcceptedClicksTable } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { systemAuditWrite } from '../audit/audit-repository.ts';
 import { type LedgerChange, postLedgerChanges } from '../ledger/ledger.ts';
 import { type DeviceId, type GoalId, recordEvents, rollupWrites, type TrafficEvent } from '../statistics/record-events.ts';
 import { emitSettlementEvents } from '../webhooks/emit.ts';
@@ -109,7 +111,7 @@ export async function settleClicks(
 ): Promise<Map<string, ClickOutcome>> {
   const outcomes = new Map<string, ClickOutcome>();
   if (clickIds.length === 0) return outcomes;
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const taken = await takeAcceptedClicks(trx, clickIds);
     const fresh = taken.filter((click) => {
       if (!click.recorded) return true;
@@ -314,8 +316,38 @@ async function recordSettlement(
   }
   const events = billedClicks.map((click, index) => clickEvent(click, splits[index] as ChargeSplit));
   return postLedgerChanges(trx, batchChanges(billedClicks, splits, batchId, settings.platformAccountId), {
-    alongside: [{ name: 'settled_clicks', statement: insertClicks }, ...rollupWrites(events, settings.timeZone, posted)],
+    alongside: [
+      { name: 'settled_clicks', statement: insertClicks },
+      ...rollupWrites(events, settings.timeZone, posted),
+      settlementAudit(batchId, billedClicks, splits, posted),
+    ],
   });
+}
+
+/** A settlement's entry in the audit trail (docs/adr/0013): one per batch, with the system as actor. */
+function settlementAudit(
+  batchId: string,
+  clicks: readonly AcceptedClick[],
+  splits: readonly ChargeSplit[],
+  posted: RawBuilder<boolean>,
+) {
+  const sum = (value: (split: ChargeSplit, index: number) => number) =>
+    splits.reduce((total, split, index) => total + value(split, index), 0);
+  return systemAuditWrite(
+    'settlement_audited',
+    {
+      action: 'clicks.settle',
+      objectType: 'billing_batch',
+      objectId: batchId,
+      after: {
+        clicks: clicks.length,
+        chargedMicros: sum((_split, index) => clicks[index]?.charge_micros ?? 0),
+        publisherMicros: sum((split) => split.publisherMicros),
+        marginMicros: sum((split) => split.marginMicros),
+      },
+    },
+    posted,
+  );
 }
 
 /**
@@ -345,7 +377,7 @@ export async function recordConversion(
 ): Promise<ConversionOutcome> {
   const findClick = (trx: Db) => trx.selectFrom('clicks').selectAll().where('click_id', '=', clickId).executeTakeFirst();
   if ((await findClick(db)) === undefined) await settleClicks(db, [clickId], settings);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const click = await findClick(trx);
     if (click === undefined || click.status !== 'billed') return 'unknown';
     const inserted = await trx

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { rebuildSummaries, summaryNamedWrite } from './summaries.ts';
 
 /** Device types as the API numbers them. */
@@ -237,7 +238,7 @@ function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRo
  */
 export async function rebuildCampaignRollup(db: Db): Promise<void> {
   const sums = sql.join(ROLLUP_COUNTERS.map((counter) => sql`sum(${sql.ref(counter)})`));
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await sql`DELETE FROM stats_campaign_daily`.execute(trx);
     await sql`
       INSERT INTO stats_campaign_daily (campaign_id, day, ${COUNTER_NAMES})

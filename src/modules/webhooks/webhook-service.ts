@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
 import { readMoney } from '../../http/money-input.ts';
 import { urlRefusal } from './address-guard.ts';
@@ -86,7 +87,7 @@ export async function createEndpoint(
     balanceThresholdMicros: thresholdMicros(input.balanceThreshold) ?? null,
   };
   const secret = generateWebhookSecret();
-  const id = await db.transaction().execute(async (trx) => {
+  const id = await inTransaction(db, async (trx) => {
     const created = await insertEndpoint(trx, owner.accountId, fields, secret, options.now);
     await replaceSubscriptions(trx, created, input.events);
     return created;
@@ -110,7 +111,7 @@ export async function changeEndpoint(
     active: input.active,
     balanceThresholdMicros: thresholdMicros(input.balanceThreshold),
   };
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await updateEndpoint(trx, id, fields, options.now);
     if (input.events !== undefined) await replaceSubscriptions(trx, id, input.events);
   });
@@ -120,7 +121,7 @@ export async function changeEndpoint(
 /** Removes an endpoint with its deliveries and their log. */
 export async function removeEndpoint(db: Db, accountId: number, id: number): Promise<void> {
   await getEndpoint(db, accountId, id);
-  await db.transaction().execute((trx) => deleteEndpoint(trx, id));
+  await inTransaction(db, (trx) => deleteEndpoint(trx, id));
 }
 
 /** A new secret; the old one keeps signing beside it for `graceSeconds`, so receivers switch without a gap. */

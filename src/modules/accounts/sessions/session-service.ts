@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import type { SessionAuthentication } from '../../../http/conventions.ts';
 import { ApiError, invalidField, unauthorized } from '../../../http/errors.ts';
 import { sessionCookie } from '../../../http/session-cookie.ts';
@@ -105,7 +106,7 @@ export async function changePassword(
     throw invalidField('current', 'This is not your current password.');
   }
   const passwordHash = await hashPassword(change.next);
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await setPasswordHash(trx, change.accountId, passwordHash);
     await revokeSessionsOf(trx, change.accountId, change.now, change.sessionId);
   });
@@ -164,7 +165,7 @@ export async function requestPasswordReset(
   const { db, mailer, now } = dependencies;
   const account = await findAccountForSignIn(db, login);
   if (account === undefined) return;
-  await db.transaction().execute((trx) => queuePasswordLink(trx, account, 'reset', now, linkFor));
+  await inTransaction(db, (trx) => queuePasswordLink(trx, account, 'reset', now, linkFor));
   mailer.wake();
 }
 
@@ -177,7 +178,7 @@ export async function setPasswordWithToken(db: Db, token: string, password: stri
   const invalid = () => invalidField('token', 'This link is invalid, already used or expired. Ask for a new one.');
   if (token.length > 100) throw invalid();
   const passwordHash = await hashPassword(password);
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const spent = await spendPasswordToken(trx, hashSecret(token), now);
     if (spent === undefined) throw invalid();
     await setPasswordHash(trx, spent.account_id, passwordHash, now);

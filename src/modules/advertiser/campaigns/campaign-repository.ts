@@ -159,3 +159,9 @@ export async function listCampaignsForModeration(db: Db, status: ModerationStatu
       .offset(offset),
   );
 }
+
+/** A campaign's moderation status, its row locked until the transaction ends (the audit's "before"). */
+export async function findModerationStatusForUpdate(db: Db, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('campaigns').select('moderation_status').where('id', '=', id).forUpdate().executeTakeFirst();
+  return row?.moderation_status;
+}

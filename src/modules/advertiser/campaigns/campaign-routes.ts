@@ -4,6 +4,7 @@ import { readExpand } from '../../../http/expand.ts';
 import { type Unchecked, uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Id, Money, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
@@ -210,10 +211,15 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         body: CreateCampaignBody,
         response: { 201: CampaignSchema, ...errorResponses(401, 403, 422) },
       },
-      config: { fieldRules: (request) => campaignFieldErrors(db, toCampaignInput(uncheckedBody(request))) },
+      config: { fieldRules: (request) => campaignFieldErrors(db, toCampaignInput(uncheckedBody(request))), idempotent: true },
     },
     async (request, reply) => {
-      const campaign = await createCampaign(db, accountOf(request), toCampaignInput(request.body), new Date(clock.now()));
+      const campaign = await createCampaign(
+        requestDb(request, db),
+        accountOf(request),
+        toCampaignInput(request.body),
+        new Date(clock.now()),
+      );
       return created(request, reply, `/api/advertiser/campaigns/${campaign.id}`, campaign);
     },
   );

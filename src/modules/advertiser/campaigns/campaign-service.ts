@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
@@ -13,6 +14,7 @@ import {
   type CampaignDelivery,
   type CampaignListFilter,
   findCampaign,
+  findModerationStatusForUpdate,
   insertCampaign,
   isRootCategory,
   listCampaigns,
@@ -153,7 +155,7 @@ export async function campaignFieldErrors(db: Db, input: Unchecked<CampaignInput
 
 /** Creates a campaign awaiting moderation (status 0); answers it with its (empty) statistics. */
 export async function createCampaign(db: Db, advertiserId: number, input: CampaignInput, now: Date): Promise<Campaign> {
-  const id = await db.transaction().execute(async (trx) => {
+  const id = await inTransaction(db, async (trx) => {
     const { problems, checked } = await checkCampaign(trx, input);
     if (checked === undefined) throw validationFailed(problems);
     const campaign: NewCampaign = {
@@ -191,7 +193,7 @@ export async function changeCampaign(
   const problems: FieldError[] = [];
   const delivery = checkDelivery(change, problems);
   if (problems.length > 0) throw validationFailed(problems);
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await requireCampaign(trx, advertiserId, id);
     await updateCampaignFlags(trx, id, { active, archived }, delivery, now);
   });
@@ -229,7 +231,7 @@ export function selectedCampaignIds(id: string | undefined, filterId: string | u
 
 /** An operator's moderation decision on a campaign; 404 when there is no such campaign. */
 export async function moderateCampaign(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await inTransaction(db, async (trx) => {
     const decided = await setCampaignModeration(trx, id, status, now);
     if (decided !== undefined) {
       const data = { campaignId: decided.id, status: decided.moderation_status };
@@ -244,4 +246,9 @@ export async function moderateCampaign(db: Db, id: number, status: ModerationSta
 /** Every advertiser's campaigns in one moderation status (or all), by id: the operator's queue. */
 export async function campaignModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
   return listCampaignsForModeration(db, status, limit, offset);
+}
+
+/** The moderation status a campaign has now (undefined: no such campaign), locked for a decision in the same transaction. */
+export async function campaignModerationStatus(db: Db, id: number): Promise<number | undefined> {
+  return findModerationStatusForUpdate(db, id);
 }

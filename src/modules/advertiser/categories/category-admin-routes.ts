@@ -1,12 +1,16 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.ts';
+import type { Db } from '../../../db/database.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
 import type { App } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
-import { listCategories } from './category-repository.ts';
+import { recordAudit } from '../../audit/audit-service.ts';
+import { type CategoryRow, listCategories } from './category-repository.ts';
 import { CategorySchema, toCategory } from './category-schema.ts';
 import { categoryFieldErrors, createCategory, editCategory, getCategory, removeCategory } from './category-service.ts';
 
@@ -27,7 +31,21 @@ const parentOf = (value: number | null | undefined): number | null | undefined =
 
 /** The operator's editing of the product category tree. */
 export function registerCategoryAdminRoutes(app: App, context: AppContext): void {
-  const { db } = context;
+  const { db, clock } = context;
+
+  /** A category's audit entry: its title and parent before and after. */
+  const auditCategory = (
+    request: FastifyRequest,
+    trx: Db,
+    action: string,
+    id: number,
+    before: CategoryRow | null,
+    after: CategoryRow | null,
+  ) => {
+    const fields = (row: CategoryRow | null) => (row === null ? null : { title: row.title, parentId: row.parent_id });
+    const change = { action, objectType: 'category', objectId: id, before: fields(before), after: fields(after) };
+    return recordAudit(trx, actorOf(request), change, new Date(clock.now()));
+  };
   const tags = ['Operator'];
 
   app.get(
@@ -76,7 +94,11 @@ export function registerCategoryAdminRoutes(app: App, context: AppContext): void
     },
     async (request, reply) => {
       const { title, parentId } = request.body;
-      const category = await createCategory(db, { title, parentId: parentOf(parentId) ?? null });
+      const category = await inRequestTransaction(request, db, async (trx) => {
+        const added = await createCategory(trx, { title, parentId: parentOf(parentId) ?? null });
+        await auditCategory(request, trx, 'category.create', added.id, null, added);
+        return added;
+      });
       return created(request, reply, `/api/admin/categories/${category.id}`, toCategory(category));
     },
   );
@@ -95,7 +117,14 @@ export function registerCategoryAdminRoutes(app: App, context: AppContext): void
     },
     async (request) => {
       const { title, parentId } = request.body;
-      return toCategory(await editCategory(db, request.params.id, { title, parentId: parentOf(parentId) }));
+      const { id } = request.params;
+      const category = await inRequestTransaction(request, db, async (trx) => {
+        const before = await getCategory(trx, id);
+        const edited = await editCategory(trx, id, { title, parentId: parentOf(parentId) });
+        await auditCategory(request, trx, 'category.edit', id, before, edited);
+        return edited;
+      });
+      return toCategory(category);
     },
   );
 
@@ -111,7 +140,12 @@ export function registerCategoryAdminRoutes(app: App, context: AppContext): void
       },
     },
     async (request, reply) => {
-      await removeCategory(db, request.params.id);
+      const { id } = request.params;
+      await inRequestTransaction(request, db, async (trx) => {
+        const before = await getCategory(trx, id);
+        await removeCategory(trx, id);
+        await auditCategory(request, trx, 'category.delete', id, before, null);
+      });
       reply.code(204);
     },
   );

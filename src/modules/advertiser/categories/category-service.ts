@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import type { ListWithTotal } from '../../../db/list.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
@@ -47,7 +48,7 @@ export async function categoryFieldErrors(db: Db, input: Unchecked<{ parentId: n
 }
 
 export async function createCategory(db: Db, input: { title: string; parentId: number | null }): Promise<CategoryRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const problems = await categoryFieldErrors(trx, input);
     if (problems.length > 0) throw validationFailed(problems);
     return insertCategory(trx, input);
@@ -60,7 +61,7 @@ export async function editCategory(
   id: number,
   input: { title?: string; parentId?: number | null },
 ): Promise<CategoryRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const current = await getCategory(trx, id);
     if (input.title === undefined && input.parentId === undefined) return current;
     if (input.parentId !== undefined && input.parentId !== null) {
@@ -75,23 +76,20 @@ export async function editCategory(
 
 /** Deletes a category nothing refers to; one in use by campaigns, ads or subcategories is a 422. */
 export async function removeCategory(db: Db, id: number): Promise<void> {
-  await db
-    .transaction()
-    .execute(async (trx) => {
-      await getCategory(trx, id);
-      const usage = await categoryUsage(trx, id);
-      const problems: FieldError[] = [];
-      if (usage.campaigns > 0) problems.push({ field: 'id', message: `Used by ${usage.campaigns} campaign(s).` });
-      if (usage.offers > 0) problems.push({ field: 'id', message: `Used by ${usage.offers} ad(s).` });
-      if (usage.children > 0) problems.push({ field: 'id', message: `Has ${usage.children} subcategories.` });
-      if (problems.length > 0) {
-        throw validationFailed([{ field: 'id', message: problems.map((problem) => problem.message).join(' ') }]);
-      }
-      await deleteCategory(trx, id);
-    })
-    .catch((error: unknown) => {
-      // A campaign or ad that started using the category meanwhile: the foreign key refuses the delete.
-      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw invalidField('id', 'The category is in use.');
-      throw error;
-    });
+  await inTransaction(db, async (trx) => {
+    await getCategory(trx, id);
+    const usage = await categoryUsage(trx, id);
+    const problems: FieldError[] = [];
+    if (usage.campaigns > 0) problems.push({ field: 'id', message: `Used by ${usage.campaigns} campaign(s).` });
+    if (usage.offers > 0) problems.push({ field: 'id', message: `Used by ${usage.offers} ad(s).` });
+    if (usage.children > 0) problems.push({ field: 'id', message: `Has ${usage.children} subcategories.` });
+    if (problems.length > 0) {
+      throw validationFailed([{ field: 'id', message: problems.map((problem) => problem.message).join(' ') }]);
+    }
+    await deleteCategory(trx, id);
+  }).catch((error: unknown) => {
+    // A campaign or ad that started using the category meanwhile: the foreign key refuses the delete.
+    if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw invalidField('id', 'The category is in use.');
+    throw error;
+  });
 }

@@ -5,12 +5,14 @@ import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Money, Text } from '../../../http/input-types.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { actorOf, inRequestTransaction, requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { listAccountsPage } from '../../accounts/account-service.ts';
 import { SET_PASSWORD_PATH } from '../../accounts/sessions/session-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
+import { recordAudit } from '../../audit/audit-service.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
@@ -126,12 +128,12 @@ export function registerClientRoutes(app: App, context: AppContext): void {
         body: CreateClientBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
-      config: { fieldRules: (request) => clientFieldErrors(db, uncheckedBody(request)) },
+      config: { fieldRules: (request) => clientFieldErrors(db, uncheckedBody(request)), idempotent: true },
     },
     async (request, reply) => {
       const { user, ...fields } = request.body;
       const { account } = await createClient(
-        { db, mailer, now: new Date(clock.now()) },
+        { db: requestDb(request, db), mailer, now: new Date(clock.now()) },
         accountOf(request),
         { ...fields, username: user },
         (token) => absoluteUrl(request, `/api/confirm/${token}`),
@@ -152,16 +154,30 @@ export function registerClientRoutes(app: App, context: AppContext): void {
         body: BalanceBody,
         response: { 200: UserSchema, ...errorResponses(401, 403, 404, 422) },
       },
+      config: { idempotent: true },
     },
     async (request) => {
       const amountMicros = readMoney(request.body.balance, 'balance');
-      return toUser(
-        await moveClientBalance(
-          db,
-          { parentId: accountOf(request), clientId: request.params.id, amountMicros },
+      const parentId = accountOf(request);
+      const clientId = request.params.id;
+      const client = await inRequestTransaction(request, db, async (trx) => {
+        const moved = await moveClientBalance(trx, { parentId, clientId, amountMicros }, new Date(clock.now()));
+        await recordAudit(
+          trx,
+          actorOf(request),
+          {
+            action: 'client.balance_move',
+            objectType: 'account',
+            objectId: clientId,
+            subjectAccountId: clientId,
+            before: { balanceMicros: moved.balance_micros - amountMicros },
+            after: { balanceMicros: moved.balance_micros },
+          },
           new Date(clock.now()),
-        ),
-      );
+        );
+        return moved;
+      });
+      return toUser(client);
     },
   );
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { ApiError, type FieldError, invalidField, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { type AccountRow, createAccount, getAccount, getReferral, identityFieldErrors } from '../../accounts/account-service.ts';
@@ -60,7 +61,7 @@ export async function createClient(
 
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
-  const created = await db.transaction().execute(async (trx) => {
+  const created = await inTransaction(db, async (trx) => {
     const parent = await getAccount(trx, parentId);
     const account = await createAccount(
       trx,
@@ -101,7 +102,7 @@ export async function moveClientBalance(
   now: Date,
 ): Promise<AccountRow> {
   if (move.amountMicros === 0) throw invalidField('balance', 'Must not be zero.');
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await getClient(trx, move.parentId, move.clientId);
     const outgoing = move.amountMicros > 0;
     await transfer(trx, {

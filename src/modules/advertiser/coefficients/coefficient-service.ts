@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { notFound } from '../../../http/errors.ts';
 import type { Period } from '../../statistics/period.ts';
 import { addTotals, advertiserFigures, type Totals, ZERO_TOTALS } from '../../statistics/rates.ts';
@@ -83,7 +84,7 @@ export async function setSiteCoefficient(
   db: Db,
   change: { advertiserId: number; campaignId: number; target: SiteTarget; coef: number; now: Date },
 ): Promise<Coefficient> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await requireCampaign(trx, change.advertiserId, change.campaignId);
     await requireTarget(trx, change.target);
     const row = await upsertSiteCoefficient(
@@ -104,7 +105,7 @@ export async function setDeviceCoefficient(
   db: Db,
   change: { advertiserId: number; campaignId: number; device: DeviceId; coef: number; now: Date },
 ): Promise<Coefficient> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await requireCampaign(trx, change.advertiserId, change.campaignId);
     const row = await upsertDeviceCoefficient(
       trx,

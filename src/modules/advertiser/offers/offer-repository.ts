@@ -95,3 +95,15 @@ export async function listOffersForModeration(db: Db, status: ModerationStatus |
       .offset(offset),
   );
 }
+
+/** An ad's moderation status, its row locked until the transaction ends (the audit's "before"). */
+export async function findOfferModerationStatusForUpdate(db: Db, id: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('offers')
+    .select('moderation_status')
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+  return row?.moderation_status;
+}

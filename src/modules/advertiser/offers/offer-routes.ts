@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Id, Money, Text } from '../../../http/input-types.ts';
+import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams, NoContent } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
@@ -101,13 +102,14 @@ export function registerOfferRoutes(app: App, context: AppContext): void {
         body: CreateOfferBody,
         response: { 201: AdSchema, ...errorResponses(401, 403, 422) },
       },
-      config: { fieldRules: (request) => offerFieldErrors(db, accountOf(request), uncheckedBody(request)) },
+      config: { fieldRules: (request) => offerFieldErrors(db, accountOf(request), uncheckedBody(request)), idempotent: true },
     },
     async (request, reply) => {
       const advertiserId = accountOf(request);
-      const id = await createOffer(db, images, advertiserId, request.body, new Date(clock.now()));
-      const offer = await requireOffer(db, advertiserId, id);
-      const totals = await offerTotals(db, [id], { from: undefined, to: undefined }, 0);
+      const write = requestDb(request, db);
+      const id = await createOffer(write, images, advertiserId, request.body, new Date(clock.now()));
+      const offer = await requireOffer(write, advertiserId, id);
+      const totals = await offerTotals(write, [id], { from: undefined, to: undefined }, 0);
       return created(request, reply, `/api/advertiser/offers/${id}`, toAd(request, offer, totals(id)));
     },
   );

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
@@ -13,6 +14,7 @@ import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../statistics/adverti
 import { costText, isDiscountType } from './discount-types.ts';
 import {
   findOffer,
+  findOfferModerationStatusForUpdate,
   insertOffer,
   isSubCategoryOf,
   listOffersForModeration,
@@ -159,7 +161,7 @@ export async function createOffer(
   const oldPrice = input.oldPrice ?? null;
   const discount = input.discount ?? null;
   const discountType = input.discountType ?? null;
-  return db.transaction().execute(async (trx) =>
+  return inTransaction(db, async (trx) =>
     insertOffer(trx, {
       campaign_id: input.campaignId,
       title,
@@ -209,14 +211,14 @@ export async function offersWithTotals(db: Db, campaignId: number | undefined, p
 }
 
 export async function switchOffer(db: Db, advertiserId: number, id: number, active: boolean, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await requireOffer(trx, advertiserId, id);
     await setOfferActive(trx, id, active, now);
   });
 }
 
 export async function deleteOffer(db: Db, advertiserId: number, id: number, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await requireOffer(trx, advertiserId, id);
     await markOfferDeleted(trx, id, now);
   });
@@ -224,7 +226,7 @@ export async function deleteOffer(db: Db, advertiserId: number, id: number, now:
 
 /** An operator's moderation decision on an ad; 404 when there is no such ad (or it is deleted). */
 export async function moderateOffer(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await inTransaction(db, async (trx) => {
     const decided = await setOfferModeration(trx, id, status, now);
     if (decided !== undefined) {
       const data = { adId: decided.id, campaignId: decided.campaign_id, status: decided.moderation_status };
@@ -244,4 +246,9 @@ export async function offerModerationQueue(db: Db, status: ModerationStatus | un
 /** Switches an ad on or off inside the caller's transaction (the ad is the caller's to check). */
 export async function writeOfferActive(trx: Db, id: number, active: boolean, now: Date): Promise<void> {
   await setOfferActive(trx, id, active, now);
+}
+
+/** The moderation status an ad has now (undefined: no such ad), locked for a decision in the same transaction. */
+export async function offerModerationStatus(db: Db, id: number): Promise<number | undefined> {
+  return findOfferModerationStatusForUpdate(db, id);
 }

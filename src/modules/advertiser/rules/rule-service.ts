@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { microsToAmount } from '../../../money.ts';
@@ -88,7 +89,7 @@ export async function getRule(db: Db, advertiserId: number, campaignId: number, 
 /** A new rule; the scheduler first runs it at once (its next run is now). */
 export async function createRule(db: Db, advertiserId: number, campaignId: number, body: RuleBody, now: Date): Promise<Rule> {
   const columns = ruleColumns(body);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await requireCampaign(trx, advertiserId, campaignId);
     return toRule(
       await insertRule(trx, { ...columns, campaign_id: campaignId, next_run_at: now, created_at: now, updated_at: now }),
@@ -103,7 +104,7 @@ export async function replaceRule(
   now: Date,
 ): Promise<Rule> {
   const columns = ruleColumns(body);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await requireRule(trx, target.advertiserId, target.campaignId, target.id);
     return toRule(await updateRule(trx, target.id, { ...columns, updated_at: now }));
   });
@@ -111,7 +112,7 @@ export async function replaceRule(
 
 /** Deletes a rule; the changes it applied stay in the campaign's history. */
 export async function deleteRule(db: Db, advertiserId: number, campaignId: number, id: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await requireRule(trx, advertiserId, campaignId, id);
     await deleteRuleRow(trx, id);
   });
@@ -235,7 +236,7 @@ export async function runRule(
       changes: changes.map((change) => changeOutput(rule.scope, change, window)),
     };
   };
-  return options.dryRun ? run(db) : db.transaction().execute(run);
+  return options.dryRun ? run(db) : inTransaction(db, run);
 }
 
 /** Runs (or dry-runs) the advertiser's rule by hand. */

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Text } from '../../../http/input-types.ts';
+import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
@@ -80,10 +81,16 @@ export function registerBlockRoutes(app: App, context: AppContext): void {
         body: CreateBlockBody,
         response: { 201: BlockSchema, ...errorResponses(401, 403, 404, 409, 422) },
       },
-      config: { fieldRules: async (request) => blockFieldErrors(uncheckedBody(request)) },
+      config: { fieldRules: async (request) => blockFieldErrors(uncheckedBody(request)), idempotent: true },
     },
     async (request, reply) => {
-      const block = await createBlock(db, accountOf(request), request.params.id, request.body, new Date(clock.now()));
+      const block = await createBlock(
+        requestDb(request, db),
+        accountOf(request),
+        request.params.id,
+        request.body,
+        new Date(clock.now()),
+      );
       return created(request, reply, `/api/webmaster/blocks/${block.id}`, toBlock(block, absoluteUrl(request, '')));
     },
   );

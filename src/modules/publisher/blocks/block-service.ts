@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { ApiError, type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
@@ -50,7 +51,7 @@ export async function createBlock(
   const problems = blockFieldErrors(input);
   if (problems.length > 0) throw validationFailed(problems);
   const teaserCount = input.count ?? input.size ?? DEFAULT_TEASERS;
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const site = await getOwnSite(trx, publisherId, siteId);
     if (site.status === BANNED) throw new ApiError(409, `Site ${siteId} is banned: no blocks can be added to it.`);
     return insertBlock(trx, {
@@ -65,7 +66,7 @@ export async function createBlock(
 
 /** Changes a block's options (today: whether campaigns may repeat on a page); 404 when not the publisher's. */
 export async function changeBlock(db: Db, publisherId: number, blockId: number, options: { noCampaignRepeats: boolean }) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await getOwnBlock(trx, publisherId, blockId);
     return updateBlockOptions(trx, blockId, options);
   });

@@ -4,10 +4,12 @@ import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Id, Money, Text } from '../../../http/input-types.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { microsToAmount } from '../../../money.ts';
+import { recordAudit } from '../../audit/audit-service.ts';
 import { listPayouts, listPublisherBalances } from './payout-repository.ts';
 import { AdminPayoutSchema, PAYOUT_STATUSES, toAdminPayout } from './payout-schema.ts';
 import { changePayoutStatus, getPayout, payoutFieldErrors, recordPayout } from './payout-service.ts';
@@ -50,6 +52,21 @@ const PublisherBalance = Type.Object(
   { description: 'What the platform owes a publisher.' },
 );
 
+type Payout = Awaited<ReturnType<typeof getPayout>>;
+
+/** A payout's audit entry: its amount, destination and status, before and after. */
+function payoutChange(action: string, after: Payout, before: Payout | null) {
+  const fields = (payout: Payout) => ({ amountMicros: payout.amount_micros, wallet: payout.wallet, status: payout.status });
+  return {
+    action,
+    objectType: 'payout',
+    objectId: after.id,
+    subjectAccountId: after.publisher_id,
+    before: before === null ? null : fields(before),
+    after: fields(after),
+  };
+}
+
 /** The operator's side of payouts: recording them, their list and states, and what is owed to publishers. */
 export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
@@ -65,22 +82,27 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
         body: CreatePayoutBody,
         response: { 201: AdminPayoutSchema, ...errorResponses(401, 403, 422) },
       },
-      config: { fieldRules: (request) => payoutFieldErrors(db, uncheckedBody(request)) },
+      config: { fieldRules: (request) => payoutFieldErrors(db, uncheckedBody(request)), idempotent: true },
     },
     async (request, reply) => {
       const { body } = request;
       const amountMicros = readMoney(body.amount, 'amount', { sign: 'positive' });
-      const payout = await recordPayout(
-        db,
-        {
-          publisherId: body.userId,
-          amountMicros,
-          wallet: body.wallet,
-          status: body.status ?? 'pending',
-          operatorId: accountOf(request),
-        },
-        new Date(clock.now()),
-      );
+      const now = new Date(clock.now());
+      const payout = await inRequestTransaction(request, db, async (trx) => {
+        const recorded = await recordPayout(
+          trx,
+          {
+            publisherId: body.userId,
+            amountMicros,
+            wallet: body.wallet,
+            status: body.status ?? 'pending',
+            operatorId: accountOf(request),
+          },
+          now,
+        );
+        await recordAudit(trx, actorOf(request), payoutChange('payout.create', recorded, null), now);
+        return recorded;
+      });
       return created(request, reply, `/api/admin/payouts/${payout.id}`, toAdminPayout(payout));
     },
   );
@@ -128,11 +150,19 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
         body: ChangePayoutBody,
         response: { 200: AdminPayoutSchema, ...errorResponses(401, 403, 404, 422) },
       },
+      config: { idempotent: true },
     },
-    async (request) =>
-      toAdminPayout(
-        await changePayoutStatus(db, request.params.id, request.body.status, accountOf(request), new Date(clock.now())),
-      ),
+    async (request) => {
+      const now = new Date(clock.now());
+      const payout = await inRequestTransaction(request, db, async (trx) => {
+        const before = await getPayout(trx, request.params.id);
+        const changed = await changePayoutStatus(trx, request.params.id, request.body.status, accountOf(request), now);
+        if (changed.status !== before.status)
+          await recordAudit(trx, actorOf(request), payoutChange('payout.status', changed, before), now);
+        return changed;
+      });
+      return toAdminPayout(payout);
+    },
   );
 
   app.get(

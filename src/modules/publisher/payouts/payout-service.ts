@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
@@ -56,7 +57,7 @@ export async function recordPayout(
   input: { publisherId: number; amountMicros: number; wallet: string; status: PayoutStatus; operatorId: number },
   now: Date,
 ): Promise<PayoutRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const problems = await payoutFieldErrors(trx, { userId: input.publisherId, status: input.status });
     if (problems.length > 0) throw validationFailed(problems);
     const payout = await insertPayout(trx, {
@@ -94,7 +95,7 @@ export async function changePayoutStatus(
   operatorId: number,
   now: Date,
 ): Promise<PayoutRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const payout = await findPayout(trx, payoutId, { lock: true });
     if (payout === undefined) throw notFound('Payout');
     if (payout.status === status) return payout;

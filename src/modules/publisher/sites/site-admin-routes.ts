@@ -2,8 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { Id } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
 import type { App } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { recordAudit } from '../../audit/audit-service.ts';
 import { listSites } from './site-repository.ts';
 import { AdminWebsiteSchema, type SiteRow, StatusCode } from './site-schema.ts';
 import { moderateSite, presentSites } from './site-service.ts';
@@ -57,7 +59,19 @@ export function registerSiteAdminRoutes(app: App, context: AppContext): void {
       },
     },
     async (request) => {
-      const site = await moderateSite(db, request.params.id, request.body.status, new Date(clock.now()));
+      const now = new Date(clock.now());
+      const site = await inRequestTransaction(request, db, async (trx) => {
+        const moderated = await moderateSite(trx, request.params.id, request.body.status, now);
+        const change = {
+          action: 'site.moderate',
+          objectType: 'site',
+          objectId: moderated.id,
+          subjectAccountId: moderated.publisher_id,
+          after: { status: moderated.status },
+        };
+        await recordAudit(trx, actorOf(request), change, now);
+        return moderated;
+      });
       const [website] = await toAdminWebsites([site]);
       return website;
     },

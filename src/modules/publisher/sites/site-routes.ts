@@ -4,6 +4,7 @@ import { readExpand } from '../../../http/expand.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Id, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters, slicePage } from '../../../http/pagination.ts';
+import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
@@ -114,12 +115,13 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
           const body = uncheckedBody<Static<typeof CreateSiteBody>>(request);
           return siteFieldErrors(db, accountOf(request), { url: body.url, categoryId: body.category_id });
         },
+        idempotent: true,
       },
     },
     async (request, reply) => {
       const { body } = request;
       const site = await createSite(
-        db,
+        requestDb(request, db),
         accountOf(request),
         { url: body.url, categoryId: body.category_id, monthlyUniqUsers: body.monthly_uniq_users ?? 0 },
         new Date(clock.now()),
@@ -128,7 +130,7 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
         request,
         reply,
         `/api/webmaster/sites/${site.id}`,
-        await presentSite(db, site, { from: undefined, to: undefined }),
+        await presentSite(requestDb(request, db), site, { from: undefined, to: undefined }),
       );
     },
   );

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
@@ -85,7 +86,7 @@ const UNIQUE_VIOLATION = '23505';
 /** Registers a site for moderation (status 0). The same address twice for one publisher is a 422. */
 export async function createSite(db: Db, publisherId: number, input: NewSiteInput, now: Date): Promise<SiteRow> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await inTransaction(db, async (trx) => {
       const { problems, url } = await checkSite(trx, publisherId, input);
       if (problems.length > 0 || url === undefined) throw validationFailed(problems);
       return insertSite(trx, { publisherId, url, categoryId: input.categoryId, monthlyUniqUsers: input.monthlyUniqUsers, now });
@@ -102,7 +103,7 @@ export async function createSite(db: Db, publisherId: number, input: NewSiteInpu
 
 /** The operator's moderation decision: any status 0-3 may follow any other. */
 export async function moderateSite(db: Db, siteId: number, status: number, now: Date): Promise<SiteRow> {
-  const updated = await db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     const site = await updateSiteStatus(trx, siteId, status);
     if (site !== undefined) {
       const data = { siteId: site.id, url: site.url, status: site.status };
