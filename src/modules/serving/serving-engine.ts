@@ -16,6 +16,7 @@ import {
 import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';
 import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
+import { type Explanation, explainImpression } from './explain.ts';
 import { ImpressionBuffer } from './impressions.ts';
 import {
   type AdEntry,
@@ -67,6 +68,15 @@ export interface ServingTally {
   /** Clicks settled or refused without billing, by why. */
   refusals: Record<'bot' | 'limit' | 'funds' | 'duplicate', number>;
   conversions: number;
+}
+
+/** A hypothetical impression to explain. */
+export interface ExplainQuery {
+  blockId: number;
+  device: Impression['device'];
+  /** ISO country code, upper case; '' when unknown. */
+  country: string;
+  visitorId: string | undefined;
 }
 
 export interface ServedTeaser {
@@ -204,6 +214,22 @@ export class ServingEngine {
 
   block(blockId: number) {
     return this.snapshot.blocks.get(blockId);
+  }
+
+  /**
+   * What serving would do for an impression of a block now, and why each other ad would not show
+   * (the one door of the account API into the snapshot). Nothing is counted. Undefined when the
+   * block cannot serve (unknown, or its site is not active).
+   */
+  explain(query: ExplainQuery): Explanation | undefined {
+    const block = this.snapshot.blocks.get(query.blockId);
+    if (block === undefined) return undefined;
+    return explainImpression(this.snapshot, {
+      block,
+      device: query.device,
+      country: query.country,
+      visitorId: query.visitorId,
+    });
   }
 
   /** Selects teasers for an impression, counts their views and signs their click links. */
