@@ -25,6 +25,7 @@ import { registerModerationRoutes } from './modules/advertiser/moderation-routes
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
+import { registerExplainRoutes } from './modules/explain/explain-routes.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
@@ -73,6 +74,7 @@ const MODULES: RegisterRoutes[] = [
   registerAdvertiserStatisticsRoutes,
   registerImageRoutes,
   registerServingRoutes,
+  registerExplainRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,
   registerWebAppRoutes,
