@@ -51,10 +51,16 @@ export interface ExplainedAd {
 }
 
 /** The serving engine's explanation of the query's impression; `inactive` when the block cannot serve. */
-function explainBlock(serving: ServingEngine, blockId: number, query: ImpressionQuery, inactive: () => ApiError) {
+function explainBlock(
+  serving: ServingEngine,
+  blockId: number,
+  query: ImpressionQuery & { campaignId?: number },
+  inactive: () => ApiError,
+) {
   const impression = readImpression(query);
   const request: ExplainQuery = {
     blockId,
+    campaignId: query.campaignId,
     device: impression.deviceId,
     country: impression.country,
     visitorId: impression.visitorId,
@@ -76,7 +82,7 @@ export async function explainCampaign(
   query: ImpressionQuery & { block: number },
 ) {
   const campaign = await requireCampaign(db, advertiserId, campaignId);
-  const { impression, explanation } = explainBlock(serving, query.block, query, () =>
+  const { impression, explanation } = explainBlock(serving, query.block, { ...query, campaignId: campaign.id }, () =>
     invalidField('block', 'Not a block of an active site: nothing serves there.'),
   );
   const rows = await findCampaignAds(db, campaign.id);
@@ -102,8 +108,8 @@ export async function explainCampaign(
     device: impression.device,
     country: impression.country,
     teaserCount: explanation.teaserCount,
-    eligible: explanation.ranked.length,
-    scores: explanation.ranked.slice(0, explanation.teaserCount + 1).map((ad) => perMille(ad.score)),
+    eligible: explanation.eligible,
+    scores: explanation.topScores.map(perMille),
     ads,
   };
 }
@@ -150,7 +156,7 @@ export async function explainOwnBlock(
     device: impression.device,
     country: impression.country,
     teaserCount: explanation.teaserCount,
-    eligible: explanation.ranked.length,
+    eligible: explanation.eligible,
     teasers: explanation.ranked
       .filter((ad) => ad.wins)
       .map((ad) => ({ rank: ad.rank, id: ad.offerId, title: ad.title, domain: ad.domain, score: perMille(ad.score) })),
@@ -159,10 +165,8 @@ export async function explainOwnBlock(
 }
 
 function countReasons(explanation: Explanation): { reason: ExplainReason; count: number }[] {
-  const counts = new Map<ExplainReason, number>();
-  for (const ad of explanation.skipped) counts.set(ad.reason, (counts.get(ad.reason) ?? 0) + 1);
   return SERVING_REASONS.flatMap((reason) => {
-    const count = counts.get(reason);
+    const count = explanation.skipCounts[reason];
     return count === undefined ? [] : [{ reason, count }];
   });
 }

@@ -77,6 +77,8 @@ export interface ExplainQuery {
   /** ISO country code, upper case; '' when unknown. */
   country: string;
   visitorId: string | undefined;
+  /** Describe this campaign's ads too, not only the winners. */
+  campaignId?: number;
 }
 
 export interface ServedTeaser {
@@ -224,12 +226,11 @@ export class ServingEngine {
   explain(query: ExplainQuery): Explanation | undefined {
     const block = this.snapshot.blocks.get(query.blockId);
     if (block === undefined) return undefined;
-    return explainImpression(this.snapshot, {
-      block,
-      device: query.device,
-      country: query.country,
-      visitorId: query.visitorId,
-    });
+    return explainImpression(
+      this.snapshot,
+      { block, device: query.device, country: query.country, visitorId: query.visitorId },
+      { campaignId: query.campaignId },
+    );
   }
 
   /** Selects teasers for an impression, counts their views and signs their click links. */
