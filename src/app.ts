@@ -28,10 +28,9 @@ import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
-
+import { registerExplainRoutes } from './modules/explain/explain-routes.ts';
 import { registerExportRoutes } from './modules/export/export-routes.ts';
 import { idempotencyStore } from './modules/idempotency/idempotency-repository.ts';
-
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
@@ -85,6 +84,7 @@ const MODULES: RegisterRoutes[] = [
   registerImageRoutes,
   registerServingRoutes,
   registerRefundRoutes,
+  registerExplainRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,
   registerWebhookRoutes,

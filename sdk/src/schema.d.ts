@@ -598,6 +598,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/campaigns/{id}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why each ad of the campaign would or would not show in a block now.
+         * @description Reads the serving index itself: eligible ads get their coefficients, CTR estimate, score, rank among the competitors (anonymous) and price; the others their reasons.
+         */
+        get: operations["explainCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/campaigns/multipliers/{campaign}": {
         parameters: {
             query?: never;
@@ -1489,6 +1509,23 @@ export interface paths {
         get: operations["getBlock"];
         /** Change a block’s options (extension): `noCampaignRepeats`. */
         put: operations["updateBlock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/blocks/{id}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What would fill the block now, and how many ads do not compete, by reason. */
+        get: operations["explainBlock"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -5845,6 +5882,118 @@ export interface operations {
                         title: string;
                         /** @description Shows. */
                         views: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    explainCampaign: {
+        parameters: {
+            query: {
+                /** @description Block id of the impression to explain (a block of an active site, any publisher). */
+                block: number;
+                /** @description ISO 3166-1 alpha-2 country code of the visitor (either case); none: a visitor of unknown country. */
+                country?: string;
+                /** @description Device type of the impression: desktop (default), mobile or tablet. */
+                device?: "desktop" | "mobile" | "tablet";
+                /** @description Visitor id (the `nv_vid` cookie of the serving domain), for retargeting audiences; none: a visitor in no audience. */
+                visitor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Why a campaign’s ads would or would not show in a block, now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every ad of the campaign (deleted ones excluded), by id. */
+                        ads: {
+                            /** @description The ad’s bid per click, currency units. */
+                            bid: number;
+                            /** @description The CTR estimate serving uses (a fraction of 1, smoothed with a 1% prior); null when filtered. */
+                            ctr: number | null;
+                            /** @description The device coefficient applied for this device (1: none set); null when filtered. */
+                            deviceCoefficient: number | null;
+                            /** @description Bid × placement coefficient × device coefficient, currency units; null when filtered. */
+                            effectiveBid: number | null;
+                            /** @description Ad id. */
+                            id: number;
+                            /** @description The site or block coefficient applied for this block (1: none set); null when filtered. */
+                            placementCoefficient: number | null;
+                            /** @description What a click would cost at this rank, currency units (second price: the next ad’s score over this CTR plus 0.01, at least 0.01, at most the effective bid); for winners exactly the charge serving signs. Null when filtered. */
+                            price: number | null;
+                            /** @description Place among every eligible ad of the block for this impression, 1 the best; null when filtered. */
+                            rank: number | null;
+                            /** @description Why the ad does not compete; empty when eligible. */
+                            reasons: ("campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "budget" | "daily_limit" | "geo" | "audience" | "page_repeat" | "frequency" | "schedule" | "filtered")[];
+                            /** @description Expected value per thousand impressions (effective bid × CTR × 1000), currency units; ads are ranked by it. Null when filtered. */
+                            score: number | null;
+                            /** @description eligible: the ad competes for this impression (see rank); filtered: it does not (see reasons). */
+                            status: "eligible" | "filtered";
+                            /** @description Ad title. */
+                            title: string;
+                            /** @description Whether the ad is among the teasers the block would show now (rank ≤ teaserCount). */
+                            wins: boolean;
+                        }[];
+                        /** @description Block id explained. */
+                        block: number;
+                        /** @description Campaign id. */
+                        campaign: number;
+                        /** @description Country explained (ISO code, upper case); empty: unknown country. */
+                        country: string;
+                        /** @description Device type explained. */
+                        device: "desktop" | "mobile" | "tablet";
+                        /** @description How many ads (of every advertiser) compete for this impression. */
+                        eligible: number;
+                        /** @description The scores of the first teaserCount + 1 places, best first (the shown teasers and the one that sets the last price), of every advertiser, without whose they are. */
+                        scores: number[];
+                        /** @description How many teasers the block shows at once. */
+                        teaserCount: number;
                     };
                 };
             };
@@ -10348,6 +10497,112 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    explainBlock: {
+        parameters: {
+            query?: {
+                /** @description ISO 3166-1 alpha-2 country code of the visitor (either case); none: a visitor of unknown country. */
+                country?: string;
+                /** @description Device type of the impression: desktop (default), mobile or tablet. */
+                device?: "desktop" | "mobile" | "tablet";
+                /** @description Visitor id (the `nv_vid` cookie of the serving domain), for retargeting audiences; none: a visitor in no audience. */
+                visitor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What would fill a block now, and why the other ads in serving would not. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Block id. */
+                        block: number;
+                        /** @description Country explained (ISO code, upper case); empty: unknown country. */
+                        country: string;
+                        /** @description Device type explained. */
+                        device: "desktop" | "mobile" | "tablet";
+                        /** @description How many ads compete for this impression. */
+                        eligible: number;
+                        /** @description Ads in serving that do not compete for this impression, counted by reason (reasons with none left out). */
+                        filtered: {
+                            /** @description How many ads this reason keeps out. */
+                            count: number;
+                            /** @description Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule (per-request filters), filtered (another per-request filter). */
+                            reason: "campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "budget" | "daily_limit" | "geo" | "audience" | "page_repeat" | "frequency" | "schedule" | "filtered";
+                        }[];
+                        /** @description How many teasers the block shows at once. */
+                        teaserCount: number;
+                        /** @description The ads that would fill the block now, in order. */
+                        teasers: {
+                            /** @description The advertiser’s domain, as shown. */
+                            domain: string;
+                            /** @description Ad id. */
+                            id: number;
+                            /** @description Place in the block, 1 first. */
+                            rank: number;
+                            /** @description Expected value per thousand impressions, currency units. */
+                            score: number;
+                            /** @description Ad title, as shown. */
+                            title: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

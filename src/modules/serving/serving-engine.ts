@@ -18,6 +18,7 @@ import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';
 import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
 import type { ImpressionFilters } from './eligibility.ts';
+import { type Explanation, explainImpression } from './explain.ts';
 import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './frequency.ts';
 import { ImpressionBuffer } from './impressions.ts';
 import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './page-views.ts';
@@ -90,6 +91,17 @@ export interface Viewer extends VisitorSignals {
 
 /** A claim on a page that collides this many times in a row (other blocks racing) serves nothing. */
 const PAGE_CLAIM_ATTEMPTS = 3;
+
+/** A hypothetical impression to explain. */
+export interface ExplainQuery {
+  blockId: number;
+  device: Impression['device'];
+  /** ISO country code, upper case; '' when unknown. */
+  country: string;
+  visitorId: string | undefined;
+  /** Describe this campaign's ads too, not only the winners. */
+  campaignId?: number;
+}
 
 export interface ServedTeaser {
   ad: AdEntry;
@@ -280,9 +292,33 @@ export class ServingEngine {
   }
 
   /**
+   * What serving would do for an impression of a block now, and why each other ad would not show
+   * (the one door of the account API into the snapshot). Nothing is counted. The campaigns' hours
+   * and the block's one-ad-per-campaign rule apply as they would now; a page view and a visitor's
+   * frequency counts do not (an explanation has neither). Undefined when the block cannot serve
+   * (unknown, or its site is not active).
+   */
+  explain(query: ExplainQuery): Explanation | undefined {
+    const block = this.snapshot.blocks.get(query.blockId);
+    if (block === undefined) return undefined;
+    const filters: ImpressionFilters = {
+      nowMs: this.options.clock.now(),
+      page: undefined,
+      campaignsUnique: block.campaignsUnique ?? false,
+      viewsToday: undefined,
+    };
+    return explainImpression(
+      this.snapshot,
+      { block, device: query.device, country: query.country, visitorId: query.visitorId, filters },
+      { campaignId: query.campaignId },
+    );
+  }
+
+  /**
    * Selects teasers for an impression, claims them on the page, counts them as served and signs
-   * their click links and impression tokens. A viewer's page and visitor filters are read from their stores first; when one
-   * fails (Redis down) the impression is served without that filter rather than not at all.
+   * their click links and impression tokens. A viewer's page and visitor filters are read from
+   * their stores first; when one fails (Redis down) the impression is served without that filter
+   * rather than not at all.
    */
   async serve(impression: Impression, viewer?: Viewer): Promise<ServedTeaser[]> {
     const now = this.options.clock.now();

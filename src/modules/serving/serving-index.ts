@@ -256,12 +256,25 @@ export async function refreshSpend(db: Db, snapshot: Snapshot): Promise<void> {
 
 /** Whether a campaign may still buy clicks today: money, daily budgets, daily click limit. */
 export function campaignCanServe(campaign: CampaignState): boolean {
+  return campaignLimit(campaign) === undefined;
+}
+
+/**
+ * Which limit stops a campaign buying clicks today, if any: the advertiser's balance, a daily
+ * budget (the campaign's or the advertiser's), or the campaign's daily click limit.
+ */
+export function campaignLimit(campaign: CampaignState): LimitReason | undefined {
   const advertiser = campaign.advertiser;
-  if (advertiser.balanceMicros <= 0) return false;
-  if (advertiser.dailyBudgetMicros > 0 && advertiser.spentTodayMicros >= advertiser.dailyBudgetMicros) return false;
-  if (campaign.dailyBudgetMicros > 0 && campaign.spentTodayMicros >= campaign.dailyBudgetMicros) return false;
-  if (campaign.dailyClickLimit > 0 && campaign.clicksToday >= campaign.dailyClickLimit) return false;
-  return true;
+  if (advertiser.balanceMicros <= 0) return 'balance';
+  if (advertiser.dailyBudgetMicros > 0 && advertiser.spentTodayMicros >= advertiser.dailyBudgetMicros) return 'budget';
+  if (campaign.dailyBudgetMicros > 0 && campaign.spentTodayMicros >= campaign.dailyBudgetMicros) return 'budget';
+  if (campaign.dailyClickLimit > 0 && campaign.clicksToday >= campaign.dailyClickLimit) return 'daily_limit';
+  return undefined;
+}
+
+/** The site or block coefficient of a campaign for a block (the block's own wins; 1 when none is set). */
+export function placementCoefficient(campaign: CampaignState, block: BlockEntry): number {
+  return campaign.blockCoefficients.get(`${block.siteId}:${block.id}`) ?? campaign.siteCoefficients.get(block.siteId) ?? 1;
 }
 
 /**
@@ -269,42 +282,47 @@ export function campaignCanServe(campaign: CampaignState): boolean {
  * the campaign may not show here (limits reached, another country, not in the audience).
  */
 function campaignFactor(campaign: CampaignState, impression: Impression, audience: Set<number> | undefined): number | SkipReason {
-  if (!campaignCanServe(campaign)) return 'limits';
+  const limit = campaignLimit(campaign);
+  if (limit !== undefined) return limit;
   if (impression.filters !== undefined) {
     const excluded = campaignExclusion(campaign, impression.filters);
     if (excluded !== undefined) return excluded;
   }
   if (campaign.geo !== undefined && !campaign.geo.has(impression.country)) return 'geo';
   if (campaign.isRetarget && !audience?.has(campaign.advertiser.id)) return 'audience';
-  const { block } = impression;
-  const placement =
-    campaign.blockCoefficients.get(`${block.siteId}:${block.id}`) ?? campaign.siteCoefficients.get(block.siteId) ?? 1;
-  return placement * (campaign.deviceCoefficients[impression.device] ?? 1);
+  return placementCoefficient(campaign, impression.block) * (campaign.deviceCoefficients[impression.device] ?? 1);
 }
+
+/** A spent limit: the balance, a daily budget (campaign or advertiser), the daily click limit. */
+export type LimitReason = 'balance' | 'budget' | 'daily_limit';
+
+/**
+ * Why a per-request filter refused an ad (one ad per page view, frequency caps, schedules); a
+ * filter that answers only `false` gives `filtered`.
+ */
+export type RequestFilterReason = FilterReason | 'filtered';
 
 /** Why an ad visited by the selection did not become a candidate (for an explanation of a choice). */
 export type SkipReason =
-  /** The advertiser's balance or a daily budget or click limit is spent. */
-  | 'limits'
+  | LimitReason
   /** The campaign targets other countries. */
   | 'geo'
   /** A retargeting campaign and the visitor is not in its advertiser's audience. */
   | 'audience'
   /** A per-request filter of the caller refused it. */
-  | 'filtered'
-  /** The page view showed it (or its campaign, where the block asks), a frequency cap, or the campaign's hours. */
-  | FilterReason
-  /** Even the largest coefficient could not lift it into the places that matter: never scored. */
-  | 'outranked';
+  | RequestFilterReason;
 
 export interface SelectionOptions {
-  /** Refuses single ads for this request (one ad per page view, frequency caps, schedules). */
-  filter?: (ad: AdEntry) => boolean;
+  /** Refuses single ads for this request: `true` lets the ad compete, anything else says why not. */
+  filter?: (ad: AdEntry) => boolean | RequestFilterReason;
   /** Told of every ad the selection looked at and skipped, and why. */
   onSkip?: (ad: AdEntry, reason: SkipReason) => void;
+  /** Told of every ad that became a candidate, in walk order (snapshot order), with its coefficients. */
+  onCandidate?: (candidate: Candidate<AdEntry>) => void;
   /**
-   * Walk every ad of the snapshot instead of the buckets that can serve this impression, and tell
-   * onSkip of every ad, even those past the point where the auction stopped (an explanation).
+   * Walk every ad of the snapshot instead of the buckets that can serve this impression, and score
+   * every ad instead of stopping where no later ad can win (an explanation ranks them all). The
+   * winners and prices are those of the bucketed walk: the ads it leaves out cannot take a place.
    */
   exhaustive?: boolean;
 }
@@ -320,8 +338,9 @@ export interface SelectionOptions {
  */
 export function selectTeasers(snapshot: Snapshot, impression: Impression, options: SelectionOptions = {}): Winner<AdEntry>[] {
   const audience = impression.visitorId === undefined ? undefined : snapshot.audiences.get(impression.visitorId);
-  const sources = options.exhaustive === true ? [snapshot.selection.all] : bucketsFor(snapshot.selection, impression, audience);
-  const { filter, onSkip } = options;
+  const exhaustive = options.exhaustive === true;
+  const sources = exhaustive ? [snapshot.selection.all] : bucketsFor(snapshot.selection, impression, audience);
+  const { filter, onSkip, onCandidate } = options;
   const factors = new Map<CampaignState, number | SkipReason>();
   const candidates: Candidate<AdEntry>[] = [];
   const places = impression.block.teaserCount + 1;
@@ -338,11 +357,7 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
     heads[source] = position + 1;
     const ad = bucket.ads[position] as AdEntry;
     const base = bucket.bases[position] as number;
-    if (best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) {
-      if (onSkip === undefined || options.exhaustive !== true) break;
-      onSkip(ad, 'outranked');
-      continue;
-    }
+    if (!exhaustive && best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) break;
     const adExcluded = filters === undefined ? undefined : adExclusion(ad.offerId, filters);
     if (adExcluded !== undefined) {
       onSkip?.(ad, adExcluded);
@@ -357,9 +372,12 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
       onSkip?.(ad, factor);
       continue;
     }
-    if (filter !== undefined && !filter(ad)) {
-      onSkip?.(ad, 'filtered');
-      continue;
+    if (filter !== undefined) {
+      const verdict = filter(ad);
+      if (verdict !== true) {
+        onSkip?.(ad, verdict === false ? 'filtered' : verdict);
+        continue;
+      }
     }
     if (campaignsTaken !== undefined) {
       if (campaignsTaken.has(ad.campaign)) {
@@ -368,7 +386,9 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
       }
       campaignsTaken.add(ad.campaign);
     }
-    candidates.push({ ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr });
+    const candidate = { ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr };
+    candidates.push(candidate);
+    onCandidate?.(candidate);
     const value = base * factor;
     if (best.length < places || value > (best[places - 1] ?? 0)) {
       let index = best.length;

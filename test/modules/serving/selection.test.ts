@@ -207,35 +207,45 @@ describe('selection buckets (country, retargeting audience)', () => {
     });
   }
 
-  it('tells why each ad of an explanation was skipped', () => {
+  it('tells why each ad of an explanation was skipped, and scores every other ad', () => {
     const { snapshot, block } = bucketedSnapshot(7);
     const refused = snapshot.ads[0] as AdEntry;
+    const capped = snapshot.ads[1] as AdEntry;
     const reasons = new Map<number, SkipReason>();
+    const candidates = new Set<number>();
     const winners = selectTeasers(
       snapshot,
       { block, device: 1, country: 'US', visitorId: undefined },
       {
         exhaustive: true,
-        filter: (ad) => ad !== refused,
+        filter: (ad) => (ad === refused ? false : ad === capped ? 'frequency' : true),
         onSkip: (ad, reason) => reasons.set(ad.offerId, reason),
+        onCandidate: (candidate) => candidates.add(candidate.ad.offerId),
       },
     );
-    const winnerIds = new Set(winners.map((winner) => winner.ad.offerId));
     for (const ad of snapshot.ads) {
       const { campaign } = ad;
       const reason = reasons.get(ad.offerId);
-      if (campaign.advertiser.balanceMicros <= 0 || (campaign.dailyClickLimit > 0 && campaign.clicksToday >= 1)) {
-        assert.ok(reason === 'limits' || reason === 'outranked', `ad ${ad.offerId}: ${reason}`);
-      } else if (campaign.geo !== undefined && !campaign.geo.has('US')) {
-        assert.ok(reason === 'geo' || reason === 'outranked', `ad ${ad.offerId}: ${reason}`);
-      } else if (campaign.isRetarget) {
-        assert.ok(reason === 'audience' || reason === 'outranked', `ad ${ad.offerId}: ${reason}`);
-      }
-      if (winnerIds.has(ad.offerId)) assert.equal(reason, undefined);
+      const expected =
+        campaign.advertiser.balanceMicros <= 0
+          ? 'balance'
+          : campaign.dailyClickLimit > 0 && campaign.clicksToday >= 1
+            ? 'daily_limit'
+            : campaign.geo !== undefined && !campaign.geo.has('US')
+              ? 'geo'
+              : campaign.isRetarget
+                ? 'audience'
+                : ad === refused
+                  ? 'filtered'
+                  : ad === capped
+                    ? 'frequency'
+                    : undefined;
+      assert.equal(reason, expected, `ad ${ad.offerId}`);
+      assert.equal(candidates.has(ad.offerId), expected === undefined, `ad ${ad.offerId} is a candidate or skipped`);
     }
-    assert.ok(['limits', 'geo', 'audience', 'filtered'].includes(reasons.get(refused.offerId) ?? ''));
-    assert.ok([...reasons.values()].includes('outranked'));
+    for (const winner of winners) assert.ok(candidates.has(winner.ad.offerId));
     assert.ok([...reasons.values()].includes('geo'));
+    assert.ok(candidates.size > block.teaserCount + 1, 'the exhaustive walk scores past the places that matter');
   });
 });
 

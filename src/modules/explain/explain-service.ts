@@ -1,0 +1,172 @@
+import type { Db } from '../../db/database.ts';
+import { ApiError, invalidField } from '../../http/errors.ts';
+import { MODERATION } from '../../moderation.ts';
+import { microsToAmount } from '../../money.ts';
+import { requireCampaign } from '../advertiser/campaigns/campaign-service.ts';
+import { getOwnBlock } from '../publisher/blocks/block-service.ts';
+import type { Explanation, RankedAd } from '../serving/explain.ts';
+import type { ExplainQuery, ServingEngine } from '../serving/serving-engine.ts';
+import { type ImpressionQuery, readImpression } from './explain-query.ts';
+import { findCampaignAds } from './explain-repository.ts';
+
+/**
+ * Why a campaign's ads would or would not show in a block, and what fills a block: the account
+ * API's side of an explanation. What happens in serving comes from ServingEngine.explain (the
+ * selection serving runs, over its snapshot); why an ad is not in the snapshot at all comes from
+ * the campaign and ad rows.
+ */
+
+/** Reasons an ad is not in serving at all, read from the database. */
+export const STORED_REASONS = ['campaign_paused', 'campaign_not_approved', 'ad_paused', 'moderation', 'not_indexed'] as const;
+
+/** Reasons an ad in serving does not compete for this impression, from the serving engine. */
+export const SERVING_REASONS = [
+  'balance',
+  'budget',
+  'daily_limit',
+  'geo',
+  'audience',
+  'page_repeat',
+  'frequency',
+  'schedule',
+  'filtered',
+] as const;
+
+export type ExplainReason = (typeof STORED_REASONS)[number] | (typeof SERVING_REASONS)[number];
+
+export interface ExplainedAd {
+  id: number;
+  title: string;
+  status: 'eligible' | 'filtered';
+  reasons: ExplainReason[];
+  bid: number;
+  placementCoefficient: number | null;
+  deviceCoefficient: number | null;
+  effectiveBid: number | null;
+  ctr: number | null;
+  score: number | null;
+  rank: number | null;
+  wins: boolean;
+  price: number | null;
+}
+
+/** The serving engine's explanation of the query's impression; `inactive` when the block cannot serve. */
+function explainBlock(
+  serving: ServingEngine,
+  blockId: number,
+  query: ImpressionQuery & { campaignId?: number },
+  inactive: () => ApiError,
+) {
+  const impression = readImpression(query);
+  const request: ExplainQuery = {
+    blockId,
+    campaignId: query.campaignId,
+    device: impression.deviceId,
+    country: impression.country,
+    visitorId: impression.visitorId,
+  };
+  const explanation = serving.explain(request);
+  if (explanation === undefined) throw inactive();
+  return { impression, explanation };
+}
+
+/** An ad's expected value per thousand impressions, in currency units (score is per impression, in micros). */
+const perMille = (score: number) => Math.round(score * 1000) / 1_000_000;
+
+/** Each of the advertiser's campaign's ads, eligible (with its rank and price) or filtered (with why). */
+export async function explainCampaign(
+  db: Db,
+  serving: ServingEngine,
+  advertiserId: number,
+  campaignId: number,
+  query: ImpressionQuery & { block: number },
+) {
+  const campaign = await requireCampaign(db, advertiserId, campaignId);
+  const { impression, explanation } = explainBlock(serving, query.block, { ...query, campaignId: campaign.id }, () =>
+    invalidField('block', 'Not a block of an active site: nothing serves there.'),
+  );
+  const rows = await findCampaignAds(db, campaign.id);
+  const ranked = new Map(explanation.ranked.filter((ad) => ad.campaignId === campaign.id).map((ad) => [ad.offerId, ad]));
+  const skipped = new Map(explanation.skipped.filter((ad) => ad.campaignId === campaign.id).map((ad) => [ad.offerId, ad.reason]));
+  const campaignReasons: ExplainReason[] = [];
+  if (!campaign.active || campaign.archived) campaignReasons.push('campaign_paused');
+  if (campaign.moderation_status !== MODERATION.approved) campaignReasons.push('campaign_not_approved');
+  const ads = rows.map((row): ExplainedAd => {
+    const stored = [...campaignReasons];
+    if (!row.active) stored.push('ad_paused');
+    if (row.moderation_status !== MODERATION.approved) stored.push('moderation');
+    const rank = ranked.get(row.id);
+    const skip = skipped.get(row.id);
+    // A stored reason wins over the snapshot: a pause takes effect in serving within seconds.
+    const reasons: ExplainReason[] =
+      stored.length > 0 ? stored : skip !== undefined ? [skip] : rank === undefined ? ['not_indexed'] : [];
+    return rankedAd(row, reasons.length === 0 ? rank : undefined, reasons);
+  });
+  return {
+    campaign: campaign.id,
+    block: explanation.blockId,
+    device: impression.device,
+    country: impression.country,
+    teaserCount: explanation.teaserCount,
+    eligible: explanation.eligible,
+    scores: explanation.topScores.map(perMille),
+    ads,
+  };
+}
+
+function rankedAd(
+  row: { id: number; title: string; bid_micros: number },
+  ranked: RankedAd | undefined,
+  reasons: ExplainReason[],
+): ExplainedAd {
+  return {
+    id: row.id,
+    title: row.title,
+    status: ranked === undefined ? 'filtered' : 'eligible',
+    reasons,
+    bid: microsToAmount(row.bid_micros),
+    placementCoefficient: ranked?.placementCoefficient ?? null,
+    deviceCoefficient: ranked?.deviceCoefficient ?? null,
+    effectiveBid: ranked === undefined ? null : microsToAmount(Math.floor(ranked.effectiveBidMicros)),
+    ctr: ranked?.ctr ?? null,
+    score: ranked === undefined ? null : perMille(ranked.score),
+    rank: ranked?.rank ?? null,
+    wins: ranked?.wins ?? false,
+    price: ranked === undefined ? null : microsToAmount(ranked.priceMicros),
+  };
+}
+
+/** What fills one of the publisher's blocks now, and how many ads do not compete, by why. */
+export async function explainOwnBlock(
+  db: Db,
+  serving: ServingEngine,
+  publisherId: number,
+  blockId: number,
+  query: ImpressionQuery,
+) {
+  const block = await getOwnBlock(db, publisherId, blockId);
+  const { impression, explanation } = explainBlock(
+    serving,
+    block.id,
+    query,
+    () => new ApiError(409, "The block's site is not active (in moderation or banned): nothing serves there."),
+  );
+  return {
+    block: explanation.blockId,
+    device: impression.device,
+    country: impression.country,
+    teaserCount: explanation.teaserCount,
+    eligible: explanation.eligible,
+    teasers: explanation.ranked
+      .filter((ad) => ad.wins)
+      .map((ad) => ({ rank: ad.rank, id: ad.offerId, title: ad.title, domain: ad.domain, score: perMille(ad.score) })),
+    filtered: countReasons(explanation),
+  };
+}
+
+function countReasons(explanation: Explanation): { reason: ExplainReason; count: number }[] {
+  return SERVING_REASONS.flatMap((reason) => {
+    const count = explanation.skipCounts[reason];
+    return count === undefined ? [] : [{ reason, count }];
+  });
+}
