@@ -207,4 +207,59 @@ describe('viewable impressions in a real browser (headless Chromium)', { skip },
       await publisher.close();
     }
   });
+
+  it('a frequency cap counts the views the beacon reports, not the teasers served', async () => {
+    const world = await createWorld(server, { ads: [{ bidMicros: 900_000 }, { bidMicros: 100_000 }], teaserCount: 1 });
+    const [capped = 0] = world.campaignIds;
+    const [cappedAd = 0, otherAd = 0] = world.offerIds;
+    const put = await world.advertiser.put(`/api/advertiser/campaigns/${capped}`, { frequencyCap: 1 });
+    assert.equal(put.status, 200, put.text);
+    await engineOf(server).refresh();
+    // One block, far below the fold: served on every load, viewable only once scrolled to.
+    const publisher = await startPublisherSite(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>News</title></head>
+<body style="margin:0"><p style="height:4000px">A long article.</p>
+<div id="low" data-nativa-block="${world.blockId}"></div><p style="height:2000px">Comments.</p>
+<script async src="${server.url}/api/serve/loader.js"></script></body></html>`);
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      userAgent: DESKTOP_UA,
+      viewport: { width: 1280, height: 720 },
+    });
+    try {
+      const page = await context.newPage();
+      const beacons: Request[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/api/serve/views')) beacons.push(request);
+      });
+      /** Loads the article (a new page view, the same visitor: the loader's localStorage id) and returns the teaser served. */
+      const load = async () => {
+        const served = page.waitForResponse((response) => /\/api\/serve\/blocks\/\d+\/teasers/.test(response.url()));
+        await page.goto(publisher.url);
+        const response = await served;
+        assert.match(response.url(), /[?&]visitor=[A-Za-z0-9_-]{16,64}/, 'the loader names its visitor');
+        const [teaser] = ((await response.json()) as { teasers: { id: number; view: string }[] }).teasers;
+        assert.ok(teaser);
+        await page.waitForSelector('#low li a', { state: 'attached' });
+        return teaser;
+      };
+      assert.equal((await load()).id, cappedAd);
+      await engineOf(server).impressions.flush();
+      const again = await load();
+      assert.equal(again.id, cappedAd, 'served but never viewable: not counted toward the cap');
+      assert.equal(beacons.length, 0);
+
+      const beacon = page.waitForRequest((request) => request.url().endsWith('/api/serve/views'));
+      await page.locator('#low').scrollIntoViewIfNeeded();
+      const sent = await beacon;
+      assert.equal(sent.postData(), again.view);
+      assert.equal((await sent.response())?.status(), 204);
+      await engineOf(server).impressions.flush();
+      await page.evaluate('window.scrollTo(0, 0)');
+      assert.equal((await load()).id, otherAd, 'viewed once: the cap of one is reached');
+    } finally {
+      await context.close();
+      await publisher.close();
+    }
+  });
 });

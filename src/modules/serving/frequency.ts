@@ -6,8 +6,9 @@ import type { Redis } from 'ioredis';
  * (a visitor's page views land on any instance), else in this process. They expire after two
  * days: a cap is about today only.
  *
- * The count is meant to be of viewable impressions. Until the viewability beacon exists, the
- * serving engine calls `recordView` where it serves a teaser; the beacon will call it instead.
+ * The count is of viewable impressions: serving only reads it, and `recordView` is called once
+ * per view the beacon reported, after the impression buffer's flush committed the view's token
+ * (ServingEngine.countTowardCaps), so a replayed token never counts twice.
  */
 export interface FrequencyStore {
   /** Views today per campaign id for one visitor (campaigns it has not seen are absent). */

@@ -13,8 +13,11 @@ export interface ImpressionBufferOptions {
   /** Lifetime of an impression token: its id is kept in the seen-set that long (plus the skew allowed). */
   tokenTtlMs: number;
   now(): number;
-  /** Called after each committed flush: views counted, and beacons' tokens found already counted. */
-  onFlushed(counted: number, replayed: number): void;
+  /**
+   * Called after each committed flush with the views it counted (each token once, ever) and how
+   * many beacons' tokens were found already counted; the flush waits for it (frequency caps).
+   */
+  onFlushed(counted: readonly ViewClaims[], replayed: number): Promise<void>;
   onError(error: unknown): void;
 }
 
@@ -26,7 +29,8 @@ export interface ImpressionBufferOptions {
  * A view is a verified impression token from a beacon. The flush claims the tokens' ids in the
  * seen-set (`viewed_impressions`, unique key) in the same transaction as it adds their views, so a
  * token counts once across every instance sharing the database, and a failed flush neither counts
- * nor claims anything (its batch is put back and tried again).
+ * nor claims anything (its batch is put back and tried again). Only the views so claimed are
+ * handed on (onFlushed) to count toward frequency caps, so a replayed beacon never counts twice.
  */
 export class ImpressionBuffer {
   private served = new Map<string, TrafficEvent>();
@@ -80,19 +84,21 @@ export class ImpressionBuffer {
         const views = this.views;
         this.served = new Map();
         this.views = new Map();
+        let counted: ViewClaims[];
         try {
-          const counted = await this.write(served, views);
-          this.options.onFlushed(counted, views.size - counted);
+          counted = await this.write(served, views);
         } catch (error) {
           this.putBack(served, views);
           throw error;
         }
+        // After the commit, never put back: what onFlushed does with a view happens once at most.
+        await this.options.onFlushed(counted, views.size - counted.length);
       });
     return this.flushing;
   }
 
   /** One transaction: claim the views' ids, then add the served teasers and the claimed views. Returns the views counted. */
-  private async write(served: Map<string, TrafficEvent>, views: Map<string, ViewClaims>): Promise<number> {
+  private async write(served: Map<string, TrafficEvent>, views: Map<string, ViewClaims>): Promise<ViewClaims[]> {
     const now = this.options.now();
     const purge = now - this.purgedAt >= PURGE_EVERY_MS;
     const keepFor = this.options.tokenTtlMs + VIEW_TOKEN_SKEW_MS;
@@ -105,20 +111,19 @@ export class ImpressionBuffer {
       );
       // A view is counted on the day its teaser was served, in the place it was served, so that a
       // day's views never exceed its served teasers.
-      const viewed: TrafficEvent[] = claims
-        .filter((claim) => claimed.has(claim.impressionId))
-        .map((claim) => ({
-          at: claim.issuedAt,
-          campaignId: claim.campaignId,
-          offerId: claim.offerId,
-          siteId: claim.siteId,
-          blockId: claim.blockId,
-          device: claim.device as DeviceId,
-          country: claim.country,
-          views: 1,
-        }));
+      const fresh = claims.filter((claim) => claimed.has(claim.impressionId));
+      const viewed: TrafficEvent[] = fresh.map((claim) => ({
+        at: claim.issuedAt,
+        campaignId: claim.campaignId,
+        offerId: claim.offerId,
+        siteId: claim.siteId,
+        blockId: claim.blockId,
+        device: claim.device as DeviceId,
+        country: claim.country,
+        views: 1,
+      }));
       await recordEvents(trx, [...served.values(), ...viewed], this.options.timeZone);
-      return viewed.length;
+      return fresh;
     });
     if (purge) this.purgedAt = now;
     return counted;

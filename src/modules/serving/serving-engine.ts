@@ -33,7 +33,7 @@ import {
   selectTeasers,
 } from './serving-index.ts';
 import { findOfferTarget, findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
-import { ViewSigner } from './view-token.ts';
+import { type ViewClaims, ViewSigner } from './view-token.ts';
 import { visitorTraits } from './visitor.ts';
 import { frequencyVisitor, type VisitorSignals } from './visitor-id.ts';
 
@@ -172,9 +172,10 @@ export class ServingEngine {
       timeZone: options.timeZone,
       tokenTtlMs: this.viewSigner.ttlMs,
       now: () => options.clock.now(),
-      onFlushed: (counted, replayed) => {
-        this.tally.views += counted;
+      onFlushed: async (counted, replayed) => {
+        this.tally.views += counted.length;
         this.tally.viewRefusals.replayed += replayed;
+        await this.countTowardCaps(counted);
       },
       onError: (error) => options.onError(error, 'flushing views'),
     });
@@ -338,16 +339,6 @@ export class ServingEngine {
     };
     let winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, { ...impression, filters });
     if (pageId !== undefined && winners.length > 0) winners = await this.claimOnPage(pageId, { ...impression, filters }, winners);
-    if (visitor !== undefined) {
-      // Counted at serving until the viewability beacon counts viewable impressions instead. Awaited,
-      // so a visitor's next request sees the count on any instance.
-      const cappedWinners = winners.filter(({ ad }) => (ad.campaign.frequencyCap ?? 0) > 0);
-      await Promise.all(
-        cappedWinners.map(({ ad }) =>
-          this.frequency.recordView(visitor, ad.campaign.id, day).catch(this.failOpen('counting a view')),
-        ),
-      );
-    }
     this.tally.impressions += 1;
     this.tally.served += winners.length;
     return winners.map((winner) => {
@@ -384,6 +375,8 @@ export class ServingEngine {
         device: claims.device,
         country: claims.country,
         issuedAt: now,
+        // Only a capped campaign's token names the visitor, for its beacon to count the view toward the cap.
+        ...(visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0 ? { visitor } : {}),
       });
       return { ad, clickToken: this.signer.sign(claims), viewToken };
     });
@@ -406,6 +399,24 @@ export class ServingEngine {
       if (verdict.kind !== 'valid') viewRefusals[verdict.kind] += 1;
       else if (!this.impressions.addView(verdict.claims)) viewRefusals.replayed += 1;
     }
+  }
+
+  /**
+   * Counts committed views of capped campaigns' teasers toward their visitors' caps, on the day
+   * each teaser was served. A failing store is reported: the views stay counted in the statistics.
+   */
+  private async countTowardCaps(views: readonly ViewClaims[]): Promise<void> {
+    await Promise.all(
+      views.flatMap(({ visitor, campaignId, issuedAt }) =>
+        visitor === undefined
+          ? []
+          : [
+              this.frequency
+                .recordView(visitor, campaignId, dayOf(issuedAt, this.options.timeZone))
+                .catch(this.failOpen('counting a view toward a cap')),
+            ],
+      ),
+    );
   }
 
   /**

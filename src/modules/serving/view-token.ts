@@ -6,7 +6,9 @@ import { createHmac, hash, timingSafeEqual } from 'node:crypto';
  * link, the token carries everything the view is counted under (ad, campaign, site, block,
  * device, country, when it was served), signed, so the beacon needs no lookup to trust it. Its id
  * is the served teaser's click id: one impression, one id, which the seen-set keeps to count a
- * token once.
+ * token once. A teaser of a frequency-capped campaign also carries the visitor its cap counts for
+ * (16 bytes, already a keyed hash: visitor-id.ts), so the beacon counts the view toward the cap of
+ * the visitor it was served to; other teasers' tokens stay short.
  */
 export interface ViewClaims {
   /** The impression's id (the click id of the same teaser's link, 128 random bits). */
@@ -19,6 +21,8 @@ export interface ViewClaims {
   country: string;
   /** When the teaser was served, epoch ms. */
   issuedAt: number;
+  /** The frequency visitor (22 base64url characters), only on teasers of capped campaigns. */
+  visitor?: string;
 }
 
 export type ViewVerdict =
@@ -33,16 +37,20 @@ export const VIEW_TOKEN_SKEW_MS = 60_000;
 
 /** Layout: impression id, four ids, device, two country letters, time (6 bytes of epoch ms). */
 const PAYLOAD_BYTES = 16 + 4 * 4 + 1 + 2 + 6;
+/** A capped campaign's teaser: the payload, then the frequency visitor. */
+const VISITOR_BYTES = 16;
 /** HMAC-SHA256 truncated to 128 bits, as the click link's. */
 const MAC_BYTES = 16;
-/** Base64url length of a token: every token has exactly this many characters. */
+/** Base64url length of a token without a visitor (76 characters). */
 export const VIEW_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + MAC_BYTES) * 4) / 3);
+/** Base64url length of a token with a visitor (98 characters): a token has one of these two lengths. */
+export const CAPPED_VIEW_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + VISITOR_BYTES + MAC_BYTES) * 4) / 3);
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 export class ViewSigner {
   readonly ttlMs: number;
   /** HMAC's inner and outer blocks: (key ⊕ ipad) ‖ message and (key ⊕ opad) ‖ inner hash. */
-  private readonly inner = Buffer.alloc(64 + PAYLOAD_BYTES);
+  private readonly inner = Buffer.alloc(64 + PAYLOAD_BYTES + VISITOR_BYTES);
   private readonly outer = Buffer.alloc(64 + 32);
 
   /**
@@ -59,9 +67,14 @@ export class ViewSigner {
     }
   }
 
-  /** A URL-safe token of VIEW_TOKEN_LENGTH (76) characters: base64url of the payload and its MAC. */
+  /**
+   * A URL-safe token, base64url of the payload and its MAC: VIEW_TOKEN_LENGTH characters, or
+   * CAPPED_VIEW_TOKEN_LENGTH with a visitor. The MAC covers the whole payload, so a visitor can
+   * neither be removed from a token nor changed.
+   */
   sign(claims: ViewClaims): string {
-    const buffer = Buffer.allocUnsafe(PAYLOAD_BYTES + MAC_BYTES);
+    const payloadBytes = claims.visitor === undefined ? PAYLOAD_BYTES : PAYLOAD_BYTES + VISITOR_BYTES;
+    const buffer = Buffer.allocUnsafe(payloadBytes + MAC_BYTES);
     buffer.fill(0, 0, 16);
     buffer.write(claims.impressionId, 0, 16, 'base64url');
     buffer.writeUInt32BE(claims.offerId, 16);
@@ -71,19 +84,26 @@ export class ViewSigner {
     buffer.writeUInt8(claims.device, 32);
     buffer.write((claims.country || '--').padEnd(2, '-').slice(0, 2), 33, 'latin1');
     buffer.writeUIntBE(claims.issuedAt, 35, 6);
-    this.mac(buffer.subarray(0, PAYLOAD_BYTES), buffer, PAYLOAD_BYTES);
+    if (claims.visitor !== undefined) {
+      buffer.fill(0, PAYLOAD_BYTES, payloadBytes);
+      buffer.write(claims.visitor, PAYLOAD_BYTES, VISITOR_BYTES, 'base64url');
+    }
+    this.mac(buffer.subarray(0, payloadBytes), buffer, payloadBytes);
     return buffer.toString('base64url');
   }
 
   /** Forged: not a token of ours (bad length, characters or MAC); expired: older than the TTL, or from the future. */
   verify(token: string, nowMs: number): ViewVerdict {
-    if (token.length !== VIEW_TOKEN_LENGTH || !TOKEN_PATTERN.test(token)) return { kind: 'forged', claims: undefined };
+    const capped = token.length === CAPPED_VIEW_TOKEN_LENGTH;
+    if ((!capped && token.length !== VIEW_TOKEN_LENGTH) || !TOKEN_PATTERN.test(token))
+      return { kind: 'forged', claims: undefined };
+    const payloadBytes = capped ? PAYLOAD_BYTES + VISITOR_BYTES : PAYLOAD_BYTES;
     const buffer = Buffer.from(token, 'base64url');
-    if (buffer.length !== PAYLOAD_BYTES + MAC_BYTES) return { kind: 'forged', claims: undefined };
-    const payload = buffer.subarray(0, PAYLOAD_BYTES);
+    if (buffer.length !== payloadBytes + MAC_BYTES) return { kind: 'forged', claims: undefined };
+    const payload = buffer.subarray(0, payloadBytes);
     const expected = Buffer.allocUnsafe(MAC_BYTES);
     this.mac(payload, expected, 0);
-    if (!timingSafeEqual(buffer.subarray(PAYLOAD_BYTES), expected)) return { kind: 'forged', claims: undefined };
+    if (!timingSafeEqual(buffer.subarray(payloadBytes), expected)) return { kind: 'forged', claims: undefined };
     const claims = parseClaims(payload);
     if (claims === undefined) return { kind: 'forged', claims: undefined };
     if (nowMs - claims.issuedAt > this.ttlMs || claims.issuedAt - nowMs > VIEW_TOKEN_SKEW_MS) return { kind: 'expired', claims };
@@ -93,7 +113,7 @@ export class ViewSigner {
   /** HMAC-SHA256 (RFC 2104) from two one-shot hashes over preallocated blocks, as ClickSigner computes it. */
   private mac(payload: Buffer, target: Buffer, offset: number): void {
     payload.copy(this.inner, 64);
-    this.outer.write(hash('sha256', this.inner, 'latin1'), 64, 32, 'latin1');
+    this.outer.write(hash('sha256', this.inner.subarray(0, 64 + payload.length), 'latin1'), 64, 32, 'latin1');
     target.write(hash('sha256', this.outer, 'latin1'), offset, MAC_BYTES, 'latin1');
   }
 }
@@ -101,7 +121,7 @@ export class ViewSigner {
 function parseClaims(payload: Buffer): ViewClaims | undefined {
   const country = payload.toString('latin1', 33, 35);
   if (country !== '--' && !/^[A-Z]{2}$/.test(country)) return undefined;
-  return {
+  const claims: ViewClaims = {
     impressionId: payload.subarray(0, 16).toString('base64url'),
     offerId: payload.readUInt32BE(16),
     campaignId: payload.readUInt32BE(20),
@@ -111,4 +131,6 @@ function parseClaims(payload: Buffer): ViewClaims | undefined {
     country: country === '--' ? '' : country,
     issuedAt: payload.readUIntBE(35, 6),
   };
+  if (payload.length > PAYLOAD_BYTES) claims.visitor = payload.subarray(PAYLOAD_BYTES).toString('base64url');
+  return claims;
 }

@@ -149,14 +149,20 @@ describe('eligibility filters', () => {
 
 describe('frequency visitor', () => {
   const signals = { cookieId: undefined, loaderId: undefined, address: '203.0.113.9', userAgent: 'UA' };
-  it('prefers the cookie, then the loader id, then a daily keyed hash', () => {
-    assert.equal(
-      frequencyVisitor({ ...signals, cookieId: 'c'.repeat(22), loaderId: 'l'.repeat(32) }, 's', 'd'),
-      `c:${'c'.repeat(22)}`,
-    );
-    assert.equal(frequencyVisitor({ ...signals, loaderId: 'l'.repeat(32) }, 's', 'd'), `l:${'l'.repeat(32)}`);
+  it('prefers the cookie, then the loader id, then a daily keyed hash; always 16 keyed bytes', () => {
+    const cookieId = 'c'.repeat(22);
+    const loaderId = 'l'.repeat(32);
+    const byCookie = frequencyVisitor({ ...signals, cookieId, loaderId }, 's', 'd');
+    assert.match(byCookie, /^[A-Za-z0-9_-]{22}$/);
+    assert.equal(Buffer.from(byCookie, 'base64url').length, 16);
+    assert.equal(frequencyVisitor({ ...signals, cookieId }, 's', 'd2'), byCookie, 'the cookie wins, on any day');
+    const byLoader = frequencyVisitor({ ...signals, loaderId }, 's', 'd');
+    assert.equal(frequencyVisitor({ ...signals, loaderId, userAgent: 'UA2' }, 's', 'd2'), byLoader, 'then the loader id');
+    assert.notEqual(byLoader, byCookie);
+    assert.notEqual(frequencyVisitor({ ...signals, loaderId }, 'other', 'd'), byLoader, 'keyed by the secret');
+    assert.notEqual(frequencyVisitor({ ...signals, cookieId: loaderId }, 's', 'd'), byLoader, 'a cookie is not a loader id');
     const hashed = frequencyVisitor(signals, 'secret', '2026-03-10');
-    assert.match(hashed, /^h:[A-Za-z0-9_-]{22}$/);
+    assert.match(hashed, /^[A-Za-z0-9_-]{22}$/);
     assert.equal(frequencyVisitor(signals, 'secret', '2026-03-10'), hashed);
     assert.notEqual(frequencyVisitor(signals, 'secret', '2026-03-11'), hashed, 'not linkable across days');
     assert.notEqual(frequencyVisitor(signals, 'other', '2026-03-10'), hashed, 'keyed by the secret');

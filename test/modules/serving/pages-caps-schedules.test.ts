@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { CAPPED_VIEW_TOKEN_LENGTH, VIEW_TOKEN_LENGTH } from '../../../src/modules/serving/view-token.ts';
 import { insertBlock, insertOffer } from '../../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf, type World } from '../../helpers/serving.ts';
+
+type Teaser = { id: number; view: string };
 
 /**
  * One page without repeats, frequency caps and schedules over the real server. With
@@ -23,11 +26,26 @@ describe('serving: one page without repeats, frequency caps, schedules', () => {
   });
   after(() => server.close());
 
-  async function teaserIds(blockId: number, query: { page?: string; visitor?: string } = {}): Promise<number[]> {
+  async function teasers(blockId: number, query: { page?: string; visitor?: string } = {}): Promise<Teaser[]> {
     const search = new URLSearchParams(query as Record<string, string>).toString();
     const response = await server.anonymous.get(`/api/serve/blocks/${blockId}/teasers${search ? `?${search}` : ''}`, { headers });
     assert.equal(response.status, 200, response.text);
-    return response.json<{ teasers: { id: number }[] }>().teasers.map((teaser) => teaser.id);
+    return response.json<{ teasers: Teaser[] }>().teasers;
+  }
+
+  async function teaserIds(blockId: number, query: { page?: string; visitor?: string } = {}): Promise<number[]> {
+    return (await teasers(blockId, query)).map((teaser) => teaser.id);
+  }
+
+  /** The loader's beacon for teasers that became viewable, then the flush that counts its views (and caps). */
+  async function viewed(tokens: string[]): Promise<void> {
+    const response = await server.anonymous.request('POST', '/api/serve/views', {
+      raw: tokens.join('\n'),
+      contentType: 'text/plain;charset=UTF-8',
+      headers,
+    });
+    assert.equal(response.status, 204, response.text);
+    await engineOf(server).impressions.flush();
   }
 
   async function secondBlock(world: World, teaserCount: number): Promise<number> {
@@ -89,7 +107,7 @@ describe('serving: one page without repeats, frequency caps, schedules', () => {
     assert.deepEqual(await teaserIds(world.blockId, { page: reversed }), [bigSecond, smallSecond]);
   });
 
-  it('a capped campaign stops serving to a visitor after its views and serves others; the next day again', async () => {
+  it('a capped campaign stops serving to a visitor after its viewable views and serves others; the next day again', async () => {
     const world = await createWorld(server, { ads: [{ bidMicros: 900_000 }, { bidMicros: 100_000 }], teaserCount: 1 });
     const [capped = 0] = world.campaignIds;
     const [cappedAd = 0, otherAd = 0] = world.offerIds;
@@ -98,17 +116,41 @@ describe('serving: one page without repeats, frequency caps, schedules', () => {
     assert.equal(put.json<{ frequencyCap?: number }>().frequencyCap, 2);
     await engineOf(server).refresh();
     const visitor = newId();
-    assert.deepEqual(await teaserIds(world.blockId, { visitor }), [cappedAd]);
-    assert.deepEqual(await teaserIds(world.blockId, { visitor }), [cappedAd]);
-    assert.deepEqual(await teaserIds(world.blockId, { visitor }), [otherAd]);
+    // Served but never viewable: no count, however often.
+    const unseen: Teaser[] = [];
+    for (let load = 0; load < 4; load += 1) unseen.push(...(await teasers(world.blockId, { visitor })));
+    assert.deepEqual(
+      unseen.map((teaser) => teaser.id),
+      [cappedAd, cappedAd, cappedAd, cappedAd],
+      'served-but-not-viewed teasers count nothing',
+    );
+    const [first, second, third] = unseen;
+    assert.ok(first && second && third);
+    assert.equal(first.view.length, CAPPED_VIEW_TOKEN_LENGTH, "a capped campaign's token carries the visitor");
+    // One viewable view, then its beacon replayed (in the same flush and after it): one view.
+    await viewed([first.view, first.view]);
+    await viewed([first.view]);
+    assert.deepEqual(await teaserIds(world.blockId, { visitor }), [cappedAd], 'one view of two, a replay counted once');
+    // The second view reaches the cap.
+    await viewed([second.view]);
+    const [shown] = await teasers(world.blockId, { visitor });
+    assert.equal(shown?.id, otherAd);
+    assert.equal(shown?.view.length, VIEW_TOKEN_LENGTH, "an uncapped campaign's token names no visitor");
+    // The other ad's views count toward no cap, and more views of the capped ad change nothing.
+    await viewed([shown?.view ?? '', third.view]);
     assert.deepEqual(await teaserIds(world.blockId, { visitor }), [otherAd]);
     assert.deepEqual(await teaserIds(world.blockId, { visitor: newId() }), [cappedAd], 'another visitor still sees it');
     server.clock.advance(86_400_000);
     await engineOf(server).refresh();
     assert.deepEqual(await teaserIds(world.blockId, { visitor }), [cappedAd], 'a new day, a new count');
     // Without a visitor id the visitor is a hash of address and User-Agent: capped all the same.
-    const anonymous = [];
-    for (let view = 0; view < 3; view += 1) anonymous.push(...(await teaserIds(world.blockId)));
+    const anonymous: number[] = [];
+    for (let load = 0; load < 3; load += 1) {
+      const [teaser] = await teasers(world.blockId);
+      assert.ok(teaser);
+      anonymous.push(teaser.id);
+      await viewed([teaser.view]);
+    }
     assert.deepEqual(anonymous, [cappedAd, cappedAd, otherAd]);
   });
 

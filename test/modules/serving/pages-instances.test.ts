@@ -17,20 +17,34 @@ describe('one page and frequency caps across two instances (Redis)', () => {
     unreachable = await redisUnreachable(TEST_REDIS_URL);
     if (unreachable !== undefined) return;
     const config = { servingRefreshMs: 600_000, redisUrl: TEST_REDIS_URL, redisKeyPrefix: `nativa-test-${newId()}:` };
-    first = await startTestServer({ config });
-    second = await startTestServer({ config, database: first.server.context.database });
+    // Instances of one deployment share the signing secret: it keys the visitor ids of frequency caps too.
+    const env = { SIGNING_SECRET: `instances-test-secret-${newId()}` };
+    first = await startTestServer({ config, env });
+    second = await startTestServer({ config, env, database: first.server.context.database });
   });
   after(async () => {
     await second?.close();
     await first?.close();
   });
 
-  const ids = async (server: TestServer, blockId: number, query: Record<string, string>) => {
+  const teasers = async (server: TestServer, blockId: number, query: Record<string, string>) => {
     const response = await server.anonymous.get(`/api/serve/blocks/${blockId}/teasers?${new URLSearchParams(query)}`, {
       headers: { 'User-Agent': DESKTOP_UA },
     });
     assert.equal(response.status, 200, response.text);
-    return response.json<{ teasers: { id: number }[] }>().teasers.map((teaser) => teaser.id);
+    return response.json<{ teasers: { id: number; view: string }[] }>().teasers;
+  };
+  const ids = async (server: TestServer, blockId: number, query: Record<string, string>) =>
+    (await teasers(server, blockId, query)).map((teaser) => teaser.id);
+  /** A beacon to one instance, counted by its flush. */
+  const viewed = async (server: TestServer, tokens: string[]) => {
+    const response = await server.anonymous.request('POST', '/api/serve/views', {
+      raw: tokens.join('\n'),
+      contentType: 'text/plain;charset=UTF-8',
+      headers: { 'User-Agent': DESKTOP_UA },
+    });
+    assert.equal(response.status, 204, response.text);
+    await engineOf(server).impressions.flush();
   };
 
   it('two blocks of a page asked of two instances at once never show the same ad', async (t) => {
@@ -60,9 +74,15 @@ describe('one page and frequency caps across two instances (Redis)', () => {
     await engineOf(first).refresh();
     await engineOf(second).refresh();
     const visitor = newId();
-    assert.deepEqual(await ids(first, world.blockId, { visitor }), [cappedAd]);
-    assert.deepEqual(await ids(second, world.blockId, { visitor }), [cappedAd]);
-    // The second view was counted by the second instance; the first instance reads it from Redis.
+    const [served] = await teasers(first, world.blockId, { visitor });
+    assert.equal(served?.id, cappedAd);
+    // Served by the first instance, its beacon counted by the second (a load balancer's choice).
+    await viewed(second, [served?.view ?? '']);
+    const [again] = await teasers(second, world.blockId, { visitor });
+    assert.equal(again?.id, cappedAd);
+    // The same beacon sent to both instances at once counts once: the seen-set is in the database.
+    await Promise.all([viewed(first, [again?.view ?? '']), viewed(second, [again?.view ?? ''])]);
+    // Two views, each counted by one instance; both read them from Redis.
     assert.deepEqual(await ids(first, world.blockId, { visitor }), [otherAd]);
     assert.deepEqual(await ids(second, world.blockId, { visitor }), [otherAd]);
   });

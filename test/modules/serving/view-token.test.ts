@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClickSigner, newClickId } from '../../../src/modules/serving/click-token.ts';
-import { VIEW_TOKEN_LENGTH, VIEW_TOKEN_SKEW_MS, VIEW_TOKEN_TTL_MS, ViewSigner } from '../../../src/modules/serving/view-token.ts';
+import {
+  CAPPED_VIEW_TOKEN_LENGTH,
+  VIEW_TOKEN_LENGTH,
+  VIEW_TOKEN_SKEW_MS,
+  VIEW_TOKEN_TTL_MS,
+  ViewSigner,
+} from '../../../src/modules/serving/view-token.ts';
 
 describe('impression token signatures', () => {
   const secret = 'b'.repeat(40);
@@ -52,6 +58,25 @@ describe('impression token signatures', () => {
     const verdict = signer.verify(token, claims.issuedAt + VIEW_TOKEN_TTL_MS + 1);
     assert.equal(verdict.kind, 'expired');
     assert.equal(verdict.claims?.impressionId, claims.impressionId);
+  });
+
+  describe("a capped campaign's token carries its visitor", () => {
+    const visitor = 'AAECAwQFBgcICQoLDA0ODw';
+    const capped = signer.sign({ ...claims, visitor });
+    it('round-trips the visitor in a longer token of fixed length', () => {
+      assert.equal(capped.length, CAPPED_VIEW_TOKEN_LENGTH);
+      assert.deepEqual(signer.verify(capped, claims.issuedAt), { kind: 'valid', claims: { ...claims, visitor } });
+    });
+    const forgeries: [name: string, token: string][] = [
+      ['visitor changed', flip(capped, 60)],
+      ['visitor cut off (the short length)', capped.slice(0, VIEW_TOKEN_LENGTH)],
+      ['a short token with a visitor appended', `${token}${capped.slice(VIEW_TOKEN_LENGTH)}`],
+      ['signature changed', flip(capped, 90)],
+      ['truncated', capped.slice(0, -1)],
+    ];
+    for (const [name, candidate] of forgeries) {
+      it(`${name} → forged`, () => assert.equal(signer.verify(candidate, claims.issuedAt).kind, 'forged'));
+    }
   });
 
   it('signs different impressions of the same ad differently', () => {
