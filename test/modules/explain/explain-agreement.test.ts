@@ -160,9 +160,9 @@ describe('explain agrees with serving', () => {
             const served: { id: number; rank: number; price: number | undefined }[] = (
               await engine.serve({ block, device, country, visitorId })
             ).map((teaser, index) => {
-                const claims = engine.signer.verify(teaser.clickToken, server.clock.now()).claims;
-                return { id: teaser.ad.offerId, rank: index + 1, price: claims?.chargeMicros };
-              });
+              const claims = engine.signer.verify(teaser.clickToken, server.clock.now()).claims;
+              return { id: teaser.ad.offerId, rank: index + 1, price: claims?.chargeMicros };
+            });
             const winners = explanation.ranked
               .filter((ad) => ad.rank <= block.teaserCount)
               .map((ad) => ({ id: ad.offerId, rank: ad.rank, price: ad.priceMicros }));
