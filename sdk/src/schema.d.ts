@@ -3670,7 +3670,7 @@ export interface operations {
                         category_id: string;
                         /** @description Clicks on teasers in the period. */
                         clicks: number;
-                        /** @description Income per thousand impressions, in currency units: income / views * 1000. */
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
@@ -3694,7 +3694,7 @@ export interface operations {
                         url: string;
                         /** @description The publisher account that owns the site. */
                         userId: number;
-                        /** @description Impressions of teasers in the period. */
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
                 };
@@ -3760,7 +3760,7 @@ export interface operations {
                         category_id: string;
                         /** @description Clicks on teasers in the period. */
                         clicks: number;
-                        /** @description Income per thousand impressions, in currency units: income / views * 1000. */
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
@@ -3784,7 +3784,7 @@ export interface operations {
                         url: string;
                         /** @description The publisher account that owns the site. */
                         userId: number;
-                        /** @description Impressions of teasers in the period. */
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
                 };
@@ -5433,7 +5433,7 @@ export interface operations {
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
                 };
@@ -5561,7 +5561,7 @@ export interface operations {
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
                 };
@@ -5734,7 +5734,7 @@ export interface operations {
                             url: string;
                             /** @description Target URL for mobile devices; empty means `url`. */
                             url_mobile: string;
-                            /** @description Shows. */
+                            /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                             views: number;
                         }[];
                         /** @description Conversions of the goals selected by targetId. */
@@ -5753,7 +5753,7 @@ export interface operations {
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
                 };
@@ -5880,7 +5880,7 @@ export interface operations {
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
                 };
@@ -6091,7 +6091,7 @@ export interface operations {
                         served: number;
                         /** @description `123` for site 123 as a whole (all its blocks), `123s45` for its block 45 (listed when that block has its own coefficient). */
                         site_id: string;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
                 };
@@ -6186,7 +6186,7 @@ export interface operations {
                         refundedSpend: number;
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
                 };
@@ -7020,7 +7020,7 @@ export interface operations {
                             orders: number;
                             /** @description Site id; 0 for device and ad objects. */
                             siteId: number;
-                            /** @description Shows in the window. */
+                            /** @description Viewable impressions in the window. */
                             views: number;
                         }[];
                         /** @description First day of the window evaluated (YYYY-MM-DD). */
@@ -7126,7 +7126,7 @@ export interface operations {
                         siteId: number;
                         /** @description Whether a run by hand or the scheduler applied it. */
                         trigger: "manual" | "schedule";
-                        /** @description Shows in the window. */
+                        /** @description Viewable impressions in the window. */
                         views: number;
                     }[];
                 };
@@ -7432,7 +7432,7 @@ export interface operations {
                         url: string;
                         /** @description Target URL for mobile devices; empty means `url`. */
                         url_mobile: string;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
                 };
@@ -7563,7 +7563,7 @@ export interface operations {
                         url: string;
                         /** @description Target URL for mobile devices; empty means `url`. */
                         url_mobile: string;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
                 };
@@ -7858,7 +7858,7 @@ export interface operations {
                         refundedSpend: number;
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
-                        /** @description Shows. */
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
                 };
@@ -8306,7 +8306,7 @@ export interface operations {
                             timeZone?: string;
                             /** @description Title. */
                             title: string;
-                            /** @description Shows. */
+                            /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                             views: number;
                         }[];
                         /**
@@ -10923,7 +10923,7 @@ export interface operations {
                         category_id: string;
                         /** @description Clicks on teasers in the period. */
                         clicks: number;
-                        /** @description Income per thousand impressions, in currency units: income / views * 1000. */
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
@@ -10945,7 +10945,7 @@ export interface operations {
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
                         url: string;
-                        /** @description Impressions of teasers in the period. */
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
                 };
@@ -11030,7 +11030,7 @@ export interface operations {
                         category_id: string;
                         /** @description Clicks on teasers in the period. */
                         clicks: number;
-                        /** @description Income per thousand impressions, in currency units: income / views * 1000. */
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
@@ -11052,7 +11052,7 @@ export interface operations {
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
                         url: string;
-                        /** @description Impressions of teasers in the period. */
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
                 };
@@ -11142,7 +11142,7 @@ export interface operations {
                         category_id: string;
                         /** @description Clicks on teasers in the period. */
                         clicks: number;
-                        /** @description Income per thousand impressions, in currency units: income / views * 1000. */
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
@@ -11164,7 +11164,7 @@ export interface operations {
                         status: "moderation" | "active" | "banned" | "unconfirmed";
                         /** @description Site address. */
                         url: string;
-                        /** @description Impressions of teasers in the period. */
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
                 };
@@ -11333,7 +11333,7 @@ export interface operations {
                     "application/json": {
                         /** @description Clicks on teasers in the period. */
                         clicks: number;
-                        /** @description Income per thousand impressions, in currency units: income / views * 1000. */
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
@@ -11354,7 +11354,7 @@ export interface operations {
                         refundedIncome: number;
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
-                        /** @description Impressions of teasers in the period. */
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
                 };

@@ -22,7 +22,7 @@ export const servedAndRefundedProperties = {
 
 /** The statistics block shared by Campaign, Ad and the statistics rows. */
 export const figureProperties = {
-  views: Type.Integer({ description: 'Shows.' }),
+  views: Type.Integer({ description: 'Viewable impressions (shows): teasers at least half in view for a second.' }),
   clicks: Type.Integer({ description: 'Transitions (clicks).' }),
   money: Type.Number({ description: 'Expenses, in currency units.' }),
   orders: Type.Integer({ description: 'Conversions of the goals selected by targetId.' }),

@@ -16,7 +16,7 @@ export const CoefficientSchema = Type.Object(
 export type Coefficient = Static<typeof CoefficientSchema>;
 
 const figures = {
-  views: Type.Integer({ description: 'Shows.' }),
+  views: Type.Integer({ description: 'Viewable impressions (shows): teasers at least half in view for a second.' }),
   clicks: Type.Integer({ description: 'Clicks.' }),
   money: Type.Number({ description: 'Spent.' }),
   orders: Type.Integer({ description: 'Conversions of the goal chosen by `targetId`.' }),

@@ -79,7 +79,7 @@ const changeProperties = {
   field: oneOf(['coef', 'active'] as const, 'What changes: the coefficient, or whether the ad is on (1) or off (0).'),
   before: Type.Number({ description: 'The value before the change.' }),
   after: Type.Number({ description: 'The value after the change.' }),
-  views: Type.Integer({ description: 'Shows in the window.' }),
+  views: Type.Integer({ description: 'Viewable impressions in the window.' }),
   clicks: Type.Integer({ description: 'Clicks in the window.' }),
   money: Type.Number({ description: 'Spent in the window.' }),
   orders: Type.Integer({ description: 'Conversions (all goals) in the window.' }),

@@ -23,10 +23,12 @@ export const ZERO_TOTALS: PublisherTotals = {
 
 /** The statistics fields shared by Website and publisher Statistics rows, with their spec types. */
 export const publisherFigureFields = {
-  views: Type.Integer({ description: 'Impressions of teasers in the period.' }),
+  views: Type.Integer({
+    description: 'Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them.',
+  }),
   clicks: Type.Integer({ description: 'Clicks on teasers in the period.' }),
   ctr: Type.Number({ description: 'Click-through rate: clicks / views * 100.' }),
-  cpm: Type.Number({ description: 'Income per thousand impressions, in currency units: income / views * 1000.' }),
+  cpm: Type.Number({ description: 'Income per thousand viewable impressions, in currency units: income / views * 1000.' }),
   money: Type.Integer({ description: 'Income in whole cents of the account currency (rounded down).' }),
   income: Type.Number({ description: 'The same income as a number in currency units, 4 fraction digits.' }),
   served: Type.Integer({
