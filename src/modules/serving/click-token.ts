@@ -1,4 +1,4 @@
-import { hash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FastHmac } from './fast-hmac.ts';
