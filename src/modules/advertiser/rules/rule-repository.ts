@@ -46,6 +46,11 @@ export async function claimDueRules(db: Db, now: Date, next: Date, limit: number
         .select('id')
         .where('enabled', '=', true)
         .where('next_run_at', '<=', now)
+        // An archived campaign does not serve, so its rules have nothing to optimise; they stay
+        // due and run at the first round after the campaign is restored.
+        .where('campaign_id', 'not in', (campaigns) =>
+          campaigns.selectFrom('campaigns').select('id').where('archived', '=', true),
+        )
         .orderBy('next_run_at')
         .limit(limit),
     )

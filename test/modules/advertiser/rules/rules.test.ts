@@ -338,4 +338,15 @@ describe('optimisation rules', () => {
     assert.equal(await scheduler.runDue(), 1);
     assert.equal((await owner.client.get(`${base}/changes?ruleId=${id}`)).json<unknown[]>().length, 3, 'nothing left to change');
   });
+
+  it('leaves the rules of an archived campaign alone until it is restored', async () => {
+    const scheduler = server.server.context.rules;
+    assert.ok(scheduler);
+    server.clock.advance(3600_000);
+    const campaign = `/api/advertiser/campaigns/${campaignId}`;
+    assert.equal((await owner.client.put(campaign, { archived: true })).status, 200);
+    assert.equal(await scheduler.runDue(), 0, 'an archived campaign has nothing to optimise');
+    assert.equal((await owner.client.put(campaign, { archived: false })).status, 200);
+    assert.equal(await scheduler.runDue(), 1, 'due since the archive, it runs at the first round after the restore');
+  });
 });
