@@ -8,6 +8,7 @@ import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { engineOf } from '../helpers/serving.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
@@ -263,6 +264,45 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     );
     await page.getByRole('row', { name: new RegExp(`^Site ${siteId}\\b`) }).waitFor();
     await lookAt('advertiser-coefficients');
+  });
+
+  it('explains, from a block of the traffic table, why each ad shows or not, with its coefficients', async () => {
+    await engineOf(server).refresh();
+    const [firstBlock = 0] = blockIds;
+    await page.getByRole('link', { name: `Why ads show or not in block ${firstBlock}` }).click();
+    await page.getByRole('heading', { name: new RegExp(`^Block ${firstBlock}, desktop, unknown country`) }).waitFor();
+    assert.match(page.url(), new RegExp(`/advertiser/campaigns/${campaignId}/explain\\?block=${firstBlock}$`));
+    const adRow = page.getByRole('row', { name: /Boots at half price/ });
+    // The block's own coefficient (2, set above) and the desktop one (1).
+    await adRow.getByText('Shows, place 1').waitFor();
+    await adRow.getByRole('cell', { name: '× 2 × 1' }).waitFor();
+
+    // On phones the device coefficient set above (0.5) multiplies the block's.
+    await page.getByLabel('Device').selectOption({ label: 'Phone' });
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await page.getByRole('heading', { name: new RegExp(`^Block ${firstBlock}, phone`) }).waitFor();
+    await adRow.getByRole('cell', { name: '× 2 × 0.5' }).waitFor();
+    assert.match(page.url(), /device=mobile/);
+    await lookAt('advertiser-explain');
+
+    // A switched-off ad is filtered, with the reason in words; a block that serves nothing is refused.
+    const offerId = (
+      await server.server.context.db
+        .selectFrom('offers')
+        .select('id')
+        .where('campaign_id', '=', campaignId)
+        .executeTakeFirstOrThrow()
+    ).id;
+    const off = await server.anonymous.put(`/api/advertiser/offers/${offerId}`, { active: false }, { token: advertiser.token });
+    assert.equal(off.status, 204, off.text);
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await adRow.getByText('The ad is switched off').waitFor();
+    await page.getByLabel('Block', { exact: true }).fill('99999999');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    // The API's refusal stands beside the field it names.
+    await page.locator('#block-error').getByText('Not a block of an active site').waitFor();
+    assert.equal(await page.getByLabel('Block', { exact: true }).getAttribute('aria-invalid'), 'true');
+    await server.anonymous.put(`/api/advertiser/offers/${offerId}`, { active: true }, { token: advertiser.token });
   });
 
   it('creates a client, who is mailed a link to set its password, and moves money both ways', async () => {

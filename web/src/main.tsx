@@ -6,6 +6,7 @@ import { Notice } from './components/controls.tsx';
 import { Layout } from './components/layout.tsx';
 import { setPlatform } from './format.ts';
 import { AccountPage } from './pages/account.tsx';
+import { CampaignExplainPage } from './pages/advertiser/campaign-explain.tsx';
 import { CampaignTrafficPage } from './pages/advertiser/campaign-traffic.tsx';
 import { ClientPage, ClientsPage } from './pages/advertiser/clients.tsx';
 import { ConversionsPage } from './pages/advertiser/conversions.tsx';
@@ -86,6 +87,8 @@ function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>)
     if (campaign) return <CampaignPage id={Number(campaign[1])} />;
     const traffic = /^\/advertiser\/campaigns\/(\d+)\/traffic$/.exec(path);
     if (traffic) return <CampaignTrafficPage id={Number(traffic[1])} />;
+    const explain = /^\/advertiser\/campaigns\/(\d+)\/explain$/.exec(path);
+    if (explain) return <CampaignExplainPage id={Number(explain[1])} />;
     if (path === '/advertiser/clients') return <ClientsPage />;
     const client = /^\/advertiser\/clients\/(\d+)$/.exec(path);
     if (client) return <ClientPage id={Number(client[1])} />;
@@ -119,6 +122,7 @@ function titleOf(path: string): string {
   if (path === '/tokens') return 'API tokens';
   if (path === '/account') return 'Your account';
   if (path.endsWith('/traffic')) return 'Sites and devices';
+  if (path.endsWith('/explain')) return 'Why ads show';
   if (path.startsWith('/advertiser/clients')) return 'Clients';
   if (path === '/advertiser/conversions') return 'Conversions';
   if (path === '/advertiser/campaigns') return 'Campaigns';

@@ -87,6 +87,9 @@ export function CampaignPage({ id }: { id: number }) {
         <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}/traffic`)}>
           Sites and devices
         </Link>
+        <Link className="tab" href={`/advertiser/campaigns/${id}/explain`}>
+          Why ads show
+        </Link>
       </nav>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
       {current && (

@@ -108,6 +108,9 @@ export function CampaignTrafficPage({ id }: { id: number }) {
         <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}/traffic`)} aria-current="page">
           Sites and devices
         </Link>
+        <Link className="tab" href={`/advertiser/campaigns/${id}/explain`}>
+          Why ads show
+        </Link>
       </nav>
       <p className="lead">
         A coefficient from 0.1 to 10 multiplies your bid for that traffic: raise it where visitors buy, lower it where they do
@@ -160,7 +163,10 @@ export function CampaignTrafficPage({ id }: { id: number }) {
                       {block ? (
                         <>
                           <span aria-hidden="true">↳ </span>Block {block}
-                          <span className="visually-hidden"> of site {site}</span>
+                          <span className="visually-hidden"> of site {site}</span>{' '}
+                          <Link className="explain-link" href={`/advertiser/campaigns/${id}/explain?block=${block}`}>
+                            Why<span className="visually-hidden"> ads show or not in block {block}</span>
+                          </Link>
                         </>
                       ) : (
                         <>Site {site}</>
