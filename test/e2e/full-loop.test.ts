@@ -286,6 +286,12 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
   it('a visitor sees the teaser on the publisher’s page and clicks it', async () => {
     publisherPage.setBody(embedCode);
     await engineOf(server).refresh();
+    // Before any visitor, the publisher asks what would fill the block: the approved ad, first.
+    await publisherTab.getByRole('button', { name: 'What would show here now in Under the article' }).click();
+    const wouldShow = publisherTab.getByRole('region', { name: 'What would show in Under the article now' });
+    await wouldShow.getByRole('listitem').filter({ hasText: 'Running shoes at half price' }).waitFor();
+    await wouldShow.getByText('1 ad competes').waitFor();
+    await lookAt(publisherTab, 'publisher-block-explain');
     // A headless browser's own user agent is treated as a bot; a visitor's is a desktop browser's.
     const visitor = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: DESKTOP_UA });
     contexts.push(visitor);

@@ -5,6 +5,7 @@ import { Field, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count, fineMoney, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
+import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
 import { type Block, noRetryOnRefusal, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
 import { SiteStatusBadge, Tile } from './publisher-ui.tsx';
@@ -97,6 +98,7 @@ export function SitePage({ id }: { id: number }) {
 
 function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fresh: boolean }) {
   const [previewing, setPreviewing] = useState(fresh);
+  const [explaining, setExplaining] = useState(false);
   return (
     <li className="card block" aria-labelledby={`block-${block.id}-title`}>
       <div className="block-head">
@@ -115,6 +117,11 @@ function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fre
         <span className="visually-hidden"> of {block.title}</span>
       </button>
       {previewing && <BlockPreview count={block.count} label={`Preview of ${block.title}`} />}
+      <button type="button" className="link" onClick={() => setExplaining(!explaining)} aria-expanded={explaining}>
+        {explaining ? 'Hide what would show' : 'What would show here now'}
+        <span className="visually-hidden"> in {block.title}</span>
+      </button>
+      {explaining && <BlockExplanation blockId={block.id} title={block.title} />}
     </li>
   );
 }
