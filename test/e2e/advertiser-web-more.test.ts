@@ -305,6 +305,45 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await server.anonymous.put(`/api/advertiser/offers/${offerId}`, { active: true }, { token: advertiser.token });
   });
 
+  it('sets a frequency cap and the hours of the week a campaign serves, refusals beside their fields', async () => {
+    await page.getByRole('link', { name: 'Ads and days' }).click();
+    const form = page.getByRole('form', { name: 'When ads show' });
+    await form.waitFor();
+    await form.getByLabel('Views per visitor per day').fill('3');
+    await form.getByLabel('Time zone of the hours').fill('Mars/Olympus');
+    await form.getByRole('checkbox', { name: 'Saturday' }).uncheck();
+    await form.getByRole('checkbox', { name: 'Sunday' }).uncheck();
+    await form.getByRole('combobox', { name: 'Monday from' }).selectOption({ label: '08:00' });
+    await form.getByRole('combobox', { name: 'Monday until' }).selectOption({ label: '18:00' });
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#timeZone-error').waitFor();
+    const campaign = async () =>
+      (await server.anonymous.get(`/api/advertiser/campaigns/${campaignId}`, { token: advertiser.token })).json<{
+        frequencyCap?: number;
+        schedule?: number[];
+        timeZone?: string;
+      }>();
+    assert.equal((await campaign()).frequencyCap, undefined, 'a refused change changes nothing');
+
+    await form.getByLabel('Time zone of the hours').fill('Europe/Berlin');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Saved.').waitFor();
+    const saved = await campaign();
+    assert.equal(saved.frequencyCap, 3);
+    assert.equal(saved.timeZone, 'Europe/Berlin');
+    const monday = Array.from({ length: 10 }, (_, hour) => 8 + hour);
+    const tuesdayToFriday = Array.from({ length: 4 * 24 }, (_, hour) => 24 + hour);
+    assert.deepEqual(saved.schedule, [...monday, ...tuesdayToFriday]);
+    await lookAt('advertiser-delivery');
+
+    // No day at all cannot be sent (the API would read it as every hour): the page says why.
+    for (const day of ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'])
+      await form.getByRole('checkbox', { name: day }).uncheck();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#schedule-error').getByText('switch it off instead').waitFor();
+    assert.deepEqual((await campaign()).schedule, saved.schedule);
+  });
+
   it('creates a client, who is mailed a link to set its password, and moves money both ways', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
     await page.getByText('No clients yet.').waitFor();

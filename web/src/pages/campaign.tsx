@@ -9,6 +9,7 @@ import { ScrollRegion } from '../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, money, percent } from '../format.ts';
 import { Link } from '../router.tsx';
 import { useDailyStatistics } from '../stats.ts';
+import { CampaignDelivery } from './advertiser/campaign-delivery.tsx';
 import { STATUS_NAMES } from './campaigns.tsx';
 import { useResolvedColors } from './overview.tsx';
 
@@ -176,6 +177,16 @@ export function CampaignPage({ id }: { id: number }) {
           ))}
         </ul>
       </section>
+
+      {current && !current.archived && (
+        <CampaignDelivery
+          campaignId={id}
+          frequencyCap={current.frequencyCap}
+          schedule={current.schedule}
+          timeZone={current.timeZone}
+          onSaved={refresh}
+        />
+      )}
 
       <section className="card" aria-labelledby="daily-title">
         <h2 id="daily-title">Per day</h2>

@@ -1,0 +1,207 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { currentPlatform } from '../../format.ts';
+
+const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+const HOURS = Array.from({ length: 25 }, (_, hour) => hour);
+const clock = (hour: number) => `${String(hour).padStart(2, '0')}:00`;
+
+interface DayHours {
+  serves: boolean;
+  from: number;
+  to: number;
+}
+
+/**
+ * A schedule (hours of the week, 0 = Monday 00:00–01:00) as one range per day. Several ranges on
+ * one day (possible through the API) are shown as their outer bounds, and the page says so, since
+ * saving here would replace them.
+ */
+function toDays(schedule: readonly number[] | undefined): { days: DayHours[]; split: string[] } {
+  const days: DayHours[] = [];
+  const split: string[] = [];
+  DAYS.forEach((name, day) => {
+    const hours = (schedule ?? []).filter((hour) => Math.floor(hour / 24) === day).map((hour) => hour % 24);
+    if (schedule === undefined) days.push({ serves: true, from: 0, to: 24 });
+    else if (hours.length === 0) days.push({ serves: false, from: 8, to: 20 });
+    else {
+      const from = Math.min(...hours);
+      const to = Math.max(...hours) + 1;
+      if (to - from !== hours.length) split.push(name);
+      days.push({ serves: true, from, to });
+    }
+  });
+  return { days, split };
+}
+
+function toSchedule(days: readonly DayHours[]): number[] {
+  return days.flatMap((day, index) =>
+    day.serves && day.to > day.from
+      ? Array.from({ length: day.to - day.from }, (_, offset) => index * 24 + day.from + offset)
+      : [],
+  );
+}
+
+/**
+ * When and how often the campaign's ads show: a daily cap of views per visitor, and the hours of
+ * each weekday (on the campaign's clock) it serves. Every hour of every day sends no schedule, so
+ * the API stores none (the campaign serves always); an empty cap is no cap.
+ */
+export function CampaignDelivery({
+  campaignId,
+  frequencyCap,
+  schedule,
+  timeZone,
+  onSaved,
+}: {
+  campaignId: number;
+  frequencyCap: number | undefined;
+  schedule: number[] | undefined;
+  timeZone: string | undefined;
+  onSaved: () => void;
+}) {
+  const initial = toDays(schedule);
+  const [cap, setCap] = useState(frequencyCap === undefined ? '' : String(frequencyCap));
+  const [days, setDays] = useState(initial.days);
+  const [zone, setZone] = useState(timeZone ?? '');
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: () => {
+      const hours = toSchedule(days);
+      return data(
+        api.PUT('/api/advertiser/campaigns/{id}', {
+          params: { path: { id: campaignId } },
+          body: {
+            frequencyCap: cap.trim() === '' ? 0 : Number(cap),
+            schedule: hours.length === 7 * 24 ? null : hours,
+            timeZone: zone.trim() === '' ? null : zone.trim(),
+          },
+        }),
+      );
+    },
+    onSuccess: () => {
+      setSaved(true);
+      onSaved();
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(save.error);
+  const setDay = (index: number, change: Partial<DayHours>) => {
+    setDays(days.map((day, at) => (at === index ? { ...day, ...change } : day)));
+    setSaved(false);
+    edited('schedule');
+  };
+  const backwards = DAYS.filter((_, index) => {
+    const day = days[index];
+    return day !== undefined && day.serves && day.to <= day.from;
+  });
+  // The API reads an empty schedule as "every hour", so "no hour at all" cannot be sent as one.
+  const never = days.every((day) => !day.serves);
+  const [checked, setChecked] = useState(false);
+  const scheduleError =
+    backwards.length > 0
+      ? `${backwards.join(', ')}: the last hour must come after the first.`
+      : never
+        ? 'Choose at least one day. To stop the campaign, switch it off instead.'
+        : undefined;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    setChecked(true);
+    if (scheduleError === undefined) save.mutate();
+  };
+  return (
+    <form className="card delivery" onSubmit={submit} noValidate aria-labelledby="delivery-title">
+      <h2 id="delivery-title">When ads show</h2>
+      {general && <Notice kind="error">{problem(save.error)}</Notice>}
+      {saved && !save.isPending && <Notice kind="ok">Saved. Serving applies it within seconds.</Notice>}
+      <div className="inline-form">
+        <Field
+          label="Views per visitor per day"
+          name="frequencyCap"
+          inputMode="numeric"
+          hint="Empty: no cap. Counted as viewable views."
+          value={cap}
+          error={errors.frequencyCap}
+          onChange={(event) => {
+            setCap(event.target.value);
+            setSaved(false);
+            edited('frequencyCap');
+          }}
+        />
+        <Field
+          label="Time zone of the hours"
+          name="timeZone"
+          hint={`Empty: the platform’s (${currentPlatform().timeZone}). E.g. Europe/Berlin`}
+          value={zone}
+          error={errors.timeZone}
+          onChange={(event) => {
+            setZone(event.target.value);
+            setSaved(false);
+            edited('timeZone');
+          }}
+        />
+      </div>
+      <fieldset className="week">
+        <legend>Hours it serves</legend>
+        {initial.split.length > 0 && (
+          <p className="hint">
+            {initial.split.join(', ')} {initial.split.length === 1 ? 'has' : 'have'} several ranges (set through the API); shown
+            here from the first to the last hour, which saving would keep.
+          </p>
+        )}
+        {DAYS.map((name, index) => {
+          const day = days[index] ?? { serves: false, from: 0, to: 24 };
+          return (
+            <div className="week-day" key={name}>
+              <label className="week-serves">
+                <input
+                  type="checkbox"
+                  checked={day.serves}
+                  onChange={(event) => setDay(index, { serves: event.target.checked })}
+                />
+                {name}
+              </label>
+              <select
+                aria-label={`${name} from`}
+                value={day.from}
+                disabled={!day.serves}
+                onChange={(event) => setDay(index, { from: Number(event.target.value) })}
+              >
+                {HOURS.slice(0, 24).map((hour) => (
+                  <option key={hour} value={hour}>
+                    {clock(hour)}
+                  </option>
+                ))}
+              </select>
+              <span aria-hidden="true">–</span>
+              <select
+                aria-label={`${name} until`}
+                value={day.to}
+                disabled={!day.serves}
+                onChange={(event) => setDay(index, { to: Number(event.target.value) })}
+              >
+                {HOURS.slice(1).map((hour) => (
+                  <option key={hour} value={hour}>
+                    {clock(hour)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          );
+        })}
+        {((checked && scheduleError) || errors.schedule) && (
+          <p className="error" id="schedule-error">
+            {(checked && scheduleError) || errors.schedule}
+          </p>
+        )}
+      </fieldset>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save'}
+        </button>
+      </div>
+    </form>
+  );
+}
