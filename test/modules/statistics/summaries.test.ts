@@ -32,7 +32,21 @@ const PERIODS: [string | undefined, string | undefined][] = [
   [undefined, '2026-02-28'],
   ['2026-02-01', '2026-03-09'],
   ['2025-12-31', '2026-01-01'],
+  ['2025-03-11', '2026-03-10'],
+  ['2025-11-24', '2026-02-23'],
+  ...randomPeriods(5),
 ];
+
+/** Periods with random edges between November and the test's "now", both ends inside dekads and months. */
+function randomPeriods(count: number): [string, string][] {
+  const random = seededRandom(1510);
+  const first = Date.UTC(2025, 10, 1);
+  const day = (offset: number) => new Date(first + offset * 86_400_000).toISOString().slice(0, 10);
+  return Array.from({ length: count }, () => {
+    const from = Math.floor(random() * 130);
+    return [day(from), day(from + Math.floor(random() * (135 - from)))];
+  });
+}
 
 type Sums = Record<RollupCounter, number>;
 type Account = Awaited<ReturnType<TestServer['createAccount']>>;
@@ -247,6 +261,18 @@ describe('statistics summaries', () => {
   });
 
   it('gives campaign lists, clients and site and device statistics equal to stats_daily', async () => {
+    const [block] = await db
+      .selectFrom('blocks')
+      .select(['id', 'site_id'])
+      .where('site_id', '=', sites[1] ?? 0)
+      .limit(1)
+      .execute();
+    const coefficient = await advertiser.client.put(
+      `/api/advertiser/campaigns/multipliers/${campaigns[0]}/site/${block?.site_id}s${block?.id}`,
+      { coef: 1.5 },
+    );
+    assert.equal(coefficient.status, 200, coefficient.text);
+    const ownBlock = sql`campaign_id = ${campaigns[0]} AND block_id = ${block?.id}`;
     for (const period of PERIODS) {
       const dates = query(period);
       const byCampaign = await dailySums(db, 'campaign_id', sql`true`, period);
@@ -265,6 +291,11 @@ describe('statistics summaries', () => {
 
       const campaign = campaigns[0];
       const bySite = await dailySums(db, 'site_id', sql`campaign_id = ${campaign}`, period);
+      // A block with its own coefficient gets its own row (`site`s`block`) after its site's, and
+      // both are listed (zeros without traffic) because of the coefficient.
+      const blockSums = await dailySums(db, "site_id || 's' || block_id", ownBlock, period);
+      bySite.set(String(block?.site_id), bySite.get(String(block?.site_id)) ?? ZERO);
+      bySite.set(`${block?.site_id}s${block?.id}`, blockSums.get(`${block?.site_id}s${block?.id}`) ?? ZERO);
       const siteRows = (
         await advertiser.client.get(`/api/advertiser/campaigns/multipliers/${campaign}?per-page=100&${dates}`)
       ).json();
@@ -273,7 +304,13 @@ describe('statistics summaries', () => {
           row.site_id,
           figuresOf(row, advertiserView(undefined)),
         ]),
-        [...bySite].map(([site, sums]) => [site, advertiserView(sums)]),
+        [...bySite]
+          .sort(([a], [b]) => {
+            const [siteA = 0, blockA = 0] = a.split('s').map(Number);
+            const [siteB = 0, blockB = 0] = b.split('s').map(Number);
+            return siteA - siteB || blockA - blockB;
+          })
+          .map(([site, sums]) => [site, advertiserView(sums)]),
         `site statistics ${period}`,
       );
       const byDevice = await dailySums(db, 'device', sql`campaign_id = ${campaign}`, period);
