@@ -13,8 +13,8 @@
 //
 // BENCH_STATS_YEARS=10 then adds nine more years of the same history before the measured year
 // (ten times the rows) and measures every endpoint again, printing how much its p99 grew: the
-// rows a request reads are bounded by its answer (whole months plus the days at the period's
-// edges), not by the history behind it.
+// rows a request reads are bounded by its answer (signed runs of year, month, dekad and day
+// summaries, docs/adr/0020), not by the history behind it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

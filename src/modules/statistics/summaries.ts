@@ -1,9 +1,12 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { GOALS, ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from './record-events.ts';
+import { ALL_START, enclosingSpans, SPANS } from './span-plan.ts';
+
+export { SPANS };
 
 /**
- * The shapes of stats_rollups (migration 0410): which keys a summary row is summed by. The
+ * The shapes of stats_rollups (migrations 0410 and 0510): which keys a summary row is summed by. The
  * publisher's rows are derived in SQL from the block rows (the site's publisher), the others here.
  */
 export const SUMMARY_SHAPES = {
@@ -19,11 +22,10 @@ export const SUMMARY_SHAPES = {
   block: 5,
   /** key_a publisher. */
   publisher: 6,
+  /** key_a campaign, key_b site: a campaign's site statistics without summing its blocks. */
+  campaignSite: 7,
 } as const;
 export type SummaryShape = (typeof SUMMARY_SHAPES)[keyof typeof SUMMARY_SHAPES];
-
-/** How much time a summary row covers. */
-export const SPANS = { hour: 0, day: 1, month: 2 } as const;
 
 /** Shapes that also get hourly rows: those the hourly statistics endpoints read. */
 const HOURLY_SHAPES: ReadonlySet<number> = new Set([SUMMARY_SHAPES.campaign, SUMMARY_SHAPES.offer, SUMMARY_SHAPES.block]);
@@ -111,18 +113,22 @@ export function summaryRows(events: readonly TrafficEvent[], timeZone: string): 
   };
   for (const event of events) {
     const { day, hour } = localHourOf(event.at, timeZone);
-    const month = `${day.slice(0, 8)}01`;
+    const { dekad, month, year } = enclosingSpans(day);
     const counters = eventCounters(event);
     const shapes: [number, [number, number, number]][] = [
       [SUMMARY_SHAPES.campaign, [event.campaignId, 0, 0]],
       [SUMMARY_SHAPES.offer, [event.campaignId, event.offerId, 0]],
       [SUMMARY_SHAPES.campaignPlace, [event.campaignId, event.siteId, event.blockId]],
+      [SUMMARY_SHAPES.campaignSite, [event.campaignId, event.siteId, 0]],
       [SUMMARY_SHAPES.campaignDevice, [event.campaignId, event.device, 0]],
       [SUMMARY_SHAPES.block, [event.siteId, event.blockId, 0]],
     ];
     for (const [shape, keys] of shapes) {
       add(shape, keys, SPANS.day, day, 0, counters);
+      add(shape, keys, SPANS.dekad, dekad, 0, counters);
       add(shape, keys, SPANS.month, month, 0, counters);
+      add(shape, keys, SPANS.year, year, 0, counters);
+      add(shape, keys, SPANS.all, ALL_START, 0, counters);
       if (HOURLY_SHAPES.has(shape)) add(shape, keys, SPANS.hour, day, hour, counters);
     }
   }
@@ -171,10 +177,11 @@ export function summaryNamedWrite(events: readonly TrafficEvent[], timeZone: str
 }
 
 /**
- * Recomputes the day and month summaries from stats_daily, for rollup rows loaded into stats_daily
- * directly (benchmark seeds). Hour rows cannot be derived from days and are left as they are. One
- * grouping per shape (the publisher's from the block rows, months from the days): each is a plain
- * aggregate of few keys, many times faster than one grouping of every shape at once.
+ * Recomputes the day, dekad, month, year and lifetime summaries from stats_daily, for rollup rows
+ * loaded into stats_daily directly (benchmark seeds). Hour rows cannot be derived from days and
+ * are left as they are. One grouping per shape (the publisher's from the block rows), then each
+ * coarser span from the one below it: each is a plain aggregate of few keys, many times faster
+ * than one grouping of every shape at once.
  */
 export async function rebuildSummaries(trx: Db): Promise<void> {
   const sums = sql.join(ROLLUP_COUNTERS.map((counter) => sql`sum(${sql.ref(counter)})`));
@@ -182,21 +189,29 @@ export async function rebuildSummaries(trx: Db): Promise<void> {
     INSERT INTO stats_rollups (${KEY}, ${counterNames()})
     SELECT ${shape}, ${sql.raw(keyA)}, ${SPANS.day}, day, 0, ${sql.raw(keyB)}, ${sql.raw(keyC)}, ${sums}
     FROM stats_daily GROUP BY ${sql.raw([keyA, 'day', keyB, keyC].filter((key) => key !== '0').join(', '))}`;
+  const coarser = (span: number, from: number, start: RawBuilder<unknown>) => sql`
+    INSERT INTO stats_rollups (${KEY}, ${counterNames()})
+    SELECT shape, key_a, ${span}, ${start}, 0, key_b, key_c, ${sums}
+    FROM stats_rollups WHERE span = ${from}
+    GROUP BY shape, key_a, ${start}, key_b, key_c`;
   await sql`DELETE FROM stats_rollups WHERE span <> ${SPANS.hour}`.execute(trx);
   await days(SUMMARY_SHAPES.campaign, 'campaign_id', '0', '0').execute(trx);
   await days(SUMMARY_SHAPES.offer, 'campaign_id', 'offer_id', '0').execute(trx);
   await days(SUMMARY_SHAPES.campaignPlace, 'campaign_id', 'site_id', 'block_id').execute(trx);
   await days(SUMMARY_SHAPES.campaignDevice, 'campaign_id', 'device::integer', '0').execute(trx);
   await days(SUMMARY_SHAPES.block, 'site_id', 'block_id', '0').execute(trx);
+  await days(SUMMARY_SHAPES.campaignSite, 'campaign_id', 'site_id', '0').execute(trx);
   await sql`
     INSERT INTO stats_rollups (${KEY}, ${counterNames()})
     SELECT ${SUMMARY_SHAPES.publisher}, p.publisher_id, ${SPANS.day}, r.day, 0, 0, 0, ${sums}
     FROM stats_rollups r JOIN sites p ON p.id = r.key_a
     WHERE r.shape = ${SUMMARY_SHAPES.block} AND r.span = ${SPANS.day}
     GROUP BY p.publisher_id, r.day`.execute(trx);
-  await sql`
-    INSERT INTO stats_rollups (${KEY}, ${counterNames()})
-    SELECT shape, key_a, ${SPANS.month}, date_trunc('month', day)::date, 0, key_b, key_c, ${sums}
-    FROM stats_rollups WHERE span = ${SPANS.day}
-    GROUP BY shape, key_a, date_trunc('month', day), key_b, key_c`.execute(trx);
+  await coarser(SPANS.dekad, SPANS.day, DEKAD_OF_DAY).execute(trx);
+  await coarser(SPANS.month, SPANS.dekad, sql`date_trunc('month', day)::date`).execute(trx);
+  await coarser(SPANS.year, SPANS.month, sql`date_trunc('year', day)::date`).execute(trx);
+  await coarser(SPANS.all, SPANS.year, sql`${ALL_START}::date`).execute(trx);
 }
+
+/** The first day of a day's dekad (days 1–10, 11–20, 21 to the end of the month), in SQL. */
+const DEKAD_OF_DAY = sql`(date_trunc('month', day)::date + CASE WHEN extract(day FROM day) <= 10 THEN 0 WHEN extract(day FROM day) <= 20 THEN 10 ELSE 20 END)`;

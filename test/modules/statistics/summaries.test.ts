@@ -12,7 +12,7 @@ import {
   rebuildCampaignRollup,
   type TrafficEvent,
 } from '../../../src/modules/statistics/record-events.ts';
-import { periodSpans } from '../../../src/modules/statistics/summary-repository.ts';
+import { planPeriod, SPANS, type SpanTerm } from '../../../src/modules/statistics/span-plan.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../helpers/fixtures.ts';
 import { seededRandom } from '../../helpers/random.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../helpers/server.ts';
@@ -32,7 +32,21 @@ const PERIODS: [string | undefined, string | undefined][] = [
   [undefined, '2026-02-28'],
   ['2026-02-01', '2026-03-09'],
   ['2025-12-31', '2026-01-01'],
+  ['2025-03-11', '2026-03-10'],
+  ['2025-11-24', '2026-02-23'],
+  ...randomPeriods(5),
 ];
+
+/** Periods with random edges between November and the test's "now", both ends inside dekads and months. */
+function randomPeriods(count: number): [string, string][] {
+  const random = seededRandom(1510);
+  const first = Date.UTC(2025, 10, 1);
+  const day = (offset: number) => new Date(first + offset * 86_400_000).toISOString().slice(0, 10);
+  return Array.from({ length: count }, () => {
+    const from = Math.floor(random() * 130);
+    return [day(from), day(from + Math.floor(random() * (135 - from)))];
+  });
+}
 
 type Sums = Record<RollupCounter, number>;
 type Account = Awaited<ReturnType<TestServer['createAccount']>>;
@@ -143,39 +157,58 @@ describe('statistics summaries', () => {
   });
   after(() => server.close());
 
-  it('splits periods into whole months and the days at their edges', () => {
-    assert.deepEqual(periodSpans({ from: undefined, to: undefined }), { months: { from: undefined, to: undefined }, days: [] });
-    assert.deepEqual(periodSpans({ from: '2026-01-01', to: '2026-03-31' }), {
-      months: { from: '2026-01-01', to: '2026-03-01' },
-      days: [],
-    });
-    assert.deepEqual(periodSpans({ from: '2025-12-15', to: '2026-03-10' }), {
-      months: { from: '2026-01-01', to: '2026-02-01' },
-      days: [
-        { from: '2025-12-15', to: '2025-12-31' },
-        { from: '2026-03-01', to: '2026-03-10' },
-      ],
-    });
-    assert.deepEqual(periodSpans({ from: '2026-02-03', to: '2026-02-17' }), {
-      months: undefined,
-      days: [{ from: '2026-02-03', to: '2026-02-17' }],
-    });
-    assert.deepEqual(periodSpans({ from: '2026-02-01', to: '2026-02-17' }), {
-      months: undefined,
-      days: [{ from: '2026-02-01', to: '2026-02-17' }],
-    });
-    assert.deepEqual(periodSpans({ from: '2024-02-10', to: '2024-02-29' }), {
-      months: undefined,
-      days: [{ from: '2024-02-10', to: '2024-02-29' }],
-    });
-    assert.deepEqual(periodSpans({ from: '2025-11-20', to: undefined }), {
-      months: { from: '2025-12-01', to: undefined },
-      days: [{ from: '2025-11-20', to: '2025-11-30' }],
-    });
-    assert.deepEqual(periodSpans({ from: undefined, to: '2026-02-27' }), {
-      months: { from: undefined, to: '2026-01-01' },
-      days: [{ from: '2026-02-01', to: '2026-02-27' }],
-    });
+  it('plans every period as signed runs of summary rows that count each of its days once', () => {
+    const random = seededRandom(510);
+    const days: string[] = [];
+    for (let day = Date.UTC(2023, 0, 1); day <= Date.UTC(2027, 11, 31); day += 86_400_000) {
+      days.push(new Date(day).toISOString().slice(0, 10));
+    }
+    // The first day of the summary row of `span` that holds `day`, worked out independently.
+    const nodeOf = (span: number, day: string) => {
+      if (span === SPANS.all) return '0001-01-01';
+      if (span === SPANS.year) return `${day.slice(0, 4)}-01-01`;
+      if (span === SPANS.month) return `${day.slice(0, 7)}-01`;
+      if (span === SPANS.day) return day;
+      const date = Number(day.slice(8, 10));
+      return `${day.slice(0, 8)}${date <= 10 ? '01' : date <= 20 ? '11' : '21'}`;
+    };
+    const covers = (terms: SpanTerm[], day: string) =>
+      terms.reduce((count, term) => {
+        const node = nodeOf(term.span, day);
+        return term.from <= node && node <= term.to ? count + term.sign : count;
+      }, 0);
+    const periods: [string | undefined, string | undefined, string][] = [
+      [undefined, undefined, '2026-03-10'],
+      ['2025-03-11', '2026-03-10', '2026-03-10'],
+      ['2025-12-11', '2026-03-10', '2026-03-10'],
+      ['2024-02-10', '2024-02-29', '2026-03-10'],
+      [undefined, '2025-06-17', '2026-03-10'],
+      ['2025-06-17', undefined, '2026-03-10'],
+    ];
+    for (let index = 0; index < 40; index++) {
+      const a = Math.floor(random() * days.length);
+      const b = a + Math.floor(random() * (days.length - a));
+      const today = days[Math.floor(random() * days.length)] as string;
+      periods.push([days[a], days[b], today]);
+    }
+    for (const [from, to, today] of periods) {
+      const terms = planPeriod(from, to, today);
+      for (let index = 0; index < days.length; index += 1 + Math.floor(random() * 9)) {
+        const day = days[index] as string;
+        const want = (from === undefined || day >= from) && (to === undefined || day <= to) ? 1 : 0;
+        assert.equal(covers(terms, day), want, `${from}..${to} (today ${today}) on ${day}: ${JSON.stringify(terms)}`);
+      }
+    }
+    // A year ending today: 2025 less its first two months and first dekad, and 2026 less what
+    // follows today (rows that do not exist yet): five rows per key rather than 12 months and 31 days.
+    assert.deepEqual(planPeriod('2025-03-11', '2026-03-10', '2026-03-10'), [
+      { span: SPANS.year, from: '2025-01-01', to: '2025-01-01', sign: 1 },
+      { span: SPANS.dekad, from: '2025-03-01', to: '2025-03-01', sign: -1 },
+      { span: SPANS.month, from: '2025-01-01', to: '2025-02-01', sign: -1 },
+      { span: SPANS.year, from: '2026-01-01', to: '2026-01-01', sign: 1 },
+      { span: SPANS.dekad, from: '2026-03-11', to: '2026-03-21', sign: -1 },
+      { span: SPANS.month, from: '2026-04-01', to: '2026-12-01', sign: -1 },
+    ]);
   });
 
   it('gives campaign and ad statistics equal to stats_daily, per period and per day', async () => {
@@ -228,6 +261,18 @@ describe('statistics summaries', () => {
   });
 
   it('gives campaign lists, clients and site and device statistics equal to stats_daily', async () => {
+    const [block] = await db
+      .selectFrom('blocks')
+      .select(['id', 'site_id'])
+      .where('site_id', '=', sites[1] ?? 0)
+      .limit(1)
+      .execute();
+    const coefficient = await advertiser.client.put(
+      `/api/advertiser/campaigns/multipliers/${campaigns[0]}/site/${block?.site_id}s${block?.id}`,
+      { coef: 1.5 },
+    );
+    assert.equal(coefficient.status, 200, coefficient.text);
+    const ownBlock = sql`campaign_id = ${campaigns[0]} AND block_id = ${block?.id}`;
     for (const period of PERIODS) {
       const dates = query(period);
       const byCampaign = await dailySums(db, 'campaign_id', sql`true`, period);
@@ -246,6 +291,11 @@ describe('statistics summaries', () => {
 
       const campaign = campaigns[0];
       const bySite = await dailySums(db, 'site_id', sql`campaign_id = ${campaign}`, period);
+      // A block with its own coefficient gets its own row (`site`s`block`) after its site's, and
+      // both are listed (zeros without traffic) because of the coefficient.
+      const blockSums = await dailySums(db, "site_id || 's' || block_id", ownBlock, period);
+      bySite.set(String(block?.site_id), bySite.get(String(block?.site_id)) ?? ZERO);
+      bySite.set(`${block?.site_id}s${block?.id}`, blockSums.get(`${block?.site_id}s${block?.id}`) ?? ZERO);
       const siteRows = (
         await advertiser.client.get(`/api/advertiser/campaigns/multipliers/${campaign}?per-page=100&${dates}`)
       ).json();
@@ -254,7 +304,13 @@ describe('statistics summaries', () => {
           row.site_id,
           figuresOf(row, advertiserView(undefined)),
         ]),
-        [...bySite].map(([site, sums]) => [site, advertiserView(sums)]),
+        [...bySite]
+          .sort(([a], [b]) => {
+            const [siteA = 0, blockA = 0] = a.split('s').map(Number);
+            const [siteB = 0, blockB = 0] = b.split('s').map(Number);
+            return siteA - siteB || blockA - blockB;
+          })
+          .map(([site, sums]) => [site, advertiserView(sums)]),
         `site statistics ${period}`,
       );
       const byDevice = await dailySums(db, 'device', sql`campaign_id = ${campaign}`, period);
@@ -397,7 +453,7 @@ describe('statistics summaries', () => {
     );
   });
 
-  it('keeps day and month summaries equal to stats_daily after the rebuild the benchmark seeds use', async () => {
+  it('keeps the summaries equal to stats_daily after the rebuild the benchmark seeds use', async () => {
     const before = await sql<{ n: number }>`SELECT count(*)::int AS n FROM stats_rollups`.execute(db);
     const snapshot = await sql`SELECT * FROM stats_rollups ORDER BY shape, key_a, span, day, hour, key_b, key_c`.execute(db);
     await rebuildCampaignRollup(db);
@@ -406,13 +462,12 @@ describe('statistics summaries', () => {
     assert.deepEqual(rebuilt.rows, snapshot.rows);
   });
 
-  it('backfills day and month summaries from stats_daily in migration 0410', async () => {
+  it('backfills the summaries from stats_daily in migrations 0410 and 0510', async () => {
     const dayAndMonth = sql`SELECT * FROM stats_rollups WHERE span <> 0 ORDER BY shape, key_a, span, day, hour, key_b, key_c`;
     const written = await dayAndMonth.execute(db);
-    const migration = readFileSync(
-      path.join(import.meta.dirname, '../../../src/db/migrations/0410-statistics-summaries.sql'),
-      'utf8',
-    );
+    const migration = ['0410-statistics-summaries.sql', '0510-statistics-spans.sql']
+      .map((file) => readFileSync(path.join(import.meta.dirname, '../../../src/db/migrations', file), 'utf8'))
+      .join('\n;\n');
     await server.server.context.database.withSession((run) => run(`BEGIN;\nDROP TABLE stats_rollups;\n${migration}\n;COMMIT;`));
     const backfilled = await dayAndMonth.execute(db);
     assert.ok(written.rows.length > 1000);

@@ -75,33 +75,57 @@ export async function listDeviceCoefficients(db: Db, campaignId: number): Promis
 
 type TrafficKey = 'site_id' | 'block_id' | 'device';
 
+const TRAFFIC_SHAPES = {
+  site: { shape: SUMMARY_SHAPES.campaignSite, keys: ['site_id'] },
+  block: { shape: SUMMARY_SHAPES.campaignPlace, keys: ['site_id', 'block_id'] },
+  device: { shape: SUMMARY_SHAPES.campaignDevice, keys: ['device'] },
+} as const;
+
 /**
- * A campaign's traffic in a period from the statistics summaries: per site and block (campaign
- * place rows) or per device (campaign device rows), whole months plus the days at the edges.
+ * A campaign's traffic in a period from the statistics summaries: per site (campaign site rows),
+ * per site and block (campaign place rows, optionally only of `places`) or per device (campaign
+ * device rows).
  */
 async function trafficBy<K extends TrafficKey>(
   db: Db,
   campaignId: number,
   period: Period,
   targetId: TargetId,
-  keys: readonly K[],
+  by: keyof typeof TRAFFIC_SHAPES,
+  places?: readonly { siteId: number; blockId: number }[],
 ): Promise<(Record<K, number> & Totals)[]> {
-  const byDevice = keys.includes('device' as K);
+  const { shape, keys } = TRAFFIC_SHAPES[by];
   const rows = await sumSummaries(db, {
-    shape: byDevice ? SUMMARY_SHAPES.campaignDevice : SUMMARY_SHAPES.campaignPlace,
+    shape,
     keyA: [campaignId],
+    keyB: places?.map((place) => place.siteId),
+    keyC: places?.map((place) => place.blockId),
     period,
     grain: 'total',
-    groupBy: byDevice ? ['key_b'] : ['key_b', 'key_c'],
+    groupBy: keys.length === 2 ? ['key_b', 'key_c'] : ['key_b'],
   });
-  return rows.map((row) => {
-    const keyed = byDevice ? { device: row.key_b } : { site_id: row.key_b, block_id: row.key_c };
-    return { ...keyed, ...totalsOf(row, targetId) } as Record<K, number> & Totals;
-  });
+  const wanted = places === undefined ? undefined : new Set(places.map((place) => `${place.siteId}s${place.blockId}`));
+  return rows
+    .filter((row) => wanted === undefined || wanted.has(`${row.key_b}s${row.key_c}`))
+    .map((row) => {
+      const keyed: Partial<Record<TrafficKey, number>> = {};
+      keyed[keys[0]] = row.key_b;
+      if (keys.length === 2) keyed.block_id = row.key_c;
+      return { ...keyed, ...totalsOf(row, targetId) } as Record<K, number> & Totals;
+    });
 }
 
-export const trafficByBlock = (db: Db, campaignId: number, period: Period, targetId: TargetId) =>
-  trafficBy(db, campaignId, period, targetId, ['site_id', 'block_id'] as const);
+export const trafficBySite = (db: Db, campaignId: number, period: Period, targetId: TargetId) =>
+  trafficBy<'site_id'>(db, campaignId, period, targetId, 'site');
+
+/** Per block; with `places`, only those blocks (a few coefficients rather than every block). */
+export const trafficByBlock = (
+  db: Db,
+  campaignId: number,
+  period: Period,
+  targetId: TargetId,
+  places?: readonly { siteId: number; blockId: number }[],
+) => trafficBy<'site_id' | 'block_id'>(db, campaignId, period, targetId, 'block', places);
 
 export const trafficByDevice = (db: Db, campaignId: number, period: Period, targetId: TargetId) =>
-  trafficBy(db, campaignId, period, targetId, ['device'] as const);
+  trafficBy<'device'>(db, campaignId, period, targetId, 'device');

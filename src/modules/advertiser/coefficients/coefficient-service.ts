@@ -2,7 +2,7 @@ import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { notFound } from '../../../http/errors.ts';
 import type { Period } from '../../statistics/period.ts';
-import { addTotals, advertiserFigures, type Totals, ZERO_TOTALS } from '../../statistics/rates.ts';
+import { advertiserFigures, type Totals, ZERO_TOTALS } from '../../statistics/rates.ts';
 import { DEVICES, type DeviceId } from '../../statistics/record-events.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
@@ -15,6 +15,7 @@ import {
   type TargetId,
   trafficByBlock,
   trafficByDevice,
+  trafficBySite,
   upsertDeviceCoefficient,
   upsertSiteCoefficient,
 } from './coefficient-repository.ts';
@@ -126,17 +127,16 @@ export async function siteStatistics(
   query: { advertiserId: number; campaignId: number; period: Period; targetId: TargetId },
 ): Promise<SiteStatistics[]> {
   await requireCampaign(db, query.advertiserId, query.campaignId);
-  // One pass over the rollup, per site and block; the site rows are the sums of their blocks.
-  const [coefficients, blocks] = await Promise.all([
-    listSiteCoefficients(db, query.campaignId),
-    trafficByBlock(db, query.campaignId, query.period, query.targetId),
+  // Sites from the campaign site summaries; blocks only where a block has its own coefficient.
+  const coefficients = await listSiteCoefficients(db, query.campaignId);
+  const ownBlocks = coefficients
+    .filter((row) => row.block_id !== 0)
+    .map((row) => ({ siteId: row.site_id, blockId: row.block_id }));
+  const [sites, blocks] = await Promise.all([
+    trafficBySite(db, query.campaignId, query.period, query.targetId),
+    ownBlocks.length === 0 ? [] : trafficByBlock(db, query.campaignId, query.period, query.targetId, ownBlocks),
   ]);
-  const siteTotals = new Map<number, Totals>();
-  for (const block of blocks) {
-    const sum = siteTotals.get(block.site_id) ?? { ...NO_TRAFFIC };
-    addTotals(sum, block);
-    siteTotals.set(block.site_id, sum);
-  }
+  const siteTotals = new Map<number, Totals>(sites.map(({ site_id, ...totals }) => [site_id, totals]));
   const blockTotals = new Map(blocks.map((row) => [`${row.site_id}s${row.block_id}`, row]));
   const siteIds = [...new Set([...siteTotals.keys(), ...coefficients.map((row) => row.site_id)])].sort((a, b) => a - b);
   const rows: SiteStatistics[] = [];
@@ -208,13 +208,11 @@ export async function trafficWithCoefficients(
       coef: coefficients.find((row) => row.device === device)?.coef ?? DEFAULT_COEF,
     }));
   }
-  const [coefficients, blocks] = await Promise.all([
-    listSiteCoefficients(db, campaignId),
-    trafficByBlock(db, campaignId, period, 0),
-  ]);
+  const coefficients = await listSiteCoefficients(db, campaignId);
   const coefOf = (siteId: number, blockId: number) =>
     coefficients.find((row) => row.site_id === siteId && row.block_id === blockId)?.coef ?? DEFAULT_COEF;
   if (scope === 'block') {
+    const blocks = await trafficByBlock(db, campaignId, period, 0);
     return blocks
       .filter((row) => row.block_id !== 0)
       .map(({ site_id, block_id, ...totals }) => ({
@@ -225,16 +223,8 @@ export async function trafficWithCoefficients(
         coef: coefOf(site_id, block_id),
       }));
   }
-  const sites = new Map<number, Totals>();
-  for (const { site_id, block_id: _block, ...totals } of blocks) {
-    const sum = sites.get(site_id) ?? { ...NO_TRAFFIC };
-    sum.views += totals.views;
-    sum.clicks += totals.clicks;
-    sum.spendMicros += totals.spendMicros;
-    sum.orders += totals.orders;
-    sites.set(site_id, sum);
-  }
-  return [...sites].map(([siteId, totals]) => ({ siteId, blockId: 0, device: 0, totals, coef: coefOf(siteId, 0) }));
+  const sites = await trafficBySite(db, campaignId, period, 0);
+  return sites.map(({ site_id, ...totals }) => ({ siteId: site_id, blockId: 0, device: 0, totals, coef: coefOf(site_id, 0) }));
 }
 
 /** Sets a site or block coefficient inside the caller's transaction (the campaign is the caller's to check). */
