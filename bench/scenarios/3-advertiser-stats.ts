@@ -26,6 +26,7 @@ import { createAccount, issueToken } from '../../src/modules/accounts/account-se
 import { rebuildCampaignRollup, recordEvents, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
 import { startServer } from '../../src/server.ts';
 import { generateSelfSigned } from '../../src/tls.ts';
+import { withCpu } from '../lib/cpu.ts';
 import type { LoadResult } from '../lib/load.ts';
 import { load } from '../lib/load.ts';
 import type { BenchRow } from '../lib/report.ts';
@@ -66,11 +67,52 @@ async function createDatabase(name: string): Promise<void> {
   }
 }
 
+/**
+ * `BENCH_STATS_DATABASE=name` seeds that database once and keeps it: later runs with the same name
+ * reuse its rows (minutes of seeding) and only issue new tokens. Without it every run seeds a fresh
+ * database and drops it.
+ */
+const KEPT_DATABASE = process.env.BENCH_STATS_DATABASE;
+/** `BENCH_STATS_ONLY=list,sites`: measure only the endpoints whose label contains one of these. */
+const ONLY = process.env.BENCH_STATS_ONLY?.split(',').filter((part) => part !== '');
+
+async function databaseExists(name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
+
+type Db = Parameters<typeof createAccount>[0];
+
+/** The bench's accounts and campaigns in a database a previous run seeded and kept, if there is one. */
+async function seededBefore(db: Db): Promise<{ ids: Seeded; clientId: number } | undefined> {
+  const accounts = await db
+    .selectFrom('accounts')
+    .select(['id', 'username'])
+    .where('username', 'in', ['bench-advertiser', 'bench-publisher', 'bench-client'])
+    .execute();
+  const idOf = (username: string) => accounts.find((account) => account.username === username)?.id;
+  const advertiserId = idOf('bench-advertiser');
+  const publisherId = idOf('bench-publisher');
+  const clientId = idOf('bench-client');
+  if (advertiserId === undefined || publisherId === undefined || clientId === undefined) return undefined;
+  const wide = await sql<{
+    id: number | null;
+  }>`SELECT min(id) AS id FROM campaigns WHERE advertiser_id = ${advertiserId}`.execute(db);
+  const days = await sql<{ days: number | null }>`SELECT (${TODAY}::date - min(day)) + 1 AS days FROM stats_daily`.execute(db);
+  if (wide.rows[0]?.id == null || !days.rows[0]?.days) return undefined;
+  return { ids: { advertiserId, publisherId, wide: Number(wide.rows[0].id) }, clientId };
+}
+
 const scenario: Scenario = {
   name: 'statistics endpoints (PostgreSQL, 1,000 campaigns, 20,000 ads, 1 year × 500 sites × 2 blocks × 3 devices)',
   async run(context: BenchContext): Promise<BenchRow[]> {
-    const name = `nativa_bench_${process.pid}`;
-    await createDatabase(name);
+    const name = KEPT_DATABASE ?? `nativa_bench_${process.pid}`;
+    if (KEPT_DATABASE === undefined || !(await databaseExists(name))) await createDatabase(name);
     const url = new URL(SERVER_URL);
     url.pathname = `/${name}`;
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-bench-'));
@@ -82,69 +124,37 @@ const scenario: Scenario = {
     const server = await startServer(config, { tls: await generateSelfSigned(), logger: false });
     try {
       const { db } = server.context;
-      const now = new Date(clock.now());
-      const advertiser = await db
-        .transaction()
-        .execute((trx) =>
-          createAccount(
-            trx,
-            { kind: 'advertiser', username: 'bench-advertiser', email: 'ads@bench.test', emailConfirmed: true },
-            now,
-          ),
-        );
-      const publisher = await db
-        .transaction()
-        .execute((trx) =>
-          createAccount(
-            trx,
-            { kind: 'publisher', username: 'bench-publisher', email: 'pub@bench.test', emailConfirmed: true },
-            now,
-          ),
-        );
-      const client = await db.transaction().execute((trx) =>
-        createAccount(
-          trx,
-          {
-            kind: 'advertiser',
-            username: 'bench-client',
-            email: 'client@bench.test',
-            emailConfirmed: true,
-            parentId: advertiser.id,
-          },
-          now,
-        ),
-      );
-      const { token } = await issueToken(db, advertiser.id, 'bench');
-      const publisherToken = (await issueToken(db, publisher.id, 'bench')).token;
-      const started = performance.now();
-      const ids = await seed(server.context.db, advertiser.id, publisher.id, client.id);
-      await seedHistory(db, ids, 0, DAYS - 1);
-      await settle(db);
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      const count = await sql<{ rows: number }>`SELECT count(*)::int AS rows FROM stats_daily`.execute(db);
-      process.stderr.write(`bench: seeded ${count.rows[0]?.rows} rollup rows in ${seconds} s\n`);
-      // A week of hourly traffic for the measured campaign, through the real write path.
-      const hourly = await hourlyEvents(db, ids, clock.now());
-      await db.transaction().execute((trx) => recordEvents(trx, hourly, config.timeZone));
+      const kept = KEPT_DATABASE === undefined ? undefined : await seededBefore(db);
+      const { ids, clientId } = kept ?? (await seedAll(db, config.timeZone, clock.now()));
+      if (kept !== undefined) process.stderr.write(`bench: reusing the rows seeded before in ${name}\n`);
+      const token = (await issueToken(db, ids.advertiserId, 'bench')).token;
+      const publisherToken = (await issueToken(db, ids.publisherId, 'bench')).token;
 
-      const targets = await endpoints(db, ids, advertiser.id, client.id);
+      const targets = (await endpoints(db, ids, ids.advertiserId, clientId)).filter(
+        (target) => ONLY === undefined || ONLY.some((part) => target.label.includes(part)),
+      );
       const connections = Math.min(context.connections, Number(process.env.BENCH_STATS_CONNECTIONS ?? 8));
       const measureAll = async (suffix: string) => {
         const measured: BenchRow[] = [];
         for (const target of targets) {
-          const result = await load({
-            url: `${server.url}${target.paths[0]}`,
-            paths: target.paths,
-            connections,
-            durationSeconds: context.durationSeconds,
-            headers: { 'Auth-Token': target.publisher ? publisherToken : token, Accept: 'application/json' },
-          });
+          const { result, cpu } = await withCpu(
+            () =>
+              load({
+                url: `${server.url}${target.paths[0]}`,
+                paths: target.paths,
+                connections,
+                durationSeconds: context.durationSeconds,
+                headers: { 'Auth-Token': target.publisher ? publisherToken : token, Accept: 'application/json' },
+              }),
+            url.toString(),
+          );
           measured.push({
             scenario: `${target.label} (${connections} connections${suffix})`,
             result,
             ratio: result.requestsPerSecond / context.bare.result.requestsPerSecond,
             goal: `p99 < ${GOAL_MS} ms`,
             met: result.p99 < GOAL_MS && result.total > 0 && (result.statuses['2xx'] ?? 0) === result.total,
+            cpu,
           });
         }
         return measured;
@@ -152,8 +162,11 @@ const scenario: Scenario = {
       const rows = await measureAll('');
       if (YEARS > 1) {
         const grown = performance.now();
-        await seedHistory(db, ids, DAYS, DAYS * YEARS - 1);
-        await settle(db);
+        const days = await sql<{ days: number }>`SELECT (${TODAY}::date - min(day)) + 1 AS days FROM stats_daily`.execute(db);
+        if (Number(days.rows[0]?.days ?? 0) < DAYS * YEARS) {
+          await seedHistory(db, ids, DAYS, DAYS * YEARS - 1);
+          await settle(db);
+        }
         const total = await sql<{ rows: number }>`SELECT count(*)::int AS rows FROM stats_daily`.execute(db);
         const took = ((performance.now() - grown) / 1000).toFixed(1);
         process.stderr.write(`bench: grew the history to ${YEARS} years, ${total.rows[0]?.rows} rollup rows, in ${took} s\n`);
@@ -172,11 +185,54 @@ const scenario: Scenario = {
       return rows;
     } finally {
       await server.close();
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (KEPT_DATABASE === undefined) await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       rmSync(dataDir, { recursive: true, force: true });
     }
   },
 };
+
+/** The accounts, a year of rollups and a week of hourly traffic of the measured campaign. */
+async function seedAll(db: Db, timeZone: string, nowMs: number): Promise<{ ids: Seeded; clientId: number }> {
+  const now = new Date(nowMs);
+  const advertiser = await db
+    .transaction()
+    .execute((trx) =>
+      createAccount(
+        trx,
+        { kind: 'advertiser', username: 'bench-advertiser', email: 'ads@bench.test', emailConfirmed: true },
+        now,
+      ),
+    );
+  const publisher = await db
+    .transaction()
+    .execute((trx) =>
+      createAccount(trx, { kind: 'publisher', username: 'bench-publisher', email: 'pub@bench.test', emailConfirmed: true }, now),
+    );
+  const client = await db.transaction().execute((trx) =>
+    createAccount(
+      trx,
+      {
+        kind: 'advertiser',
+        username: 'bench-client',
+        email: 'client@bench.test',
+        emailConfirmed: true,
+        parentId: advertiser.id,
+      },
+      now,
+    ),
+  );
+  const started = performance.now();
+  const ids = await seed(db, advertiser.id, publisher.id, client.id);
+  await seedHistory(db, ids, 0, DAYS - 1);
+  await settle(db);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const count = await sql<{ rows: number }>`SELECT count(*)::int AS rows FROM stats_daily`.execute(db);
+  process.stderr.write(`bench: seeded ${count.rows[0]?.rows} rollup rows in ${seconds} s\n`);
+  // A week of hourly traffic for the measured campaign, through the real write path.
+  const hourly = await hourlyEvents(db, ids, nowMs);
+  await db.transaction().execute((trx) => recordEvents(trx, hourly, timeZone));
+  return { ids, clientId: client.id };
+}
 
 export default scenario;
 

@@ -75,10 +75,21 @@ export interface DatabaseOptions {
  */
 const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
 
+/**
+ * Settings of every PostgreSQL session the server opens (docs/adr/0021). Its statements read a few
+ * hundred index rows each while many requests share the cores, and the planner, misled by the
+ * skew of the summary keys, judged some of them worth two parallel workers (new processes that
+ * load the catalog caches again before their first row: tens to hundreds of ms) or worth JIT
+ * compilation (a quarter of a second). Neither pays off for this workload. An `options`
+ * parameter in DATABASE_URL replaces these.
+ */
+const SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
+      options: SESSION_OPTIONS,
       max: options.poolSize ?? 10,
       types: {
         getTypeParser: ((oid: number, format?: string) => {

@@ -39,19 +39,33 @@ const withItems = (row: Omit<CampaignRecord, 'items'> & { items: number | null }
   items: Number(row.items ?? 0),
 });
 
-/** One page of an advertiser's campaigns (by id) and how many match in all. */
+/**
+ * One page of an advertiser's campaigns (by id) and how many match in all, in one statement: the
+ * page's ids come with the count of every match (a window over the filtered rows, taken before the
+ * limit), so the ad counts are computed for the page's campaigns only. Only a page past the end,
+ * which has no row to carry the count, costs a second statement.
+ */
 export async function listCampaigns(
   db: Db,
   filter: CampaignListFilter,
   limit: number,
   offset: number,
 ): Promise<ListWithTotal<CampaignRecord>> {
-  // The page's ids first, so the ad counts are computed for the page's campaigns only.
-  const { rows, total } = await listWithTotal(filtered(db, filter), (query) => {
-    const ids = query.select('id').orderBy('id').limit(limit).offset(offset);
-    return selectCampaigns(db).where('campaigns.id', 'in', ids).orderBy('campaigns.id');
-  });
-  return { rows: rows.map(withItems), total };
+  const page = filtered(db, filter)
+    .select(['id', sql<number>`count(*) OVER ()`.as('total')])
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset);
+  const rows = await selectCampaigns(db)
+    .innerJoin(page.as('page'), 'page.id', 'campaigns.id')
+    .select('page.total')
+    .orderBy('campaigns.id')
+    .execute();
+  const first = rows[0];
+  if (first !== undefined) return { rows: rows.map(({ total: _total, ...row }) => withItems(row)), total: Number(first.total) };
+  if (offset === 0) return { rows: [], total: 0 };
+  const counted = await filtered(db, filter).select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow();
+  return { rows: [], total: Number(counted.total) };
 }
 
 /** The advertiser's campaign, or undefined when it does not exist or is someone else's. */

@@ -8,6 +8,11 @@ import { type SummaryKey, sumSummaries } from '../../statistics/summary-reposito
 export { type TargetId, ZERO_TOTALS };
 
 export interface StatsFilter {
+  /**
+   * Only these campaigns. With `offerIds`, give the ads' own campaigns (or leave it out and they
+   * are looked up): rows match on both keys, so a campaign none of the ads belongs to adds nothing
+   * but one more range of the index to read.
+   */
   campaignIds?: readonly number[];
   offerIds?: readonly number[];
   period: Period;
@@ -41,11 +46,10 @@ async function campaignsOfOffers(db: Db, offerIds: readonly number[]): Promise<n
  */
 async function summaryKeys(db: Db, filter: StatsFilter, grouping: StatsGrouping) {
   const byOffer = filter.offerIds !== undefined || grouping.includes('offer_id');
-  let campaignIds = filter.campaignIds;
-  if (filter.offerIds !== undefined) {
-    const ofOffers = await campaignsOfOffers(db, filter.offerIds);
-    campaignIds = campaignIds === undefined ? ofOffers : ofOffers.filter((id) => campaignIds?.includes(id));
-  }
+  const campaignIds =
+    filter.offerIds !== undefined && filter.campaignIds === undefined
+      ? await campaignsOfOffers(db, filter.offerIds)
+      : filter.campaignIds;
   return {
     shape: byOffer ? SUMMARY_SHAPES.offer : SUMMARY_SHAPES.campaign,
     keyA: campaignIds ?? [],

@@ -42,16 +42,16 @@ async function ownCampaignIds(db: Db, advertiserId: number, ids?: number[]): Pro
   return rows.map((row) => row.id);
 }
 
-/** Ads of the advertiser among `ids`, deleted ones included: their statistics are kept. */
-async function ownOfferIds(db: Db, advertiserId: number, ids: number[]): Promise<number[]> {
-  const rows = await db
+/** The campaign of the advertiser's ad `id` (deleted ads included: their statistics are kept), or undefined. */
+async function campaignOfOwnOffer(db: Db, advertiserId: number, id: number): Promise<number | undefined> {
+  const row = await db
     .selectFrom('offers')
     .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
-    .select('offers.id')
-    .where('offers.id', 'in', ids)
+    .select('offers.campaign_id')
+    .where('offers.id', '=', id)
     .where('campaigns.advertiser_id', '=', advertiserId)
-    .execute();
-  return rows.map((row) => row.id);
+    .executeTakeFirst();
+  return row?.campaign_id;
 }
 
 /**
@@ -78,7 +78,7 @@ async function resolveFilter(db: Db, request: StatisticsRequest): Promise<{ filt
     if (ids !== undefined && own.length !== ids.length) throw notFound('Campaign');
     return { filter: { campaignIds: own, period, targetId }, byOffer: false };
   }
-  const offerIds = readSingleId(raw.id, 'filter[id]');
+  const offerId = readSingleId(raw.id, 'filter[id]');
   const campaignId = readSingleId(raw.campaignId, 'filter[campaignId]');
   if (raw.date !== undefined && raw.date !== '' && !isIsoDate(raw.date)) {
     throw invalidField('filter[date]', 'Must be a date in ISO 8601 format, YYYY-MM-DD.');
@@ -90,18 +90,18 @@ async function resolveFilter(db: Db, request: StatisticsRequest): Promise<{ filt
   let period: Period;
   if (date !== undefined) period = { from: date, to: date };
   else period = readPeriod({ from: raw.dateFrom, to: raw.dateTo }, { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
-  const own = await ownCampaignIds(db, advertiserId, campaignId === undefined ? undefined : [campaignId]);
-  if (campaignId !== undefined && own.length === 0) throw notFound('Campaign');
-  if (offerIds !== undefined && (await ownOfferIds(db, advertiserId, [offerIds])).length === 0) throw notFound('Offer');
-  return {
-    filter: {
-      campaignIds: own,
-      offerIds: offerIds !== undefined ? [offerIds] : undefined,
-      period,
-      targetId,
-    },
-    byOffer: true,
-  };
+  if (campaignId !== undefined && (await ownCampaignIds(db, advertiserId, [campaignId])).length === 0) {
+    throw notFound('Campaign');
+  }
+  if (offerId === undefined) {
+    const campaignIds = campaignId === undefined ? await ownCampaignIds(db, advertiserId) : [campaignId];
+    return { filter: { campaignIds, period, targetId }, byOffer: true };
+  }
+  // One ad is read from its own campaign's summaries only, not from every campaign of the advertiser.
+  const ofOffer = await campaignOfOwnOffer(db, advertiserId, offerId);
+  if (ofOffer === undefined) throw notFound('Offer');
+  const campaignIds = campaignId === undefined || campaignId === ofOffer ? [ofOffer] : [];
+  return { filter: { campaignIds, offerIds: [offerId], period, targetId }, byOffer: true };
 }
 
 function readSingleId(value: string | undefined, field: string): number | undefined {

@@ -53,15 +53,15 @@ export async function updateBlockOptions(db: Db, blockId: number, options: { noC
     .executeTakeFirstOrThrow();
 }
 
-/** Which of `blockIds` are blocks of the publisher's sites. */
-export async function ownBlockIds(db: Db, publisherId: number, blockIds: readonly number[]): Promise<Set<number>> {
-  if (blockIds.length === 0) return new Set();
+/** Which of `blockIds` are blocks of the publisher's sites, each with its site. */
+export async function ownBlockSites(db: Db, publisherId: number, blockIds: readonly number[]): Promise<Map<number, number>> {
+  if (blockIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('blocks')
     .innerJoin('sites', 'sites.id', 'blocks.site_id')
-    .select('blocks.id')
+    .select(['blocks.id', 'blocks.site_id'])
     .where('blocks.id', 'in', [...blockIds])
     .where('sites.publisher_id', '=', publisherId)
     .execute();
-  return new Set(rows.map((row) => row.id));
+  return new Map(rows.map((row) => [row.id, row.site_id]));
 }

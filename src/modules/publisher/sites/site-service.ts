@@ -14,19 +14,24 @@ import { type SiteRow, siteStatusName } from './site-schema.ts';
 import { normalizeSiteUrl } from './site-url.ts';
 
 /**
- * Website objects for site rows: the stored fields as the spec types them, the number of blocks,
- * and the publisher's statistics over `period` from the rollup.
+ * Website objects for site rows: the stored fields as the spec types them, the number of blocks
+ * (counted here unless the rows come from listSites with theirs), and the publisher's statistics
+ * over `period` from the rollup.
  */
-export async function presentSites(db: Db, rows: readonly SiteRow[], period: Period) {
+export async function presentSites(db: Db, rows: readonly (SiteRow & { blocks_count?: number })[], period: Period) {
   const ids = rows.map((row) => row.id);
-  const [blockCounts, totals] = await Promise.all([countBlocksBySite(db, ids), totalsBySite(db, ids, period)]);
+  const counted = rows.every((row) => row.blocks_count !== undefined);
+  const [blockCounts, totals] = await Promise.all([
+    counted ? undefined : countBlocksBySite(db, ids),
+    totalsBySite(db, ids, period),
+  ]);
   return rows.map((row) => ({
     id: row.id,
     status: siteStatusName(row.status),
     url: row.url,
     category_id: row.category_id === null ? '' : String(row.category_id),
     monthly_uniq_users: String(row.monthly_uniq_users),
-    blocks_count: blockCounts.get(row.id) ?? 0,
+    blocks_count: row.blocks_count ?? blockCounts?.get(row.id) ?? 0,
     ...publisherFigures(totals.get(row.id) ?? ZERO_TOTALS),
   }));
 }

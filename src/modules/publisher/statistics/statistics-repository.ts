@@ -23,62 +23,33 @@ export async function totalsBySite(db: Db, siteIds: readonly number[], period: P
 export interface DailyFilter {
   publisherId: number;
   period: Period;
+  /** The publisher's own sites, as the caller checked them; with `blockIds`, the sites of those blocks. */
   siteIds?: readonly number[];
+  /** Blocks of the publisher's own sites, as the caller checked them. */
   blockIds?: readonly number[];
   /** One row per hour (day and hour) rather than per day. */
   hourly?: boolean;
 }
 
-/** The sites of the publisher's blocks among `blockIds`: the block summaries are keyed by site first. */
-async function sitesOfOwnBlocks(db: Db, publisherId: number, blockIds: readonly number[]): Promise<number[]> {
-  if (blockIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('blocks')
-    .innerJoin('sites', 'sites.id', 'blocks.site_id')
-    .select('blocks.site_id')
-    .distinct()
-    .where('blocks.id', 'in', [...blockIds])
-    .where('sites.publisher_id', '=', publisherId)
-    .execute();
-  return rows.map((row) => row.site_id);
-}
-
 /**
  * One row per day (or hour) that has traffic on the publisher's sites, oldest first: the
- * publisher's summaries, or with site or block filters the block summaries of the publisher's own
- * sites (so another publisher's traffic can never be summed in).
+ * publisher's summaries, or with site or block filters the block summaries of those sites. The
+ * filters must hold only the publisher's own sites and blocks (the service checks them and
+ * answers 404 otherwise), so that another publisher's traffic is never summed in.
  */
 export async function dailyTotals(
   db: Db,
   filter: DailyFilter,
 ): Promise<{ day: string; hour: number; totals: PublisherTotals }[]> {
-  const grain = filter.hourly ? 'hour' : 'day';
-  let rows: Awaited<ReturnType<typeof sumSummaries>>;
-  if (filter.siteIds === undefined && filter.blockIds === undefined) {
-    rows = await sumSummaries(db, {
-      shape: SUMMARY_SHAPES.publisher,
-      keyA: [filter.publisherId],
-      period: filter.period,
-      grain,
-      groupBy: [],
-    });
-  } else {
-    const candidates = filter.siteIds ?? (await sitesOfOwnBlocks(db, filter.publisherId, filter.blockIds ?? []));
-    if (candidates.length === 0) return [];
-    const ownSites = await db
-      .selectFrom('sites')
-      .select('id')
-      .where('publisher_id', '=', filter.publisherId)
-      .where('id', 'in', [...candidates])
-      .execute();
-    rows = await sumSummaries(db, {
-      shape: SUMMARY_SHAPES.block,
-      keyA: ownSites.map((site) => site.id),
-      keyB: filter.blockIds,
-      period: filter.period,
-      grain,
-      groupBy: [],
-    });
-  }
+  const bySite = filter.siteIds !== undefined || filter.blockIds !== undefined;
+  if (bySite && (filter.siteIds ?? []).length === 0) return [];
+  const rows = await sumSummaries(db, {
+    shape: bySite ? SUMMARY_SHAPES.block : SUMMARY_SHAPES.publisher,
+    keyA: bySite ? (filter.siteIds ?? []) : [filter.publisherId],
+    keyB: filter.blockIds,
+    period: filter.period,
+    grain: filter.hourly ? 'hour' : 'day',
+    groupBy: [],
+  });
   return rows.map((row) => ({ day: row.day, hour: row.hour, totals: toTotals(row) }));
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { invalidField, notFound } from '../../../http/errors.ts';
 import type { Period } from '../../statistics/period.ts';
-import { ownBlockIds } from '../blocks/block-repository.ts';
+import { ownBlockSites } from '../blocks/block-repository.ts';
 import { ownSiteIds } from '../sites/site-repository.ts';
 import { publisherFigures } from './figures.ts';
 import { dailyTotals } from './statistics-repository.ts';
@@ -31,15 +31,17 @@ export async function publisherStatistics(
   publisherId: number,
   filter: { period: Period; siteIds?: number[]; blockIds?: number[]; hourly?: boolean },
 ) {
-  if (filter.siteIds !== undefined) {
-    const own = await ownSiteIds(db, publisherId, filter.siteIds);
-    if (filter.siteIds.some((id) => !own.has(id))) throw notFound('Site');
+  let siteIds = filter.siteIds;
+  if (siteIds !== undefined) {
+    const own = await ownSiteIds(db, publisherId, siteIds);
+    if (siteIds.some((id) => !own.has(id))) throw notFound('Site');
   }
   if (filter.blockIds !== undefined) {
-    const own = await ownBlockIds(db, publisherId, filter.blockIds);
+    const own = await ownBlockSites(db, publisherId, filter.blockIds);
     if (filter.blockIds.some((id) => !own.has(id))) throw notFound('Block');
+    siteIds ??= [...new Set(own.values())];
   }
-  const days = await dailyTotals(db, { publisherId, ...filter });
+  const days = await dailyTotals(db, { publisherId, ...filter, siteIds });
   return days.map(({ day, hour, totals }) => ({
     date: day,
     ...(filter.hourly ? { hour } : {}),

@@ -205,6 +205,10 @@ describe('advertiser campaigns', () => {
     );
     assert.equal(page.header('x-pagination-total-count'), '3');
     assert.equal(page.header('x-pagination-page-count'), '3');
+    // A page past the end has no row to carry the count: it is counted on its own.
+    const beyond = await client.get('/api/advertiser/campaigns?per-page=2&page=3&archived=0');
+    assert.deepEqual(beyond.json(), []);
+    assert.equal(beyond.header('x-pagination-total-count'), '3');
   });
 
   it('rejects malformed filters with 422 naming them', async () => {

@@ -229,6 +229,13 @@ describe('advertiser statistics', () => {
         [ads.b, '2026-03-02/2026-03-02', 1000, 2],
       ],
     );
+    // An ad and a campaign combine: the ad's rows within its own campaign, none within another.
+    const own = await stats(`?scope=offers&filter[campaignId]=${first}&filter[id]=${ads.a}&filter[date]=2026-03-02`);
+    assert.deepEqual(
+      own.map((row) => [row.id, row.views]),
+      [[ads.a, 1000]],
+    );
+    assert.deepEqual(await stats(`?scope=offers&filter[campaignId]=${second}&filter[id]=${ads.a}&filter[date]=2026-03-02`), []);
     const missing = await advertiser.client.get(`/api/advertiser/statistics?scope=offers&filter[campaignId]=${first}`);
     assert.equal(missing.status, 422);
     assert.deepEqual(fieldsOf(missing), ['filter[date]']);

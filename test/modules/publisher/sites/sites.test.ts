@@ -394,6 +394,11 @@ describe('publisher sites and blocks', () => {
         [siteB.id],
       );
       assert.equal(page.header('x-pagination-page-count'), '2');
+      assert.equal(page.header('x-pagination-total-count'), '2');
+      // A page past the end has no row to carry the count: it is counted on its own.
+      const beyond = await owner.client.get('/api/webmaster/sites?per-page=1&page=5');
+      assert.deepEqual(beyond.json(), []);
+      assert.equal(beyond.header('x-pagination-total-count'), '2');
 
       const xml = (await owner.client.get('/api/webmaster/sites?dateFrom=2026-03-09&dateTo=2026-03-09', { accept: XML })).xml();
       assert.equal(xml.item.length, 2);
