@@ -89,6 +89,9 @@ export interface Viewer extends VisitorSignals {
   pageId: string | undefined;
 }
 
+/** What serve() read for an impression without page or visitor filters. */
+const NOTHING_READ: [undefined, undefined] = [undefined, undefined];
+
 /** A claim on a page that collides this many times in a row (other blocks racing) serves nothing. */
 const PAGE_CLAIM_ATTEMPTS = 3;
 
@@ -327,10 +330,14 @@ export class ServingEngine {
     const capped = this.snapshot.frequencyCapped === true;
     const visitor = viewer === undefined || !capped ? undefined : frequencyVisitor(viewer, this.options.signingSecret, day);
     const pageId = viewer?.pageId;
-    const [page, viewsToday] = await Promise.all([
-      pageId === undefined ? undefined : this.pages.shown(pageId).catch(this.failOpen('reading the page')),
-      visitor === undefined ? undefined : this.frequency.viewsToday(visitor, day).catch(this.failOpen('reading views')),
-    ]);
+    // Without a page id or a capped campaign nothing is read: no stores to wait for.
+    const [page, viewsToday] =
+      pageId === undefined && visitor === undefined
+        ? NOTHING_READ
+        : await Promise.all([
+            pageId === undefined ? undefined : this.pages.shown(pageId).catch(this.failOpen('reading the page')),
+            visitor === undefined ? undefined : this.frequency.viewsToday(visitor, day).catch(this.failOpen('reading views')),
+          ]);
     const filters: ImpressionFilters = {
       nowMs: now,
       page,

@@ -11,6 +11,7 @@ import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/record-events.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { isAdvertiser } from './serving-repository.ts';
+import { TeaserAnswerWriter } from './teaser-answer.ts';
 import { VIEW_TOKEN_LENGTH } from './view-token.ts';
 import { clickAddress, countryOf, visitorTraits } from './visitor.ts';
 import { LOADER_ID_PATTERN } from './visitor-id.ts';
@@ -19,6 +20,8 @@ const VISITOR_COOKIE = 'nv_vid';
 const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
 const PUBLIC = { access: 'public' as const };
 const tags = ['Serving'];
+const LABEL = 'Sponsored';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const BlockParams = Type.Object({
   blockId: Id('Block id (from the embed code).'),
@@ -111,6 +114,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   const { serving } = context;
   if (serving === undefined) return;
   const { currency } = context.config;
+  const answers = new TeaserAnswerWriter(currency);
 
   app.get(
     '/api/serve/loader.js',
@@ -156,16 +160,23 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const traits = visitorTraits(userAgent);
       const cookieId = readVisitorId(request);
       const { page, visitor } = request.query;
+      // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
+      const address = request.ip;
       const teasers = traits.bot
         ? []
         : await serving.serve(
-            { block, device: traits.device, country: countryOf(request.ip), visitorId: cookieId },
-            { pageId: page, cookieId, loaderId: visitor, address: request.ip, userAgent },
+            { block, device: traits.device, country: countryOf(address), visitorId: cookieId },
+            { pageId: page, cookieId, loaderId: visitor, address, userAgent },
           );
       const base = absoluteUrl(request, '/api');
+      if (request.format === 'json' && (request.query as { fields?: unknown }).fields === undefined) {
+        // Sent as text, the answer skips the serializer (and `fields`, which it was not asked for);
+        // the schema's reply type only knows the object, hence the plain reply.
+        return (reply as FastifyReply).type(JSON_TYPE).send(answers.write(block.id, LABEL, base, teasers));
+      }
       return {
         block: block.id,
-        label: 'Sponsored',
+        label: LABEL,
         currency,
         teasers: teasers.map(({ ad, clickToken, viewToken }) => ({
           id: ad.offerId,

@@ -64,8 +64,18 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
   const options = () => ({ allowPrivate: config.webhookAllowPrivate, now: new Date(clock.now()) });
 
   // Events written by any write request are sent as soon as it has answered, not at the next poll.
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) webhooks.wake();
+  // The serving endpoints write none (a beacon's views reach the rollup at the next flush): a wake
+  // per beacon was a query for due deliveries per beacon. Callback style: no promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (
+      request.method !== 'GET' &&
+      request.method !== 'HEAD' &&
+      reply.statusCode < 400 &&
+      request.routeOptions.url?.startsWith('/api/serve/') !== true
+    ) {
+      webhooks.wake();
+    }
+    done();
   });
 
   for (const { prefix, operation, tags } of ENTRY_POINTS) {

@@ -31,6 +31,32 @@ describe('serving: teasers, clicks, billing', () => {
     }>();
   }
 
+  it('answers JSON as text in schema order, and XML and `fields=` through the object, alike', async () => {
+    const world = await createWorld(server);
+    const path = `/api/serve/blocks/${world.blockId}/teasers`;
+    const json = await server.anonymous.get(path, desktop);
+    assert.equal(json.status, 200, json.text);
+    assert.equal(json.header('content-type'), 'application/json; charset=utf-8');
+    const body = json.json();
+    assert.deepEqual(Object.keys(body), ['block', 'label', 'currency', 'teasers']);
+    assert.deepEqual(Object.keys(body.teasers[0]), ['id', 'title', 'description', 'price', 'domain', 'image', 'url', 'view']);
+    const fields = await server.anonymous.get(`${path}?fields=block,teasers`, desktop);
+    assert.equal(fields.status, 200, fields.text);
+    assert.deepEqual(Object.keys(fields.json()), ['block', 'teasers']);
+    const xml = await server.anonymous.get(path, { headers: { ...desktop.headers, Accept: 'application/xml' } });
+    assert.equal(xml.status, 200, xml.text);
+    assert.match(xml.header('content-type') ?? '', /^application\/xml/);
+    assert.match(
+      xml.text,
+      new RegExp(
+        `<response><block>${world.blockId}</block><label>Sponsored</label><currency>[A-Z]{3}</currency><teasers><item><id>${body.teasers[0].id}</id>`,
+      ),
+    );
+    // Each answer served its teasers afresh: three links, each its own.
+    const urls = new Set([body.teasers[0].url, fields.json().teasers[0].url]);
+    assert.equal(urls.size, 2);
+  });
+
   it('serves teasers in auction order, bills a click once, and the rollup and ledger agree', async () => {
     const db = server.server.context.db;
     const world = await createWorld(server);

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ServedTeaser } from '../../../src/modules/serving/serving-engine.ts';
+import type { AdEntry } from '../../../src/modules/serving/serving-index.ts';
+import { TeaserAnswerWriter } from '../../../src/modules/serving/teaser-answer.ts';
+
+/** The answer as the route's object path builds it, fields in the response schema's order. */
+function objectAnswer(blockId: number, base: string, currency: string, teasers: ServedTeaser[]) {
+  return {
+    block: blockId,
+    label: 'Sponsored',
+    currency,
+    teasers: teasers.map(({ ad, clickToken, viewToken }) => ({
+      id: ad.offerId,
+      title: ad.title,
+      description: ad.description,
+      price: ad.priceText,
+      domain: ad.domain,
+      image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
+      url: `${base}/serve/click/${clickToken}`,
+      view: viewToken,
+    })),
+  };
+}
+
+function ad(offerId: number, fields: Partial<AdEntry>): AdEntry {
+  return {
+    offerId,
+    title: 'Kettle',
+    description: 'Boils water',
+    priceText: '19.90',
+    domain: 'shop.example',
+    image: 'abc123',
+    ...fields,
+  } as AdEntry;
+}
+
+describe('the teasers answer written as text', () => {
+  const ads = [
+    ad(1, {}),
+    ad(2, { title: 'Say "hi" \\ o/', description: 'Line\nbreak\ttab \u2028 </script> \u0001', image: null }),
+    ad(4_000_000_001, { title: 'Ünïcödé 中文 😀', priceText: '1 000 ₽', domain: 'xn--e1afmkfd.example' }),
+  ];
+  const served = (offset: number): ServedTeaser[] =>
+    ads.map((entry, index) => ({ ad: entry, clickToken: `click-${offset + index}_A-z`, viewToken: `view-${offset + index}` }));
+
+  const cases: [name: string, base: string, teasers: ServedTeaser[]][] = [
+    ['no teasers', 'https://ads.example/api', []],
+    ['teasers with text that needs escaping', 'https://ads.example/api', served(0)],
+    ['the same ads again (their cached parts)', 'https://ads.example/api', served(10)],
+    ['another base URL (a Host header with a quote)', 'https://ads"x.example/api', served(20)],
+    ['the first base URL again', 'https://ads.example/api', served(30)],
+  ];
+  const writer = new TeaserAnswerWriter('EUR');
+  for (const [name, base, teasers] of cases) {
+    it(`is the text of the object answer: ${name}`, () => {
+      const text = writer.write(77, 'Sponsored', base, teasers);
+      assert.equal(text, JSON.stringify(objectAnswer(77, base, 'EUR', teasers)));
+    });
+  }
+});
