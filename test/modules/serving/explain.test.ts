@@ -166,7 +166,13 @@ describe('explaining an impression', () => {
               context,
             );
             assert.deepEqual(
-              explanation.ranked.map(({ offerId, rank, wins, score, priceMicros }) => ({ offerId, rank, wins, score, priceMicros })),
+              explanation.ranked.map(({ offerId, rank, wins, score, priceMicros }) => ({
+                offerId,
+                rank,
+                wins,
+                score,
+                priceMicros,
+              })),
               expected.ranked,
               context,
             );
