@@ -81,11 +81,11 @@ export async function explainCampaign(
   campaignId: number,
   query: ImpressionQuery & { block: number },
 ) {
-  const campaign = await requireCampaign(db, advertiserId, campaignId);
+  // Both reads at once (one round trip); the ads are used only once the campaign is the caller's.
+  const [campaign, rows] = await Promise.all([requireCampaign(db, advertiserId, campaignId), findCampaignAds(db, campaignId)]);
   const { impression, explanation } = explainBlock(serving, query.block, { ...query, campaignId: campaign.id }, () =>
     invalidField('block', 'Not a block of an active site: nothing serves there.'),
   );
-  const rows = await findCampaignAds(db, campaign.id);
   const ranked = new Map(explanation.ranked.filter((ad) => ad.campaignId === campaign.id).map((ad) => [ad.offerId, ad]));
   const skipped = new Map(explanation.skipped.filter((ad) => ad.campaignId === campaign.id).map((ad) => [ad.offerId, ad.reason]));
   const campaignReasons: ExplainReason[] = [];
@@ -144,10 +144,12 @@ export async function explainOwnBlock(
   blockId: number,
   query: ImpressionQuery,
 ) {
-  const block = await getOwnBlock(db, publisherId, blockId);
+  // A block in the serving index says whose it is (a block never changes publisher): the row is
+  // read only when it is not there (404 or an inactive site's block, 409) or is another's (404).
+  if (serving.block(blockId)?.publisherId !== publisherId) await getOwnBlock(db, publisherId, blockId);
   const { impression, explanation } = explainBlock(
     serving,
-    block.id,
+    blockId,
     query,
     () => new ApiError(409, "The block's site is not active (in moderation or banned): nothing serves there."),
   );
