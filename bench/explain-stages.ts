@@ -8,8 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.ts';
 import { generateToken, hashToken } from '../src/modules/accounts/tokens.ts';
-import { requireCampaign } from '../src/modules/advertiser/campaigns/campaign-service.ts';
-import { findCampaignAds } from '../src/modules/explain/explain-repository.ts';
+import { findOwnCampaignAds } from '../src/modules/explain/explain-repository.ts';
 import { getOwnBlock } from '../src/modules/publisher/blocks/block-service.ts';
 import { type Snapshot, selectTeasers } from '../src/modules/serving/serving-index.ts';
 import { startServer } from '../src/server.ts';
@@ -79,10 +78,7 @@ await withBenchDatabase(async (databaseUrl) => {
     const impression = { block, device: 1 as const, country: '', visitorId: undefined };
     await time('selectTeasers, bucketed', () => selectTeasers(snapshot, impression));
     await time('selectTeasers, exhaustive', () => selectTeasers(snapshot, impression, { exhaustive: true }));
-    await time('campaign and ad rows', async () => {
-      await requireCampaign(db, campaign.advertiser_id, campaign.id);
-      await findCampaignAds(db, campaign.id);
-    });
+    await time('campaign and ad rows', () => findOwnCampaignAds(db, campaign.advertiser_id, campaign.id));
     await time('block row', () => getOwnBlock(db, site.publisher_id, blockId));
     await time('engine, campaign', () =>
       serving.explain({ blockId, campaignId: campaign.id, device: 1, country: '', visitorId: undefined }),
