@@ -1,13 +1,12 @@
 import type { Db } from '../../db/database.ts';
-import { ApiError, invalidField } from '../../http/errors.ts';
+import { ApiError, invalidField, notFound } from '../../http/errors.ts';
 import { MODERATION } from '../../moderation.ts';
 import { microsToAmount } from '../../money.ts';
-import { requireCampaign } from '../advertiser/campaigns/campaign-service.ts';
 import { getOwnBlock } from '../publisher/blocks/block-service.ts';
 import type { Explanation, RankedAd } from '../serving/explain.ts';
 import type { ExplainQuery, ServingEngine } from '../serving/serving-engine.ts';
 import { type ImpressionQuery, readImpression } from './explain-query.ts';
-import { findCampaignAds } from './explain-repository.ts';
+import { type CampaignAdsRow, findOwnCampaignAds } from './explain-repository.ts';
 
 /**
  * Why a campaign's ads would or would not show in a block, and what fills a block: the account
@@ -81,17 +80,18 @@ export async function explainCampaign(
   campaignId: number,
   query: ImpressionQuery & { block: number },
 ) {
-  const campaign = await requireCampaign(db, advertiserId, campaignId);
-  const { impression, explanation } = explainBlock(serving, query.block, { ...query, campaignId: campaign.id }, () =>
+  const found = await findOwnCampaignAds(db, advertiserId, campaignId);
+  const campaign = found[0];
+  if (campaign === undefined) throw notFound('Campaign');
+  const { impression, explanation } = explainBlock(serving, query.block, { ...query, campaignId }, () =>
     invalidField('block', 'Not a block of an active site: nothing serves there.'),
   );
-  const rows = await findCampaignAds(db, campaign.id);
-  const ranked = new Map(explanation.ranked.filter((ad) => ad.campaignId === campaign.id).map((ad) => [ad.offerId, ad]));
-  const skipped = new Map(explanation.skipped.filter((ad) => ad.campaignId === campaign.id).map((ad) => [ad.offerId, ad.reason]));
+  const ranked = new Map(explanation.ranked.filter((ad) => ad.campaignId === campaignId).map((ad) => [ad.offerId, ad]));
+  const skipped = new Map(explanation.skipped.filter((ad) => ad.campaignId === campaignId).map((ad) => [ad.offerId, ad.reason]));
   const campaignReasons: ExplainReason[] = [];
-  if (!campaign.active || campaign.archived) campaignReasons.push('campaign_paused');
-  if (campaign.moderation_status !== MODERATION.approved) campaignReasons.push('campaign_not_approved');
-  const ads = rows.map((row): ExplainedAd => {
+  if (!campaign.campaign_active || campaign.campaign_archived) campaignReasons.push('campaign_paused');
+  if (campaign.campaign_moderation_status !== MODERATION.approved) campaignReasons.push('campaign_not_approved');
+  const ads = found.flatMap(adOf).map((row): ExplainedAd => {
     const stored = [...campaignReasons];
     if (!row.active) stored.push('ad_paused');
     if (row.moderation_status !== MODERATION.approved) stored.push('moderation');
@@ -103,7 +103,7 @@ export async function explainCampaign(
     return rankedAd(row, reasons.length === 0 ? rank : undefined, reasons);
   });
   return {
-    campaign: campaign.id,
+    campaign: campaignId,
     block: explanation.blockId,
     device: impression.device,
     country: impression.country,
@@ -112,6 +112,13 @@ export async function explainCampaign(
     scores: explanation.topScores.map(perMille),
     ads,
   };
+}
+
+/** The ad's columns of a row (none on the row of a campaign without ads). */
+function adOf(row: CampaignAdsRow) {
+  const { id, title, bid_micros: bidMicros, active, moderation_status: moderationStatus } = row;
+  if (id === null || title === null || bidMicros === null || active === null || moderationStatus === null) return [];
+  return [{ id, title, bid_micros: bidMicros, active, moderation_status: moderationStatus }];
 }
 
 function rankedAd(
@@ -144,10 +151,12 @@ export async function explainOwnBlock(
   blockId: number,
   query: ImpressionQuery,
 ) {
-  const block = await getOwnBlock(db, publisherId, blockId);
+  // A block in the serving index says whose it is (a block never changes publisher): the row is
+  // read only when it is not there (404 or an inactive site's block, 409) or is another's (404).
+  if (serving.block(blockId)?.publisherId !== publisherId) await getOwnBlock(db, publisherId, blockId);
   const { impression, explanation } = explainBlock(
     serving,
-    block.id,
+    blockId,
     query,
     () => new ApiError(409, "The block's site is not active (in moderation or banned): nothing serves there."),
   );

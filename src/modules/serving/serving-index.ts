@@ -281,7 +281,11 @@ export function placementCoefficient(campaign: CampaignState, block: BlockEntry)
  * The site/block coefficient times the device coefficient for one campaign and impression, or why
  * the campaign may not show here (limits reached, another country, not in the audience).
  */
-function campaignFactor(campaign: CampaignState, impression: Impression, audience: Set<number> | undefined): number | SkipReason {
+export function campaignFactor(
+  campaign: CampaignState,
+  impression: Impression,
+  audience: Set<number> | undefined,
+): number | SkipReason {
   const limit = campaignLimit(campaign);
   if (limit !== undefined) return limit;
   if (impression.filters !== undefined) {

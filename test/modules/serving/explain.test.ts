@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type Candidate, priceClick, score, smoothedCtr } from '../../../src/modules/serving/auction.ts';
+import type { ImpressionFilters } from '../../../src/modules/serving/eligibility.ts';
+import { explainImpression } from '../../../src/modules/serving/explain.ts';
+import {
+  type AdEntry,
+  type AdvertiserState,
+  type BlockEntry,
+  type CampaignState,
+  emptySnapshot,
+  type Impression,
+  indexAds,
+  type SelectionOptions,
+  type SkipReason,
+  selectTeasers,
+} from '../../../src/modules/serving/serving-index.ts';
+import { seededRandom } from '../../helpers/random.ts';
+
+/**
+ * explainImpression ranks by counting, over its own pass: over seeded random snapshots (ties of
+ * score across campaigns, geo, retargeting, limits, one ad per campaign, a per-request filter) it
+ * must give what the plain definition gives: selectTeasers' exhaustive walk, every candidate
+ * sorted by score (ties in walk order), each ad's rank, and its price against the ad just below.
+ */
+
+const COUNTRIES = ['US', 'DE', 'FR'];
+
+function randomSnapshot(seed: number) {
+  const random = seededRandom(seed);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
+  const snapshot = emptySnapshot('2026-03-10');
+  const block: BlockEntry = {
+    id: 5,
+    siteId: 3,
+    publisherId: 9,
+    title: 'b',
+    teaserCount: 1 + Math.floor(random() * 6),
+    campaignsUnique: random() < 0.3,
+  };
+  snapshot.blocks.set(block.id, block);
+  const advertisers: AdvertiserState[] = Array.from({ length: 8 }, (_, index) => ({
+    id: index + 1,
+    balanceMicros: random() < 0.15 ? 0 : 1_000_000,
+    dailyBudgetMicros: 0,
+    spentTodayMicros: 0,
+  }));
+  const campaigns: CampaignState[] = Array.from({ length: 60 }, (_, index) => ({
+    id: index + 1,
+    advertiser: pick(advertisers),
+    geo: random() < 0.4 ? new Set(COUNTRIES.filter(() => random() < 0.5)) : undefined,
+    isRetarget: random() < 0.2,
+    dailyBudgetMicros: 0,
+    dailyClickLimit: random() < 0.1 ? 1 : 0,
+    spentTodayMicros: 0,
+    clicksToday: random() < 0.5 ? 1 : 0,
+    // Coefficients from a short list, so that scores of different campaigns tie.
+    siteCoefficients: new Map(random() < 0.3 ? [[3, pick([0.5, 2, 4])]] : []),
+    blockCoefficients: new Map(random() < 0.2 ? [['3:5', pick([0.5, 2, 4])]] : []),
+    deviceCoefficients: [1, 1, random() < 0.3 ? pick([0.5, 2, 4]) : 1, 1],
+  }));
+  for (const campaign of campaigns) snapshot.campaigns.set(campaign.id, campaign);
+  snapshot.maxFactor = 16;
+  for (let index = 0; index < 1500; index += 1) {
+    const ad: AdEntry = {
+      offerId: index + 1,
+      campaign: pick(campaigns),
+      bidMicros: 10_000 * (1 + Math.floor(random() * 20)),
+      title: `ad ${index + 1}`,
+      description: '',
+      priceText: '',
+      image: null,
+      url: '',
+      urlMobile: '',
+      domain: 'shop.test',
+      ctr: smoothedCtr(Math.floor(random() * 3) * 100, Math.floor(random() * 3)),
+    };
+    snapshot.ads.push(ad);
+    snapshot.adsById.set(ad.offerId, ad);
+  }
+  snapshot.selection = indexAds(snapshot.ads);
+  snapshot.audiences.set('visitor', new Set(advertisers.filter(() => random() < 0.4).map((advertiser) => advertiser.id)));
+  return { snapshot, block, random };
+}
+
+/** The definition: the exhaustive walk's candidates, all sorted, each ranked and priced. */
+function reference(
+  snapshot: ReturnType<typeof randomSnapshot>['snapshot'],
+  impression: Impression,
+  campaignId: number,
+  filter: SelectionOptions['filter'],
+) {
+  const candidates: Candidate<AdEntry>[] = [];
+  const skipped = new Map<number, SkipReason>();
+  const skipCounts: Partial<Record<SkipReason, number>> = {};
+  const winners = selectTeasers(snapshot, impression, {
+    exhaustive: true,
+    filter,
+    onCandidate: (candidate) => candidates.push(candidate),
+    onSkip: (ad, reason) => {
+      skipped.set(ad.offerId, reason);
+      skipCounts[reason] = (skipCounts[reason] ?? 0) + 1;
+    },
+  });
+  // Array.prototype.sort is stable: equal scores keep walk order, the auction's tie rule.
+  const ordered = candidates
+    .map((candidate) => ({ candidate, score: score(candidate) }))
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score);
+  const ranked = ordered.flatMap((entry, index) => {
+    const { ad } = entry.candidate;
+    const winner = winners[index];
+    const wins = winner !== undefined && winner.ad === ad;
+    if (!wins && ad.campaign.id !== campaignId) return [];
+    return [
+      {
+        offerId: ad.offerId,
+        rank: index + 1,
+        wins,
+        score: entry.score,
+        priceMicros: wins ? winner.chargeMicros : priceClick(entry.candidate, ordered[index + 1]?.score),
+      },
+    ];
+  });
+  return {
+    eligible: ordered.length,
+    topScores: ordered.slice(0, impression.block.teaserCount + 1).map((entry) => entry.score),
+    ranked,
+    skipped: [...skipped].filter(([offerId]) => snapshot.adsById.get(offerId)?.campaign.id === campaignId),
+    skipCounts,
+  };
+}
+
+describe('explaining an impression', () => {
+  for (let seed = 1; seed <= 20; seed += 1) {
+    it(`ranks, prices and skips as the exhaustive walk with a full sort (seed ${seed})`, () => {
+      const { snapshot, block, random } = randomSnapshot(seed);
+      let described = 0;
+      for (const country of ['', ...COUNTRIES]) {
+        for (const visitorId of [undefined, 'visitor']) {
+          const device = (1 + Math.floor(random() * 3)) as 1 | 2 | 3;
+          const refused = new Set(
+            snapshot.ads
+              .slice(0, 60)
+              .filter(() => random() < 0.3)
+              .map((ad) => ad.offerId),
+          );
+          const filter = (ad: AdEntry) => (refused.has(ad.offerId) ? (ad.offerId % 2 === 0 ? 'frequency' : false) : true);
+          const filters: ImpressionFilters = {
+            nowMs: 0,
+            page: undefined,
+            campaignsUnique: block.campaignsUnique ?? false,
+            viewsToday: undefined,
+          };
+          const impression: Impression = { block, device, country, visitorId, filters };
+          for (const campaignId of [1 + Math.floor(random() * 60), 1 + Math.floor(random() * 60)]) {
+            const explanation = explainImpression(snapshot, impression, { campaignId, filter });
+            const expected = reference(snapshot, impression, campaignId, filter);
+            const context = `country '${country}', visitor ${visitorId}, campaign ${campaignId}`;
+            assert.equal(explanation.eligible, expected.eligible, context);
+            assert.deepEqual(explanation.topScores, expected.topScores, context);
+            assert.deepEqual(explanation.skipCounts, expected.skipCounts, context);
+            assert.deepEqual(
+              explanation.skipped.map((ad) => [ad.offerId, ad.reason]),
+              expected.skipped,
+              context,
+            );
+            assert.deepEqual(
+              explanation.ranked.map(({ offerId, rank, wins, score, priceMicros }) => ({
+                offerId,
+                rank,
+                wins,
+                score,
+                priceMicros,
+              })),
+              expected.ranked,
+              context,
+            );
+            described += explanation.ranked.length;
+          }
+        }
+      }
+      assert.ok(described > 0, 'some ads were described');
+    });
+  }
+});
