@@ -64,8 +64,10 @@ export function registerWebhookRoutes(app: App, context: AppContext): void {
   const options = () => ({ allowPrivate: config.webhookAllowPrivate, now: new Date(clock.now()) });
 
   // Events written by any write request are sent as soon as it has answered, not at the next poll.
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback style: every response passes here, and an async hook would cost each one a promise.
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) webhooks.wake();
+    done();
   });
 
   for (const { prefix, operation, tags } of ENTRY_POINTS) {
