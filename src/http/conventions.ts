@@ -1,12 +1,12 @@
 import { hash } from 'node:crypto';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { AccountKind } from '../db/schema.ts';
 import { ApiError, errorBody, type FieldError, forbidden, unauthorized } from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
-import type { RateLimitDecision } from './rate-limit.ts';
+import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
 import { setSecurityHeaders } from './security-headers.ts';
 import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
 import { toXml } from './xml.ts';
@@ -41,11 +41,12 @@ declare module 'fastify' {
 }
 
 export interface ConventionDependencies {
-  authenticate(token: string): Promise<Principal | undefined>;
+  /** A token's principal: at once when it is cached, through a promise when it has to be looked up. */
+  authenticate(token: string): Principal | undefined | Promise<Principal | undefined>;
   /** Resolves the session cookie's value; requests without an Auth-Token header use it. */
   authenticateSession(cookieValue: string): Promise<SessionAuthentication | undefined>;
   publicUrl: string | undefined;
-  rateLimit(key: string): Promise<RateLimitDecision>;
+  rateLimit: RateLimiter;
   trustProxy: boolean;
 }
 
@@ -104,7 +105,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   });
 
   // One hook for everything done before routing (each hook costs every request), in callback
-  // style: no promise per request for the common (public, cacheable) path. Every response names
+  // style: no promise per request on the common paths (public, or a cached token). Every response names
   // its request's id, the one its log lines carry, and carries its security headers, errors too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -124,28 +125,54 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
       done();
       return;
     }
-    authorize(request, reply, access).then(() => done(), done);
+    authorize(request, reply, access, done);
   });
 
-  async function authorize(request: FastifyRequest, reply: FastifyReply, access: Access): Promise<void> {
+  /**
+   * Authentication, the rate limit and access by entry point, in continuation style: with a cached
+   * token and the in-memory limiter every step answers at once and the request goes on without a
+   * promise; a token looked up in the database, a session or Redis resume it when they answer.
+   */
+  function authorize(request: FastifyRequest, reply: FastifyReply, access: Access, done: HookHandlerDoneFunction): void {
     const token = request.headers['auth-token'];
     const principal =
-      typeof token === 'string' && token !== '' ? await dependencies.authenticate(token) : await authorizeSession(request, reply);
-    if (principal === undefined) throw unauthorized();
+      typeof token === 'string' && token !== '' ? dependencies.authenticate(token) : authorizeSession(request, reply);
+    if (principal instanceof Promise) principal.then((found) => admit(request, reply, access, found, done), done);
+    else admit(request, reply, access, principal, done);
+  }
+
+  function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    access: Access,
+    principal: Principal | undefined,
+    done: HookHandlerDoneFunction,
+  ): void {
+    if (principal === undefined) {
+      done(unauthorized());
+      return;
+    }
     request.principal = principal;
     // A token has its own budget; a browser session shares its account's.
-    const decision = await dependencies.rateLimit(
+    const decision = dependencies.rateLimit(
       principal.sessionId === undefined ? `t${principal.tokenId}` : `a${principal.accountId}`,
     );
+    if (decision instanceof Promise) decision.then((settled) => done(refusal(reply, access, principal, settled)), done);
+    else done(refusal(reply, access, principal, decision));
+  }
+
+  /** Sets the rate-limit headers, and returns why the request may not go on, if it may not. */
+  function refusal(reply: FastifyReply, access: Access, principal: Principal, decision: RateLimitDecision): ApiError | undefined {
     reply.header('X-Rate-Limit-Limit', decision.limit);
     reply.header('X-Rate-Limit-Remaining', decision.remaining);
     reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
     if (!decision.allowed) {
-      throw new ApiError(429, 'Rate limit exceeded.', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      return new ApiError(429, 'Rate limit exceeded.', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
     }
     if (access !== 'authenticated' && principal.kind !== access) {
-      throw forbidden(`This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
+      return forbidden(`This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
     }
+    return undefined;
   }
 
   async function authorizeSession(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {

@@ -22,9 +22,16 @@ export interface RateLimitStore {
    * Atomically: grants one request when the weighted count leaves room under `limit`, and counts
    * it in the window starting at `windowStartMs`. `previousShareMs` is how much of the previous
    * window is still inside the last `windowMs` (the weights are kept in integer milliseconds, so
-   * the decision is exact).
+   * the decision is exact). A store that answers from memory answers at once, without a promise:
+   * it runs for every authenticated request.
    */
-  take(key: string, windowStartMs: number, windowMs: number, previousShareMs: number, limit: number): Promise<WindowCounts>;
+  take(
+    key: string,
+    windowStartMs: number,
+    windowMs: number,
+    previousShareMs: number,
+    limit: number,
+  ): WindowCounts | Promise<WindowCounts>;
   close(): Promise<void>;
 }
 
@@ -40,7 +47,7 @@ export function memoryRateLimitStore(): RateLimitStore {
   const counters = new Map<string, { start: number; previous: number; current: number }>();
   let lastSweep = 0;
   return {
-    async take(key, windowStartMs, windowMs, previousShareMs, limit) {
+    take(key, windowStartMs, windowMs, previousShareMs, limit) {
       if (windowStartMs !== lastSweep && counters.size > 10_000) {
         for (const [storedKey, counter] of counters) if (counter.start < windowStartMs - windowMs) counters.delete(storedKey);
         lastSweep = windowStartMs;
@@ -132,23 +139,32 @@ export function waitForRoom(previous: number, current: number, elapsed: number, 
   return windowMs - elapsed + needed;
 }
 
-export function createRateLimiter(store: RateLimitStore, limitPerSecond: number, clock: Clock) {
-  return async (key: string): Promise<RateLimitDecision> => {
+/** Decides one request of `key`: at once with a memory store, through a promise with Redis. */
+export type RateLimiter = (key: string) => RateLimitDecision | Promise<RateLimitDecision>;
+
+export function createRateLimiter(store: RateLimitStore, limitPerSecond: number, clock: Clock): RateLimiter {
+  return (key) => {
     const now = clock.now();
     const elapsed = now % WINDOW_MS;
     const windowStart = now - elapsed;
     const previousShareMs = WINDOW_MS - elapsed;
-    const counts = await store.take(key, windowStart, WINDOW_MS, previousShareMs, limitPerSecond);
-    const usedMs = counts.previous * previousShareMs + counts.current * WINDOW_MS;
-    // The budget is whole once nothing granted weighs any more: this window's requests weigh until
-    // the end of the next one, the previous window's until the end of this one.
-    const wholeInMs = counts.current > 0 ? 2 * WINDOW_MS - elapsed : counts.previous > 0 ? WINDOW_MS - elapsed : 0;
-    return {
-      allowed: counts.granted,
-      limit: limitPerSecond,
-      remaining: Math.max(0, Math.floor((limitPerSecond * WINDOW_MS - usedMs) / WINDOW_MS)),
-      resetSeconds: Math.ceil(wholeInMs / 1000),
-      retryAfterSeconds: Math.max(1, Math.ceil(waitForRoom(counts.previous, counts.current, elapsed, limitPerSecond) / 1000)),
-    };
+    const counts = store.take(key, windowStart, WINDOW_MS, previousShareMs, limitPerSecond);
+    return counts instanceof Promise
+      ? counts.then((settled) => decide(settled, elapsed, previousShareMs, limitPerSecond))
+      : decide(counts, elapsed, previousShareMs, limitPerSecond);
+  };
+}
+
+function decide(counts: WindowCounts, elapsed: number, previousShareMs: number, limitPerSecond: number): RateLimitDecision {
+  const usedMs = counts.previous * previousShareMs + counts.current * WINDOW_MS;
+  // The budget is whole once nothing granted weighs any more: this window's requests weigh until
+  // the end of the next one, the previous window's until the end of this one.
+  const wholeInMs = counts.current > 0 ? 2 * WINDOW_MS - elapsed : counts.previous > 0 ? WINDOW_MS - elapsed : 0;
+  return {
+    allowed: counts.granted,
+    limit: limitPerSecond,
+    remaining: Math.max(0, Math.floor((limitPerSecond * WINDOW_MS - usedMs) / WINDOW_MS)),
+    resetSeconds: Math.ceil(wholeInMs / 1000),
+    retryAfterSeconds: Math.max(1, Math.ceil(waitForRoom(counts.previous, counts.current, elapsed, limitPerSecond) / 1000)),
   };
 }

@@ -16,6 +16,10 @@ export function registerMeRoutes(app: App, context: AppContext): void {
         response: { 200: UserSchema, ...errorResponses(401, 429) },
       },
     },
-    async (request) => toUser(await accounts.get(accountOf(request))),
+    // A cached account is answered without a promise: dashboards poll this route.
+    (request) => {
+      const row = accounts.get(accountOf(request));
+      return row instanceof Promise ? row.then(toUser) : toUser(row);
+    },
   );
 }

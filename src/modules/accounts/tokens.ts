@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
@@ -34,12 +34,10 @@ export const TOKEN_CHANGES_POLL_MS = 1000;
  * - and for at most `ttlMs`.
  * A token's account and kind never change, and revocations are rare, so an entry lives long and
  * any revocation empties the whole cache (one lookup per active token to refill it).
+ * Entries are keyed by the token's hash, never by the token: memory holds no usable secret.
  */
 export class TokenAuthenticator {
-  private readonly cache = new Map<
-    string,
-    { principal: Principal; expiresAt: number; generation: number; changes: number; hash: Buffer }
-  >();
+  private readonly cache = new Map<string, { principal: Principal; expiresAt: number; generation: number; changes: number }>();
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly ttlMs: number;
@@ -79,23 +77,27 @@ export class TokenAuthenticator {
     this.watch = undefined;
   }
 
-  async authenticate(token: string): Promise<Principal | undefined> {
+  /**
+   * The principal of a token, or undefined for an unknown or revoked one. Every authenticated
+   * request asks, so a cached answer comes back at once; only a lookup in the database returns a
+   * promise.
+   */
+  authenticate(token: string): Principal | undefined | Promise<Principal | undefined> {
     if (token.length > 200) return undefined;
-    const tokenHash = hashToken(token);
-    const cacheKey = tokenHash.toString('base64');
+    // The key is the hash itself (one digest, no Buffer): equal keys are equal hashes.
+    const cacheKey = hash('sha256', token, 'base64');
     const now = this.clock.now();
     const generation = this.generation();
     const changes = this.changesSeen;
     const cached = this.cache.get(cacheKey);
-    if (
-      cached &&
-      cached.expiresAt > now &&
-      cached.generation === generation &&
-      cached.changes === changes &&
-      timingSafeEqual(cached.hash, tokenHash)
-    ) {
+    if (cached && cached.expiresAt > now && cached.generation === generation && cached.changes === changes) {
       return cached.principal;
     }
+    return this.lookUp(cacheKey, now, generation, changes);
+  }
+
+  private async lookUp(cacheKey: string, now: number, generation: number, changes: number): Promise<Principal | undefined> {
+    const tokenHash = Buffer.from(cacheKey, 'base64');
     const row = await findActiveTokenByHash(this.db, tokenHash);
     if (row === undefined || !timingSafeEqual(row.token_hash, tokenHash)) {
       this.cache.delete(cacheKey);
@@ -103,7 +105,7 @@ export class TokenAuthenticator {
     }
     const principal: Principal = { accountId: row.account_id, kind: row.kind, tokenId: row.id };
     if (this.cache.size > 100_000) this.cache.clear();
-    this.cache.set(cacheKey, { principal, expiresAt: now + this.ttlMs, generation, changes, hash: tokenHash });
+    this.cache.set(cacheKey, { principal, expiresAt: now + this.ttlMs, generation, changes });
     return principal;
   }
 

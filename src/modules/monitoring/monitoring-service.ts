@@ -41,7 +41,10 @@ async function check(probe: () => Promise<unknown>): Promise<'ok' | 'down'> {
 /** A scrape is allowed with the scraper's METRICS_TOKEN or an operator's API token. */
 export async function authorizeScrape(
   token: string | undefined,
-  dependencies: { metricsToken: string | undefined; authenticate: (token: string) => Promise<Principal | undefined> },
+  dependencies: {
+    metricsToken: string | undefined;
+    authenticate: (token: string) => Principal | undefined | Promise<Principal | undefined>;
+  },
 ): Promise<void> {
   if (token === undefined)
     throw unauthorized('An operator token (Auth-Token) or METRICS_TOKEN (Authorization: Bearer) is required.');
