@@ -103,7 +103,7 @@ async function measure(context: BenchContext, bench: ServingBench, databaseUrl: 
         result: teasers,
         goal: `ratio ≥ ${ratio}, p99 < ${p99} ms`,
         met: teasers.p99 < p99 && failedResponses(teasers) === 0,
-        counts: { 'teasers served': engine.tally.views, 'requests answered': engine.tally.impressions },
+        counts: { 'teasers served': engine.tally.served, 'requests answered': engine.tally.impressions },
         cpu,
       };
     });

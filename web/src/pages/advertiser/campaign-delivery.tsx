@@ -94,7 +94,7 @@ export function CampaignDelivery({
   };
   const backwards = DAYS.filter((_, index) => {
     const day = days[index];
-    return day !== undefined && day.serves && day.to <= day.from;
+    return day?.serves === true && day.to <= day.from;
   });
   // The API reads an empty schedule as "every hour", so "no hour at all" cannot be sent as one.
   const never = days.every((day) => !day.serves);
