@@ -11,7 +11,7 @@ import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/record-events.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { isAdvertiser } from './serving-repository.ts';
-import { TeaserAnswerWriter } from './teaser-answer.ts';
+import { TeaserAnswerWriter, teaserAnswer } from './teaser-answer.ts';
 import { VIEW_TOKEN_LENGTH } from './view-token.ts';
 import { clickAddress, countryOf, visitorTraits } from './visitor.ts';
 import { LOADER_ID_PATTERN } from './visitor-id.ts';
@@ -174,21 +174,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         // the schema's reply type only knows the object, hence the plain reply.
         return (reply as FastifyReply).type(JSON_TYPE).send(answers.write(block.id, LABEL, base, teasers));
       }
-      return {
-        block: block.id,
-        label: LABEL,
-        currency,
-        teasers: teasers.map(({ ad, clickToken, viewToken }) => ({
-          id: ad.offerId,
-          title: ad.title,
-          description: ad.description,
-          price: ad.priceText,
-          domain: ad.domain,
-          image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
-          url: `${base}/serve/click/${clickToken}`,
-          view: viewToken,
-        })),
-      };
+      return teaserAnswer(block.id, LABEL, currency, base, teasers);
     },
   );
 

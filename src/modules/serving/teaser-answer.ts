@@ -2,6 +2,28 @@ import type { ServedTeaser } from './serving-engine.ts';
 import type { AdEntry } from './serving-index.ts';
 
 /**
+ * The teasers answer as an object, fields in the response schema's order: what the XML answer and
+ * `fields=` are built from, and what TeaserAnswerWriter's text must equal.
+ */
+export function teaserAnswer(blockId: number, label: string, currency: string, base: string, teasers: readonly ServedTeaser[]) {
+  return {
+    block: blockId,
+    label,
+    currency,
+    teasers: teasers.map(({ ad, clickToken, viewToken }) => ({
+      id: ad.offerId,
+      title: ad.title,
+      description: ad.description,
+      price: ad.priceText,
+      domain: ad.domain,
+      image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
+      url: `${base}/serve/click/${clickToken}`,
+      view: viewToken,
+    })),
+  };
+}
+
+/**
  * The teasers answer as JSON text, written by hand for the hot path: an ad's fields up to its
  * image are the same in every answer that shows it, so they are escaped once per ad (and base URL)
  * and kept, and only the signed link and token are appended per teaser. The text is what the

@@ -2,26 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ServedTeaser } from '../../../src/modules/serving/serving-engine.ts';
 import type { AdEntry } from '../../../src/modules/serving/serving-index.ts';
-import { TeaserAnswerWriter } from '../../../src/modules/serving/teaser-answer.ts';
-
-/** The answer as the route's object path builds it, fields in the response schema's order. */
-function objectAnswer(blockId: number, base: string, currency: string, teasers: ServedTeaser[]) {
-  return {
-    block: blockId,
-    label: 'Sponsored',
-    currency,
-    teasers: teasers.map(({ ad, clickToken, viewToken }) => ({
-      id: ad.offerId,
-      title: ad.title,
-      description: ad.description,
-      price: ad.priceText,
-      domain: ad.domain,
-      image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
-      url: `${base}/serve/click/${clickToken}`,
-      view: viewToken,
-    })),
-  };
-}
+import { TeaserAnswerWriter, teaserAnswer } from '../../../src/modules/serving/teaser-answer.ts';
 
 function ad(offerId: number, fields: Partial<AdEntry>): AdEntry {
   return {
@@ -55,7 +36,7 @@ describe('the teasers answer written as text', () => {
   for (const [name, base, teasers] of cases) {
     it(`is the text of the object answer: ${name}`, () => {
       const text = writer.write(77, 'Sponsored', base, teasers);
-      assert.equal(text, JSON.stringify(objectAnswer(77, base, 'EUR', teasers)));
+      assert.equal(text, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers)));
     });
   }
 });
