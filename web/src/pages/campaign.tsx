@@ -4,12 +4,13 @@ import { ApiError, api, data, problem, useFieldErrors } from '../api.ts';
 import { DailyChart } from '../components/chart.tsx';
 import { Field, Notice, Switch } from '../components/controls.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
-import { keepingView, PeriodPicker, usePeriod } from '../components/period-picker.tsx';
+import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, money, percent } from '../format.ts';
 import { Link } from '../router.tsx';
 import { useDailyStatistics } from '../stats.ts';
 import { CampaignDelivery } from './advertiser/campaign-delivery.tsx';
+import { CampaignNotFound, CampaignTabs } from './advertiser/campaign-nav.tsx';
 import { STATUS_NAMES } from './campaigns.tsx';
 import { useResolvedColors } from './overview.tsx';
 
@@ -58,14 +59,7 @@ export function CampaignPage({ id }: { id: number }) {
   );
 
   if (campaign.error instanceof ApiError && campaign.error.status === 404) {
-    return (
-      <>
-        <h1>Campaign not found</h1>
-        <p>
-          There is no campaign {id} in your account. <Link href="/advertiser/campaigns">Back to campaigns</Link>
-        </p>
-      </>
-    );
+    return <CampaignNotFound id={id} />;
   }
   const current = campaign.data;
   const offers = current?.offers ?? [];
@@ -81,17 +75,7 @@ export function CampaignPage({ id }: { id: number }) {
           <PeriodPicker />
         </div>
       </div>
-      <nav className="subnav" aria-label="Campaign">
-        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}`)} aria-current="page">
-          Ads and days
-        </Link>
-        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}/traffic`)}>
-          Sites and devices
-        </Link>
-        <Link className="tab" href={`/advertiser/campaigns/${id}/explain`}>
-          Why ads show
-        </Link>
-      </nav>
+      <CampaignTabs id={id} current={''} />
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
       {current && (
         <section className="tiles" aria-label="Figures for the period">

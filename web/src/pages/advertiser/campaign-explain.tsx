@@ -2,10 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
-import { keepingView } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, percent } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
+import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
 
 type Device = 'desktop' | 'mobile' | 'tablet';
 const DEVICES: { value: Device; label: string }[] = [
@@ -74,14 +74,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
   const errors = fieldErrors(explanation.error);
 
   if (campaign.error instanceof ApiError && campaign.error.status === 404) {
-    return (
-      <>
-        <h1>Campaign not found</h1>
-        <p>
-          There is no campaign {id} in your account. <Link href="/advertiser/campaigns">Back to campaigns</Link>
-        </p>
-      </>
-    );
+    return <CampaignNotFound id={id} />;
   }
   const result = explanation.data;
   return (
@@ -92,17 +85,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
       <div className="page-head">
         <h1>{campaign.data?.title ?? 'Campaign'}</h1>
       </div>
-      <nav className="subnav" aria-label="Campaign">
-        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}`)}>
-          Ads and days
-        </Link>
-        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}/traffic`)}>
-          Sites and devices
-        </Link>
-        <Link className="tab" href={`/advertiser/campaigns/${id}/explain`} aria-current="page">
-          Why ads show
-        </Link>
-      </nav>
+      <CampaignTabs id={id} current={'/explain'} />
       <p className="lead">
         Pick a block (its number is in the “Sites and devices” table, e.g. 45 in 123s45), a device and a country: you see what
         serving would do with each of your ads for that visitor now. Competing ads of other advertisers stay anonymous.

@@ -3,10 +3,11 @@ import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ApiError, api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
-import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, fineMoney, money, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
+import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
 
 const PER_PAGE = 100;
 const DEVICE_NAMES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' } as const;
@@ -78,14 +79,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
   };
 
   if (campaign.error instanceof ApiError && campaign.error.status === 404) {
-    return (
-      <>
-        <h1>Campaign not found</h1>
-        <p>
-          There is no campaign {id} in your account. <Link href="/advertiser/campaigns">Back to campaigns</Link>
-        </p>
-      </>
-    );
+    return <CampaignNotFound id={id} />;
   }
   const noun = goalNoun(goal);
   const pageCount = sites.data?.pageCount ?? 1;
@@ -101,17 +95,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
           <PeriodPicker />
         </div>
       </div>
-      <nav className="subnav" aria-label="Campaign">
-        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}`)}>
-          Ads and days
-        </Link>
-        <Link className="tab" href={keepingView(`/advertiser/campaigns/${id}/traffic`)} aria-current="page">
-          Sites and devices
-        </Link>
-        <Link className="tab" href={`/advertiser/campaigns/${id}/explain`}>
-          Why ads show
-        </Link>
-      </nav>
+      <CampaignTabs id={id} current={'/traffic'} />
       <p className="lead">
         A coefficient from 0.1 to 10 multiplies your bid for that traffic: raise it where visitors buy, lower it where they do
         not. A block’s own coefficient takes the place of its site’s; the device’s multiplies either. Type a value and press Enter
