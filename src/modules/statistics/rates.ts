@@ -39,17 +39,6 @@ export function totalsOf(sums: Record<RollupCounter, number>, targetId: TargetId
   };
 }
 
-/** Adds `more` to `sum`, counter by counter. */
-export function addTotals(sum: Totals, more: Totals): void {
-  sum.views += more.views;
-  sum.clicks += more.clicks;
-  sum.spendMicros += more.spendMicros;
-  sum.orders += more.orders;
-  sum.served += more.served;
-  sum.refundedClicks += more.refundedClicks;
-  sum.refundedSpendMicros += more.refundedSpendMicros;
-}
-
 export interface Rates {
   ctr: number;
   cr: number;
