@@ -10,6 +10,7 @@ const ADVERTISER_LINKS = [
   { href: '/advertiser/campaigns', label: 'Campaigns' },
   { href: '/advertiser/clients', label: 'Clients' },
   { href: '/advertiser/conversions', label: 'Conversions' },
+  { href: '/advertiser/webhooks', label: 'Webhooks' },
 ];
 
 const PUBLISHER_LINKS = [
@@ -17,6 +18,7 @@ const PUBLISHER_LINKS = [
   { href: '/publisher/sites', label: 'Sites' },
   { href: '/publisher/statistics', label: 'Statistics' },
   { href: '/publisher/payouts', label: 'Payouts' },
+  { href: '/publisher/webhooks', label: 'Webhooks' },
 ];
 
 const OPERATOR_LINKS = [
