@@ -20,18 +20,21 @@ const TODAY = new Date(TEST_EPOCH_MS).toISOString().slice(0, 10);
 /**
  * Seeded traffic of today: site "wasteful" spends without converting, site "converting" converts.
  * A rule that pushes down sites spending more than €5 without a conversion changes only the first.
+ * Publisher income has at most 4 fraction digits here: the JSON statistics round it to 4, the
+ * export gives exact micros, and the two are compared.
  */
-const WASTEFUL = { views: 1200, clicks: 40, spendMicros: 8_250_000, conversions: {} };
-const CONVERTING = { views: 900, clicks: 15, spendMicros: 3_000_000, conversions: { 1: 2 } };
+const WASTEFUL = { views: 1200, clicks: 40, spendMicros: 8_250_000, publisherIncomeMicros: 4_537_500, conversions: {} };
+const CONVERTING = { views: 900, clicks: 15, spendMicros: 3_000_000, publisherIncomeMicros: 1_650_100, conversions: { 1: 2 } };
 
-describe('an advertiser’s rules, webhooks and exports (headless Chromium)', { skip }, () => {
+describe('an advertiser’s rules, webhooks and exports, and a publisher’s (headless Chromium)', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
   let receiver: WebhookReceiver;
   const mailbox = new Mailbox();
   const cspErrors: string[] = [];
-  let advertiser: { id: number; token: string; username: string };
+  let advertiser: Account;
+  let publisher: Account;
   let campaignId = 0;
   let wastefulSite = 0;
   let convertingSite = 0;
@@ -66,16 +69,10 @@ describe('an advertiser’s rules, webhooks and exports (headless Chromium)', { 
       if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
     });
 
-    const account = await server.createAccount('advertiser', { name: 'Acme Shoes' });
-    const me = (await account.client.get('/api/me')).json<{ email: string; username: string }>();
-    advertiser = { id: account.id, token: account.token, username: me.username };
-    const invitation = await mailbox.next(me.email);
-    const token = /password\?token=([A-Za-z0-9_-]+)/.exec(invitation.text)?.[1] ?? '';
-    const set = await server.anonymous.post('/api/password-reset/confirm', { token, password: PASSWORD });
-    assert.equal(set.status, 204, set.text);
+    advertiser = await withPassword('advertiser', 'Acme Shoes');
+    publisher = await withPassword('publisher', 'Daily News');
 
     const db = server.server.context.db;
-    const publisher = await server.createAccount('publisher');
     campaignId = (await insertCampaign(db, { advertiserId: advertiser.id, title: 'Autumn boots' })).id;
     const offer = await insertOffer(db, { campaignId, title: 'Boots at half price' });
     const events: TrafficEvent[] = [];
@@ -96,11 +93,7 @@ describe('an advertiser’s rules, webhooks and exports (headless Chromium)', { 
     }
     await recordTraffic(db, events);
 
-    await page.goto(`${server.url}/sign-in`);
-    await page.getByLabel('Username or e-mail').fill(advertiser.username);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await signIn(advertiser);
   });
   after(async () => {
     await browser?.close();
@@ -108,6 +101,25 @@ describe('an advertiser’s rules, webhooks and exports (headless Chromium)', { 
     await receiver?.close();
     await mailbox.stop();
   });
+
+  /** An account whose invited password is set through the API (the advertiser web test walks that page). */
+  async function withPassword(type: 'advertiser' | 'publisher', name: string): Promise<Account> {
+    const account = await server.createAccount(type, { name });
+    const me = (await account.client.get('/api/me')).json<{ email: string; username: string }>();
+    const invitation = await mailbox.next(me.email);
+    const token = /password\?token=([A-Za-z0-9_-]+)/.exec(invitation.text)?.[1] ?? '';
+    const set = await server.anonymous.post('/api/password-reset/confirm', { token, password: PASSWORD });
+    assert.equal(set.status, 204, set.text);
+    return { id: account.id, token: account.token, username: me.username };
+  }
+
+  async function signIn(account: Account): Promise<void> {
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('Username or e-mail').fill(account.username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  }
 
   const siteCoefficient = async (siteId: number) =>
     (
@@ -264,7 +276,7 @@ describe('an advertiser’s rules, webhooks and exports (headless Chromium)', { 
   it('downloads the statistics as CSV through a plain link, with the API’s figures', async () => {
     await page.goto(`${server.url}/advertiser/campaigns/${campaignId}/traffic`);
     const download = page.getByRole('region', { name: 'Download', exact: true });
-    await download.getByRole('checkbox', { name: 'Site' }).check();
+    await download.getByRole('checkbox', { name: 'By site' }).check();
     await download.getByRole('radio', { name: 'CSV' }).check();
     const link = download.getByRole('link', { name: 'Download statistics' });
     const href = (await link.getAttribute('href')) ?? '';
@@ -298,9 +310,73 @@ describe('an advertiser’s rules, webhooks and exports (headless Chromium)', { 
       `/api/advertiser/clicks/export?format=csv&dateFrom=${addDays(TODAY, -29)}&dateTo=${TODAY}`,
     );
     await lookAt(page, 'advertiser-export');
+  });
+
+  it('gives a publisher its own webhook events and a statistics download with the API’s figures', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Nativa' }).waitFor();
+    await signIn(publisher);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const form = page.getByRole('form', { name: 'New endpoint' });
+    // A publisher is offered the publisher's events only, as the API allows.
+    assert.equal(await form.getByRole('checkbox', { name: /campaign\.moderated/ }).count(), 0);
+    await form.getByLabel('URL').fill(`${receiver.url}/payouts`);
+    await form.getByRole('checkbox', { name: /payout\.paid/ }).check();
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    assert.match(await page.getByLabel('Signing secret').inputValue(), /^whsec_/);
+    const endpoints = (await server.anonymous.get('/api/webmaster/webhooks', { token: publisher.token })).json<
+      { url: string; events: string[] }[]
+    >();
+    assert.deepEqual(
+      endpoints.map((endpoint) => [endpoint.url, endpoint.events]),
+      [[`${receiver.url}/payouts`, ['payout.paid']]],
+    );
+    await lookAt(page, 'publisher-webhooks');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Statistics' }).click();
+    const download = page.getByRole('region', { name: 'Download', exact: true });
+    assert.equal(await download.getByRole('link', { name: 'Download click log' }).count(), 0, 'the click log is advertisers’');
+    await download.getByRole('checkbox', { name: 'By day' }).uncheck();
+    await download.getByRole('checkbox', { name: 'By site' }).check();
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      download.getByRole('link', { name: 'Download statistics' }).click(),
+    ]);
+    const rows = csvRows(readFileSync(await file.path(), 'utf8'));
+    const api = await Promise.all(
+      [wastefulSite, convertingSite].map(async (siteId) => {
+        const days = (
+          await server.anonymous.get(`/api/webmaster/statistic?dateFrom=${TODAY}&dateTo=${TODAY}&siteIds=${siteId}`, {
+            token: publisher.token,
+          })
+        ).json<{ views: number; clicks: number; income: number }[]>();
+        assert.equal(days.length, 1);
+        const [today = { views: 0, clicks: 0, income: 0 }] = days;
+        return [String(siteId), today.views, today.clicks, Math.round(today.income * 1_000_000)];
+      }),
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.site, Number(row.views), Number(row.clicks), Number(row.publisher_income_micros)]).sort(),
+      api.sort(),
+    );
+    await lookAt(page, 'publisher-export');
     assert.deepEqual(cspErrors, [], 'the app runs under its Content-Security-Policy');
   });
 });
+
+interface Account {
+  id: number;
+  token: string;
+  username: string;
+}
+
+/** A CSV file of the export (no field of these files is quoted) as objects by column. */
+function csvRows(text: string): Record<string, string>[] {
+  const [head = '', ...lines] = text.trimEnd().split('\r\n');
+  const columns = head.split(',');
+  return lines.map((line) => Object.fromEntries(line.split(',').map((value, index) => [columns[index], value])));
+}
 
 function addDays(day: string, days: number): string {
   const date = new Date(`${day}T00:00:00Z`);

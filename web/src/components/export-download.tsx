@@ -6,14 +6,15 @@ const GROUPINGS = {
   advertiser: ['day', 'campaign', 'ad', 'site', 'block', 'device', 'country'],
   publisher: ['day', 'site', 'block', 'device', 'country'],
 } as const;
+// "By …": the pages these sit on have their own Site and Block filters, which must keep their names.
 const GROUPING_NAMES: Record<string, string> = {
-  day: 'Day',
-  campaign: 'Campaign',
-  ad: 'Ad',
-  site: 'Site',
-  block: 'Block',
-  device: 'Device',
-  country: 'Country',
+  day: 'By day',
+  campaign: 'By campaign',
+  ad: 'By ad',
+  site: 'By site',
+  block: 'By block',
+  device: 'By device',
+  country: 'By country',
 };
 const FORMATS = [
   { id: 'csv', label: 'CSV' },
@@ -46,7 +47,7 @@ export function ExportDownload({ kind }: { kind: 'advertiser' | 'publisher' }) {
       </p>
       <div className="export-options">
         <fieldset>
-          <legend>Rows for each</legend>
+          <legend>Rows</legend>
           {GROUPINGS[kind].map((grouping) => (
             <label key={grouping} className="check">
               <input

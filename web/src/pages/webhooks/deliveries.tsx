@@ -26,9 +26,10 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
           params: { path, query: { page, 'per-page': PER_PAGE, ...(status ? { status } : {}) } },
         }),
       ),
-    // Deliveries move on their own (retries, the worker): a page left open follows them.
-    refetchInterval: 5000,
+    // Deliveries move on their own (the worker, retries): an open page follows them, closely while one is on its way.
+    refetchInterval: (query) => (query.state.data?.items.some((delivery) => delivery.status === 'pending') ? 2000 : 10_000),
   });
+  const waiting = deliveries.data?.items.some((delivery) => delivery.status === 'pending') ?? false;
   const attempts = useQuery({
     queryKey: ['webhook-attempts', endpoint.id, attemptPage],
     queryFn: () =>
@@ -37,7 +38,7 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
           params: { path, query: { page: attemptPage, 'per-page': PER_PAGE } },
         }),
       ),
-    refetchInterval: 5000,
+    refetchInterval: waiting ? 2000 : 10_000,
   });
   const redeliver = useMutation({
     mutationFn: (deliveryId: number) =>
