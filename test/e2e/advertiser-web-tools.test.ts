@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -46,9 +46,13 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     const tls = await testTls();
     receiver = await new WebhookReceiver(tls).start();
     // Loopback receivers are allowed here, and the receiver's self-signed certificate is trusted.
+    // With TEST_REDIS_URL the sessions' rate limits and sign-in counts live in Redis, as deployed.
+    const redis = process.env.TEST_REDIS_URL
+      ? { redisUrl: process.env.TEST_REDIS_URL, redisKeyPrefix: `nativa-test:${randomBytes(6).toString('hex')}:` }
+      : {};
     server = await startTestServer({
       env: { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`, CURRENCY: 'EUR' },
-      config: { webhookAllowPrivate: true, webhookCa: tls.cert },
+      config: { webhookAllowPrivate: true, webhookCa: tls.cert, ...redis },
     });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
