@@ -138,6 +138,8 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     await page.getByText('No rules yet.').waitFor();
     await page.getByRole('button', { name: 'New rule' }).click();
     const form = page.getByRole('form', { name: 'New rule' });
+    // The keyboard goes on in the form it opened.
+    assert.equal(await focusedLabel(page), 'Name (optional)');
     await form.getByLabel('Name (optional)').fill('Cut waste');
     await form.getByLabel('Watch').selectOption({ label: 'Each site' });
     await form.getByLabel('Figure').selectOption({ label: 'Spend without a conversion' });
@@ -231,6 +233,24 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     const [enabled] = await rulesOf();
     assert.equal(enabled?.enabled, true);
     assert.equal(enabled?.coef, 0.5, 'switching it on keeps the rest of the rule');
+
+    // Edited (the API's PUT replaces the rule whole), then deleted: its change stays in the history.
+    await row.getByRole('button', { name: 'Edit Cut waste' }).click();
+    const edit = page.getByRole('form', { name: 'Edit rule “Cut waste”' });
+    await edit.getByLabel('Name (optional)').fill('Cut waste on sites');
+    await edit.getByLabel('Threshold (EUR)').fill('6.5');
+    await edit.getByRole('button', { name: 'Save rule' }).click();
+    const edited = page.getByRole('row', { name: /Cut waste on sites/ });
+    await edited.getByText('> €6.50 over 7 days').waitFor();
+    assert.equal(await focusedLabel(page), 'New rule', 'the keyboard is back where the form was opened');
+    const [saved] = await rulesOf();
+    assert.deepEqual(saved && [saved.enabled, saved.coef], [true, 0.5]);
+    page.once('dialog', (dialog) => dialog.accept());
+    await edited.getByRole('button', { name: 'Delete Cut waste on sites' }).click();
+    await page.getByText('No rules yet.').waitFor();
+    assert.deepEqual(await rulesOf(), []);
+    await page.getByLabel('Rule', { exact: true }).selectOption({ label: 'Every rule' });
+    await history.getByRole('cell', { name: `Rule ${rule?.id} (deleted), by hand` }).waitFor();
   });
 
   it('adds a webhook endpoint, shows its secret once, and its test event arrives signed with it', async () => {
@@ -275,6 +295,28 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     await page.reload();
     await row.waitFor();
     assert.equal(await page.getByLabel('Signing secret').count(), 0);
+
+    // Changed, then deleted.
+    await row.getByRole('button', { name: `Change ${url}` }).click();
+    const change = page.getByRole('form', { name: `Change endpoint ${url}` });
+    await change.getByLabel('Note (optional)').fill('orders and stock');
+    await change.getByRole('checkbox', { name: /ad\.moderated/ }).uncheck();
+    await change.getByRole('button', { name: 'Save endpoint' }).click();
+    await row.getByText('orders and stock').waitFor();
+    const changed = (await server.anonymous.get('/api/advertiser/webhooks', { token: advertiser.token })).json<
+      { events: string[]; description: string; balanceThreshold: number | null }[]
+    >();
+    assert.deepEqual(
+      changed.map((endpoint) => [endpoint.events, endpoint.description, endpoint.balanceThreshold]),
+      [[['campaign.moderated'], 'orders and stock', 20.5]],
+    );
+    page.once('dialog', (dialog) => dialog.accept());
+    await row.getByRole('button', { name: `Delete ${url}` }).click();
+    await page.getByText('No endpoints yet.').waitFor();
+    assert.equal(
+      (await server.anonymous.get('/api/advertiser/webhooks', { token: advertiser.token })).json<unknown[]>().length,
+      0,
+    );
   });
 
   it('downloads the statistics as CSV through a plain link, with the API’s figures', async () => {
@@ -373,6 +415,15 @@ interface Account {
   id: number;
   token: string;
   username: string;
+}
+
+/** The accessible label of what has the keyboard focus: its label's text, or a button's. */
+function focusedLabel(page: Page): Promise<string> {
+  return page.locator('body').evaluate((body) => {
+    const element = body.ownerDocument.activeElement;
+    const label = element?.id ? body.ownerDocument.querySelector(`label[for="${element.id}"]`) : null;
+    return (label ?? element)?.textContent?.trim() ?? '';
+  });
 }
 
 /** A CSV file of the export (no field of these files is quoted) as objects by column. */

@@ -1,6 +1,6 @@
 import type { operations } from '@nativa/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { ApiError, api, data, listPage, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
@@ -53,6 +53,12 @@ function ruleSentence(rule: Rule): string {
 export function CampaignRulesPage({ id }: { id: number }) {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Rule | 'new' | undefined>();
+  const newRule = useRef<HTMLButtonElement>(null);
+  // Where the keyboard goes on when the form closes (it stood where the form was opened from).
+  const closeForm = () => {
+    setEditing(undefined);
+    newRule.current?.focus();
+  };
   const [result, setResult] = useState<RunResult | undefined>();
   const campaign = useQuery({
     queryKey: ['campaign', id, 'title'],
@@ -125,11 +131,9 @@ export function CampaignRulesPage({ id }: { id: number }) {
       <section className="card" aria-labelledby="rules-title">
         <div className="section-head">
           <h2 id="rules-title">Rules</h2>
-          {editing === undefined && (
-            <button type="button" className="primary" onClick={() => setEditing('new')}>
-              New rule
-            </button>
-          )}
+          <button ref={newRule} type="button" className="primary" onClick={() => setEditing('new')}>
+            New rule
+          </button>
         </div>
         {editing !== undefined && (
           <RuleForm
@@ -137,10 +141,10 @@ export function CampaignRulesPage({ id }: { id: number }) {
             campaignId={id}
             rule={editing === 'new' ? undefined : editing}
             onDone={() => {
-              setEditing(undefined);
+              closeForm();
               refresh();
             }}
-            onCancel={() => setEditing(undefined)}
+            onCancel={closeForm}
           />
         )}
         <ScrollRegion label="Rules">

@@ -1,6 +1,6 @@
 import type { operations } from '@nativa/sdk';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { currentPlatform } from '../../format.ts';
@@ -112,6 +112,9 @@ export function RuleForm({
   onCancel: () => void;
 }) {
   const [draft, setDraft] = useState<Draft>(rule ? draftOf(rule) : EMPTY);
+  const form = useRef<HTMLFormElement>(null);
+  // Opened by a button: the keyboard goes on in the form's first field.
+  useEffect(() => form.current?.querySelector<HTMLElement>('input, select')?.focus(), []);
   const save = useMutation({
     mutationFn: () => {
       const body = bodyOf(draft);
@@ -148,7 +151,7 @@ export function RuleForm({
   });
   const heading = rule ? `Edit rule “${rule.title || `Rule ${rule.id}`}”` : 'New rule';
   return (
-    <form className="card form-grid rule-form" onSubmit={submit} noValidate aria-label={heading}>
+    <form ref={form} className="card form-grid rule-form" onSubmit={submit} noValidate aria-label={heading}>
       <h2>{heading}</h2>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
       <Field

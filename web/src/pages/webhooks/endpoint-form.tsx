@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { currentPlatform } from '../../format.ts';
@@ -25,6 +25,9 @@ export function EndpointForm({
   onCancel: () => void;
 }) {
   const [url, setUrl] = useState(endpoint?.url ?? 'https://');
+  const form = useRef<HTMLFormElement>(null);
+  // Opened by a button: the keyboard goes on in the form's first field.
+  useEffect(() => form.current?.querySelector<HTMLElement>('input, select')?.focus(), []);
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
   const [threshold, setThreshold] = useState(endpoint?.balanceThreshold === null ? '' : String(endpoint?.balanceThreshold ?? ''));
@@ -49,7 +52,7 @@ export function EndpointForm({
   };
   const heading = endpoint ? `Change endpoint ${endpoint.url}` : 'New endpoint';
   return (
-    <form className="card form-grid" onSubmit={submit} noValidate aria-label={heading}>
+    <form ref={form} className="card form-grid" onSubmit={submit} noValidate aria-label={heading}>
       <h2>{heading}</h2>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
       <Field

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { api, data, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
@@ -16,6 +16,12 @@ import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
 export function WebhooksPage({ kind }: { kind: WebhookKind }) {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Endpoint | 'new' | undefined>();
+  const addEndpoint = useRef<HTMLButtonElement>(null);
+  // Where the keyboard goes on when the form closes (it stood where the form was opened from).
+  const closeForm = () => {
+    setEditing(undefined);
+    addEndpoint.current?.focus();
+  };
   const [secret, setSecret] = useState<{ url: string; secret: string; rotated: boolean } | undefined>();
   const [watched, setWatched] = useState<number | undefined>();
   const [notice, setNotice] = useState('');
@@ -56,7 +62,7 @@ export function WebhooksPage({ kind }: { kind: WebhookKind }) {
     onSettled: refresh,
   });
   const created = (endpoint: EndpointWithSecret) => {
-    setEditing(undefined);
+    closeForm();
     setSecret({ url: endpoint.url, secret: endpoint.secret, rotated: false });
     setWatched(endpoint.id);
     refresh();
@@ -68,11 +74,9 @@ export function WebhooksPage({ kind }: { kind: WebhookKind }) {
     <>
       <div className="page-head">
         <h1>Webhooks</h1>
-        {editing === undefined && (
-          <button type="button" className="primary" onClick={() => setEditing('new')}>
-            Add endpoint
-          </button>
-        )}
+        <button ref={addEndpoint} type="button" className="primary" onClick={() => setEditing('new')}>
+          Add endpoint
+        </button>
       </div>
       <p className="lead">
         Nativa POSTs a signed JSON event to your endpoints when something happens in your account. Check the{' '}
@@ -98,10 +102,10 @@ export function WebhooksPage({ kind }: { kind: WebhookKind }) {
           endpoint={editing === 'new' ? undefined : editing}
           onCreated={created}
           onSaved={() => {
-            setEditing(undefined);
+            closeForm();
             refresh();
           }}
-          onCancel={() => setEditing(undefined)}
+          onCancel={closeForm}
         />
       )}
       <ScrollRegion label="Endpoints">
