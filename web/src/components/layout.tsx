@@ -26,6 +26,7 @@ const OPERATOR_LINKS = [
   { href: '/operator/accounts', label: 'Accounts' },
   { href: '/operator/payouts', label: 'Payouts' },
   { href: '/operator/outbox', label: 'Outbox' },
+  { href: '/operator/webhooks', label: 'Webhooks' },
 ];
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {

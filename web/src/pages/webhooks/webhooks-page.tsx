@@ -79,9 +79,10 @@ export function WebhooksPage({ kind }: { kind: WebhookKind }) {
         </button>
       </div>
       <p className="lead">
-        Nativa POSTs a signed JSON event to your endpoints when something happens in your account. Check the{' '}
-        <code>Nativa-Signature</code> header with the endpoint’s signing secret, answer with any 2xx within 10 seconds, and ignore
-        an event id you have already handled: failed deliveries are retried for 24 hours.
+        Nativa POSTs a signed JSON event to your endpoints when something happens{' '}
+        {kind === 'operator' ? 'in any account of the platform' : 'in your account'}. Check the <code>Nativa-Signature</code>{' '}
+        header with the endpoint’s signing secret, answer with any 2xx within 10 seconds, and ignore an event id you have already
+        handled: failed deliveries are retried for 24 hours.
       </p>
       {error && <Notice kind="error">{problem(error)}</Notice>}
       {notice && <Notice kind="ok">{notice}</Notice>}
