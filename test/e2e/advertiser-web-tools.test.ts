@@ -296,6 +296,22 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     await row.waitFor();
     assert.equal(await page.getByLabel('Signing secret').count(), 0);
 
+    // Sent again: the same event id a second time, a second attempt in the log.
+    await row.getByRole('button', { name: `Deliveries to ${url}` }).click();
+    await deliveries.getByRole('button', { name: `Send again ${test.event.id}` }).click();
+    await deliveries.getByRole('cell', { name: '2', exact: true }).waitFor();
+    assert.deepEqual(
+      receiver.ofType('webhook.test').map((webhook) => webhook.event.id),
+      [test.event.id, test.event.id],
+    );
+    // A new secret is shown once too, and signs beside the old one.
+    page.once('dialog', (dialog) => dialog.accept());
+    await row.getByRole('button', { name: `New secret for ${url}` }).click();
+    await page.getByText(/A new signing secret for/).waitFor();
+    const rotated = await page.getByLabel('Signing secret').inputValue();
+    assert.match(rotated, /^whsec_/);
+    assert.notEqual(rotated, secret);
+
     // Changed, then deleted.
     await row.getByRole('button', { name: `Change ${url}` }).click();
     const change = page.getByRole('form', { name: `Change endpoint ${url}` });
