@@ -302,6 +302,23 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     assert.equal(await page.getByRole('button', { name: 'Send again' }).count(), 0, 'a sent message is not sent again');
   });
 
+  it('manages platform-wide webhook endpoints, a loopback address refused beside the URL', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByText('No endpoints yet.').waitFor();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const form = page.getByRole('form', { name: 'New endpoint' });
+    const events = form.getByRole('group', { name: 'Events' }).getByRole('checkbox');
+    assert.equal(await events.count(), 10, 'an operator may subscribe to every event');
+    await form.getByLabel('URL').fill('https://127.0.0.1/hooks');
+    await form.getByRole('checkbox', { name: /site\.moderated/ }).check();
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    // The SSRF guard's refusal, in the API's words, beside the field.
+    await page.locator('#url-error').waitFor();
+    assert.equal(await form.getByLabel('URL').getAttribute('aria-invalid'), 'true');
+    assert.deepEqual((await server.operator.get('/api/admin/webhooks')).json(), []);
+    await lookAt('operator-webhooks');
+  });
+
   it('shows an advertiser no operator page and no operator data', async () => {
     const advertiser = await server.createAccount('advertiser');
     const email = (await advertiser.client.get('/api/me')).json<{ email: string }>().email;

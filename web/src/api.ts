@@ -34,3 +34,20 @@ export function useFieldErrors(error: unknown) {
     submitted: () => setEdited([]),
   };
 }
+
+/** A page of a list and what the `X-Pagination-*` headers say about the whole. */
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+  pageCount: number;
+}
+
+export async function listPage<T>(call: Promise<{ data?: T[]; response: Response }>): Promise<ListPage<T>> {
+  const { data, response } = await call;
+  const items = data ?? [];
+  return {
+    items,
+    total: Number(response.headers.get('X-Pagination-Total-Count') ?? items.length),
+    pageCount: Math.max(1, Number(response.headers.get('X-Pagination-Page-Count') ?? 1)),
+  };
+}

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
-import { lazy, StrictMode, Suspense, useEffect } from 'react';
+import { lazy, type ReactNode, StrictMode, Suspense, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, data, problem } from './api.ts';
 import { Notice } from './components/controls.tsx';
@@ -28,6 +28,13 @@ import './styles.css';
 // The operator's pages are a chunk of their own, fetched only when an operator opens one.
 const OperatorPages = lazy(() =>
   import('./pages/operator/operator-pages.tsx').then((module) => ({ default: module.OperatorPages })),
+);
+// So are the tools most visits never open: a campaign's rules and the webhook endpoints.
+const CampaignRulesPage = lazy(() =>
+  import('./pages/advertiser/campaign-rules.tsx').then((module) => ({ default: module.CampaignRulesPage })),
+);
+const WebhooksPage = lazy(() =>
+  import('./pages/webhooks/webhooks-page.tsx').then((module) => ({ default: module.WebhooksPage })),
 );
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
@@ -74,11 +81,7 @@ function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>)
   if (path === '/tokens') return <TokensPage />;
   if (path === '/account') return <AccountPage user={user} />;
   if (user.type === 'operator' && (path === '/operator' || path.startsWith('/operator/'))) {
-    return (
-      <Suspense fallback={<p className="loading">Loading…</p>}>
-        <OperatorPages path={path} />
-      </Suspense>
-    );
+    return lazily(<OperatorPages path={path} />);
   }
   if (user.type === 'advertiser') {
     if (path === '/advertiser') return <OverviewPage user={user} />;
@@ -89,6 +92,9 @@ function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>)
     if (traffic) return <CampaignTrafficPage id={Number(traffic[1])} />;
     const explain = /^\/advertiser\/campaigns\/(\d+)\/explain$/.exec(path);
     if (explain) return <CampaignExplainPage id={Number(explain[1])} />;
+    const rules = /^\/advertiser\/campaigns\/(\d+)\/rules$/.exec(path);
+    if (rules) return lazily(<CampaignRulesPage id={Number(rules[1])} />);
+    if (path === '/advertiser/webhooks') return lazily(<WebhooksPage kind="advertiser" />);
     if (path === '/advertiser/clients') return <ClientsPage />;
     const client = /^\/advertiser\/clients\/(\d+)$/.exec(path);
     if (client) return <ClientPage id={Number(client[1])} />;
@@ -100,6 +106,7 @@ function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>)
     if (site) return <SitePage id={Number(site[1])} />;
     if (path === '/publisher/statistics') return <PublisherStatisticsPage />;
     if (path === '/publisher/payouts') return <PayoutsPage user={user} />;
+    if (path === '/publisher/webhooks') return lazily(<WebhooksPage kind="publisher" />);
   } else if (path === '/' || path.startsWith('/advertiser') || path.startsWith('/publisher')) {
     return (
       <>
@@ -116,6 +123,11 @@ function page(path: string, user: NonNullable<ReturnType<typeof useMe>['data']>)
   );
 }
 
+/** A page of a chunk of its own, with a placeholder while the chunk loads. */
+function lazily(page: ReactNode) {
+  return <Suspense fallback={<p className="loading">Loading…</p>}>{page}</Suspense>;
+}
+
 function titleOf(path: string): string {
   if (path === '/sign-in') return 'Sign in';
   if (path === '/password') return 'Password';
@@ -123,6 +135,8 @@ function titleOf(path: string): string {
   if (path === '/account') return 'Your account';
   if (path.endsWith('/traffic')) return 'Sites and devices';
   if (path.endsWith('/explain')) return 'Why ads show';
+  if (path.endsWith('/rules')) return 'Rules';
+  if (path.endsWith('/webhooks')) return 'Webhooks';
   if (path.startsWith('/advertiser/clients')) return 'Clients';
   if (path === '/advertiser/conversions') return 'Conversions';
   if (path === '/advertiser/campaigns') return 'Campaigns';

@@ -10,6 +10,7 @@ const ADVERTISER_LINKS = [
   { href: '/advertiser/campaigns', label: 'Campaigns' },
   { href: '/advertiser/clients', label: 'Clients' },
   { href: '/advertiser/conversions', label: 'Conversions' },
+  { href: '/advertiser/webhooks', label: 'Webhooks' },
 ];
 
 const PUBLISHER_LINKS = [
@@ -17,6 +18,7 @@ const PUBLISHER_LINKS = [
   { href: '/publisher/sites', label: 'Sites' },
   { href: '/publisher/statistics', label: 'Statistics' },
   { href: '/publisher/payouts', label: 'Payouts' },
+  { href: '/publisher/webhooks', label: 'Webhooks' },
 ];
 
 const OPERATOR_LINKS = [
@@ -24,6 +26,7 @@ const OPERATOR_LINKS = [
   { href: '/operator/accounts', label: 'Accounts' },
   { href: '/operator/payouts', label: 'Payouts' },
   { href: '/operator/outbox', label: 'Outbox' },
+  { href: '/operator/webhooks', label: 'Webhooks' },
 ];
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {

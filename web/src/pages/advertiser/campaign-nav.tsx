@@ -6,6 +6,8 @@ const TABS = [
   { path: '/traffic', label: 'Sites and devices', keepsView: true },
   // Explain is about now: the period and goal of the other tabs do not apply.
   { path: '/explain', label: 'Why ads show', keepsView: false },
+  // Rules look at their own window of days, not at the period of the other tabs.
+  { path: '/rules', label: 'Rules', keepsView: false },
 ] as const;
 
 /** The tabs of one campaign's pages, the current one marked. */

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ApiError, api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { ExportDownload } from '../../components/export-download.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
@@ -189,6 +190,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
         )}
         <BlockCoefficientForm campaignId={id} onSaved={refresh} />
       </section>
+      <ExportDownload kind="advertiser" />
     </>
   );
 }

@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
+import { ApiError, api, data, listPage, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link } from '../../router.tsx';
-import { AMOUNT, listPage } from './lists.ts';
-import { Pager } from './pager.tsx';
+import { AMOUNT } from './lists.ts';
 
 const LEDGER_PER_PAGE = 20;
 

@@ -1,12 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, problem, useFieldErrors } from '../../api.ts';
+import { api, listPage, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
-import { listPage } from './lists.ts';
-import { Pager } from './pager.tsx';
 
 const KINDS = ['advertiser', 'publisher', 'operator'] as const;
 type Kind = (typeof KINDS)[number];

@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
-import { api, problem } from '../../api.ts';
+import { api, type ListPage, listPage, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { count, fineMoney, moment } from '../../format.ts';
 import { Link, useLocation } from '../../router.tsx';
-import { type ListPage, listPage } from './lists.ts';
 
 const QUEUES = ['campaigns', 'ads', 'sites'] as const;
 type Queue = (typeof QUEUES)[number];

@@ -1,4 +1,5 @@
 import { Link } from '../../router.tsx';
+import { WebhooksPage } from '../webhooks/webhooks-page.tsx';
 import { AccountPage } from './account.tsx';
 import { AccountsPage } from './accounts.tsx';
 import { ModerationPage } from './moderation.tsx';
@@ -19,6 +20,7 @@ export function OperatorPages({ path }: { path: string }) {
   if (path === '/operator/outbox') return <OutboxPage />;
   const message = /^\/operator\/outbox\/(\d+)$/.exec(path);
   if (message) return <OutboxMessagePage id={Number(message[1])} />;
+  if (path === '/operator/webhooks') return <WebhooksPage kind="operator" />;
   return (
     <>
       <h1>Page not found</h1>

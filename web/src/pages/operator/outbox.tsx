@@ -1,11 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, data, problem } from '../../api.ts';
+import { ApiError, api, data, listPage, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
-import { listPage } from './lists.ts';
-import { Pager } from './pager.tsx';
 
 const STATUSES = ['queued', 'sent', 'failed'] as const;
 const PER_PAGE = 25;

@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
-import { AMOUNT, amountText, listPage } from './lists.ts';
-import { Pager } from './pager.tsx';
+import { AMOUNT, amountText } from './lists.ts';
 
 const STATUSES = ['pending', 'paid', 'cancelled'] as const;
 const PER_PAGE = 25;

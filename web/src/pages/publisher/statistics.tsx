@@ -1,6 +1,7 @@
 import { ApiError, problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
+import { ExportDownload } from '../../components/export-download.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, percent } from '../../format.ts';
@@ -136,6 +137,7 @@ export function PublisherStatisticsPage() {
           </ScrollRegion>
         </section>
       )}
+      <ExportDownload kind="publisher" />
     </>
   );
 }

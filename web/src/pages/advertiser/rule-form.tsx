@@ -1,0 +1,264 @@
+import type { operations } from '@nativa/sdk';
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { currentPlatform } from '../../format.ts';
+
+export type Rule = operations['getRule']['responses'][200]['content']['application/json'];
+type Scope = Rule['scope'];
+type Metric = Rule['metric'];
+type Comparison = Rule['comparison'];
+type Action = Rule['action'];
+
+export const SCOPES: Record<Scope, string> = {
+  site: 'Each site',
+  block: 'Each block',
+  device: 'Each device type',
+  ad: 'Each ad',
+};
+export const METRICS: Record<Metric, string> = {
+  cpa: 'Cost per conversion',
+  ctr: 'CTR',
+  conversions: 'Conversions',
+  spend_without_conversion: 'Spend without a conversion',
+};
+export const COMPARISONS: Record<Comparison, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤' };
+export const ACTIONS: Record<Action, string> = {
+  set_coefficient: 'Set the coefficient',
+  block: 'Push down (coefficient 0.1)',
+  pause: 'Switch the ad off',
+};
+
+/** The actions the API allows for a scope: an ad can only be paused, the other objects get coefficients. */
+const actionsFor = (scope: Scope): Action[] => (scope === 'ad' ? ['pause'] : ['set_coefficient', 'block']);
+
+function thresholdUnit(metric: Metric): string {
+  if (metric === 'ctr') return '%';
+  if (metric === 'conversions') return 'conversions';
+  return currentPlatform().currency;
+}
+
+interface Draft {
+  title: string;
+  scope: Scope;
+  metric: Metric;
+  comparison: Comparison;
+  threshold: string;
+  windowDays: string;
+  minClicks: string;
+  action: Action;
+  coef: string;
+  enabled: boolean;
+}
+
+const EMPTY: Draft = {
+  title: '',
+  scope: 'site',
+  metric: 'cpa',
+  comparison: 'gt',
+  threshold: '',
+  windowDays: '7',
+  minClicks: '0',
+  action: 'set_coefficient',
+  coef: '0.5',
+  enabled: true,
+};
+
+const draftOf = (rule: Rule): Draft => ({
+  title: rule.title,
+  scope: rule.scope,
+  metric: rule.metric,
+  comparison: rule.comparison,
+  threshold: String(rule.threshold),
+  windowDays: String(rule.windowDays),
+  minClicks: String(rule.minClicks),
+  action: rule.action,
+  coef: rule.coef === null ? '0.5' : String(rule.coef),
+  enabled: rule.enabled,
+});
+
+/**
+ * The rule as the API takes it. The threshold goes as the decimal string typed (it can be money:
+ * never through a float). A number field left empty or not a number goes as null (JSON's NaN), so
+ * that the refusal comes from the API, beside the field, in the API's words.
+ */
+function bodyOf(draft: Draft) {
+  const number = (text: string) => Number(text.trim() || Number.NaN);
+  return {
+    title: draft.title,
+    scope: draft.scope,
+    metric: draft.metric,
+    comparison: draft.comparison,
+    threshold: draft.threshold.trim(),
+    windowDays: number(draft.windowDays),
+    minClicks: number(draft.minClicks),
+    action: draft.action,
+    ...(draft.action === 'set_coefficient' ? { coef: number(draft.coef) } : {}),
+    enabled: draft.enabled,
+  };
+}
+
+/** Creates a rule, or replaces `rule` whole (the API's PUT), with the API's refusals beside the fields. */
+export function RuleForm({
+  campaignId,
+  rule,
+  onDone,
+  onCancel,
+}: {
+  campaignId: number;
+  rule?: Rule;
+  onDone: (saved: Rule) => void;
+  onCancel: () => void;
+}) {
+  const [draft, setDraft] = useState<Draft>(rule ? draftOf(rule) : EMPTY);
+  const form = useRef<HTMLFormElement>(null);
+  // Opened by a button: the keyboard goes on in the form's first field.
+  useEffect(() => form.current?.querySelector<HTMLElement>('input, select')?.focus(), []);
+  const save = useMutation({
+    mutationFn: () => {
+      const body = bodyOf(draft);
+      return rule
+        ? data(
+            api.PUT('/api/advertiser/campaigns/rules/{campaign}/{id}', {
+              params: { path: { campaign: campaignId, id: rule.id } },
+              body,
+            }),
+          )
+        : data(api.POST('/api/advertiser/campaigns/rules/{campaign}', { params: { path: { campaign: campaignId } }, body }));
+    },
+    onSuccess: onDone,
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(save.error);
+  const change = <K extends keyof Draft>(name: K, value: Draft[K]) => {
+    setDraft((current) => {
+      const next = { ...current, [name]: value };
+      // Keep the action one the API allows for the scope, rather than let it refuse the pair.
+      if (name === 'scope' && !actionsFor(next.scope).includes(next.action)) next.action = actionsFor(next.scope)[0] ?? 'block';
+      return next;
+    });
+    edited(name);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    save.mutate();
+  };
+  const selectProps = (name: keyof Draft) => ({
+    id: `field-${name}`,
+    'aria-invalid': errors[name] ? true : undefined,
+    'aria-describedby': errors[name] ? `${name}-error` : undefined,
+  });
+  const heading = rule ? `Edit rule “${rule.title || `Rule ${rule.id}`}”` : 'New rule';
+  return (
+    <form ref={form} className="card form-grid rule-form" onSubmit={submit} noValidate aria-label={heading}>
+      <h2>{heading}</h2>
+      {general && <Notice kind="error">{problem(save.error)}</Notice>}
+      <Field
+        label="Name (optional)"
+        name="title"
+        value={draft.title}
+        error={errors.title}
+        onChange={(event) => change('title', event.target.value)}
+      />
+      <Field label="Watch" name="scope" error={errors.scope}>
+        <select {...selectProps('scope')} value={draft.scope} onChange={(event) => change('scope', event.target.value as Scope)}>
+          {Object.entries(SCOPES).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Figure" name="metric" error={errors.metric}>
+        <select
+          {...selectProps('metric')}
+          value={draft.metric}
+          onChange={(event) => change('metric', event.target.value as Metric)}
+        >
+          {Object.entries(METRICS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Comparison" name="comparison" error={errors.comparison}>
+        <select
+          {...selectProps('comparison')}
+          value={draft.comparison}
+          onChange={(event) => change('comparison', event.target.value as Comparison)}
+        >
+          {Object.entries(COMPARISONS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field
+        label={`Threshold (${thresholdUnit(draft.metric)})`}
+        name="threshold"
+        inputMode="decimal"
+        hint="Up to 4 decimals."
+        value={draft.threshold}
+        error={errors.threshold}
+        onChange={(event) => change('threshold', event.target.value)}
+      />
+      <Field
+        label="Window (days)"
+        name="windowDays"
+        inputMode="numeric"
+        hint="The last 1 to 366 days, today included."
+        value={draft.windowDays}
+        error={errors.windowDays}
+        onChange={(event) => change('windowDays', event.target.value)}
+      />
+      <Field
+        label="At least this many clicks"
+        name="minClicks"
+        inputMode="numeric"
+        hint="Objects with fewer clicks in the window are left alone."
+        value={draft.minClicks}
+        error={errors.minClicks}
+        onChange={(event) => change('minClicks', event.target.value)}
+      />
+      <Field label="Action" name="action" error={errors.action}>
+        <select
+          {...selectProps('action')}
+          value={draft.action}
+          onChange={(event) => change('action', event.target.value as Action)}
+        >
+          {actionsFor(draft.scope).map((value) => (
+            <option key={value} value={value}>
+              {ACTIONS[value]}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {draft.action === 'set_coefficient' && (
+        <Field
+          label="New coefficient"
+          name="coef"
+          inputMode="decimal"
+          hint="0.1 to 10."
+          value={draft.coef}
+          error={errors.coef}
+          onChange={(event) => change('coef', event.target.value)}
+        />
+      )}
+      <label className="check">
+        <input type="checkbox" checked={draft.enabled} onChange={(event) => change('enabled', event.target.checked)} />
+        Run on schedule
+      </label>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {rule ? 'Save rule' : 'Create rule'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
