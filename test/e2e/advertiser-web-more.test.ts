@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
+import { lookAt, SHOTS } from '../helpers/browser.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -12,31 +12,8 @@ import { engineOf } from '../helpers/serving.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
-/** Screenshots for people to look at; git-ignored. */
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
-const AXE = readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const PASSWORD = 'a long enough password';
 const NEW_PASSWORD = 'another password, longer';
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run()).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
 
 /** What has the keyboard focus, as `TAG:accessible name`. */
 function focused(page: Page): Promise<string> {
@@ -127,24 +104,6 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await mailbox.stop();
   });
 
-  async function lookAt(name: string): Promise<void> {
-    for (const [width, height] of [
-      [1280, 900],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      await page.waitForTimeout(150); // the chart follows its box's new width on the next frame
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-      assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-    // The system's dark scheme: its colours must keep their contrast too.
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-1280-dark.png`), fullPage: true });
-    assert.deepEqual(await seriousViolations(page), [], `${name} at 1280 px, dark`);
-    await page.emulateMedia({ colorScheme: 'light' });
-  }
-
   /** Tabs through the page from its start and asserts that each wanted control gets the focus. */
   async function assertReachableByTab(wanted: Locator[]): Promise<void> {
     await page.locator('body').focus();
@@ -217,7 +176,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     assert.equal(await siteCoef.getAttribute('aria-invalid'), 'true');
     assert.equal(await siteCoef.inputValue(), '12');
     assert.equal(await coefficient(String(siteId)), 1.5);
-    await lookAt('advertiser-coefficients-refused');
+    await lookAt(page, 'advertiser-coefficients-refused');
     // Escape puts the saved value back.
     await siteCoef.press('Escape');
     assert.equal(await siteCoef.inputValue(), '1.5');
@@ -263,7 +222,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
       ],
     );
     await page.getByRole('row', { name: new RegExp(`^Site ${siteId}\\b`) }).waitFor();
-    await lookAt('advertiser-coefficients');
+    await lookAt(page, 'advertiser-coefficients');
   });
 
   it('explains, from a block of the traffic table, why each ad shows or not, with its coefficients', async () => {
@@ -283,7 +242,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await page.getByRole('heading', { name: new RegExp(`^Block ${firstBlock}, phone`) }).waitFor();
     await adRow.getByRole('cell', { name: '× 2 × 0.5' }).waitFor();
     assert.match(page.url(), /device=mobile/);
-    await lookAt('advertiser-explain');
+    await lookAt(page, 'advertiser-explain');
 
     // A switched-off ad is filtered, with the reason in words; a block that serves nothing is refused.
     const offerId = (
@@ -334,7 +293,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     const monday = Array.from({ length: 10 }, (_, hour) => 8 + hour);
     const tuesdayToFriday = Array.from({ length: 4 * 24 }, (_, hour) => 24 + hour);
     assert.deepEqual(saved.schedule, [...monday, ...tuesdayToFriday]);
-    await lookAt('advertiser-delivery');
+    await lookAt(page, 'advertiser-delivery');
 
     // No day at all cannot be sent (the API would read it as every hour): the page says why.
     for (const day of ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'])
@@ -361,7 +320,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await page.getByText(`${login} is created.`).waitFor();
     const mail = await mailbox.next(`${login}@shop.example`);
     assert.match(mail.text, /\/password\?token=[A-Za-z0-9_-]+/);
-    await lookAt('advertiser-clients');
+    await lookAt(page, 'advertiser-clients');
 
     await page.getByRole('link', { name: 'Boots Outlet' }).click();
     await page.getByRole('heading', { name: 'Boots Outlet' }).waitFor();
@@ -379,7 +338,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await page.getByLabel('Amount').fill('100');
     await page.getByRole('button', { name: 'Take back' }).click();
     await page.locator('#balance-error').waitFor();
-    await lookAt('advertiser-client');
+    await lookAt(page, 'advertiser-client');
     await assertReachableByTab([
       page.getByLabel('Goal'),
       page.getByLabel('Amount'),
@@ -412,7 +371,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     );
     await page.getByRole('button', { name: 'Copy Conversion pixel' }).click();
     assert.equal(await readClipboard(page), await pixel.inputValue());
-    await lookAt('advertiser-conversions');
+    await lookAt(page, 'advertiser-conversions');
     await assertReachableByTab([
       page.getByLabel('Goal of this conversion'),
       page.getByLabel('Postback URL'),
@@ -431,7 +390,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await page.getByLabel('Current password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText('Your password is changed.').waitFor();
-    await lookAt('account');
+    await lookAt(page, 'account');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Nativa' }).waitFor();
     await signIn(NEW_PASSWORD);

@@ -1,40 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { imageBytes } from '../helpers/advertiser.ts';
+import { lookAt, SHOTS } from '../helpers/browser.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
-/** Screenshots for people to look at; git-ignored. */
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
-const AXE = readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const PASSWORD = 'a long enough password';
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core run in the page (through the debugging protocol, which the page's CSP does not govern). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run()).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
 
 describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
   let server: TestServer;
@@ -70,26 +46,12 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     await mailbox.stop();
   });
 
-  /** Screenshots of the current page at desktop and phone width, with no serious accessibility violation at either. */
-  async function lookAt(name: string): Promise<void> {
-    for (const [width, height] of [
-      [1280, 900],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      await page.waitForTimeout(150); // the chart follows its box's new width on the next frame
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-      assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
-
   it('sets the invited password, signs in by keyboard and sees the overview', async () => {
     const invitation = await mailbox.next(advertiser.email);
     const link = /https:\/\/\S+\/password\?token=[A-Za-z0-9_-]+/.exec(invitation.text)?.[0] ?? '';
     await page.goto(link);
     await page.getByRole('heading', { name: 'Choose your password' }).waitFor();
-    await lookAt('set-password');
+    await lookAt(page, 'set-password');
     await page.getByLabel('New password').fill('short');
     await page.getByRole('button', { name: 'Set password' }).click();
     await page.getByText('must NOT have fewer than 10 characters').or(page.locator('.field .error')).first().waitFor();
@@ -99,7 +61,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     await page.getByRole('link', { name: 'Sign in' }).click();
 
     await page.getByRole('heading', { name: 'Sign in to Nativa' }).waitFor();
-    await lookAt('sign-in');
+    await lookAt(page, 'sign-in');
     // Keyboard only: Tab to the login field, type, Tab to the password, Enter.
     for (let presses = 0; presses < 5; presses++) {
       await page.keyboard.press('Tab');
@@ -117,7 +79,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     const session = cookies.find((cookie) => cookie.name === 'nativa_session');
     assert.ok(session?.httpOnly && session.secure && session.sameSite === 'Lax', JSON.stringify(session));
     await page.locator('.chart canvas').waitFor();
-    await lookAt('overview');
+    await lookAt(page, 'overview');
   });
 
   it('creates a campaign, and an ad with pictures from disk whose field errors show beside the fields', async () => {
@@ -130,7 +92,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     await page.getByLabel('Title').fill('Spring shoes');
     await page.getByLabel('Category').selectOption({ index: 1 });
     await page.getByLabel('Countries').fill('TH, VN');
-    await lookAt('campaign-create');
+    await lookAt(page, 'campaign-create');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('heading', { name: 'Spring shoes' }).waitFor();
     const campaignPath = new URL(page.url()).pathname;
@@ -160,7 +122,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     });
     await page.getByLabel('Price (optional)').fill('1990');
     await page.locator('.preview img[src^="data:image/png"]').waitFor();
-    await lookAt('ad-create');
+    await lookAt(page, 'ad-create');
     await page.getByRole('button', { name: 'Send for moderation' }).click();
     const ad = page.locator('.ads .ad').first();
     await ad.getByText('Running shoes at half price', { exact: true }).waitFor();
@@ -176,7 +138,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     );
     assert.ok(loadedWidth > 0, 'the stored picture loads');
     await ad.getByText('In moderation').waitFor();
-    await lookAt('campaign');
+    await lookAt(page, 'campaign');
 
     // The API saw what the browser did.
     const campaigns = await server.anonymous.get('/api/advertiser/campaigns?expand=offers', { token: advertiser.token });
@@ -221,7 +183,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     await page.getByRole('switch', { name: 'Spring shoes is on' }).focus();
     await page.keyboard.press('Space');
     await page.locator('tbody [role="switch"]:not(:checked)').waitFor();
-    await lookAt('campaigns');
+    await lookAt(page, 'campaigns');
     await page.getByRole('button', { name: 'Archive Spring shoes' }).click();
     await page.getByText('No campaigns yet').waitFor();
     await page.getByLabel('Show archived').check();
@@ -246,7 +208,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     const token = (await page.locator('code.secret').textContent()) ?? '';
     assert.match(token, /^nv_/);
     assert.equal((await server.anonymous.get('/api/me', { token })).status, 200);
-    await lookAt('tokens');
+    await lookAt(page, 'tokens');
     await page.getByRole('button', { name: 'Revoke reporting script' }).click();
     await page.getByRole('button', { name: 'Revoke reporting script' }).waitFor({ state: 'detached' });
     assert.equal((await server.anonymous.get('/api/me', { token })).status, 401);

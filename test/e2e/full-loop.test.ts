@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -7,52 +7,16 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { imageBytes } from '../helpers/advertiser.ts';
+import { lookAt, SHOTS } from '../helpers/browser.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../helpers/server.ts';
 import { DESKTOP_UA, engineOf } from '../helpers/serving.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
-/** Screenshots for people to look at; git-ignored. */
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
-const AXE = readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const PASSWORD = 'a long enough password';
 /** The server's clock day (its TZ is UTC), which the browsers' clocks are pinned to. */
 const TODAY = new Date(TEST_EPOCH_MS).toISOString().slice(0, 10);
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run()).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
-
-/** Screenshots at desktop and phone width, with no serious accessibility violation at either. */
-async function lookAt(page: Page, name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 900],
-    [390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.waitForTimeout(150); // the chart follows its box's new width on the next frame
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 /** The publisher's own page (plain HTTP on loopback) into which the copied embed code goes, and the shop's landing page. */
 function startPublisherPage(): Promise<{ url: string; setBody(html: string): void; landings: string[]; close(): Promise<void> }> {

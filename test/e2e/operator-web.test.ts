@@ -1,41 +1,17 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { createCampaign, createOffer } from '../helpers/advertiser.ts';
+import { lookAt, SHOTS } from '../helpers/browser.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
-/** Screenshots for people to look at; git-ignored. */
-const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
-const AXE = readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const PASSWORD = 'the operator’s long password';
 const LINK = /https:\/\/\S+\/password\?token=[A-Za-z0-9_-]+/;
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core run in the page (through the debugging protocol, which the page's CSP does not govern). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run()).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
 
 /** The natural width of a loaded picture (0 when it failed to load). */
 function loadedWidth(page: Page, selector: string): Promise<number> {
@@ -96,27 +72,6 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await mailbox.stop();
   });
 
-  /** Screenshots of the current page at desktop and phone width, with no serious accessibility violation at either. */
-  async function lookAt(name: string, options: { dark?: boolean } = {}): Promise<void> {
-    for (const [width, height] of [
-      [1280, 900],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      await page.waitForTimeout(100); // let the layout settle at the new width
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-      assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-    if (options.dark) {
-      // Dark follows the system: its contrast is checked too.
-      await page.emulateMedia({ colorScheme: 'dark' });
-      await page.screenshot({ path: path.join(SHOTS, `${name}-dark-1280.png`), fullPage: true });
-      assert.deepEqual(await seriousViolations(page), [], `${name} in dark`);
-      await page.emulateMedia({ colorScheme: 'light' });
-    }
-  }
-
   it('sets its password from the reset link and signs in as `operator`', async () => {
     const reset = await server.anonymous.post('/api/password-reset', { login: 'operator' });
     assert.equal(reset.status, 202);
@@ -135,7 +90,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
   it('approves a campaign by keyboard, an ad shown with its pictures, and a site, the queues updating', async () => {
     const campaign = page.getByRole('article', { name: 'campaign Winter boots' });
     await campaign.getByText('TH, VN').waitFor();
-    await lookAt('operator-moderation');
+    await lookAt(page, 'operator-moderation');
     // Every control of the page is reachable with Tab.
     const reached = new Set<string>();
     for (let presses = 0; presses < 25; presses++) {
@@ -181,13 +136,13 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     assert.ok((await loadedWidth(page, '.teaser img')) > 0, 'the ad’s wide picture loads');
     assert.ok((await loadedWidth(page, 'img.square')) > 0, 'the ad’s square picture loads');
     await ad.getByText('1990').first().waitFor();
-    await lookAt('operator-ads', { dark: true });
+    await lookAt(page, 'operator-ads');
     await ad.getByRole('button', { name: 'Approve Boots at half price' }).click();
     await page.getByText('No ad is waiting').waitFor();
 
     await page.getByRole('navigation', { name: 'Queues' }).getByRole('link', { name: /Sites/ }).click();
     await page.getByRole('article', { name: /site https:\/\/dailynews\.example/ }).waitFor();
-    await lookAt('operator-sites');
+    await lookAt(page, 'operator-sites');
     await page.getByRole('button', { name: /^Approve https:\/\/dailynews\.example/ }).click();
     await page.getByText('No site is waiting').waitFor();
 
@@ -217,7 +172,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     assert.match(invitation.text, LINK);
     await page.getByLabel('Kind of account').selectOption('publisher');
     await page.getByRole('row', { name: /dailynews/ }).waitFor();
-    await lookAt('operator-accounts');
+    await lookAt(page, 'operator-accounts');
 
     await page.getByRole('link', { name: 'dailynews', exact: true }).first().click();
     await page.getByRole('heading', { name: /dailynews/ }).waitFor();
@@ -249,7 +204,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     const row = page.getByRole('row', { name: /bank transfer 2026-11-23/ });
     await row.getByText('+€125.5001').waitFor();
     await row.getByText('Credit').waitFor();
-    await lookAt('operator-account', { dark: true });
+    await lookAt(page, 'operator-account');
     const ledger = (await server.operator.get(`/api/admin/users/${publisherId}/ledger`)).json();
     assert.equal(ledger[0].amount, 125.5001);
     assert.equal(ledger[0].comment, 'bank transfer 2026-11-23');
@@ -269,7 +224,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     const [payout] = (await server.operator.get(`/api/admin/payouts?userId=${publisherId}`)).json<{ id: number }[]>();
     await page.getByRole('button', { name: `Mark paid payout ${payout?.id}` }).click();
     await page.locator('.payout-status.paid').waitFor();
-    await lookAt('operator-payouts');
+    await lookAt(page, 'operator-payouts');
     const stored = (await server.operator.get(`/api/admin/payouts/${payout?.id}`)).json();
     assert.equal(stored.status, 'paid');
     assert.equal(stored.amount, 100);
@@ -295,7 +250,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await page.getByRole('heading', { name: 'Outbox' }).waitFor();
     const invitation = page.getByRole('row', { name: /ads@dailynews.example/ });
     await invitation.waitFor();
-    await lookAt('operator-outbox');
+    await lookAt(page, 'operator-outbox');
     await invitation.getByRole('link').click();
     await page.getByText('ads@dailynews.example').first().waitFor();
     await page.locator('.mail-status.sent').waitFor();
@@ -316,7 +271,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await page.locator('#url-error').waitFor();
     assert.equal(await form.getByLabel('URL').getAttribute('aria-invalid'), 'true');
     assert.deepEqual((await server.operator.get('/api/admin/webhooks')).json(), []);
-    await lookAt('operator-webhooks');
+    await lookAt(page, 'operator-webhooks');
   });
 
   it('shows an advertiser no operator page and no operator data', async () => {

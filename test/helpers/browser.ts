@@ -38,6 +38,7 @@ export async function lookAt(page: Page, name: string): Promise<void> {
     [390, 844],
   ] as const) {
     await page.setViewportSize({ width, height });
+    await page.waitForTimeout(150); // a chart follows its box's new width on the next frame
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
     assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
   }
