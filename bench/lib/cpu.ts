@@ -43,10 +43,10 @@ export async function databaseBackends(url: string): Promise<number[]> {
 }
 
 /** Runs a load and divides each party's CPU time by the responses it got. */
-export async function withCpu(
-  work: () => Promise<LoadResult>,
+export async function withCpu<Result extends LoadResult>(
+  work: () => Promise<Result>,
   databaseUrl: string | undefined,
-): Promise<{ result: LoadResult; cpu: CpuPerResponse }> {
+): Promise<{ result: Result; cpu: CpuPerResponse }> {
   const backends = databaseUrl === undefined ? [] : await databaseBackends(databaseUrl);
   const before = new Map(backends.map((pid) => [pid, processCpuMicros(pid)]));
   const serverBefore = process.cpuUsage();

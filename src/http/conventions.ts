@@ -1,5 +1,13 @@
 import { hash } from 'node:crypto';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+  onSendHookHandler,
+} from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { AccountKind } from '../db/schema.ts';
 import { ApiError, errorBody, type FieldError, forbidden, unauthorized } from './errors.ts';
@@ -95,6 +103,12 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     }
     routeOptions.config = config as typeof routeOptions.config;
     mergeInputsOnRoute(routeOptions);
+    // What a route needs is known here, once: a public route runs no authentication step and a
+    // route that answers no GET no ETag step (the 404 handler gets neither: it is public and
+    // answers no 200).
+    const access = config.access;
+    if (access !== 'public') routeOptions.onRequest = withHook(routeOptions.onRequest, authorizeFor(access));
+    if ([routeOptions.method].flat().includes('GET')) routeOptions.onSend = withHook(routeOptions.onSend, etagHook);
     for (const method of [routeOptions.method].flat()) {
       try {
         knownRoutes.on(method.toUpperCase() as 'GET', routeOptions.url, () => undefined);
@@ -104,9 +118,9 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     }
   });
 
-  // One hook for everything done before routing (each hook costs every request), in callback
-  // style: no promise per request on the common paths (public, or a cached token). Every response names
-  // its request's id, the one its log lines carry, and carries its security headers, errors too.
+  // One hook for what every request needs, matched or not, in callback style: no promise per
+  // request. Every response names its request's id, the one its log lines carry, and carries its
+  // security headers, errors too. The route's own authentication step (added above) runs after it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
@@ -120,13 +134,13 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
       done(forbidden('Requests must be made over HTTPS.'));
       return;
     }
-    const access = request.routeOptions.config.access;
-    if (access === undefined || access === 'public') {
-      done();
-      return;
-    }
-    authorize(request, reply, access, done);
+    done();
   });
+
+  /** The onRequest step of a route that needs a principal: its access is fixed when it is registered. */
+  function authorizeFor(access: Exclude<Access, 'public'>): onRequestHookHandler {
+    return (request, reply, done) => authorize(request, reply, access, done);
+  }
 
   /**
    * Authentication, the rate limit and access by entry point, in continuation style: with a cached
@@ -190,10 +204,6 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
 
   app.addHook('preSerialization', (request, reply, payload, done) => {
     done(null, selectFields(request, reply, payload));
-  });
-
-  app.addHook('onSend', (request, reply, payload, done) => {
-    done(null, withEtag(request, reply, payload));
   });
 
   app.setNotFoundHandler(async (request, reply) => {
@@ -288,6 +298,15 @@ function selectFields(request: FastifyRequest, reply: FastifyReply, payload: unk
   const wanted = new Set([...fields.split(','), ...expand].map((field) => field.trim()));
   if (request.format === 'json') reply.serializer(JSON.stringify);
   return Array.isArray(payload) ? payload.map((item) => pick(item, wanted)) : pick(payload, wanted);
+}
+
+const etagHook: onSendHookHandler<unknown> = (request, reply, payload, done) => {
+  done(null, withEtag(request, reply, payload));
+};
+
+/** A route's hooks of one kind with `hook` first, where the app-wide hook it replaces ran. */
+function withHook<Hook>(declared: Hook | Hook[] | undefined, hook: Hook): Hook[] {
+  return [hook, ...(declared === undefined ? [] : [declared].flat())] as Hook[];
 }
 
 /** ETag on successful GETs, and 304 when the client already holds that version. */
