@@ -138,16 +138,24 @@ export async function siteStatistics(
   ]);
   const siteTotals = new Map<number, Totals>(sites.map(({ site_id, ...totals }) => [site_id, totals]));
   const blockTotals = new Map(blocks.map((row) => [`${row.site_id}s${row.block_id}`, row]));
-  const siteIds = [...new Set([...siteTotals.keys(), ...coefficients.map((row) => row.site_id)])].sort((a, b) => a - b);
+  // A campaign may have coefficients on thousands of sites and blocks: group them once by site.
+  const coefficientsBySite = new Map<number, typeof coefficients>();
+  for (const row of coefficients) {
+    const ofSite = coefficientsBySite.get(row.site_id);
+    if (ofSite === undefined) coefficientsBySite.set(row.site_id, [row]);
+    else ofSite.push(row);
+  }
+  const siteIds = [...new Set([...siteTotals.keys(), ...coefficientsBySite.keys()])].sort((a, b) => a - b);
   const rows: SiteStatistics[] = [];
   for (const siteId of siteIds) {
-    const own = coefficients.find((row) => row.site_id === siteId && row.block_id === 0);
+    const ofSite = coefficientsBySite.get(siteId) ?? [];
+    const own = ofSite.find((row) => row.block_id === 0);
     rows.push({
       site_id: String(siteId),
       ...advertiserFigures(siteTotals.get(siteId) ?? NO_TRAFFIC),
       coef: own?.coef ?? DEFAULT_COEF,
     });
-    for (const block of coefficients.filter((row) => row.site_id === siteId && row.block_id !== 0)) {
+    for (const block of ofSite.filter((row) => row.block_id !== 0)) {
       const key = formatSiteTarget({ siteId, blockId: block.block_id });
       rows.push({ site_id: key, ...advertiserFigures(blockTotals.get(key) ?? NO_TRAFFIC), coef: block.coef });
     }
