@@ -159,3 +159,21 @@ export async function postLedgerChanges(
     SELECT EXISTS (SELECT 1 FROM posted) AS posted`).execute(db);
   return result.rows[0]?.posted === true;
 }
+
+/** The platform's own account: the counterparty of every click's margin and of every refund of it. */
+export const PLATFORM_USERNAME = 'nativa-platform';
+
+/** The platform account's id, created on first use (concurrent first uses create it once). */
+export async function findOrCreatePlatformAccount(db: Db): Promise<number> {
+  const existing = await db.selectFrom('accounts').select('id').where('username', '=', PLATFORM_USERNAME).executeTakeFirst();
+  if (existing) return existing.id;
+  await sql`INSERT INTO accounts (kind, username, email, name, email_confirmed_at)
+    VALUES ('operator', ${PLATFORM_USERNAME}, 'platform@nativa.invalid', 'Nativa platform margin', now())
+    ON CONFLICT DO NOTHING`.execute(db);
+  const created = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('username', '=', PLATFORM_USERNAME)
+    .executeTakeFirstOrThrow();
+  return created.id;
+}

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
+import { findOrCreatePlatformAccount } from '../ledger/ledger.ts';
 import { DEVICES, dayOf, type GoalId } from '../statistics/record-events.ts';
 import type { Winner } from './auction.ts';
 import {
@@ -32,7 +33,7 @@ import {
   type Snapshot,
   selectTeasers,
 } from './serving-index.ts';
-import { findOfferTarget, findOrCreatePlatformAccount, upsertAudienceMember } from './serving-repository.ts';
+import { findOfferTarget, upsertAudienceMember } from './serving-repository.ts';
 import { type ViewClaims, ViewSigner } from './view-token.ts';
 import { visitorTraits } from './visitor.ts';
 import { frequencyVisitor, type VisitorSignals } from './visitor-id.ts';

@@ -110,23 +110,6 @@ export async function findClick(db: Db, clickId: string) {
   return db.selectFrom('clicks').selectAll().where('click_id', '=', clickId).executeTakeFirst();
 }
 
-/** The platform's own account, which collects the margin of every click. */
-export const PLATFORM_USERNAME = 'nativa-platform';
-
-export async function findOrCreatePlatformAccount(db: Db): Promise<number> {
-  const existing = await db.selectFrom('accounts').select('id').where('username', '=', PLATFORM_USERNAME).executeTakeFirst();
-  if (existing) return existing.id;
-  await sql`INSERT INTO accounts (kind, username, email, name, email_confirmed_at)
-    VALUES ('operator', ${PLATFORM_USERNAME}, 'platform@nativa.invalid', 'Nativa platform margin', now())
-    ON CONFLICT DO NOTHING`.execute(db);
-  const created = await db
-    .selectFrom('accounts')
-    .select('id')
-    .where('username', '=', PLATFORM_USERNAME)
-    .executeTakeFirstOrThrow();
-  return created.id;
-}
-
 export async function loadAdvertiserBalances(db: Db) {
   return db
     .selectFrom('accounts')

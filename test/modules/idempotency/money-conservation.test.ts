@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../../src/db/database.ts';
-import { findOrCreatePlatformAccount } from '../../../src/modules/serving/serving-repository.ts';
+import { findOrCreatePlatformAccount } from '../../../src/modules/ledger/ledger.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite } from '../../helpers/fixtures.ts';
 import type { TestClient, TestResponse } from '../../helpers/http-client.ts';
 import { seededRandom } from '../../helpers/random.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../../src/db/database.ts';
-import { findOrCreatePlatformAccount } from '../../../src/modules/serving/serving-repository.ts';
+import { findOrCreatePlatformAccount } from '../../../src/modules/ledger/ledger.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../helpers/server.ts';
 import {
   assertCampaignRollupMatchesAdRollup,

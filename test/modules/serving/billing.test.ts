@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Db } from '../../../src/db/database.ts';
+import { findOrCreatePlatformAccount } from '../../../src/modules/ledger/ledger.ts';
 import { splitCharge } from '../../../src/modules/serving/auction.ts';
 import {
   acceptClicks,
@@ -18,7 +19,6 @@ import {
 } from '../../../src/modules/serving/billing.ts';
 import { ClickSettler } from '../../../src/modules/serving/click-settler.ts';
 import { newClickId } from '../../../src/modules/serving/click-token.ts';
-import { findOrCreatePlatformAccount } from '../../../src/modules/serving/serving-repository.ts';
 import { GOALS, recordEvents, type TrafficEvent } from '../../../src/modules/statistics/record-events.ts';
 import { openTestDatabase } from '../../helpers/database.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../../helpers/fixtures.ts';

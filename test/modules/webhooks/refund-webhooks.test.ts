@@ -2,7 +2,7 @@
 // that party's figures, delivered to a real HTTPS receiver; a dry run tells nobody.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findOrCreatePlatformAccount } from '../../../src/modules/serving/serving-repository.ts';
+import { findOrCreatePlatformAccount } from '../../../src/modules/ledger/ledger.ts';
 import { verifySignature } from '../../../src/modules/webhooks/signature.ts';
 import { startTestServer, type TestServer, testTls } from '../../helpers/server.ts';
 import { balanceOf, createWorld, DESKTOP_UA, engineOf, pathOf, type World } from '../../helpers/serving.ts';
