@@ -2,6 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { OutboxStatus } from '../../db/schema.ts';
+import { OutboxWorker } from '../../outbox-worker.ts';
 import {
   claimDueMessages,
   claimMessage,
@@ -55,10 +56,7 @@ export class Mailer {
   private readonly transport: Transporter | undefined;
   readonly from: string;
   private log: MailLog | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private wanted = false;
-  private stopped = true;
+  private readonly sender: OutboxWorker;
 
   constructor(db: Db, clock: Clock, options: { smtpUrl: string | undefined; publicUrl: string | undefined }) {
     this.db = db;
@@ -72,6 +70,12 @@ export class Mailer {
       this.transport = nodemailer.createTransport({ url: url.toString(), ...TIMEOUTS });
     }
     this.from = from;
+    this.sender = new OutboxWorker({
+      pollMs: POLL_MS,
+      runBatch: () => this.sendBatch(),
+      onError: (error) => this.log?.warn({ err: (error as Error).message }, 'the outbox sender could not read the outbox'),
+      finishRoundOnStop: true,
+    });
   }
 
   get configured(): boolean {
@@ -81,32 +85,22 @@ export class Mailer {
   /** Starts this instance's background sender; it sends what is due at once. */
   start(log: MailLog): void {
     this.log = log;
-    this.stopped = false;
-    this.timer = setInterval(() => this.wake(), POLL_MS);
-    this.timer.unref();
-    this.wake();
+    this.sender.start();
   }
 
   /** Asks the background sender for a round soon (after a commit that queued a message). */
   wake(): void {
-    if (this.stopped) return;
-    this.wanted = true;
-    if (this.running) return;
-    this.running = this.sendWhileWanted().finally(() => {
-      this.running = undefined;
-    });
+    this.sender.wake();
   }
 
   /** Resolves when the background sender has nothing in hand (tests; shutdown). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.sender.idle();
   }
 
   /** Stops the background sender after it has sent what it was asked to, then closes SMTP. */
   async close(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.idle();
+    await this.sender.stop();
     this.transport?.close();
   }
 
@@ -122,21 +116,11 @@ export class Mailer {
     return this.attempt(message, log);
   }
 
-  private async sendWhileWanted(): Promise<void> {
-    while (this.wanted) {
-      this.wanted = false;
-      try {
-        let claimed: OutboxRow[];
-        do {
-          const now = this.clock.now();
-          claimed = await claimDueMessages(this.db, new Date(now), new Date(now + LEASE_MS), BATCH);
-          for (const message of claimed) await this.attempt(message, this.log ?? SILENT);
-        } while (claimed.length === BATCH);
-      } catch (error) {
-        // The database is unreachable for a moment: the next poll tries again.
-        this.log?.warn({ err: (error as Error).message }, 'the outbox sender could not read the outbox');
-      }
-    }
+  private async sendBatch(): Promise<boolean> {
+    const now = this.clock.now();
+    const claimed = await claimDueMessages(this.db, new Date(now), new Date(now + LEASE_MS), BATCH);
+    for (const message of claimed) await this.attempt(message, this.log ?? SILENT);
+    return claimed.length === BATCH;
   }
 
   private async attempt(message: OutboxRow, log: MailLog): Promise<OutboxStatus> {

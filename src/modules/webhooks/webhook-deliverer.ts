@@ -4,6 +4,7 @@ import { rootCertificates } from 'node:tls';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { WebhookDeliveryStatus } from '../../db/schema.ts';
+import { OutboxWorker } from '../../outbox-worker.ts';
 import { guardedLookup, urlRefusal } from './address-guard.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import { type ClaimedDelivery, claimDelivery, claimDueDeliveries, insertAttempt, settleDelivery } from './webhook-repository.ts';
@@ -65,10 +66,7 @@ export class WebhookDeliverer {
   /** Connections are kept alive between deliveries; each was opened to an address the guard checked. */
   private readonly agents: { https: https.Agent; http: http.Agent };
   private log: DeliveryLog | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private wanted = false;
-  private stopped = true;
+  private readonly worker: OutboxWorker;
 
   constructor(db: Db, clock: Clock, options: DelivererOptions) {
     this.db = db;
@@ -80,6 +78,13 @@ export class WebhookDeliverer {
       https: new https.Agent({ ...common, ca: options.ca ? [...rootCertificates, options.ca] : undefined }),
       http: new http.Agent(common),
     };
+    this.worker = new OutboxWorker({
+      pollMs: POLL_MS,
+      runBatch: () => this.deliverBatch(),
+      onError: (error) => this.log?.warn({ err: (error as Error).message }, 'the webhook worker could not read its deliveries'),
+      // A batch can take the request timeout: a closing instance leaves the rest to the next one.
+      finishRoundOnStop: false,
+    });
   }
 
   private get leaseMs(): number {
@@ -88,31 +93,21 @@ export class WebhookDeliverer {
 
   start(log: DeliveryLog): void {
     this.log = log;
-    this.stopped = false;
-    this.timer = setInterval(() => this.wake(), POLL_MS);
-    this.timer.unref();
-    this.wake();
+    this.worker.start();
   }
 
   /** Asks for a round soon (after a commit that wrote deliveries). */
   wake(): void {
-    if (this.stopped) return;
-    this.wanted = true;
-    if (this.running) return;
-    this.running = this.deliverWhileWanted().finally(() => {
-      this.running = undefined;
-    });
+    this.worker.wake();
   }
 
   /** Resolves when the worker has nothing in hand (tests; shutdown). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.worker.idle();
   }
 
   async close(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.idle();
+    await this.worker.stop();
     this.agents.https.destroy();
     this.agents.http.destroy();
   }
@@ -125,21 +120,11 @@ export class WebhookDeliverer {
     return this.attempt(delivery);
   }
 
-  private async deliverWhileWanted(): Promise<void> {
-    while (this.wanted) {
-      this.wanted = false;
-      try {
-        let claimed: ClaimedDelivery[];
-        do {
-          const now = this.clock.now();
-          claimed = await claimDueDeliveries(this.db, new Date(now), new Date(now + this.leaseMs), BATCH);
-          await inParallel(claimed, CONCURRENCY, (delivery) => this.attempt(delivery));
-        } while (claimed.length === BATCH && !this.stopped);
-      } catch (error) {
-        // The database is unreachable for a moment: the next poll tries again.
-        this.log?.warn({ err: (error as Error).message }, 'the webhook worker could not read its deliveries');
-      }
-    }
+  private async deliverBatch(): Promise<boolean> {
+    const now = this.clock.now();
+    const claimed = await claimDueDeliveries(this.db, new Date(now), new Date(now + this.leaseMs), BATCH);
+    await inParallel(claimed, CONCURRENCY, (delivery) => this.attempt(delivery));
+    return claimed.length === BATCH;
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<WebhookDeliveryStatus> {

@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Candidate, priceClick, score, smoothedCtr } from '../../../src/modules/serving/auction.ts';
+import { type Candidate, priceClick, score } from '../../../src/modules/serving/auction.ts';
 import type { ImpressionFilters } from '../../../src/modules/serving/eligibility.ts';
 import { explainImpression } from '../../../src/modules/serving/explain.ts';
 import {
   type AdEntry,
-  type AdvertiserState,
-  type BlockEntry,
-  type CampaignState,
-  emptySnapshot,
   type Impression,
-  indexAds,
   type SelectionOptions,
   type SkipReason,
   selectTeasers,
 } from '../../../src/modules/serving/serving-index.ts';
-import { seededRandom } from '../../helpers/random.ts';
+import { randomIndexSnapshot } from '../../helpers/serving-index.ts';
 
 /**
  * explainImpression ranks by counting, over its own pass: over seeded random snapshots (ties of
@@ -27,60 +22,16 @@ import { seededRandom } from '../../helpers/random.ts';
 const COUNTRIES = ['US', 'DE', 'FR'];
 
 function randomSnapshot(seed: number) {
-  const random = seededRandom(seed);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
-  const snapshot = emptySnapshot('2026-03-10');
-  const block: BlockEntry = {
-    id: 5,
-    siteId: 3,
-    publisherId: 9,
-    title: 'b',
-    teaserCount: 1 + Math.floor(random() * 6),
-    campaignsUnique: random() < 0.3,
-  };
-  snapshot.blocks.set(block.id, block);
-  const advertisers: AdvertiserState[] = Array.from({ length: 8 }, (_, index) => ({
-    id: index + 1,
-    balanceMicros: random() < 0.15 ? 0 : 1_000_000,
-    dailyBudgetMicros: 0,
-    spentTodayMicros: 0,
-  }));
-  const campaigns: CampaignState[] = Array.from({ length: 60 }, (_, index) => ({
-    id: index + 1,
-    advertiser: pick(advertisers),
-    geo: random() < 0.4 ? new Set(COUNTRIES.filter(() => random() < 0.5)) : undefined,
-    isRetarget: random() < 0.2,
-    dailyBudgetMicros: 0,
-    dailyClickLimit: random() < 0.1 ? 1 : 0,
-    spentTodayMicros: 0,
-    clicksToday: random() < 0.5 ? 1 : 0,
-    // Coefficients from a short list, so that scores of different campaigns tie.
-    siteCoefficients: new Map(random() < 0.3 ? [[3, pick([0.5, 2, 4])]] : []),
-    blockCoefficients: new Map(random() < 0.2 ? [['3:5', pick([0.5, 2, 4])]] : []),
-    deviceCoefficients: [1, 1, random() < 0.3 ? pick([0.5, 2, 4]) : 1, 1],
-  }));
-  for (const campaign of campaigns) snapshot.campaigns.set(campaign.id, campaign);
-  snapshot.maxFactor = 16;
-  for (let index = 0; index < 1500; index += 1) {
-    const ad: AdEntry = {
-      offerId: index + 1,
-      campaign: pick(campaigns),
-      bidMicros: 10_000 * (1 + Math.floor(random() * 20)),
-      title: `ad ${index + 1}`,
-      description: '',
-      priceText: '',
-      image: null,
-      url: '',
-      urlMobile: '',
-      domain: 'shop.test',
-      ctr: smoothedCtr(Math.floor(random() * 3) * 100, Math.floor(random() * 3)),
-    };
-    snapshot.ads.push(ad);
-    snapshot.adsById.set(ad.offerId, ad);
-  }
-  snapshot.selection = indexAds(snapshot.ads);
-  snapshot.audiences.set('visitor', new Set(advertisers.filter(() => random() < 0.4).map((advertiser) => advertiser.id)));
-  return { snapshot, block, random };
+  return randomIndexSnapshot(seed, {
+    advertisers: 8,
+    campaigns: 60,
+    ads: 1500,
+    brokeShare: 0.15,
+    geoShare: 0.4,
+    countryShare: 0.5,
+    countries: COUNTRIES,
+    drawCampaignsUnique: true,
+  });
 }
 
 /** The definition: the exhaustive walk's candidates, all sorted, each ranked and priced. */

@@ -13,6 +13,7 @@ import {
   sortAds,
 } from '../../../src/modules/serving/serving-index.ts';
 import { seededRandom } from '../../helpers/random.ts';
+import { randomIndexSnapshot } from '../../helpers/serving-index.ts';
 
 /** A snapshot of random campaigns and ads, sorted as buildSnapshot sorts them. */
 function randomSnapshot(seed: number) {
@@ -120,55 +121,15 @@ const COUNTRIES = ['US', 'DE', 'FR', 'BR', 'IN', 'JP'];
  * visitor in some audiences: what the buckets exist for.
  */
 function bucketedSnapshot(seed: number) {
-  const random = seededRandom(seed);
-  const snapshot = emptySnapshot('2026-03-10');
-  const block: BlockEntry = { id: 5, siteId: 3, publisherId: 9, title: 'b', teaserCount: 1 + Math.floor(random() * 6) };
-  snapshot.blocks.set(block.id, block);
-  const advertisers: AdvertiserState[] = Array.from({ length: 12 }, (_, index) => ({
-    id: index + 1,
-    balanceMicros: random() < 0.15 ? 0 : 1_000_000,
-    dailyBudgetMicros: 0,
-    spentTodayMicros: 0,
-  }));
-  for (const advertiser of advertisers) snapshot.advertisers.set(advertiser.id, advertiser);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
-  const campaigns: CampaignState[] = Array.from({ length: 80 }, (_, index) => ({
-    id: index + 1,
-    advertiser: pick(advertisers),
-    geo: random() < 0.7 ? new Set(COUNTRIES.filter(() => random() < 0.3)) : undefined,
-    isRetarget: random() < 0.2,
-    dailyBudgetMicros: 0,
-    dailyClickLimit: random() < 0.1 ? 1 : 0,
-    spentTodayMicros: 0,
-    clicksToday: random() < 0.5 ? 1 : 0,
-    // Coefficients from a short list, so that scores of different campaigns tie too.
-    siteCoefficients: new Map(random() < 0.3 ? [[3, pick([0.5, 2, 4])]] : []),
-    blockCoefficients: new Map(random() < 0.2 ? [['3:5', pick([0.5, 2, 4])]] : []),
-    deviceCoefficients: [1, 1, random() < 0.3 ? pick([0.5, 2, 4]) : 1, 1],
-  }));
-  for (const campaign of campaigns) snapshot.campaigns.set(campaign.id, campaign);
-  snapshot.maxFactor = 16;
-  for (let index = 0; index < 3000; index += 1) {
-    const ad: AdEntry = {
-      offerId: index + 1,
-      campaign: pick(campaigns),
-      // Few distinct bids and CTRs, so that many base scores tie.
-      bidMicros: 10_000 * (1 + Math.floor(random() * 20)),
-      title: '',
-      description: '',
-      priceText: '',
-      image: null,
-      url: '',
-      urlMobile: '',
-      domain: '',
-      ctr: smoothedCtr(Math.floor(random() * 3) * 100, Math.floor(random() * 3)),
-    };
-    snapshot.ads.push(ad);
-    snapshot.adsById.set(ad.offerId, ad);
-  }
-  snapshot.selection = indexAds(snapshot.ads);
-  snapshot.audiences.set('visitor', new Set(advertisers.filter(() => random() < 0.4).map((advertiser) => advertiser.id)));
-  return { snapshot, block, random };
+  return randomIndexSnapshot(seed, {
+    advertisers: 12,
+    campaigns: 80,
+    ads: 3000,
+    brokeShare: 0.15,
+    geoShare: 0.7,
+    countryShare: 0.3,
+    countries: COUNTRIES,
+  });
 }
 
 describe('selection buckets (country, retargeting audience)', () => {

@@ -7,6 +7,38 @@ import { NO_ADVERTISER_TRAFFIC } from '../../../helpers/statistics.ts';
 
 const DAY = 24 * 3600 * 1000;
 
+/** The figures of the desktop traffic on the first site's first block, the only traffic there and the only desktop traffic. */
+const desktopDayOnFirstBlock = {
+  views: 1000,
+  clicks: 20,
+  money: 2,
+  orders: 7,
+  ctr: 2,
+  cpm: 2,
+  cpo: 0.2857,
+  cr: 35,
+  cpc: 0.1,
+  served: 0,
+  refundedClicks: 0,
+  refundedSpend: 0,
+};
+
+/** The figures of the tablet traffic on the second site, the only traffic there and the only tablet traffic. */
+const tabletDayOnSecondSite = {
+  views: 200,
+  clicks: 4,
+  money: 1,
+  orders: 2,
+  ctr: 2,
+  cpm: 5,
+  cpo: 0.5,
+  cr: 50,
+  cpc: 0.25,
+  served: 0,
+  refundedClicks: 0,
+  refundedSpend: 0,
+};
+
 describe('quality coefficients', () => {
   let server: TestServer;
   let owner: Awaited<ReturnType<TestServer['createAccount']>>;
@@ -107,18 +139,7 @@ describe('quality coefficients', () => {
       },
       {
         site_id: String(sites.s2),
-        views: 200,
-        clicks: 4,
-        money: 1,
-        orders: 2,
-        ctr: 2,
-        cpm: 5,
-        cpo: 0.5,
-        cr: 50,
-        cpc: 0.25,
-        served: 0,
-        refundedClicks: 0,
-        refundedSpend: 0,
+        ...tabletDayOnSecondSite,
         coef: 1,
       },
     ]);
@@ -203,18 +224,7 @@ describe('quality coefficients', () => {
     );
     assert.deepEqual(rows[1], {
       site_id: `${sites.s1}s${blocks.b1a}`,
-      views: 1000,
-      clicks: 20,
-      money: 2,
-      orders: 7,
-      ctr: 2,
-      cpm: 2,
-      cpo: 0.2857,
-      cr: 35,
-      cpc: 0.1,
-      served: 0,
-      refundedClicks: 0,
-      refundedSpend: 0,
+      ...desktopDayOnFirstBlock,
       coef: 0.5,
     });
     assert.deepEqual(rows[3], {
@@ -265,18 +275,7 @@ describe('quality coefficients', () => {
     assert.deepEqual(response.json(), [
       {
         device: 'desktop',
-        views: 1000,
-        clicks: 20,
-        money: 2,
-        orders: 7,
-        ctr: 2,
-        cpm: 2,
-        cpo: 0.2857,
-        cr: 35,
-        cpc: 0.1,
-        served: 0,
-        refundedClicks: 0,
-        refundedSpend: 0,
+        ...desktopDayOnFirstBlock,
         coef: 1,
       },
       {
@@ -297,18 +296,7 @@ describe('quality coefficients', () => {
       },
       {
         device: 'tablet',
-        views: 200,
-        clicks: 4,
-        money: 1,
-        orders: 2,
-        ctr: 2,
-        cpm: 5,
-        cpo: 0.5,
-        cr: 50,
-        cpc: 0.25,
-        served: 0,
-        refundedClicks: 0,
-        refundedSpend: 0,
+        ...tabletDayOnSecondSite,
         coef: 0.7,
       },
     ]);
