@@ -2,10 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../api.ts';
 import { Field, Notice, Switch } from '../components/controls.tsx';
+import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
-import { count, fineMoney, money, percent } from '../format.ts';
+import { count } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 
 export const STATUS_NAMES: Record<number, string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected', 3: 'Archived' };
@@ -95,30 +96,7 @@ export function CampaignsPage() {
               <th scope="col" className="num">
                 Ads
               </th>
-              <th scope="col" className="num">
-                Views
-              </th>
-              <th scope="col" className="num">
-                Clicks
-              </th>
-              <th scope="col" className="num">
-                CTR
-              </th>
-              <th scope="col" className="num">
-                Spend
-              </th>
-              <th scope="col" className="num">
-                CPC
-              </th>
-              <th scope="col" className="num">
-                {goalNoun(goal)}
-              </th>
-              <th scope="col" className="num">
-                CR
-              </th>
-              <th scope="col" className="num">
-                CPO
-              </th>
+              <FigureHeads figures={ADVERTISER_FIGURES} goal={goalNoun(goal)} />
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -143,14 +121,7 @@ export function CampaignsPage() {
                   <span className={`status s${row.status}`}>{STATUS_NAMES[row.status] ?? row.status}</span>
                 </td>
                 <td className="num">{count(row.items)}</td>
-                <td className="num">{count(row.views)}</td>
-                <td className="num">{count(row.clicks)}</td>
-                <td className="num">{percent(row.ctr)}</td>
-                <td className="num">{money(row.money)}</td>
-                <td className="num">{fineMoney(row.cpc)}</td>
-                <td className="num">{count(row.orders)}</td>
-                <td className="num">{percent(row.cr)}</td>
-                <td className="num">{fineMoney(row.cpo)}</td>
+                <FigureCells figures={ADVERTISER_FIGURES} row={row} />
                 <td>
                   <button
                     type="button"

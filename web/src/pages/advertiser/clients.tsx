@@ -2,13 +2,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, fineMoney, moment, money, percent } from '../../format.ts';
+import { count, moment, money } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
 import { STATUS_NAMES } from '../campaigns.tsx';
+
+/** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
+const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
 
 /** Client accounts (referrals): advertisers this account created and funds from its own balance. */
 export function ClientsPage() {
@@ -242,21 +246,7 @@ export function ClientPage({ id }: { id: number }) {
               <tr>
                 <th scope="col">Campaign</th>
                 <th scope="col">Status</th>
-                <th scope="col" className="num">
-                  Clicks
-                </th>
-                <th scope="col" className="num">
-                  Spend
-                </th>
-                <th scope="col" className="num">
-                  {goalNoun(goal)}
-                </th>
-                <th scope="col" className="num">
-                  CR
-                </th>
-                <th scope="col" className="num">
-                  CPO
-                </th>
+                <FigureHeads figures={CLIENT_CAMPAIGN_FIGURES} goal={goalNoun(goal)} />
               </tr>
             </thead>
             <tbody>
@@ -266,11 +256,7 @@ export function ClientPage({ id }: { id: number }) {
                   <td>
                     <span className={`status s${campaign.status}`}>{STATUS_NAMES[campaign.status] ?? campaign.status}</span>
                   </td>
-                  <td className="num">{count(campaign.clicks)}</td>
-                  <td className="num">{money(campaign.money)}</td>
-                  <td className="num">{count(campaign.orders)}</td>
-                  <td className="num">{percent(campaign.cr)}</td>
-                  <td className="num">{fineMoney(campaign.cpo)}</td>
+                  <FigureCells figures={CLIENT_CAMPAIGN_FIGURES} row={campaign} />
                 </tr>
               ))}
             </tbody>

@@ -3,12 +3,12 @@ import { type FormEvent, useRef, useState } from 'react';
 import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
-import { count, fineMoney, percent } from '../../format.ts';
+import { count } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
 import { type Block, noRetryOnRefusal, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
-import { SiteStatusBadge, Tile } from './publisher-ui.tsx';
+import { IncomeTiles, SiteStatusBadge } from './publisher-ui.tsx';
 
 export function SitePage({ id }: { id: number }) {
   const period = usePeriod();
@@ -54,13 +54,7 @@ export function SitePage({ id }: { id: number }) {
             <SiteStatusBadge status={status} />
             <p>{SITE_STATUS[status].meaning}</p>
           </div>
-          <section className="tiles" aria-label="Figures for the period">
-            <Tile label="Income" value={fineMoney(current.income)} />
-            <Tile label="Clicks" value={count(current.clicks)} />
-            <Tile label="Views" value={count(current.views)} />
-            <Tile label="CTR" value={percent(current.ctr)} />
-            <Tile label="Income per 1000 views" value={fineMoney(current.cpm)} />
-          </section>
+          <IncomeTiles label="Figures for the period" figures={current} />
         </>
       )}
 

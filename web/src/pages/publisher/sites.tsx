@@ -2,9 +2,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, fineMoney, percent } from '../../format.ts';
+import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { SITE_STATUS, type SiteStatus, useSiteCategories, useSites } from './publisher-data.ts';
 import { SiteStatusBadge } from './publisher-ui.tsx';
@@ -52,21 +53,7 @@ export function SitesPage() {
               <th scope="col" className="num">
                 Blocks
               </th>
-              <th scope="col" className="num">
-                Views
-              </th>
-              <th scope="col" className="num">
-                Clicks
-              </th>
-              <th scope="col" className="num">
-                CTR
-              </th>
-              <th scope="col" className="num">
-                Income
-              </th>
-              <th scope="col" className="num">
-                <abbr title="Income per 1000 views">RPM</abbr>
-              </th>
+              <FigureHeads figures={PUBLISHER_FIGURES} />
             </tr>
           </thead>
           <tbody>
@@ -83,11 +70,7 @@ export function SitesPage() {
                   )}
                 </td>
                 <td className="num">{count(site.blocks_count)}</td>
-                <td className="num">{count(site.views)}</td>
-                <td className="num">{count(site.clicks)}</td>
-                <td className="num">{percent(site.ctr)}</td>
-                <td className="num">{fineMoney(site.income)}</td>
-                <td className="num">{fineMoney(site.cpm)}</td>
+                <FigureCells figures={PUBLISHER_FIGURES} row={site} />
               </tr>
             ))}
           </tbody>
