@@ -64,6 +64,15 @@ export function Field({
   );
 }
 
+/** A select's options: each of `values` (by default every key of `names`), shown by its name. */
+export function Options<V extends string>({ names, values }: { names: Record<V, string>; values?: readonly V[] }) {
+  return (values ?? (Object.keys(names) as V[])).map((value) => (
+    <option key={value} value={value}>
+      {names[value]}
+    </option>
+  ));
+}
+
 export function Notice({ kind, children }: { kind: 'error' | 'ok'; children: ReactNode }) {
   return (
     <p className={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
