@@ -73,6 +73,20 @@ export function Options<V extends string>({ names, values }: { names: Record<V, 
   ));
 }
 
+/** Under a list: "Loading…" while its query runs, then `children` if it came back empty. */
+export function ListStatus({
+  query,
+  empty,
+  children,
+}: {
+  query: { isPending: boolean; isSuccess: boolean };
+  empty: boolean;
+  children: ReactNode;
+}) {
+  if (query.isPending) return <p className="empty">Loading…</p>;
+  return query.isSuccess && empty ? <p className="empty">{children}</p> : null;
+}
+
 export function Notice({ kind, children }: { kind: 'error' | 'ok'; children: ReactNode }) {
   return (
     <p className={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>

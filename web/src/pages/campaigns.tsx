@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../api.ts';
-import { Field, Notice, Switch } from '../components/controls.tsx';
+import { Field, ListStatus, Notice, Switch } from '../components/controls.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../components/period-picker.tsx';
@@ -136,8 +136,9 @@ export function CampaignsPage() {
             ))}
           </tbody>
         </table>
-        {campaigns.isSuccess && rows.length === 0 && <p className="empty">No campaigns yet. Create one to start advertising.</p>}
-        {campaigns.isPending && <p className="empty">Loading…</p>}
+        <ListStatus query={campaigns} empty={rows.length === 0}>
+          No campaigns yet. Create one to start advertising.
+        </ListStatus>
       </ScrollRegion>
     </>
   );

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { Field, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -87,8 +87,9 @@ export function ClientsPage() {
             ))}
           </tbody>
         </table>
-        {clients.isSuccess && clients.data.length === 0 && <p className="empty">No clients yet.</p>}
-        {clients.isPending && <p className="empty">Loading…</p>}
+        <ListStatus query={clients} empty={clients.data?.length === 0}>
+          No clients yet.
+        </ListStatus>
       </ScrollRegion>
     </>
   );

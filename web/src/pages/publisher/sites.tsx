@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { Field, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
@@ -75,10 +75,9 @@ export function SitesPage() {
             ))}
           </tbody>
         </table>
-        {sites.isSuccess && rows.length === 0 && (
-          <p className="empty">{status ? 'No site has this status.' : 'No sites yet. Add one to start earning.'}</p>
-        )}
-        {sites.isPending && <p className="empty">Loading…</p>}
+        <ListStatus query={sites} empty={rows.length === 0}>
+          {status ? 'No site has this status.' : 'No sites yet. Add one to start earning.'}
+        </ListStatus>
       </ScrollRegion>
     </>
   );
