@@ -35,6 +35,24 @@ export function useFieldErrors(error: unknown) {
   };
 }
 
+/** The names of a form's fields that hold text, which an input edits. */
+type TextField<Form> = { [Name in keyof Form]: Form[Name] extends string ? Name : never }[keyof Form] & string;
+
+/**
+ * A form's fields bound to its state and to the API's refusal of its last submit (see
+ * useFieldErrors): `set(name)` takes an edit of a field and hides its refusal, `field(name)` gives
+ * a Field its name, value, error and change handler.
+ */
+export function useFormFields<Form extends object>(form: Form, setForm: (form: Form) => void, error: unknown) {
+  const { errors, general, edited, submitted } = useFieldErrors(error);
+  const set = (name: keyof Form & string) => (event: { target: { value: string } }) => {
+    setForm({ ...form, [name]: event.target.value });
+    edited(name);
+  };
+  const field = (name: TextField<Form>) => ({ name, value: form[name], error: errors[name], onChange: set(name) });
+  return { errors, general, edited, submitted, set, field };
+}
+
 /** A page of a list and what the `X-Pagination-*` headers say about the whole. */
 export interface ListPage<T> {
   items: T[];

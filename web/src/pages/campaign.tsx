@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useMemo, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors } from '../api.ts';
+import { ApiError, api, data, problem, useFormFields } from '../api.ts';
 import { DailyChart } from '../components/chart.tsx';
 import { Field, Notice, Switch } from '../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../components/figures.tsx';
@@ -272,11 +272,7 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       onDone();
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
+  const { errors, general, edited, submitted, field } = useFormFields(form, setForm, create.error);
   const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
     const file = event.target.files?.[0];
     setter(file ? await readAsDataUri(file) : '');
@@ -292,42 +288,10 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       <div className="form-grid">
         <h3>New ad</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
-        <Field
-          label="Headline"
-          name="description"
-          hint="Up to 60 characters."
-          required
-          value={form.description}
-          error={errors.description}
-          onChange={set('description')}
-        />
-        <Field
-          label="Landing page"
-          name="url"
-          type="url"
-          placeholder="https://"
-          required
-          value={form.url}
-          error={errors.url}
-          onChange={set('url')}
-        />
-        <Field
-          label="Bid per click"
-          name="clickPrice"
-          inputMode="decimal"
-          required
-          value={form.clickPrice}
-          error={errors.clickPrice}
-          onChange={set('clickPrice')}
-        />
-        <Field
-          label="Price (optional)"
-          name="price"
-          inputMode="numeric"
-          value={form.price}
-          error={errors.price}
-          onChange={set('price')}
-        />
+        <Field label="Headline" hint="Up to 60 characters." required {...field('description')} />
+        <Field label="Landing page" type="url" placeholder="https://" required {...field('url')} />
+        <Field label="Bid per click" inputMode="decimal" required {...field('clickPrice')} />
+        <Field label="Price (optional)" inputMode="numeric" {...field('price')} />
         <Field
           label="Wide picture (3:2)"
           name="rectangle"

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, problem, useFieldErrors } from '../api.ts';
+import { api, data, problem, useFormFields } from '../api.ts';
 import { Field, ListStatus, Notice, Switch } from '../components/controls.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
@@ -168,21 +168,17 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
       navigate(`/advertiser/campaigns/${campaign.id}`);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
+  const { errors, general, submitted, set, field } = useFormFields(form, setForm, create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
     create.mutate();
   };
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
   return (
     <form className="card form-grid" onSubmit={submit} noValidate aria-label="New campaign">
       <h2>New campaign</h2>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
-      <Field label="Title" name="title" required value={form.title} error={errors.title} onChange={set('title')} />
+      <Field label="Title" required {...field('title')} />
       <Field label="Category" name="category_id" error={errors.category_id}>
         <select id="field-category_id" required value={form.category_id} onChange={set('category_id')}>
           <option value="">Choose…</option>
@@ -195,32 +191,9 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
             ))}
         </select>
       </Field>
-      <Field
-        label="Countries"
-        name="geo"
-        hint="ISO codes, comma-separated (e.g. TH, VN); empty for everywhere."
-        value={form.geo}
-        error={errors.geo}
-        onChange={set('geo')}
-      />
-      <Field
-        label="Daily spend limit"
-        name="maxmoney"
-        inputMode="decimal"
-        hint="Empty for no limit."
-        value={form.maxmoney}
-        error={errors.maxmoney}
-        onChange={set('maxmoney')}
-      />
-      <Field
-        label="Daily click limit"
-        name="maxclicks"
-        inputMode="numeric"
-        hint="Empty for no limit."
-        value={form.maxclicks}
-        error={errors.maxclicks}
-        onChange={set('maxclicks')}
-      />
+      <Field label="Countries" hint="ISO codes, comma-separated (e.g. TH, VN); empty for everywhere." {...field('geo')} />
+      <Field label="Daily spend limit" inputMode="decimal" hint="Empty for no limit." {...field('maxmoney')} />
+      <Field label="Daily click limit" inputMode="numeric" hint="Empty for no limit." {...field('maxclicks')} />
       <label className="check">
         <input
           type="checkbox"

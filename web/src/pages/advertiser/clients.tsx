@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
+import { ApiError, api, data, problem, useFieldErrors, useFormFields } from '../../api.ts';
 import { Field, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
@@ -121,11 +121,7 @@ function CreateClient({
       onCreated(client);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
+  const { general, submitted, field } = useFormFields(form, setForm, create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
@@ -135,37 +131,17 @@ function CreateClient({
     <form className="card form-grid" onSubmit={submit} noValidate aria-label="New client">
       <h2>New client</h2>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
-      <Field
-        label="Login"
-        name="user"
-        autoComplete="off"
-        required
-        hint="3 to 64 letters, digits and _ . @ -"
-        value={form.user}
-        error={errors.user}
-        onChange={set('user')}
-      />
+      <Field label="Login" autoComplete="off" required hint="3 to 64 letters, digits and _ . @ -" {...field('user')} />
       <Field
         label="E-mail"
-        name="email"
         type="email"
         autoComplete="off"
         required
         hint="The password and a link to choose another are sent here."
-        value={form.email}
-        error={errors.email}
-        onChange={set('email')}
+        {...field('email')}
       />
-      <Field label="Name (optional)" name="name" value={form.name} error={errors.name} onChange={set('name')} />
-      <Field
-        label="Website (optional)"
-        name="url"
-        type="url"
-        placeholder="https://"
-        value={form.url}
-        error={errors.url}
-        onChange={set('url')}
-      />
+      <Field label="Name (optional)" {...field('name')} />
+      <Field label="Website (optional)" type="url" placeholder="https://" {...field('url')} />
       <div className="actions">
         <button type="submit" className="primary" disabled={create.isPending}>
           Create client

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
+import { ApiError, api, data, problem, useFormFields } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count } from '../../format.ts';
@@ -175,11 +175,7 @@ function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: ()
       onCreated(block.id);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
+  const { general, submitted, field } = useFormFields(form, setForm, create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
@@ -191,27 +187,8 @@ function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: ()
       <div className="form-grid">
         <h3>New block</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
-        <Field
-          label="Name"
-          name="title"
-          hint="For you only, e.g. “Under the article”."
-          required
-          value={form.title}
-          error={errors.title}
-          onChange={set('title')}
-        />
-        <Field
-          label="Teasers shown at once"
-          name="count"
-          type="number"
-          min={1}
-          max={20}
-          hint="1 to 20."
-          required
-          value={form.count}
-          error={errors.count}
-          onChange={set('count')}
-        />
+        <Field label="Name" hint="For you only, e.g. “Under the article”." required {...field('title')} />
+        <Field label="Teasers shown at once" type="number" min={1} max={20} hint="1 to 20." required {...field('count')} />
         <div className="actions">
           <button type="submit" className="primary" disabled={create.isPending}>
             {create.isPending ? 'Creating…' : 'Create block'}

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { api, data, problem, useFormFields } from '../../api.ts';
 import { Field, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -105,11 +105,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
       navigate(`/publisher/sites/${site.id}`);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
+  const { errors, general, submitted, set, field } = useFormFields(form, setForm, create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
@@ -125,17 +121,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
       </p>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
       {categories.error && <Notice kind="error">{problem(categories.error)}</Notice>}
-      <Field
-        label="Address"
-        name="url"
-        type="url"
-        inputMode="url"
-        placeholder="https://"
-        required
-        value={form.url}
-        error={errors.url}
-        onChange={set('url')}
-      />
+      <Field label="Address" type="url" inputMode="url" placeholder="https://" required {...field('url')} />
       <Field label="Category" name="category_id" error={errors.category_id}>
         <select
           id="field-category_id"
@@ -167,14 +153,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
           })}
         </select>
       </Field>
-      <Field
-        label="Monthly unique visitors (optional)"
-        name="monthly_uniq_users"
-        inputMode="numeric"
-        value={form.monthly_uniq_users}
-        error={errors.monthly_uniq_users}
-        onChange={set('monthly_uniq_users')}
-      />
+      <Field label="Monthly unique visitors (optional)" inputMode="numeric" {...field('monthly_uniq_users')} />
       <div className="actions">
         <button type="submit" className="primary" disabled={create.isPending}>
           {create.isPending ? 'Adding…' : 'Add site'}
