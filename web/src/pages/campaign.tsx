@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ApiError, api, data, problem, useFormFields } from '../api.ts';
 import { DailyChart } from '../components/chart.tsx';
 import { Field, Notice, Switch } from '../components/controls.tsx';
@@ -272,16 +272,11 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       onDone();
     },
   });
-  const { errors, general, edited, submitted, field } = useFormFields(form, setForm, create.error);
+  const { errors, general, edited, field, submit } = useFormFields(form, setForm, create);
   const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
     const file = event.target.files?.[0];
     setter(file ? await readAsDataUri(file) : '');
     edited(name);
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
   };
   return (
     <form className="card create-ad" onSubmit={submit} noValidate aria-label="New ad">

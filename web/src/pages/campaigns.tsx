@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../api.ts';
 import { Field, ListStatus, Notice, Switch } from '../components/controls.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../components/figures.tsx';
@@ -168,12 +168,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
       navigate(`/advertiser/campaigns/${campaign.id}`);
     },
   });
-  const { errors, general, submitted, set, field } = useFormFields(form, setForm, create.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
+  const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
   return (
     <form className="card form-grid" onSubmit={submit} noValidate aria-label="New campaign">
       <h2>New campaign</h2>

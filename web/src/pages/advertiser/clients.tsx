@@ -121,12 +121,7 @@ function CreateClient({
       onCreated(client);
     },
   });
-  const { general, submitted, field } = useFormFields(form, setForm, create.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
+  const { general, field, submit } = useFormFields(form, setForm, create);
   return (
     <form className="card form-grid" onSubmit={submit} noValidate aria-label="New client">
       <h2>New client</h2>

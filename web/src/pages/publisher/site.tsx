@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { ApiError, api, data, problem, useFormFields } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -175,12 +175,7 @@ function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: ()
       onCreated(block.id);
     },
   });
-  const { general, submitted, field } = useFormFields(form, setForm, create.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
+  const { general, field, submit } = useFormFields(form, setForm, create);
   const teasers = Number(form.count);
   return (
     <form className="card create-block" onSubmit={submit} noValidate aria-label="New block">

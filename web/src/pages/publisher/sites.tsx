@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
 import { Field, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
@@ -105,12 +105,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
       navigate(`/publisher/sites/${site.id}`);
     },
   });
-  const { errors, general, submitted, set, field } = useFormFields(form, setForm, create.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
+  const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
   const roots = (categories.data ?? []).filter((category) => category.parent_id === null);
   const childrenOf = (id: number) => (categories.data ?? []).filter((category) => category.parent_id === id);
   return (
