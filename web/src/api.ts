@@ -1,5 +1,5 @@
 import { ApiError, createNativaClient, data } from '@nativa/sdk';
-import { useState } from 'react';
+import { type FormEvent, useState } from 'react';
 
 /** The API of the server that served this page: same origin, the session cookie, no token. */
 export const api = createNativaClient({ baseUrl: '', credentials: 'include' });
@@ -33,6 +33,33 @@ export function useFieldErrors(error: unknown) {
     edited: (field: string) => setEdited((fields) => (fields.includes(field) ? fields : [...fields, field])),
     submitted: () => setEdited([]),
   };
+}
+
+/** The names of a form's fields that hold text, which an input edits. */
+type TextField<Form> = { [Name in keyof Form]: Form[Name] extends string ? Name : never }[keyof Form] & string;
+
+/**
+ * A form's fields bound to its state and to the API's refusal of its last submit (see
+ * useFieldErrors): `set(name)` takes an edit of a field and hides its refusal, `field(name)` gives
+ * a Field its name, value, error and change handler, and `submit` sends the form through `save`.
+ */
+export function useFormFields<Form extends object>(
+  form: Form,
+  setForm: (form: Form) => void,
+  save: { error: unknown; mutate: () => void },
+) {
+  const { errors, general, edited, submitted } = useFieldErrors(save.error);
+  const set = (name: keyof Form & string) => (event: { target: { value: string } }) => {
+    setForm({ ...form, [name]: event.target.value });
+    edited(name);
+  };
+  const field = (name: TextField<Form>) => ({ name, value: form[name], error: errors[name], onChange: set(name) });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    save.mutate();
+  };
+  return { errors, general, edited, set, field, submit };
 }
 
 /** A page of a list and what the `X-Pagination-*` headers say about the whole. */

@@ -64,6 +64,29 @@ export function Field({
   );
 }
 
+/** A select's options: each of `values` (by default every key of `names`), shown by its name. */
+export function Options<V extends string>({ names, values }: { names: Record<V, string>; values?: readonly V[] }) {
+  return (values ?? (Object.keys(names) as V[])).map((value) => (
+    <option key={value} value={value}>
+      {names[value]}
+    </option>
+  ));
+}
+
+/** Under a list: "Loading…" while its query runs, then `children` if it came back empty. */
+export function ListStatus({
+  query,
+  empty,
+  children,
+}: {
+  query: { isPending: boolean; isSuccess: boolean };
+  empty: boolean;
+  children: ReactNode;
+}) {
+  if (query.isPending) return <p className="empty">Loading…</p>;
+  return query.isSuccess && empty ? <p className="empty">{children}</p> : null;
+}
+
 export function Notice({ kind, children }: { kind: 'error' | 'ok'; children: ReactNode }) {
   return (
     <p className={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useMemo, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors } from '../api.ts';
+import { useMemo, useState } from 'react';
+import { ApiError, api, data, problem, useFormFields } from '../api.ts';
 import { DailyChart } from '../components/chart.tsx';
 import { Field, Notice, Switch } from '../components/controls.tsx';
+import { FigureCells, FigureHeads } from '../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
@@ -13,6 +14,9 @@ import { CampaignDelivery } from './advertiser/campaign-delivery.tsx';
 import { CampaignNotFound, CampaignTabs } from './advertiser/campaign-nav.tsx';
 import { STATUS_NAMES } from './campaigns.tsx';
 import { useResolvedColors } from './overview.tsx';
+
+/** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
+const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
 
 const AD_STATUS: Record<number, string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected' };
 
@@ -181,32 +185,24 @@ export function CampaignPage({ id }: { id: number }) {
               <thead>
                 <tr>
                   <th scope="col">Day</th>
-                  <th scope="col" className="num">
-                    Views
-                  </th>
-                  <th scope="col" className="num">
-                    Clicks
-                  </th>
-                  <th scope="col" className="num">
-                    Spend
-                  </th>
-                  <th scope="col" className="num">
-                    {goalNoun(goal)}
-                  </th>
+                  <FigureHeads figures={DAILY_FIGURES} goal={goalNoun(goal)} />
                 </tr>
               </thead>
               <tbody>
                 {daily.data.days
-                  .map((day, index) => ({ day, index }))
+                  .map((day, index) => ({
+                    day,
+                    views: daily.data?.views[index] ?? 0,
+                    clicks: daily.data?.clicks[index] ?? 0,
+                    money: daily.data?.money[index] ?? 0,
+                    orders: daily.data?.orders[index] ?? 0,
+                  }))
                   .reverse()
-                  .filter(({ index }) => (daily.data?.views[index] ?? 0) + (daily.data?.clicks[index] ?? 0) > 0)
-                  .map(({ day, index }) => (
-                    <tr key={day}>
-                      <th scope="row">{dayLabel(day)}</th>
-                      <td className="num">{count(daily.data?.views[index] ?? 0)}</td>
-                      <td className="num">{count(daily.data?.clicks[index] ?? 0)}</td>
-                      <td className="num">{money(daily.data?.money[index] ?? 0)}</td>
-                      <td className="num">{count(daily.data?.orders[index] ?? 0)}</td>
+                  .filter((row) => row.views + row.clicks > 0)
+                  .map((row) => (
+                    <tr key={row.day}>
+                      <th scope="row">{dayLabel(row.day)}</th>
+                      <FigureCells figures={DAILY_FIGURES} row={row} />
                     </tr>
                   ))}
               </tbody>
@@ -276,62 +272,21 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       onDone();
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
+  const { errors, general, edited, field, submit } = useFormFields(form, setForm, create);
   const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
     const file = event.target.files?.[0];
     setter(file ? await readAsDataUri(file) : '');
     edited(name);
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
   };
   return (
     <form className="card create-ad" onSubmit={submit} noValidate aria-label="New ad">
       <div className="form-grid">
         <h3>New ad</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
-        <Field
-          label="Headline"
-          name="description"
-          hint="Up to 60 characters."
-          required
-          value={form.description}
-          error={errors.description}
-          onChange={set('description')}
-        />
-        <Field
-          label="Landing page"
-          name="url"
-          type="url"
-          placeholder="https://"
-          required
-          value={form.url}
-          error={errors.url}
-          onChange={set('url')}
-        />
-        <Field
-          label="Bid per click"
-          name="clickPrice"
-          inputMode="decimal"
-          required
-          value={form.clickPrice}
-          error={errors.clickPrice}
-          onChange={set('clickPrice')}
-        />
-        <Field
-          label="Price (optional)"
-          name="price"
-          inputMode="numeric"
-          value={form.price}
-          error={errors.price}
-          onChange={set('price')}
-        />
+        <Field label="Headline" hint="Up to 60 characters." required {...field('description')} />
+        <Field label="Landing page" type="url" placeholder="https://" required {...field('url')} />
+        <Field label="Bid per click" inputMode="decimal" required {...field('clickPrice')} />
+        <Field label="Price (optional)" inputMode="numeric" {...field('price')} />
         <Field
           label="Wide picture (3:2)"
           name="rectangle"

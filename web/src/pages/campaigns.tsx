@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { api, data, problem, useFieldErrors } from '../api.ts';
-import { Field, Notice, Switch } from '../components/controls.tsx';
+import { useState } from 'react';
+import { api, data, problem, useFormFields } from '../api.ts';
+import { Field, ListStatus, Notice, Switch } from '../components/controls.tsx';
+import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../components/period-picker.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
-import { count, fineMoney, money, percent } from '../format.ts';
+import { count } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 
 export const STATUS_NAMES: Record<number, string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected', 3: 'Archived' };
@@ -95,30 +96,7 @@ export function CampaignsPage() {
               <th scope="col" className="num">
                 Ads
               </th>
-              <th scope="col" className="num">
-                Views
-              </th>
-              <th scope="col" className="num">
-                Clicks
-              </th>
-              <th scope="col" className="num">
-                CTR
-              </th>
-              <th scope="col" className="num">
-                Spend
-              </th>
-              <th scope="col" className="num">
-                CPC
-              </th>
-              <th scope="col" className="num">
-                {goalNoun(goal)}
-              </th>
-              <th scope="col" className="num">
-                CR
-              </th>
-              <th scope="col" className="num">
-                CPO
-              </th>
+              <FigureHeads figures={ADVERTISER_FIGURES} goal={goalNoun(goal)} />
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -143,14 +121,7 @@ export function CampaignsPage() {
                   <span className={`status s${row.status}`}>{STATUS_NAMES[row.status] ?? row.status}</span>
                 </td>
                 <td className="num">{count(row.items)}</td>
-                <td className="num">{count(row.views)}</td>
-                <td className="num">{count(row.clicks)}</td>
-                <td className="num">{percent(row.ctr)}</td>
-                <td className="num">{money(row.money)}</td>
-                <td className="num">{fineMoney(row.cpc)}</td>
-                <td className="num">{count(row.orders)}</td>
-                <td className="num">{percent(row.cr)}</td>
-                <td className="num">{fineMoney(row.cpo)}</td>
+                <FigureCells figures={ADVERTISER_FIGURES} row={row} />
                 <td>
                   <button
                     type="button"
@@ -165,8 +136,9 @@ export function CampaignsPage() {
             ))}
           </tbody>
         </table>
-        {campaigns.isSuccess && rows.length === 0 && <p className="empty">No campaigns yet. Create one to start advertising.</p>}
-        {campaigns.isPending && <p className="empty">Loading…</p>}
+        <ListStatus query={campaigns} empty={rows.length === 0}>
+          No campaigns yet. Create one to start advertising.
+        </ListStatus>
       </ScrollRegion>
     </>
   );
@@ -196,21 +168,12 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
       navigate(`/advertiser/campaigns/${campaign.id}`);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
+  const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
   return (
     <form className="card form-grid" onSubmit={submit} noValidate aria-label="New campaign">
       <h2>New campaign</h2>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
-      <Field label="Title" name="title" required value={form.title} error={errors.title} onChange={set('title')} />
+      <Field label="Title" required {...field('title')} />
       <Field label="Category" name="category_id" error={errors.category_id}>
         <select id="field-category_id" required value={form.category_id} onChange={set('category_id')}>
           <option value="">Choose…</option>
@@ -223,32 +186,9 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
             ))}
         </select>
       </Field>
-      <Field
-        label="Countries"
-        name="geo"
-        hint="ISO codes, comma-separated (e.g. TH, VN); empty for everywhere."
-        value={form.geo}
-        error={errors.geo}
-        onChange={set('geo')}
-      />
-      <Field
-        label="Daily spend limit"
-        name="maxmoney"
-        inputMode="decimal"
-        hint="Empty for no limit."
-        value={form.maxmoney}
-        error={errors.maxmoney}
-        onChange={set('maxmoney')}
-      />
-      <Field
-        label="Daily click limit"
-        name="maxclicks"
-        inputMode="numeric"
-        hint="Empty for no limit."
-        value={form.maxclicks}
-        error={errors.maxclicks}
-        onChange={set('maxclicks')}
-      />
+      <Field label="Countries" hint="ISO codes, comma-separated (e.g. TH, VN); empty for everywhere." {...field('geo')} />
+      <Field label="Daily spend limit" inputMode="decimal" hint="Empty for no limit." {...field('maxmoney')} />
+      <Field label="Daily click limit" inputMode="numeric" hint="Empty for no limit." {...field('maxclicks')} />
       <label className="check">
         <input
           type="checkbox"

@@ -3,27 +3,15 @@ import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ApiError, api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
+import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, fineMoney, money, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
 
 const PER_PAGE = 100;
 const DEVICE_NAMES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' } as const;
-
-interface Figures {
-  views: number;
-  clicks: number;
-  money: number;
-  orders: number;
-  ctr: number;
-  cpc: number;
-  cr: number;
-  cpo: number;
-  coef: number;
-}
 
 /**
  * Where a campaign's clicks come from (sites, their blocks, device types) and the quality
@@ -111,7 +99,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
         <ScrollRegion label="Devices">
           <table className="traffic">
             <thead>
-              <FigureHeads first="Device" noun={noun} />
+              <TrafficHeads first="Device" noun={noun} />
             </thead>
             <tbody>
               {(devices.data ?? []).map((row) => (
@@ -124,7 +112,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
                       save={saveDevice(row.device)}
                     />
                   </td>
-                  <FigureCells row={row} />
+                  <FigureCells figures={ADVERTISER_FIGURES} row={row} />
                 </tr>
               ))}
             </tbody>
@@ -137,7 +125,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
         <ScrollRegion label="Sites and blocks">
           <table className="traffic">
             <thead>
-              <FigureHeads first="Site or block" noun={noun} />
+              <TrafficHeads first="Site or block" noun={noun} />
             </thead>
             <tbody>
               {(sites.data?.rows ?? []).map((row) => {
@@ -164,7 +152,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
                         save={saveSite(row.site_id)}
                       />
                     </td>
-                    <FigureCells row={row} />
+                    <FigureCells figures={ADVERTISER_FIGURES} row={row} />
                   </tr>
                 );
               })}
@@ -195,51 +183,14 @@ export function CampaignTrafficPage({ id }: { id: number }) {
   );
 }
 
-function FigureHeads({ first, noun }: { first: string; noun: string }) {
+/** A traffic table's headings: what the row is, its coefficient, then its figures. */
+function TrafficHeads({ first, noun }: { first: string; noun: string }) {
   return (
     <tr>
       <th scope="col">{first}</th>
       <th scope="col">Coefficient</th>
-      <th scope="col" className="num">
-        Views
-      </th>
-      <th scope="col" className="num">
-        Clicks
-      </th>
-      <th scope="col" className="num">
-        CTR
-      </th>
-      <th scope="col" className="num">
-        Spend
-      </th>
-      <th scope="col" className="num">
-        CPC
-      </th>
-      <th scope="col" className="num">
-        {noun}
-      </th>
-      <th scope="col" className="num">
-        CR
-      </th>
-      <th scope="col" className="num">
-        CPO
-      </th>
+      <FigureHeads figures={ADVERTISER_FIGURES} goal={noun} />
     </tr>
-  );
-}
-
-function FigureCells({ row }: { row: Figures }) {
-  return (
-    <>
-      <td className="num">{count(row.views)}</td>
-      <td className="num">{count(row.clicks)}</td>
-      <td className="num">{percent(row.ctr)}</td>
-      <td className="num">{money(row.money)}</td>
-      <td className="num">{fineMoney(row.cpc)}</td>
-      <td className="num">{count(row.orders)}</td>
-      <td className="num">{percent(row.cr)}</td>
-      <td className="num">{fineMoney(row.cpo)}</td>
-    </>
   );
 }
 

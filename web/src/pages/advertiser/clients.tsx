@@ -1,14 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { ApiError, api, data, problem, useFieldErrors, useFormFields } from '../../api.ts';
+import { Field, ListStatus, Notice } from '../../components/controls.tsx';
+import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, fineMoney, moment, money, percent } from '../../format.ts';
+import { count, moment, money } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
 import { STATUS_NAMES } from '../campaigns.tsx';
+
+/** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
+const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
 
 /** Client accounts (referrals): advertisers this account created and funds from its own balance. */
 export function ClientsPage() {
@@ -83,8 +87,9 @@ export function ClientsPage() {
             ))}
           </tbody>
         </table>
-        {clients.isSuccess && clients.data.length === 0 && <p className="empty">No clients yet.</p>}
-        {clients.isPending && <p className="empty">Loading…</p>}
+        <ListStatus query={clients} empty={clients.data?.length === 0}>
+          No clients yet.
+        </ListStatus>
       </ScrollRegion>
     </>
   );
@@ -116,51 +121,22 @@ function CreateClient({
       onCreated(client);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
+  const { general, field, submit } = useFormFields(form, setForm, create);
   return (
     <form className="card form-grid" onSubmit={submit} noValidate aria-label="New client">
       <h2>New client</h2>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
-      <Field
-        label="Login"
-        name="user"
-        autoComplete="off"
-        required
-        hint="3 to 64 letters, digits and _ . @ -"
-        value={form.user}
-        error={errors.user}
-        onChange={set('user')}
-      />
+      <Field label="Login" autoComplete="off" required hint="3 to 64 letters, digits and _ . @ -" {...field('user')} />
       <Field
         label="E-mail"
-        name="email"
         type="email"
         autoComplete="off"
         required
         hint="The password and a link to choose another are sent here."
-        value={form.email}
-        error={errors.email}
-        onChange={set('email')}
+        {...field('email')}
       />
-      <Field label="Name (optional)" name="name" value={form.name} error={errors.name} onChange={set('name')} />
-      <Field
-        label="Website (optional)"
-        name="url"
-        type="url"
-        placeholder="https://"
-        value={form.url}
-        error={errors.url}
-        onChange={set('url')}
-      />
+      <Field label="Name (optional)" {...field('name')} />
+      <Field label="Website (optional)" type="url" placeholder="https://" {...field('url')} />
       <div className="actions">
         <button type="submit" className="primary" disabled={create.isPending}>
           Create client
@@ -242,21 +218,7 @@ export function ClientPage({ id }: { id: number }) {
               <tr>
                 <th scope="col">Campaign</th>
                 <th scope="col">Status</th>
-                <th scope="col" className="num">
-                  Clicks
-                </th>
-                <th scope="col" className="num">
-                  Spend
-                </th>
-                <th scope="col" className="num">
-                  {goalNoun(goal)}
-                </th>
-                <th scope="col" className="num">
-                  CR
-                </th>
-                <th scope="col" className="num">
-                  CPO
-                </th>
+                <FigureHeads figures={CLIENT_CAMPAIGN_FIGURES} goal={goalNoun(goal)} />
               </tr>
             </thead>
             <tbody>
@@ -266,11 +228,7 @@ export function ClientPage({ id }: { id: number }) {
                   <td>
                     <span className={`status s${campaign.status}`}>{STATUS_NAMES[campaign.status] ?? campaign.status}</span>
                   </td>
-                  <td className="num">{count(campaign.clicks)}</td>
-                  <td className="num">{money(campaign.money)}</td>
-                  <td className="num">{count(campaign.orders)}</td>
-                  <td className="num">{percent(campaign.cr)}</td>
-                  <td className="num">{fineMoney(campaign.cpo)}</td>
+                  <FigureCells figures={CLIENT_CAMPAIGN_FIGURES} row={campaign} />
                 </tr>
               ))}
             </tbody>

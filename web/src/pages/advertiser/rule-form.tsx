@@ -1,8 +1,8 @@
 import type { operations } from '@nativa/sdk';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { Field, Notice, Options } from '../../components/controls.tsx';
 import { currentPlatform } from '../../format.ts';
 
 export type Rule = operations['getRule']['responses'][200]['content']['application/json'];
@@ -144,108 +144,67 @@ export function RuleForm({
     submitted();
     save.mutate();
   };
-  const selectProps = (name: keyof Draft) => ({
+  /** What a text field of the draft takes: its name, value, the API's refusal and the edit. */
+  const textField = (name: 'title' | 'threshold' | 'windowDays' | 'minClicks' | 'coef') => ({
+    name,
+    value: draft[name],
+    error: errors[name],
+    onChange: (event: ChangeEvent<HTMLInputElement>) => change(name, event.target.value),
+  });
+  /** What a select of the draft takes; its options are the API's values, so the cast only narrows. */
+  const choice = <K extends 'scope' | 'metric' | 'comparison' | 'action'>(name: K) => ({
     id: `field-${name}`,
     'aria-invalid': errors[name] ? true : undefined,
     'aria-describedby': errors[name] ? `${name}-error` : undefined,
+    value: draft[name],
+    onChange: (event: ChangeEvent<HTMLSelectElement>) => change(name, event.target.value as Draft[K]),
   });
   const heading = rule ? `Edit rule “${rule.title || `Rule ${rule.id}`}”` : 'New rule';
   return (
     <form ref={form} className="card form-grid rule-form" onSubmit={submit} noValidate aria-label={heading}>
       <h2>{heading}</h2>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
-      <Field
-        label="Name (optional)"
-        name="title"
-        value={draft.title}
-        error={errors.title}
-        onChange={(event) => change('title', event.target.value)}
-      />
+      <Field label="Name (optional)" {...textField('title')} />
       <Field label="Watch" name="scope" error={errors.scope}>
-        <select {...selectProps('scope')} value={draft.scope} onChange={(event) => change('scope', event.target.value as Scope)}>
-          {Object.entries(SCOPES).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
+        <select {...choice('scope')}>
+          <Options names={SCOPES} />
         </select>
       </Field>
       <Field label="Figure" name="metric" error={errors.metric}>
-        <select
-          {...selectProps('metric')}
-          value={draft.metric}
-          onChange={(event) => change('metric', event.target.value as Metric)}
-        >
-          {Object.entries(METRICS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
+        <select {...choice('metric')}>
+          <Options names={METRICS} />
         </select>
       </Field>
       <Field label="Comparison" name="comparison" error={errors.comparison}>
-        <select
-          {...selectProps('comparison')}
-          value={draft.comparison}
-          onChange={(event) => change('comparison', event.target.value as Comparison)}
-        >
-          {Object.entries(COMPARISONS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
+        <select {...choice('comparison')}>
+          <Options names={COMPARISONS} />
         </select>
       </Field>
       <Field
         label={`Threshold (${thresholdUnit(draft.metric)})`}
-        name="threshold"
         inputMode="decimal"
         hint="Up to 4 decimals."
-        value={draft.threshold}
-        error={errors.threshold}
-        onChange={(event) => change('threshold', event.target.value)}
+        {...textField('threshold')}
       />
       <Field
         label="Window (days)"
-        name="windowDays"
         inputMode="numeric"
         hint="The last 1 to 366 days, today included."
-        value={draft.windowDays}
-        error={errors.windowDays}
-        onChange={(event) => change('windowDays', event.target.value)}
+        {...textField('windowDays')}
       />
       <Field
         label="At least this many clicks"
-        name="minClicks"
         inputMode="numeric"
         hint="Objects with fewer clicks in the window are left alone."
-        value={draft.minClicks}
-        error={errors.minClicks}
-        onChange={(event) => change('minClicks', event.target.value)}
+        {...textField('minClicks')}
       />
       <Field label="Action" name="action" error={errors.action}>
-        <select
-          {...selectProps('action')}
-          value={draft.action}
-          onChange={(event) => change('action', event.target.value as Action)}
-        >
-          {actionsFor(draft.scope).map((value) => (
-            <option key={value} value={value}>
-              {ACTIONS[value]}
-            </option>
-          ))}
+        <select {...choice('action')}>
+          <Options names={ACTIONS} values={actionsFor(draft.scope)} />
         </select>
       </Field>
       {draft.action === 'set_coefficient' && (
-        <Field
-          label="New coefficient"
-          name="coef"
-          inputMode="decimal"
-          hint="0.1 to 10."
-          value={draft.coef}
-          error={errors.coef}
-          onChange={(event) => change('coef', event.target.value)}
-        />
+        <Field label="New coefficient" inputMode="decimal" hint="0.1 to 10." {...textField('coef')} />
       )}
       <label className="check">
         <input type="checkbox" checked={draft.enabled} onChange={(event) => change('enabled', event.target.checked)} />

@@ -1,7 +1,7 @@
 import { pages } from '@nativa/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { api, problem } from '../../api.ts';
-import { Notice } from '../../components/controls.tsx';
+import { ListStatus, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import type { User } from '../../session.ts';
@@ -71,8 +71,9 @@ export function PayoutsPage({ user }: { user: User }) {
             ))}
           </tbody>
         </table>
-        {payouts.isSuccess && payouts.data.length === 0 && <p className="empty">No payouts yet.</p>}
-        {payouts.isPending && <p className="empty">Loading…</p>}
+        <ListStatus query={payouts} empty={payouts.data?.length === 0}>
+          No payouts yet.
+        </ListStatus>
       </ScrollRegion>
     </>
   );

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { Series } from '../../components/chart.tsx';
-import { count, fineMoney } from '../../format.ts';
-import { type DailyIncome, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
+import { count, fineMoney, percent } from '../../format.ts';
+import { type DailyIncome, type IncomeTotals, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
 import './publisher.css';
 
 export function Tile({ label, value, note }: { label: string; value: string; note?: string }) {
@@ -11,6 +11,19 @@ export function Tile({ label, value, note }: { label: string; value: string; not
       <strong>{value}</strong>
       {note && <span className="tile-note">{note}</span>}
     </div>
+  );
+}
+
+/** A publisher's figures for the period as tiles, income first: what the sites and blocks brought in. */
+export function IncomeTiles({ label, figures }: { label: string; figures: IncomeTotals }) {
+  return (
+    <section className="tiles" aria-label={label}>
+      <Tile label="Income" value={fineMoney(figures.income)} />
+      <Tile label="Clicks" value={count(figures.clicks)} />
+      <Tile label="Views" value={count(figures.views)} />
+      <Tile label="CTR" value={percent(figures.ctr)} />
+      <Tile label="Income per 1000 views" value={fineMoney(figures.cpm)} />
+    </section>
   );
 }
 

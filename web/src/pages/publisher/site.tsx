@@ -1,14 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useRef, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors } from '../../api.ts';
+import { useRef, useState } from 'react';
+import { ApiError, api, data, problem, useFormFields } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
-import { count, fineMoney, percent } from '../../format.ts';
+import { count } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
 import { type Block, noRetryOnRefusal, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
-import { SiteStatusBadge, Tile } from './publisher-ui.tsx';
+import { IncomeTiles, SiteStatusBadge } from './publisher-ui.tsx';
 
 export function SitePage({ id }: { id: number }) {
   const period = usePeriod();
@@ -54,13 +54,7 @@ export function SitePage({ id }: { id: number }) {
             <SiteStatusBadge status={status} />
             <p>{SITE_STATUS[status].meaning}</p>
           </div>
-          <section className="tiles" aria-label="Figures for the period">
-            <Tile label="Income" value={fineMoney(current.income)} />
-            <Tile label="Clicks" value={count(current.clicks)} />
-            <Tile label="Views" value={count(current.views)} />
-            <Tile label="CTR" value={percent(current.ctr)} />
-            <Tile label="Income per 1000 views" value={fineMoney(current.cpm)} />
-          </section>
+          <IncomeTiles label="Figures for the period" figures={current} />
         </>
       )}
 
@@ -181,43 +175,15 @@ function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: ()
       onCreated(block.id);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
+  const { general, field, submit } = useFormFields(form, setForm, create);
   const teasers = Number(form.count);
   return (
     <form className="card create-block" onSubmit={submit} noValidate aria-label="New block">
       <div className="form-grid">
         <h3>New block</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
-        <Field
-          label="Name"
-          name="title"
-          hint="For you only, e.g. “Under the article”."
-          required
-          value={form.title}
-          error={errors.title}
-          onChange={set('title')}
-        />
-        <Field
-          label="Teasers shown at once"
-          name="count"
-          type="number"
-          min={1}
-          max={20}
-          hint="1 to 20."
-          required
-          value={form.count}
-          error={errors.count}
-          onChange={set('count')}
-        />
+        <Field label="Name" hint="For you only, e.g. “Under the article”." required {...field('title')} />
+        <Field label="Teasers shown at once" type="number" min={1} max={20} hint="1 to 20." required {...field('count')} />
         <div className="actions">
           <button type="submit" className="primary" disabled={create.isPending}>
             {create.isPending ? 'Creating…' : 'Create block'}

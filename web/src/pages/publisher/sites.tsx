@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { useState } from 'react';
+import { api, data, problem, useFormFields } from '../../api.ts';
+import { Field, ListStatus, Notice } from '../../components/controls.tsx';
+import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, fineMoney, percent } from '../../format.ts';
+import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { SITE_STATUS, type SiteStatus, useSiteCategories, useSites } from './publisher-data.ts';
 import { SiteStatusBadge } from './publisher-ui.tsx';
@@ -52,21 +53,7 @@ export function SitesPage() {
               <th scope="col" className="num">
                 Blocks
               </th>
-              <th scope="col" className="num">
-                Views
-              </th>
-              <th scope="col" className="num">
-                Clicks
-              </th>
-              <th scope="col" className="num">
-                CTR
-              </th>
-              <th scope="col" className="num">
-                Income
-              </th>
-              <th scope="col" className="num">
-                <abbr title="Income per 1000 views">RPM</abbr>
-              </th>
+              <FigureHeads figures={PUBLISHER_FIGURES} />
             </tr>
           </thead>
           <tbody>
@@ -83,19 +70,14 @@ export function SitesPage() {
                   )}
                 </td>
                 <td className="num">{count(site.blocks_count)}</td>
-                <td className="num">{count(site.views)}</td>
-                <td className="num">{count(site.clicks)}</td>
-                <td className="num">{percent(site.ctr)}</td>
-                <td className="num">{fineMoney(site.income)}</td>
-                <td className="num">{fineMoney(site.cpm)}</td>
+                <FigureCells figures={PUBLISHER_FIGURES} row={site} />
               </tr>
             ))}
           </tbody>
         </table>
-        {sites.isSuccess && rows.length === 0 && (
-          <p className="empty">{status ? 'No site has this status.' : 'No sites yet. Add one to start earning.'}</p>
-        )}
-        {sites.isPending && <p className="empty">Loading…</p>}
+        <ListStatus query={sites} empty={rows.length === 0}>
+          {status ? 'No site has this status.' : 'No sites yet. Add one to start earning.'}
+        </ListStatus>
       </ScrollRegion>
     </>
   );
@@ -123,16 +105,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
       navigate(`/publisher/sites/${site.id}`);
     },
   });
-  const { errors, general, edited, submitted } = useFieldErrors(create.error);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => {
-    setForm({ ...form, [name]: event.target.value });
-    edited(name);
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    submitted();
-    create.mutate();
-  };
+  const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
   const roots = (categories.data ?? []).filter((category) => category.parent_id === null);
   const childrenOf = (id: number) => (categories.data ?? []).filter((category) => category.parent_id === id);
   return (
@@ -143,17 +116,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
       </p>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
       {categories.error && <Notice kind="error">{problem(categories.error)}</Notice>}
-      <Field
-        label="Address"
-        name="url"
-        type="url"
-        inputMode="url"
-        placeholder="https://"
-        required
-        value={form.url}
-        error={errors.url}
-        onChange={set('url')}
-      />
+      <Field label="Address" type="url" inputMode="url" placeholder="https://" required {...field('url')} />
       <Field label="Category" name="category_id" error={errors.category_id}>
         <select
           id="field-category_id"
@@ -185,14 +148,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
           })}
         </select>
       </Field>
-      <Field
-        label="Monthly unique visitors (optional)"
-        name="monthly_uniq_users"
-        inputMode="numeric"
-        value={form.monthly_uniq_users}
-        error={errors.monthly_uniq_users}
-        onChange={set('monthly_uniq_users')}
-      />
+      <Field label="Monthly unique visitors (optional)" inputMode="numeric" {...field('monthly_uniq_users')} />
       <div className="actions">
         <button type="submit" className="primary" disabled={create.isPending}>
           {create.isPending ? 'Adding…' : 'Add site'}

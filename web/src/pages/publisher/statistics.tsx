@@ -2,12 +2,13 @@ import { ApiError, problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
+import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, dayLabel, fineMoney, percent } from '../../format.ts';
+import { dayLabel } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { usePublisherStatistics, useSites } from './publisher-data.ts';
-import { Tile, useIncomeSeries } from './publisher-ui.tsx';
+import { IncomeTiles, useIncomeSeries } from './publisher-ui.tsx';
 
 const ID = /^\d+$/;
 
@@ -64,15 +65,7 @@ export function PublisherStatisticsPage() {
       ) : (
         statistics.error && <Notice kind="error">{problem(statistics.error)}</Notice>
       )}
-      {totals && (
-        <section className="tiles" aria-label="Totals for the period">
-          <Tile label="Income" value={fineMoney(totals.income)} />
-          <Tile label="Clicks" value={count(totals.clicks)} />
-          <Tile label="Views" value={count(totals.views)} />
-          <Tile label="CTR" value={percent(totals.ctr)} />
-          <Tile label="Income per 1000 views" value={fineMoney(totals.cpm)} />
-        </section>
-      )}
+      {totals && <IncomeTiles label="Totals for the period" figures={totals} />}
       {daily && totals && (
         <section className="card" aria-labelledby="daily-title">
           <h2 id="daily-title">Per day</h2>
@@ -82,21 +75,7 @@ export function PublisherStatisticsPage() {
               <thead>
                 <tr>
                   <th scope="col">Day</th>
-                  <th scope="col" className="num">
-                    Views
-                  </th>
-                  <th scope="col" className="num">
-                    Clicks
-                  </th>
-                  <th scope="col" className="num">
-                    CTR
-                  </th>
-                  <th scope="col" className="num">
-                    Income
-                  </th>
-                  <th scope="col" className="num">
-                    <abbr title="Income per 1000 views">RPM</abbr>
-                  </th>
+                  <FigureHeads figures={PUBLISHER_FIGURES} />
                 </tr>
               </thead>
               <tbody>
@@ -112,11 +91,14 @@ export function PublisherStatisticsPage() {
                   .map((row) => (
                     <tr key={row.day}>
                       <th scope="row">{dayLabel(row.day)}</th>
-                      <td className="num">{count(row.views)}</td>
-                      <td className="num">{count(row.clicks)}</td>
-                      <td className="num">{percent(row.views === 0 ? 0 : (row.clicks / row.views) * 100)}</td>
-                      <td className="num">{fineMoney(row.income)}</td>
-                      <td className="num">{fineMoney(row.views === 0 ? 0 : (row.income / row.views) * 1000)}</td>
+                      <FigureCells
+                        figures={PUBLISHER_FIGURES}
+                        row={{
+                          ...row,
+                          ctr: row.views === 0 ? 0 : (row.clicks / row.views) * 100,
+                          cpm: row.views === 0 ? 0 : (row.income / row.views) * 1000,
+                        }}
+                      />
                     </tr>
                   ))}
               </tbody>
@@ -124,11 +106,7 @@ export function PublisherStatisticsPage() {
                 <tfoot>
                   <tr>
                     <th scope="row">Period</th>
-                    <td className="num">{count(totals.views)}</td>
-                    <td className="num">{count(totals.clicks)}</td>
-                    <td className="num">{percent(totals.ctr)}</td>
-                    <td className="num">{fineMoney(totals.income)}</td>
-                    <td className="num">{fineMoney(totals.cpm)}</td>
+                    <FigureCells figures={PUBLISHER_FIGURES} row={totals} />
                   </tr>
                 </tfoot>
               )}

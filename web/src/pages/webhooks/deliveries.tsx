@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, listPage, problem } from '../../api.ts';
-import { Notice } from '../../components/controls.tsx';
+import { Notice, Options } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, moment } from '../../format.ts';
@@ -65,11 +65,7 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
             }}
           >
             <option value="">Every status</option>
-            {Object.entries(STATUSES).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
+            <Options names={STATUSES} />
           </select>
         </div>
       </div>
