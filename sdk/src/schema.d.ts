@@ -7904,6 +7904,8 @@ export interface operations {
     exportAdvertiserStatistics: {
         parameters: {
             query?: {
+                /** @description Comma-separated ids of the account's campaigns to include; none: every campaign. An unknown id or another account's is a 404. */
+                campaignIds?: string;
                 /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
@@ -7940,6 +7942,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11436,6 +11447,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

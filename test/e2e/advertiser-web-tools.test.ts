@@ -343,6 +343,7 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     const link = download.getByRole('link', { name: 'Download statistics' });
     const href = (await link.getAttribute('href')) ?? '';
     assert.match(href, /^\/api\/advertiser\/statistics\/export\?/);
+    assert.equal(new URLSearchParams(href.split('?')[1]).get('campaignIds'), String(campaignId), 'this campaign only');
     const [file] = await Promise.all([page.waitForEvent('download'), link.click()]);
     assert.equal(file.suggestedFilename(), 'nativa-statistics.csv');
     const [head = '', ...lines] = readFileSync(await file.path(), 'utf8')

@@ -14,8 +14,11 @@ export const GROUP_COLUMNS = {
 export type Grouping = keyof typeof GROUP_COLUMNS;
 export const GROUPINGS = Object.keys(GROUP_COLUMNS) as Grouping[];
 
-/** Whose figures: an advertiser's campaigns, or a publisher's sites (ownership is part of every query). */
-export type Owner = { advertiserId: number } | { publisherId: number };
+/**
+ * Whose figures: an advertiser's campaigns (all, or only `campaignIds` among them), or a
+ * publisher's sites. Ownership is part of every query.
+ */
+export type Owner = { advertiserId: number; campaignIds?: readonly number[] } | { publisherId: number };
 
 /** The summed counters of an export row; money in micros. */
 export const ADVERTISER_SUMS = [
@@ -42,9 +45,20 @@ export type SumColumn = (typeof ADVERTISER_SUMS)[number] | (typeof PUBLISHER_SUM
 export type StatsExportRow = Record<string, string | number>;
 
 function ownerCondition(owner: Owner): RawBuilder<unknown> {
-  return 'advertiserId' in owner
-    ? sql`campaign_id IN (SELECT id FROM campaigns WHERE advertiser_id = ${owner.advertiserId})`
-    : sql`site_id IN (SELECT id FROM sites WHERE publisher_id = ${owner.publisherId})`;
+  if (!('advertiserId' in owner)) return sql`site_id IN (SELECT id FROM sites WHERE publisher_id = ${owner.publisherId})`;
+  const own = sql`campaign_id IN (SELECT id FROM campaigns WHERE advertiser_id = ${owner.advertiserId})`;
+  return owner.campaignIds === undefined ? own : sql`${own} AND campaign_id = ANY(${[...owner.campaignIds]}::integer[])`;
+}
+
+/** The ids among `campaignIds` that are campaigns of the advertiser (archived ones included). */
+export async function ownCampaignIds(db: Db, advertiserId: number, campaignIds: readonly number[]): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('advertiser_id', '=', advertiserId)
+    .where('id', 'in', [...campaignIds])
+    .execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The first and last day with figures of the owner in the period; undefined when there are none. */

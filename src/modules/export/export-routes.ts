@@ -2,11 +2,13 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
+import { notFound } from '../../http/errors.ts';
 import { Text } from '../../http/input-types.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { readIdList } from '../advertiser/statistics/filters.ts';
 import { readPeriod } from '../statistics/period.ts';
-import type { Owner } from './export-repository.ts';
+import { type Owner, ownCampaignIds } from './export-repository.ts';
 import { CLICK_COLUMNS, clicksExport, readGroupings, statisticsExport } from './export-service.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat, type FileColumn, type FileRow, fileChunks } from './table-file.ts';
 
@@ -30,6 +32,15 @@ const StatisticsExportQuery = Type.Object({
     Text(
       'Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`.',
       { maxLength: 100 },
+    ),
+  ),
+});
+const AdvertiserStatisticsExportQuery = Type.Object({
+  ...StatisticsExportQuery.properties,
+  campaignIds: Type.Optional(
+    Text(
+      "Comma-separated ids of the account's campaigns to include; none: every campaign. An unknown id or another account's is a 404.",
+      { maxLength: 1000 },
     ),
   ),
 });
@@ -59,7 +70,12 @@ export function registerExportRoutes(app: App, context: AppContext): void {
   const { db, clock, config } = context;
   const tags = ['Export'];
 
-  const statistics = (owner: (accountId: number) => Owner, operationId: string, prefix: string) =>
+  const statistics = (
+    querystring: typeof StatisticsExportQuery | typeof AdvertiserStatisticsExportQuery,
+    owner: (accountId: number, query: { campaignIds?: string }) => Promise<Owner>,
+    operationId: string,
+    prefix: string,
+  ) =>
     app.get(
       `${prefix}/statistics/export`,
       {
@@ -69,18 +85,25 @@ export function registerExportRoutes(app: App, context: AppContext): void {
           summary: 'Statistics for a period and grouping as a CSV or Parquet file, streamed.',
           description:
             'Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.',
-          querystring: StatisticsExportQuery,
+          querystring,
           response: {
             200: fileResponse('The statistics file (Content-Disposition: attachment).'),
-            ...errorResponses(401, 403, 422),
+            ...errorResponses(401, 403, 404, 422),
           },
         },
       },
       async (request, reply) => {
-        const who = owner(accountOf(request));
-        const period = readPeriod({ from: request.query.dateFrom, to: request.query.dateTo });
-        const groups = readGroupings(request.query.groupBy, who);
-        const format = request.query.format ?? 'csv';
+        const query = request.query as {
+          campaignIds?: string;
+          dateFrom?: string;
+          dateTo?: string;
+          groupBy?: string;
+          format?: ExportFormat;
+        };
+        const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
+        const who = await owner(accountOf(request), query);
+        const groups = readGroupings(query.groupBy, who);
+        const format = query.format ?? 'csv';
         const { columns, pages } = statisticsExport(db, {
           owner: who,
           period,
@@ -91,8 +114,19 @@ export function registerExportRoutes(app: App, context: AppContext): void {
         return sendFile(reply, { name: 'nativa-statistics', format, columns, pages });
       },
     );
-  statistics((advertiserId) => ({ advertiserId }), 'exportAdvertiserStatistics', '/api/advertiser');
-  statistics((publisherId) => ({ publisherId }), 'exportPublisherStatistics', '/api/webmaster');
+  statistics(
+    AdvertiserStatisticsExportQuery,
+    async (advertiserId, query) => {
+      const campaignIds = readIdList(query.campaignIds, 'campaignIds');
+      if (campaignIds === undefined) return { advertiserId };
+      const own = await ownCampaignIds(db, advertiserId, campaignIds);
+      if (campaignIds.some((id) => !own.has(id))) throw notFound('Campaign');
+      return { advertiserId, campaignIds };
+    },
+    'exportAdvertiserStatistics',
+    '/api/advertiser',
+  );
+  statistics(StatisticsExportQuery, async (publisherId) => ({ publisherId }), 'exportPublisherStatistics', '/api/webmaster');
 
   app.get(
     '/api/advertiser/clicks/export',

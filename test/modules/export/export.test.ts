@@ -51,6 +51,8 @@ describe('statistics and click log export', () => {
   let publisher: Awaited<ReturnType<TestServer['createAccount']>>;
   const events: TrafficEvent[] = [];
   const sites: number[] = [];
+  const campaigns: number[] = [];
+  let strangerCampaign = 0;
 
   before(async () => {
     server = await startTestServer();
@@ -59,10 +61,10 @@ describe('statistics and click log export', () => {
     stranger = await server.createAccount('advertiser');
     publisher = await server.createAccount('publisher');
     const otherPublisher = await server.createAccount('publisher');
-    const campaigns = [
+    campaigns.push(
       (await insertCampaign(db, { advertiserId: owner.id })).id,
       (await insertCampaign(db, { advertiserId: owner.id })).id,
-    ];
+    );
     const offers = [
       { campaignId: campaigns[0] as number, offerId: (await insertOffer(db, { campaignId: campaigns[0] as number })).id },
       { campaignId: campaigns[1] as number, offerId: (await insertOffer(db, { campaignId: campaigns[1] as number })).id },
@@ -93,7 +95,7 @@ describe('statistics and click log export', () => {
     }
     await recordTraffic(db, events);
     // Another advertiser's traffic on another publisher's site: in nobody else's export.
-    const strangerCampaign = (await insertCampaign(db, { advertiserId: stranger.id })).id;
+    strangerCampaign = (await insertCampaign(db, { advertiserId: stranger.id })).id;
     const strangerOffer = (await insertOffer(db, { campaignId: strangerCampaign })).id;
     const strangerSite = (await insertSite(db, { publisherId: otherPublisher.id })).id;
     await recordTraffic(db, [
@@ -169,6 +171,35 @@ describe('statistics and click log export', () => {
       rows.map((row) => pick(row, names)),
       expected,
     );
+  });
+
+  it("limits an advertiser's statistics to the campaigns asked for, and only its own", async () => {
+    const [first] = campaigns as [number];
+    const response = await owner.client.get(`/api/advertiser/statistics/export?groupBy=day,campaign&campaignIds=${first}`);
+    assert.equal(response.status, 200, response.text);
+    const rows = parseCsv(response.text);
+    const ofFirst = events.filter((event) => event.campaignId === first);
+    assert.ok(ofFirst.length > 0 && ofFirst.length < events.length, 'both campaigns have traffic');
+    const expected = expectedRows(ofFirst, (event) => [dayOf(event.at, 'UTC'), String(event.campaignId)], [
+      'day',
+      'campaign',
+    ]).sort((a, b) => (a.day ?? '').localeCompare(b.day ?? ''));
+    assert.deepEqual(
+      rows.map((row) => pick(row, ['day', 'campaign', 'views', 'clicks', 'spend_micros', 'conversions_purchase'])),
+      expected,
+    );
+    const both = parseCsv(
+      (await owner.client.get(`/api/advertiser/statistics/export?groupBy=campaign&campaignIds=${campaigns.join(',')}`)).text,
+    );
+    assert.deepEqual(
+      both.map((row) => row.campaign),
+      campaigns.map(String),
+    );
+    const foreign = await owner.client.get(`/api/advertiser/statistics/export?campaignIds=${first},${strangerCampaign}`);
+    assert.equal(foreign.status, 404, foreign.text);
+    const malformed = await owner.client.get('/api/advertiser/statistics/export?campaignIds=one');
+    assert.equal(malformed.status, 422);
+    assert.equal(malformed.json().errors[0].field, 'campaignIds');
   });
 
   it('writes the same rows as Parquet, and reads back with a Parquet reader', async () => {

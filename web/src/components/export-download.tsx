@@ -26,7 +26,7 @@ const FORMATS = [
  * to the same origin: the browser sends the session cookie and writes the streamed answer to disk,
  * so a year of rows never sits in the page's memory, and no token is ever in the browser.
  */
-export function ExportDownload({ kind }: { kind: 'advertiser' | 'publisher' }) {
+export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'publisher'; campaignId?: number }) {
   const period = usePeriod();
   const [groups, setGroups] = useState<string[]>(['day']);
   const [format, setFormat] = useState<(typeof FORMATS)[number]['id']>('csv');
@@ -42,8 +42,12 @@ export function ExportDownload({ kind }: { kind: 'advertiser' | 'publisher' }) {
       <h2 id="export-title">Download</h2>
       <p className="hint">
         {dayLabel(period.from)} – {dayLabel(period.to)} (the period above)
-        {kind === 'advertiser' ? ', every campaign of the account: group by campaign to tell them apart' : ', every site'}. Money
-        is in micros (1,000,000 to the unit), so sums are exact.
+        {kind === 'publisher'
+          ? ', every site'
+          : campaignId === undefined
+            ? ', every campaign of the account: group by campaign to tell them apart'
+            : ', this campaign (the click log: every campaign of the account)'}
+        . Money is in micros (1,000,000 to the unit), so sums are exact.
       </p>
       <div className="export-options">
         <fieldset>
@@ -77,7 +81,11 @@ export function ExportDownload({ kind }: { kind: 'advertiser' | 'publisher' }) {
         </fieldset>
       </div>
       <div className="actions">
-        <a className="button primary" href={`${prefix}/statistics/export?${query({ groupBy })}`} download>
+        <a
+          className="button primary"
+          href={`${prefix}/statistics/export?${query(campaignId === undefined ? { groupBy } : { groupBy, campaignIds: String(campaignId) })}`}
+          download
+        >
           Download statistics
         </a>
         {kind === 'advertiser' && (

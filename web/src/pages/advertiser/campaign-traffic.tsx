@@ -178,7 +178,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
         )}
         <BlockCoefficientForm campaignId={id} onSaved={refresh} />
       </section>
-      <ExportDownload kind="advertiser" />
+      <ExportDownload kind="advertiser" campaignId={id} />
     </>
   );
 }
