@@ -106,17 +106,17 @@ export class ImpressionBuffer {
   private async write(served: Map<string, TrafficEvent>, views: Map<string, ViewClaims>): Promise<ViewClaims[]> {
     const now = this.options.now();
     const purge = now - this.purgedAt >= PURGE_EVERY_MS;
-    const keepFor = this.options.tokenTtlMs + VIEW_TOKEN_SKEW_MS;
+    // An id must be kept while its token still verifies: until it was issued plus the TTL, where
+    // a token may be stamped up to the skew ahead of this clock, and the purging instance's clock
+    // may run up to the skew ahead as well. One expiry for the whole flush covers all of them.
+    const expiresAt = new Date(now + this.options.tokenTtlMs + 2 * VIEW_TOKEN_SKEW_MS);
     const counted = await this.options.db.transaction().execute(async (trx) => {
       if (purge) await forgetExpiredImpressions(trx, new Date(now));
-      const claims = [...views.values()];
-      const claimed = await claimImpressions(
-        trx,
-        claims.map((claim) => ({ id: claim.impressionId, expiresAt: new Date(claim.issuedAt + keepFor) })),
-      );
+      const replayed = await claimImpressions(trx, [...views.keys()], expiresAt);
+      const fresh: ViewClaims[] = [];
+      for (const claim of views.values()) if (!replayed.has(claim.impressionId)) fresh.push(claim);
       // A view is counted on the day its teaser was served, in the place it was served, so that a
       // day's views never exceed its served teasers.
-      const fresh = claims.filter((claim) => claimed.has(claim.impressionId));
       await recordEvents(trx, [...served.values(), ...viewEvents(fresh)], this.options.timeZone);
       return fresh;
     });

@@ -119,18 +119,24 @@ export async function loadAdvertiserBalances(db: Db) {
 }
 
 /**
- * Claims impressions in the seen-set of counted views: returns the ids inserted now, leaving out
- * those some earlier flush (of any instance) claimed. Ids are inserted in sorted order, so two
- * instances claiming overlapping ids wait for each other instead of deadlocking.
+ * Claims impressions in the seen-set of counted views, all kept until `expiresAt`: returns the ids
+ * some earlier flush (of any instance) already claimed, which are not counted again. Those are
+ * the rare replays, so the answer is usually empty rather than every id inserted. Ids are
+ * inserted in sorted order ("C" collation, as JavaScript sorts ASCII), so two instances claiming
+ * overlapping ids wait for each other instead of deadlocking.
  */
-export async function claimImpressions(db: Db, impressions: { id: string; expiresAt: Date }[]): Promise<Set<string>> {
-  if (impressions.length === 0) return new Set();
-  const sorted = [...impressions].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export async function claimImpressions(db: Db, ids: readonly string[], expiresAt: Date): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const sorted = [...ids].sort();
   const { rows } = await sql<{ token_id: string }>`
-    INSERT INTO viewed_impressions (token_id, expires_at)
-    SELECT * FROM unnest(${sorted.map((row) => row.id)}::text[], ${sorted.map((row) => row.expiresAt.toISOString())}::timestamptz[])
-    ON CONFLICT (token_id) DO NOTHING
-    RETURNING token_id`.execute(db);
+    WITH claimed AS (
+      INSERT INTO viewed_impressions (token_id, expires_at)
+      SELECT id, ${expiresAt.toISOString()}::timestamptz FROM unnest(${sorted}::text[]) AS id
+      ON CONFLICT (token_id) DO NOTHING
+      RETURNING token_id
+    )
+    SELECT id AS token_id FROM unnest(${sorted}::text[]) AS id
+    EXCEPT ALL SELECT token_id FROM claimed`.execute(db);
   return new Set(rows.map((row) => row.token_id));
 }
 

@@ -217,6 +217,20 @@ describe('viewable impressions: the beacon counts views once', () => {
     const seen = async () =>
       (await db.selectFrom('viewed_impressions').select('token_id').where('token_id', '=', impressionId).execute()).length;
     assert.equal(await seen(), 1, "the impression's id (its click id) is in the seen-set");
+    // A second before the token expires it still verifies: a purge then must not have forgotten
+    // its id, or the replay would count again.
+    const almostExpired = VIEW_TOKEN_TTL_MS - 1000;
+    server.clock.advance(almostExpired);
+    try {
+      await serve(server, world);
+      await engineOf(server).impressions.flush();
+      assert.equal((await beacon(server, [teaser.view])).status, 204);
+      await engineOf(server).impressions.flush();
+      assert.equal(await seen(), 1);
+      assert.deepEqual(await servedAndViews(db, world.campaignIds), { served: 2, views: 1 });
+    } finally {
+      server.clock.advance(-almostExpired);
+    }
     // Well past expiry (and the minute between purges): the next flush deletes it.
     server.clock.advance(2 * VIEW_TOKEN_TTL_MS);
     try {
