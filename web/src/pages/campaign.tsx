@@ -129,7 +129,7 @@ export function CampaignPage({ id }: { id: number }) {
         <ul className="ads">
           {offers.map((ad) => (
             <li key={ad.id} className="card ad">
-              <Teaser image={ad.img_wide?.url} title={ad.title} cost={ad.cost} description={ad.opis} />
+              <Teaser image={ad.img_wide?.url} title={ad.title} cost={ad.cost} description={ad.opis} noImage="No picture" />
               <div className="ad-facts">
                 <div className="ad-row">
                   <Switch
@@ -221,15 +221,18 @@ function Teaser({
   title,
   cost,
   description,
+  noImage = 'Choose a picture',
 }: {
   image: string | undefined;
   title: string;
   cost: string;
   description: string;
+  /** What stands in for a missing picture: a prompt in the editor, a plain fact in the list. */
+  noImage?: string;
 }) {
   return (
     <figure className="teaser">
-      {image ? <img src={image} alt="" width={300} height={200} /> : <div className="teaser-empty">Choose a picture</div>}
+      {image ? <img src={image} alt="" width={300} height={200} /> : <div className="teaser-empty">{noImage}</div>}
       <figcaption>
         <strong>{title || description || 'Your headline'}</strong>
         {cost && <span className="cost">{cost}</span>}
