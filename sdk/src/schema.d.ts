@@ -809,7 +809,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every settled click of the period as a CSV or Parquet file, streamed, oldest first.
+         * Settled clicks of the period (every campaign, or those asked for) as a CSV or Parquet file, streamed, oldest first.
          * @description Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.
          */
         get: operations["exportClicks"];
@@ -7213,6 +7213,8 @@ export interface operations {
     exportClicks: {
         parameters: {
             query?: {
+                /** @description Comma-separated ids of the account's campaigns to include; none: every campaign. An unknown id or another account's is a 404. */
+                campaignIds?: string;
                 /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
@@ -7247,6 +7249,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

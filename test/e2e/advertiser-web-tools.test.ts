@@ -370,7 +370,8 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     const clicks = download.getByRole('link', { name: 'Download click log' });
     assert.equal(
       await clicks.getAttribute('href'),
-      `/api/advertiser/clicks/export?format=csv&dateFrom=${addDays(TODAY, -29)}&dateTo=${TODAY}`,
+      `/api/advertiser/clicks/export?format=csv&dateFrom=${addDays(TODAY, -29)}&dateTo=${TODAY}&campaignIds=${campaignId}`,
+      'the click log of this campaign only',
     );
     await lookAt(page, 'advertiser-export');
   });
