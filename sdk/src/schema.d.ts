@@ -784,6 +784,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/campaigns/rules/{campaign}/changes/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The rules that applied changes to the campaign, deleted ones too, by id: what its history can be filtered by. */
+        get: operations["listRuleChangeRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/categories": {
         parameters: {
             query?: never;
@@ -7128,6 +7145,63 @@ export interface operations {
                         trigger: "manual" | "schedule";
                         /** @description Viewable impressions in the window. */
                         views: number;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listRuleChangeRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description True: the rule was deleted; the changes it applied stay in the history. */
+                        deleted: boolean;
+                        /** @description Rule id: the `ruleId` of its changes, and the filter of the history. */
+                        ruleId: number;
+                        /** @description The rule's name; a deleted rule's is the one it had when deleted. Empty when it had none, or was deleted before the names of deleted rules were kept. */
+                        title: string;
                     }[];
                 };
             };
