@@ -784,6 +784,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/campaigns/rules/{campaign}/changes/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The rules that applied changes to the campaign, deleted ones too, by id: what its history can be filtered by. */
+        get: operations["listRuleChangeRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/categories": {
         parameters: {
             query?: never;
@@ -809,7 +826,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every settled click of the period as a CSV or Parquet file, streamed, oldest first.
+         * Settled clicks of the period (every campaign, or those asked for) as a CSV or Parquet file, streamed, oldest first.
          * @description Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.
          */
         get: operations["exportClicks"];
@@ -7160,6 +7177,63 @@ export interface operations {
             };
         };
     };
+    listRuleChangeRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Campaign id. */
+                campaign: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description True: the rule was deleted; the changes it applied stay in the history. */
+                        deleted: boolean;
+                        /** @description Rule id: the `ruleId` of its changes, and the filter of the history. */
+                        ruleId: number;
+                        /** @description The rule's name; a deleted rule's is the one it had when deleted. Empty when it had none, or was deleted before the names of deleted rules were kept. */
+                        title: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     listCategories: {
         parameters: {
             query?: {
@@ -7213,6 +7287,8 @@ export interface operations {
     exportClicks: {
         parameters: {
             query?: {
+                /** @description Comma-separated ids of the account's campaigns to include; none: every campaign. An unknown id or another account's is a 404. */
+                campaignIds?: string;
                 /** @description First day, YYYY-MM-DD (platform time zone); none: from the first day with data. */
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
@@ -7247,6 +7323,15 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

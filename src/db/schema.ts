@@ -395,6 +395,14 @@ export interface RuleChangesTable {
   created_at: ColumnType<Date, Date, never>;
 }
 
+/** The title a rule had when it was deleted, for the history that outlives it (migration 0550). */
+export interface DeletedRulesTable {
+  id: number;
+  campaign_id: number;
+  title: string;
+  deleted_at: Date;
+}
+
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 /** Signed webhooks (migration 0450). */
@@ -513,6 +521,7 @@ export interface DatabaseSchema {
   refunded_clicks: RefundedClicksTable;
   campaign_rules: CampaignRulesTable;
   rule_changes: RuleChangesTable;
+  deleted_rules: DeletedRulesTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
 }

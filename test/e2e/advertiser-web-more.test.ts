@@ -225,6 +225,42 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await lookAt(page, 'advertiser-coefficients');
   });
 
+  it('pages through the sites of a campaign with more than a page of them', async () => {
+    // 101 sites with a view each today: the page shows 100 sites at a time.
+    const db = server.server.context.db;
+    const publisher = await server.createAccount('publisher');
+    const campaign = await insertCampaign(db, { advertiserId: advertiser.id, title: 'Many sites' });
+    const offer = await insertOffer(db, { campaignId: campaign.id });
+    const sites = [];
+    for (let index = 0; index < 101; index++) sites.push(await insertSite(db, { publisherId: publisher.id }));
+    await recordTraffic(
+      db,
+      sites.map((site) => ({
+        at: Date.now(),
+        campaignId: campaign.id,
+        offerId: offer.id,
+        siteId: site.id,
+        blockId: 0,
+        device: DEVICES.desktop,
+        views: 1,
+      })),
+    );
+    await page.goto(`${server.url}/advertiser/campaigns/${campaign.id}/traffic`);
+    const pager = page.getByRole('navigation', { name: 'sites pages' });
+    await pager.getByText('Page 1 of 2').waitFor();
+    const siteRows = page.getByRole('row', { name: /^Site \d+/ });
+    assert.equal(await siteRows.count(), 100);
+    assert.equal(await pager.getByRole('button', { name: 'Previous page of sites' }).isDisabled(), true);
+    await pager.getByRole('button', { name: 'Next page of sites' }).click();
+    await pager.getByText('Page 2 of 2').waitFor();
+    await siteRows.nth(1).waitFor({ state: 'detached' });
+    assert.equal(await siteRows.count(), 1);
+    assert.equal(await pager.getByRole('button', { name: 'Next page of sites' }).isDisabled(), true);
+    // Back to the first campaign's traffic page, where the next test starts.
+    await page.goBack();
+    await page.getByRole('row', { name: new RegExp(`^Site ${siteId}\\b`) }).waitFor();
+  });
+
   it('explains, from a block of the traffic table, why each ad shows or not, with its coefficients', async () => {
     await engineOf(server).refresh();
     const [firstBlock = 0] = blockIds;

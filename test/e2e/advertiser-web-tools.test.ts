@@ -249,8 +249,15 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     await edited.getByRole('button', { name: 'Delete Cut waste on sites' }).click();
     await page.getByText('No rules yet.').waitFor();
     assert.deepEqual(await rulesOf(), []);
-    await page.getByLabel('Rule', { exact: true }).selectOption({ label: 'Every rule' });
-    await history.getByRole('cell', { name: `Rule ${rule?.id} (deleted), by hand` }).waitFor();
+    // The filter keeps the deleted rule, under its last name and marked, and still filters by it.
+    const filter = page.getByLabel('Rule', { exact: true });
+    await filter.getByRole('option', { name: 'Cut waste on sites (deleted)' }).waitFor({ state: 'attached' });
+    assert.equal(await filter.inputValue(), String(rule?.id), 'the filter stays on the deleted rule');
+    await history.getByRole('cell', { name: 'Cut waste on sites (deleted), by hand' }).waitFor();
+    await filter.selectOption({ label: 'Every rule' });
+    await filter.selectOption({ label: 'Cut waste on sites (deleted)' });
+    await history.getByRole('cell', { name: 'Cut waste on sites (deleted), by hand' }).waitFor();
+    assert.equal((await rowsOf(history)).length, 1);
   });
 
   it('adds a webhook endpoint, shows its secret once, and its test event arrives signed with it', async () => {
@@ -370,7 +377,8 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
     const clicks = download.getByRole('link', { name: 'Download click log' });
     assert.equal(
       await clicks.getAttribute('href'),
-      `/api/advertiser/clicks/export?format=csv&dateFrom=${addDays(TODAY, -29)}&dateTo=${TODAY}`,
+      `/api/advertiser/clicks/export?format=csv&dateFrom=${addDays(TODAY, -29)}&dateTo=${TODAY}&campaignIds=${campaignId}`,
+      'the click log of this campaign only',
     );
     await lookAt(page, 'advertiser-export');
   });

@@ -121,12 +121,21 @@ export interface ClickExportRow {
 }
 
 /**
- * One page of an advertiser's settled clicks from `from` (inclusive) to `to` (exclusive), in time
- * then id order, after the keyset `after` (clicks_advertiser_time_idx).
+ * One page of an advertiser's settled clicks (of `campaignIds` only, when given) from `from`
+ * (inclusive) to `to` (exclusive), in time then id order, after the keyset `after`
+ * (clicks_advertiser_time_idx; the campaign condition filters that range, it does not need an
+ * index of its own).
  */
 export async function clickExportPage(
   db: Db,
-  query: { advertiserId: number; from: Date; to: Date; after: { at: Date; id: string } | undefined; limit: number },
+  query: {
+    advertiserId: number;
+    campaignIds?: readonly number[] | undefined;
+    from: Date;
+    to: Date;
+    after: { at: Date; id: string } | undefined;
+    limit: number;
+  },
 ): Promise<ClickExportRow[]> {
   let select = db
     .selectFrom('clicks')
@@ -145,6 +154,7 @@ export async function clickExportPage(
     .where('advertiser_id', '=', query.advertiserId)
     .where('created_at', '>=', query.from)
     .where('created_at', '<', query.to);
+  if (query.campaignIds !== undefined) select = select.where('campaign_id', 'in', [...query.campaignIds]);
   const after = query.after;
   if (after !== undefined) {
     select = select.where((eb) => eb(eb.refTuple('created_at', 'click_id'), '>', eb.tuple(after.at, after.id)));

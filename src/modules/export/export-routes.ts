@@ -1,15 +1,13 @@
 import { Readable } from 'node:stream';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { notFound } from '../../http/errors.ts';
 import { Text } from '../../http/input-types.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { readIdList } from '../advertiser/statistics/filters.ts';
 import { readPeriod } from '../statistics/period.ts';
-import { type Owner, ownCampaignIds } from './export-repository.ts';
-import { CLICK_COLUMNS, clicksExport, readGroupings, statisticsExport } from './export-service.ts';
+import type { Owner } from './export-repository.ts';
+import { CLICK_COLUMNS, clicksExport, readCampaignFilter, readGroupings, statisticsExport } from './export-service.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat, type FileColumn, type FileRow, fileChunks } from './table-file.ts';
 
 const formatParameter = Type.Optional(
@@ -35,16 +33,17 @@ const StatisticsExportQuery = Type.Object({
     ),
   ),
 });
+const campaignIdsParameter = Type.Optional(
+  Text(
+    "Comma-separated ids of the account's campaigns to include; none: every campaign. An unknown id or another account's is a 404.",
+    { maxLength: 1000 },
+  ),
+);
 const AdvertiserStatisticsExportQuery = Type.Object({
   ...StatisticsExportQuery.properties,
-  campaignIds: Type.Optional(
-    Text(
-      "Comma-separated ids of the account's campaigns to include; none: every campaign. An unknown id or another account's is a 404.",
-      { maxLength: 1000 },
-    ),
-  ),
+  campaignIds: campaignIdsParameter,
 });
-const ClicksExportQuery = Type.Object({ format: formatParameter, ...periodParameters });
+const ClicksExportQuery = Type.Object({ format: formatParameter, ...periodParameters, campaignIds: campaignIdsParameter });
 
 const fileResponse = (description: string) => ({
   description,
@@ -72,7 +71,7 @@ export function registerExportRoutes(app: App, context: AppContext): void {
 
   const statistics = (
     querystring: typeof StatisticsExportQuery | typeof AdvertiserStatisticsExportQuery,
-    owner: (accountId: number, query: { campaignIds?: string }) => Promise<Owner>,
+    owner: (accountId: number, query: Static<typeof AdvertiserStatisticsExportQuery>) => Promise<Owner>,
     operationId: string,
     prefix: string,
   ) =>
@@ -93,13 +92,7 @@ export function registerExportRoutes(app: App, context: AppContext): void {
         },
       },
       async (request, reply) => {
-        const query = request.query as {
-          campaignIds?: string;
-          dateFrom?: string;
-          dateTo?: string;
-          groupBy?: string;
-          format?: ExportFormat;
-        };
+        const query = request.query;
         const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
         const who = await owner(accountOf(request), query);
         const groups = readGroupings(query.groupBy, who);
@@ -116,13 +109,7 @@ export function registerExportRoutes(app: App, context: AppContext): void {
     );
   statistics(
     AdvertiserStatisticsExportQuery,
-    async (advertiserId, query) => {
-      const campaignIds = readIdList(query.campaignIds, 'campaignIds');
-      if (campaignIds === undefined) return { advertiserId };
-      const own = await ownCampaignIds(db, advertiserId, campaignIds);
-      if (campaignIds.some((id) => !own.has(id))) throw notFound('Campaign');
-      return { advertiserId, campaignIds };
-    },
+    async (advertiserId, query) => ({ advertiserId, campaignIds: await readCampaignFilter(db, advertiserId, query.campaignIds) }),
     'exportAdvertiserStatistics',
     '/api/advertiser',
   );
@@ -134,17 +121,23 @@ export function registerExportRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'exportClicks',
-        summary: 'Every settled click of the period as a CSV or Parquet file, streamed, oldest first.',
+        summary:
+          'Settled clicks of the period (every campaign, or those asked for) as a CSV or Parquet file, streamed, oldest first.',
         description:
           'Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.',
         querystring: ClicksExportQuery,
-        response: { 200: fileResponse('The click log (Content-Disposition: attachment).'), ...errorResponses(401, 403, 422) },
+        response: {
+          200: fileResponse('The click log (Content-Disposition: attachment).'),
+          ...errorResponses(401, 403, 404, 422),
+        },
       },
     },
     async (request, reply) => {
       const period = readPeriod({ from: request.query.dateFrom, to: request.query.dateTo });
+      const advertiserId = accountOf(request);
       const pages = await clicksExport(db, {
-        advertiserId: accountOf(request),
+        advertiserId,
+        campaignIds: await readCampaignFilter(db, advertiserId, request.query.campaignIds),
         period,
         timeZone: config.timeZone,
         now: clock.now(),

@@ -117,11 +117,12 @@ describe('statistics and click log export', () => {
       advertiserId: number,
       status: 'billed' | 'bot' | 'limit' | 'funds',
       charge: number,
+      ad = offers[0],
     ) => ({
       click_id: id,
       created_at: new Date(at),
-      campaign_id: campaigns[0] as number,
-      offer_id: offers[0]?.offerId as number,
+      campaign_id: ad?.campaignId as number,
+      offer_id: ad?.offerId as number,
       site_id: sites[0] as number,
       block_id: blocks[0]?.id as number,
       device: DEVICES.mobile,
@@ -138,6 +139,7 @@ describe('statistics and click log export', () => {
         click('c-1', TEST_EPOCH_MS - 2 * DAY, owner.id, 'bot', 0),
         click('c-2', TEST_EPOCH_MS - 2 * DAY, owner.id, 'funds', 0),
         click('c-0', TEST_EPOCH_MS - 40 * DAY, owner.id, 'limit', 0),
+        click('d-1', TEST_EPOCH_MS - DAY, owner.id, 'billed', 123_457, offers[1]),
         click('s-1', TEST_EPOCH_MS - 1000, stranger.id, 'billed', 999),
       ])
       .execute();
@@ -287,10 +289,11 @@ describe('statistics and click log export', () => {
       [
         ['c-1', 'refused', 'bot', '0', 'mobile', 'TH'],
         ['c-2', 'refused', 'funds', '0', 'mobile', 'TH'],
+        ['d-1', 'billed', '', '123457', 'mobile', 'TH'],
         ['c-3', 'billed', '', '250000', 'mobile', 'TH'],
       ],
     );
-    assert.equal(rows[2]?.time, new Date(TEST_EPOCH_MS - 1000).toISOString());
+    assert.equal(rows[3]?.time, new Date(TEST_EPOCH_MS - 1000).toISOString());
     const parquet = await owner.client.get('/api/advertiser/clicks/export?format=parquet');
     const file = parquet.body.buffer.slice(
       parquet.body.byteOffset,
@@ -303,9 +306,32 @@ describe('statistics and click log export', () => {
         ['c-0', 'limit'],
         ['c-1', 'bot'],
         ['c-2', 'funds'],
+        ['d-1', ''],
         ['c-3', ''],
       ],
     );
+  });
+
+  it("limits the click log to the campaigns asked for, and only the advertiser's own", async () => {
+    const [first, second] = campaigns as [number, number];
+    const log = async (campaignIds: string) => {
+      const response = await owner.client.get(`/api/advertiser/clicks/export?campaignIds=${campaignIds}`);
+      assert.equal(response.status, 200, response.text);
+      return parseCsv(response.text).map((row) => [row.click_id, row.campaign]);
+    };
+    assert.deepEqual(await log(String(second)), [['d-1', String(second)]]);
+    assert.deepEqual(
+      (await log(String(first))).map(([id]) => id),
+      ['c-0', 'c-1', 'c-2', 'c-3'],
+    );
+    assert.equal((await log(`${second},${first}`)).length, 5, 'both campaigns');
+    const foreign = await owner.client.get(`/api/advertiser/clicks/export?campaignIds=${first},${strangerCampaign}`);
+    assert.equal(foreign.status, 404, foreign.text);
+    const theirs = await stranger.client.get(`/api/advertiser/clicks/export?campaignIds=${first}`);
+    assert.equal(theirs.status, 404, 'another account cannot read this log by naming its campaign');
+    const malformed = await owner.client.get('/api/advertiser/clicks/export?campaignIds=1;2');
+    assert.equal(malformed.status, 422);
+    assert.equal(malformed.json<{ errors: { field: string }[] }>().errors[0]?.field, 'campaignIds');
   });
 
   it('answers bad parameters with 422 naming them, and other kinds of account with 403', async () => {

@@ -31,8 +31,10 @@ export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'pub
   const [groups, setGroups] = useState<string[]>(['day']);
   const [format, setFormat] = useState<(typeof FORMATS)[number]['id']>('csv');
   const prefix = kind === 'advertiser' ? '/api/advertiser' : '/api/webmaster';
+  // A campaign's page asks for that campaign's rows only, in both files.
+  const only: Record<string, string> = campaignId === undefined ? {} : { campaignIds: String(campaignId) };
   const query = (extra: Record<string, string>) =>
-    new URLSearchParams({ format, dateFrom: period.from, dateTo: period.to, ...extra }).toString();
+    new URLSearchParams({ format, dateFrom: period.from, dateTo: period.to, ...only, ...extra }).toString();
   // The API puts the columns in its own order, whatever order the boxes were ticked in.
   const groupBy = GROUPINGS[kind].filter((grouping) => groups.includes(grouping)).join(',');
   const toggle = (grouping: string, on: boolean) =>
@@ -46,7 +48,7 @@ export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'pub
           ? ', every site'
           : campaignId === undefined
             ? ', every campaign of the account: group by campaign to tell them apart'
-            : ', this campaign (the click log: every campaign of the account)'}
+            : ', this campaign'}
         . Money is in micros (1,000,000 to the unit), so sums are exact.
       </p>
       <div className="export-options">
@@ -81,11 +83,7 @@ export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'pub
         </fieldset>
       </div>
       <div className="actions">
-        <a
-          className="button primary"
-          href={`${prefix}/statistics/export?${query(campaignId === undefined ? { groupBy } : { groupBy, campaignIds: String(campaignId) })}`}
-          download
-        >
+        <a className="button primary" href={`${prefix}/statistics/export?${query({ groupBy })}`} download>
           Download statistics
         </a>
         {kind === 'advertiser' && (

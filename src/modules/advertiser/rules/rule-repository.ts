@@ -13,8 +13,22 @@ export async function updateRule(db: Db, id: number, values: Updateable<Campaign
   return db.updateTable('campaign_rules').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function deleteRuleRow(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('campaign_rules').where('id', '=', id).execute();
+/**
+ * Deletes a rule and keeps its title for the history of the changes it applied (deleted_rules).
+ * The title is the one the DELETE removed: of two deletions at once, the second finds no row and
+ * writes nothing, as a second DELETE did before titles were kept.
+ */
+export async function deleteRuleRow(db: Db, id: number, at: Date): Promise<void> {
+  const gone = await db
+    .deleteFrom('campaign_rules')
+    .where('id', '=', id)
+    .returning(['id', 'campaign_id', 'title'])
+    .executeTakeFirst();
+  if (gone === undefined) return;
+  await db
+    .insertInto('deleted_rules')
+    .values({ ...gone, deleted_at: at })
+    .execute();
 }
 
 export async function findRule(db: Db, campaignId: number, id: number): Promise<RuleRow | undefined> {
@@ -82,4 +96,32 @@ export async function listRuleChanges(
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
+}
+
+export interface HistoryRuleRow {
+  rule_id: number;
+  /** The rule's title, or the one it had when deleted; null when deleted before titles were kept. */
+  title: string | null;
+  deleted: boolean;
+}
+
+/**
+ * The rules with changes in a campaign's history, by id, deleted ones too. The distinct ids come
+ * from the history (rule_changes_campaign_idx), since a rule deleted before deleted_rules existed
+ * is known only there.
+ */
+export async function listHistoryRules(db: Db, campaignId: number): Promise<HistoryRuleRow[]> {
+  return db
+    .selectFrom((history) =>
+      history.selectFrom('rule_changes').select('rule_id').distinct().where('campaign_id', '=', campaignId).as('history'),
+    )
+    .leftJoin('campaign_rules as rule', 'rule.id', 'history.rule_id')
+    .leftJoin('deleted_rules as gone', 'gone.id', 'history.rule_id')
+    .select((eb) => [
+      'history.rule_id',
+      eb.fn.coalesce('rule.title', 'gone.title').as('title'),
+      eb('rule.id', 'is', null).$castTo<boolean>().as('deleted'),
+    ])
+    .orderBy('history.rule_id')
+    .execute();
 }

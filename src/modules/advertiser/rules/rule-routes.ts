@@ -4,7 +4,7 @@ import { Id } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, NoContent } from '../../../http/schemas.ts';
-import { AppliedChangeSchema, RuleBodySchema, RuleSchema, RunResultSchema } from './rule-schema.ts';
+import { AppliedChangeSchema, HistoryRuleSchema, RuleBodySchema, RuleSchema, RunResultSchema } from './rule-schema.ts';
 import {
   createRule,
   deleteRule,
@@ -12,6 +12,7 @@ import {
   listCampaignRules,
   replaceRule,
   ruleChangeHistory,
+  rulesInHistory,
   runRuleByHand,
 } from './rule-service.ts';
 
@@ -65,7 +66,7 @@ export function registerRuleRoutes(app: App, context: AppContext): void {
     },
   );
 
-  // Registered before /rules/:id so that the literal path is not read as a rule id.
+  // Registered before /rules/:id so that the literal paths are not read as a rule id.
   app.get(
     `${base}/changes`,
     {
@@ -87,6 +88,20 @@ export function registerRuleRoutes(app: App, context: AppContext): void {
           offset,
         ),
       ),
+  );
+
+  app.get(
+    `${base}/changes/rules`,
+    {
+      schema: {
+        tags,
+        operationId: 'listRuleChangeRules',
+        summary: 'The rules that applied changes to the campaign, deleted ones too, by id: what its history can be filtered by.',
+        params: CampaignParams,
+        response: { 200: Type.Array(HistoryRuleSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => rulesInHistory(db, accountOf(request), request.params.campaign),
   );
 
   app.get(
@@ -136,7 +151,11 @@ export function registerRuleRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      await deleteRule(db, accountOf(request), request.params.campaign, request.params.id);
+      await deleteRule(
+        db,
+        { advertiserId: accountOf(request), campaignId: request.params.campaign, id: request.params.id },
+        now(),
+      );
       reply.code(204);
     },
   );

@@ -115,3 +115,16 @@ export const AppliedChangeSchema = Type.Object(
   { description: 'A change a rule applied, with the figures and window that triggered it.' },
 );
 export type AppliedChange = Static<typeof AppliedChangeSchema>;
+
+export const HistoryRuleSchema = Type.Object(
+  {
+    ruleId: Type.Integer({ description: 'Rule id: the `ruleId` of its changes, and the filter of the history.' }),
+    title: Type.String({
+      description:
+        "The rule's name; a deleted rule's is the one it had when deleted. Empty when it had none, or was deleted before the names of deleted rules were kept.",
+    }),
+    deleted: Type.Boolean({ description: 'True: the rule was deleted; the changes it applied stay in the history.' }),
+  },
+  { description: 'A rule that applied changes to the campaign.' },
+);
+export type HistoryRule = Static<typeof HistoryRuleSchema>;

@@ -14,6 +14,7 @@ import {
   findRule,
   insertRule,
   insertRuleChanges,
+  listHistoryRules,
   listRuleChanges,
   listRules,
   markRuleRun,
@@ -21,7 +22,7 @@ import {
   type RuleRow,
   updateRule,
 } from './rule-repository.ts';
-import type { AppliedChange, PlannedChangeOutput, Rule, RuleBody, RunResult } from './rule-schema.ts';
+import type { AppliedChange, HistoryRule, PlannedChangeOutput, Rule, RuleBody, RunResult } from './rule-schema.ts';
 
 export const toRule = (row: RuleRow): Rule => ({
   id: row.id,
@@ -110,11 +111,15 @@ export async function replaceRule(
   });
 }
 
-/** Deletes a rule; the changes it applied stay in the campaign's history. */
-export async function deleteRule(db: Db, advertiserId: number, campaignId: number, id: number): Promise<void> {
+/** Deletes a rule; the changes it applied stay in the campaign's history, which keeps its title. */
+export async function deleteRule(
+  db: Db,
+  target: { advertiserId: number; campaignId: number; id: number },
+  now: Date,
+): Promise<void> {
   await inTransaction(db, async (trx) => {
-    await requireRule(trx, advertiserId, campaignId, id);
-    await deleteRuleRow(trx, id);
+    await requireRule(trx, target.advertiserId, target.campaignId, target.id);
+    await deleteRuleRow(trx, target.id, now);
   });
 }
 
@@ -280,4 +285,14 @@ export async function ruleChangeHistory(
   await requireCampaign(db, filter.advertiserId, filter.campaignId);
   const { rows, total } = await listRuleChanges(db, filter, limit, offset);
   return { rows: rows.map(appliedChange), total };
+}
+
+/**
+ * The rules whose changes are in the campaign's history, by id, with deleted ones marked: what the
+ * history can be filtered by, since a deleted rule is no longer among the campaign's rules.
+ */
+export async function rulesInHistory(db: Db, advertiserId: number, campaignId: number): Promise<HistoryRule[]> {
+  await requireCampaign(db, advertiserId, campaignId);
+  const rows = await listHistoryRules(db, campaignId);
+  return rows.map((row) => ({ ruleId: row.rule_id, title: row.title ?? '', deleted: row.deleted }));
 }

@@ -339,6 +339,82 @@ describe('optimisation rules', () => {
     assert.equal((await owner.client.get(`${base}/changes?ruleId=${id}`)).json<unknown[]>().length, 3, 'nothing left to change');
   });
 
+  it('lists the rules of the history, a deleted one with its title, and still filters by it', async () => {
+    type HistoryRule = { ruleId: number; title: string; deleted: boolean };
+    const created = await owner.client.post(base, {
+      title: 'Every device to 2',
+      scope: 'device',
+      metric: 'ctr',
+      comparison: 'gte',
+      threshold: 0,
+      windowDays: 12,
+      action: 'set_coefficient',
+      coef: 2,
+      enabled: false,
+    });
+    const id = created.json<{ id: number }>().id;
+    const unused = (
+      await owner.client.post(base, {
+        scope: 'site',
+        metric: 'ctr',
+        comparison: 'lt',
+        threshold: 0,
+        windowDays: 1,
+        action: 'block',
+        enabled: false,
+      })
+    ).json<{ id: number }>().id;
+    assert.equal((await owner.client.post(`${base}/${id}/run`)).json<{ changes: unknown[] }>().changes.length, 3);
+    // A rule deleted before deleted rules' titles were kept: its changes, and no row of it anywhere.
+    const [sample] = await db.selectFrom('rule_changes').selectAll().where('rule_id', '=', id).limit(1).execute();
+    assert.ok(sample);
+    const { id: _id, ...copy } = sample;
+    await db
+      .insertInto('rule_changes')
+      .values({ ...copy, rule_id: 999_999 })
+      .execute();
+
+    const everyChange = (await owner.client.get(`${base}/changes?per-page=100`)).json<{ ruleId: number }[]>();
+    const withChanges = [...new Set(everyChange.map((change) => change.ruleId))].sort((a, b) => a - b);
+    const listed = async () => {
+      const response = await owner.client.get(`${base}/changes/rules`);
+      assert.equal(response.status, 200, response.text);
+      return response.json<HistoryRule[]>();
+    };
+    const before = await listed();
+    assert.deepEqual(
+      before.map((rule) => rule.ruleId),
+      withChanges,
+      'every rule with changes, by id; none without (the rule that changed nothing is not listed)',
+    );
+    assert.ok(!before.some((rule) => rule.ruleId === unused));
+    assert.deepEqual(
+      before.find((rule) => rule.ruleId === id),
+      { ruleId: id, title: 'Every device to 2', deleted: false },
+    );
+    assert.deepEqual(
+      before.find((rule) => rule.ruleId === 999_999),
+      { ruleId: 999_999, title: '', deleted: true },
+    );
+
+    assert.equal((await owner.client.delete(`${base}/${id}`)).status, 204);
+    assert.equal((await owner.client.delete(`${base}/${id}`)).status, 404, 'deleted once');
+    const after = await listed();
+    assert.deepEqual(
+      after,
+      before.map((rule) => (rule.ruleId === id ? { ...rule, deleted: true } : rule)),
+      'the deleted rule keeps its title; the others are as they were',
+    );
+    const filtered = (await owner.client.get(`${base}/changes?ruleId=${id}`)).json<{ ruleId: number }[]>();
+    assert.equal(filtered.length, 3, "the deleted rule's changes are still found by it");
+    assert.ok(filtered.every((change) => change.ruleId === id));
+
+    assert.equal((await stranger.client.get(`${base}/changes/rules`)).status, 404);
+    assert.equal((await publisher.client.get(`${base}/changes/rules`)).status, 403);
+    assert.equal((await server.anonymous.get(`${base}/changes/rules`)).status, 401);
+    await owner.client.delete(`${base}/${unused}`);
+  });
+
   it('leaves the rules of an archived campaign alone until it is restored', async () => {
     const scheduler = server.server.context.rules;
     assert.ok(scheduler);

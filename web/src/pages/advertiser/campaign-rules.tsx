@@ -87,7 +87,8 @@ export function CampaignRulesPage({ id }: { id: number }) {
   const remove = useMutation({
     mutationFn: (rule: Rule) => api.DELETE('/api/advertiser/campaigns/rules/{campaign}/{id}', path(rule)),
     onSuccess: () => setResult(undefined),
-    onSettled: refresh,
+    // The history's rule filter now lists the rule as deleted.
+    onSettled: () => Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: ['rule-changes', id, 'rules'] })]),
   });
   const run = useMutation({
     mutationFn: ({ rule, dryRun }: { rule: Rule; dryRun: boolean }) =>
@@ -324,7 +325,20 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
         }),
       ),
   });
-  const names = new Map(rules.map((rule) => [rule.id, rule.title || `Rule ${rule.id}`]));
+  // Deleted rules are no longer among the campaign's rules, but their changes are in the history:
+  // the API lists the rules of the history, so the filter keeps them, marked deleted.
+  const ofHistory = useQuery({
+    queryKey: ['rule-changes', campaignId, 'rules'],
+    queryFn: () =>
+      data(api.GET('/api/advertiser/campaigns/rules/{campaign}/changes/rules', { params: { path: { campaign: campaignId } } })),
+  });
+  const current = new Set(rules.map((rule) => rule.id));
+  const deleted = (ofHistory.data ?? []).filter((rule) => rule.deleted && !current.has(rule.ruleId));
+  // The filter's options in this order: the rules, then the deleted ones.
+  const names = new Map([
+    ...rules.map((rule) => [rule.id, rule.title || `Rule ${rule.id}`] as const),
+    ...deleted.map((rule) => [rule.ruleId, `${rule.title || `Rule ${rule.ruleId}`} (deleted)`] as const),
+  ]);
   const changes = history.data?.items ?? [];
   return (
     <section className="card" aria-labelledby="history-title">
@@ -341,15 +355,15 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
             }}
           >
             <option value="">Every rule</option>
-            {rules.map((rule) => (
-              <option key={rule.id} value={rule.id}>
-                {names.get(rule.id)}
+            {[...names].map(([ruleId, name]) => (
+              <option key={ruleId} value={ruleId}>
+                {name}
               </option>
             ))}
           </select>
         </div>
       </div>
-      {history.error && <Notice kind="error">{problem(history.error)}</Notice>}
+      {(history.error ?? ofHistory.error) && <Notice kind="error">{problem(history.error ?? ofHistory.error)}</Notice>}
       {changes.length > 0 && (
         <ChangesTable
           label="Applied changes, newest first"

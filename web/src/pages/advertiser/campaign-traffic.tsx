@@ -5,6 +5,7 @@ import { Field, Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { Pager } from '../../components/pager.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { Link } from '../../router.tsx';
@@ -71,7 +72,6 @@ export function CampaignTrafficPage({ id }: { id: number }) {
     return <CampaignNotFound id={id} />;
   }
   const noun = goalNoun(goal);
-  const pageCount = sites.data?.pageCount ?? 1;
   return (
     <>
       <p className="crumbs">
@@ -163,19 +163,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
           )}
           {sites.isPending && campaign.isSuccess && <p className="empty">Loading…</p>}
         </ScrollRegion>
-        {pageCount > 1 && (
-          <nav className="pager" aria-label="Pages of sites">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Previous
-            </button>
-            <span>
-              Page {page} of {pageCount}
-            </span>
-            <button type="button" disabled={page >= pageCount} onClick={() => setPage(page + 1)}>
-              Next
-            </button>
-          </nav>
-        )}
+        <Pager page={page} pageCount={sites.data?.pageCount ?? 1} label="sites" onPage={setPage} />
         <BlockCoefficientForm campaignId={id} onSaved={refresh} />
       </section>
       <ExportDownload kind="advertiser" campaignId={id} />
