@@ -13,6 +13,7 @@ import {
   deviceStatistics,
   setDeviceCoefficient,
   setSiteCoefficient,
+  siteFigures,
   siteStatistics,
   targetSiteCoefficients,
 } from './coefficient-service.ts';
@@ -166,7 +167,7 @@ export function registerCoefficientRoutes(app: App, context: AppContext): void {
         campaignId: request.params.campaign,
         ...readFilters(request.query),
       });
-      return slicePage(request, reply, rows);
+      return slicePage(request, reply, rows).map(siteFigures);
     },
   );
 

@@ -117,15 +117,24 @@ export async function setDeviceCoefficient(
   });
 }
 
+/** A row of a campaign's site statistics before its figures are derived: which target, its traffic, its coefficient. */
+export interface SiteTraffic {
+  /** The site id, or `123s45` for a block of it. */
+  site_id: string;
+  totals: Totals;
+  coef: number;
+}
+
 /**
  * Site statistics of a campaign: one row per site that had traffic in the period or has a
- * coefficient (its whole-site figures and coefficient), each followed by one row per block of it
- * that has its own coefficient (`123s45`, that block's figures). Ordered by site, then block.
+ * coefficient (its whole-site totals and coefficient), each followed by one row per block of it
+ * that has its own coefficient (`123s45`, that block's totals). Ordered by site, then block.
+ * The figures of a row come from siteFigures: a page of the list derives only its own rows'.
  */
 export async function siteStatistics(
   db: Db,
   query: { advertiserId: number; campaignId: number; period: Period; targetId: TargetId },
-): Promise<SiteStatistics[]> {
+): Promise<SiteTraffic[]> {
   await requireCampaign(db, query.advertiserId, query.campaignId);
   // Sites from the campaign site summaries; blocks only where a block has its own coefficient.
   const coefficients = await listSiteCoefficients(db, query.campaignId);
@@ -146,22 +155,25 @@ export async function siteStatistics(
     else ofSite.push(row);
   }
   const siteIds = [...new Set([...siteTotals.keys(), ...coefficientsBySite.keys()])].sort((a, b) => a - b);
-  const rows: SiteStatistics[] = [];
+  const rows: SiteTraffic[] = [];
   for (const siteId of siteIds) {
     const ofSite = coefficientsBySite.get(siteId) ?? [];
     const own = ofSite.find((row) => row.block_id === 0);
-    rows.push({
-      site_id: String(siteId),
-      ...advertiserFigures(siteTotals.get(siteId) ?? NO_TRAFFIC),
-      coef: own?.coef ?? DEFAULT_COEF,
-    });
+    rows.push({ site_id: String(siteId), totals: siteTotals.get(siteId) ?? NO_TRAFFIC, coef: own?.coef ?? DEFAULT_COEF });
     for (const block of ofSite.filter((row) => row.block_id !== 0)) {
       const key = formatSiteTarget({ siteId, blockId: block.block_id });
-      rows.push({ site_id: key, ...advertiserFigures(blockTotals.get(key) ?? NO_TRAFFIC), coef: block.coef });
+      rows.push({ site_id: key, totals: blockTotals.get(key) ?? NO_TRAFFIC, coef: block.coef });
     }
   }
   return rows;
 }
+
+/** A site statistics row as the API answers it: the target, its figures over the period, its coefficient. */
+export const siteFigures = (row: SiteTraffic): SiteStatistics => ({
+  site_id: row.site_id,
+  ...advertiserFigures(row.totals),
+  coef: row.coef,
+});
 
 /** Device statistics of a campaign: always desktop, mobile and tablet, zeros where there was no traffic. */
 export async function deviceStatistics(
