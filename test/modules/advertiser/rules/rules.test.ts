@@ -252,7 +252,7 @@ describe('optimisation rules', () => {
         new Map(planned.changes.map((change) => [keyOf(change), [change.before, change.after]])),
         `rule ${body.scope}/${body.metric}: the rows changed are the dry run's`,
       );
-      const history = await owner.client.get(`${base}/changes?ruleId=${id}&perPage=100`);
+      const history = await owner.client.get(`${base}/changes?ruleId=${id}&per-page=100`);
       const recorded = history.json<(ChangeOut & { id: number; ruleId: number; trigger: string; createdAt: string })[]>();
       assert.deepEqual(
         recorded.map(({ id: _id, ruleId: _rule, trigger: _trigger, createdAt: _at, ...change }) => change).reverse(),
