@@ -100,14 +100,14 @@ export async function sumSummaries(db: Db, query: SummaryQuery): Promise<Summary
   if (parts.length === 0) return [];
   const order = [...query.groupBy.map((key) => sql.ref(key))];
   if (!total) order.push(sql.ref('day'), sql.ref('hour'));
-  const line = sql.join(
-    [
-      ...query.groupBy.map((key) => sql.ref(key)),
-      ...(total ? [] : [sql`to_char(day, 'YYYY-MM-DD')`, sql.ref('hour')]),
-      ...ROLLUP_COUNTERS.map((counter) => sql.ref(counter)),
-    ],
-    sql` || ',' || `,
-  );
+  // One concat_ws per row rather than a chain of `||` (each a cast and a new text): a fifth less
+  // of PostgreSQL's time for the site statistics' 500 rows (docs/adr/0024). No field is ever
+  // null, which concat_ws would skip.
+  const line = sql`concat_ws(',', ${sql.join([
+    ...query.groupBy.map((key) => sql.ref(key)),
+    ...(total ? [] : [sql`to_char(day, 'YYYY-MM-DD')`, sql.ref('hour')]),
+    ...ROLLUP_COUNTERS.map((counter) => sql.ref(counter)),
+  ])})`;
   const ordered = order.length === 0 ? sql`` : sql` ORDER BY ${sql.join(order)}`;
   const answer = (source: RawBuilder<unknown>) =>
     sql<AnswerText>`SELECT string_agg(${line}, ';'${ordered}) AS answer FROM (${source}) AS answer_rows`;
