@@ -128,14 +128,16 @@ export async function loadAdvertiserBalances(db: Db) {
 export async function claimImpressions(db: Db, ids: readonly string[], expiresAt: Date): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const sorted = [...ids].sort();
+  // The ids travel once: a flush holds thousands, and each array parameter is written out as text.
   const { rows } = await sql<{ token_id: string }>`
-    WITH claimed AS (
+    WITH ids AS (SELECT unnest(${sorted}::text[]) AS id),
+    claimed AS (
       INSERT INTO viewed_impressions (token_id, expires_at)
-      SELECT id, ${expiresAt.toISOString()}::timestamptz FROM unnest(${sorted}::text[]) AS id
+      SELECT id, ${expiresAt.toISOString()}::timestamptz FROM ids
       ON CONFLICT (token_id) DO NOTHING
       RETURNING token_id
     )
-    SELECT id AS token_id FROM unnest(${sorted}::text[]) AS id
+    SELECT id AS token_id FROM ids
     EXCEPT ALL SELECT token_id FROM claimed`.execute(db);
   return new Set(rows.map((row) => row.token_id));
 }
