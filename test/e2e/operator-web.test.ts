@@ -112,9 +112,10 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
       assert.ok(reached.has(wanted), `${wanted} in ${[...reached].join(' | ')}`);
     }
     // One key decides: A on the focused item; the focus moves on to the next, where R rejects.
-    const decided = (id: number) =>
+    // The queue drops a decided item at once (optimistically): the decision's PUT is what to wait for.
+    const decided = (id: number, path = 'campaigns') =>
       page.waitForResponse(
-        (response) => response.url().endsWith(`/api/admin/campaigns/${id}`) && response.request().method() === 'PUT',
+        (response) => response.url().endsWith(`/api/admin/${path}/${id}`) && response.request().method() === 'PUT',
       );
     const approved = decided(campaignId);
     await campaign.focus();
@@ -137,13 +138,17 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     assert.ok((await loadedWidth(page, 'img.square')) > 0, 'the ad’s square picture loads');
     await ad.getByText('1990').first().waitFor();
     await lookAt(page, 'operator-ads');
+    const adDecided = decided(offerId, 'offers');
     await ad.getByRole('button', { name: 'Approve Boots at half price' }).click();
+    assert.equal((await adDecided).status(), 200);
     await page.getByText('No ad is waiting').waitFor();
 
     await page.getByRole('navigation', { name: 'Queues' }).getByRole('link', { name: /Sites/ }).click();
     await page.getByRole('article', { name: /site https:\/\/dailynews\.example/ }).waitFor();
     await lookAt(page, 'operator-sites');
+    const siteDecided = decided(siteId, 'sites');
     await page.getByRole('button', { name: /^Approve https:\/\/dailynews\.example/ }).click();
+    assert.equal((await siteDecided).status(), 200);
     await page.getByText('No site is waiting').waitFor();
 
     // The decisions are the server's.
