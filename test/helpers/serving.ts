@@ -157,22 +157,21 @@ export async function assertClicksMatchTheirLedgerRows(db: Db): Promise<number> 
   return new Set(clicks.map((click) => click.billing_batch)).size;
 }
 
-/** The campaign totals per day are the per-ad rollup rows summed by campaign and day. */
+/**
+ * The campaign totals per day are the per-ad rollup rows summed by campaign and day. Both sides are
+ * read by one statement, so from one snapshot: the impression buffer flushes on its own timer, and
+ * a flush committing between two reads would make them differ by its served teasers.
+ */
 export async function assertCampaignRollupMatchesAdRollup(db: Db): Promise<void> {
-  const columns = ROLLUP_COUNTERS;
-  const perAd = await db
-    .selectFrom('stats_daily')
-    .select(['campaign_id', 'day', ...columns.map((column) => sql<number>`sum(${sql.ref(column)})`.as(column))])
-    .groupBy(['campaign_id', 'day'])
-    .orderBy('campaign_id')
-    .orderBy('day')
-    .execute();
-  const campaigns = await db
-    .selectFrom('stats_campaign_daily')
-    .select(['campaign_id', 'day', ...columns])
-    .orderBy('campaign_id')
-    .orderBy('day')
-    .execute();
+  const columns = sql.join(ROLLUP_COUNTERS.map((column) => sql.ref(column)));
+  const sums = sql.join(ROLLUP_COUNTERS.map((column) => sql`sum(${sql.ref(column)}) AS ${sql.ref(column)}`));
+  const { rows } = await sql<{ per_ad: Record<string, unknown>[]; campaigns: Record<string, unknown>[] }>`
+    SELECT
+      (SELECT coalesce(json_agg(t ORDER BY t.campaign_id, t.day), '[]')
+         FROM (SELECT campaign_id, day::text AS day, ${sums} FROM stats_daily GROUP BY campaign_id, day) t) AS per_ad,
+      (SELECT coalesce(json_agg(t ORDER BY t.campaign_id, t.day), '[]')
+         FROM (SELECT campaign_id, day::text AS day, ${columns} FROM stats_campaign_daily) t) AS campaigns`.execute(db);
+  const [{ per_ad: perAd, campaigns }] = rows as [(typeof rows)[number]];
   const normalize = (rows: Record<string, unknown>[]) =>
     rows.map((row) =>
       Object.fromEntries(Object.entries(row).map(([key, value]) => [key, key === 'day' ? value : Number(value)])),
