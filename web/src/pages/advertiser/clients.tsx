@@ -9,7 +9,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, moment, money } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
-import { STATUS_NAMES } from '../campaigns.tsx';
+import { CAMPAIGN_STATUS } from './advertiser-data.ts';
 
 /** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
 const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
@@ -226,7 +226,7 @@ export function ClientPage({ id }: { id: number }) {
                 <tr key={campaign.id}>
                   <th scope="row">{campaign.title}</th>
                   <td>
-                    <span className={`status s${campaign.status}`}>{STATUS_NAMES[campaign.status] ?? campaign.status}</span>
+                    <span className={`status s${campaign.status}`}>{CAMPAIGN_STATUS[campaign.status] ?? campaign.status}</span>
                   </td>
                   <FigureCells figures={CLIENT_CAMPAIGN_FIGURES} row={campaign} />
                 </tr>

@@ -7,6 +7,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { AMOUNT } from './lists.ts';
+import './operator.css';
 
 const LEDGER_PER_PAGE = 20;
 

@@ -6,6 +6,7 @@ import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
+import './operator.css';
 
 const KINDS = ['advertiser', 'publisher', 'operator'] as const;
 type Kind = (typeof KINDS)[number];

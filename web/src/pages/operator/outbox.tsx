@@ -5,6 +5,7 @@ import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
+import './operator.css';
 
 const STATUSES = ['queued', 'sent', 'failed'] as const;
 const PER_PAGE = 25;

@@ -7,6 +7,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { AMOUNT, amountText } from './lists.ts';
+import './operator.css';
 
 const STATUSES = ['pending', 'paid', 'cancelled'] as const;
 const PER_PAGE = 25;

@@ -5,7 +5,7 @@ import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count, fineMoney, today } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
-import { SITE_STATUS, type SiteStatus, usePublisherStatistics, useSites } from './publisher-data.ts';
+import { SITE_STATUS, usePublisherStatistics, useSites } from './publisher-data.ts';
 import { SiteStatusBadge, Tile, useIncomeSeries } from './publisher-ui.tsx';
 
 export function PublisherOverviewPage({ user }: { user: User }) {
@@ -54,7 +54,7 @@ export function PublisherOverviewPage({ user }: { user: User }) {
             {waiting.map((site) => (
               <li key={site.id}>
                 <Link href={`/publisher/sites/${site.id}`}>{site.url}</Link> <SiteStatusBadge status={site.status} />
-                <p className="hint">{SITE_STATUS[site.status as SiteStatus].meaning}</p>
+                <p className="hint">{SITE_STATUS[site.status].meaning}</p>
               </li>
             ))}
           </ul>

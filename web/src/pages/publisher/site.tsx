@@ -7,7 +7,7 @@ import { count } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
-import { type Block, noRetryOnRefusal, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
+import { type Block, noRetryOnRefusal, SITE_STATUS } from './publisher-data.ts';
 import { IncomeTiles, SiteStatusBadge } from './publisher-ui.tsx';
 
 export function SitePage({ id }: { id: number }) {
@@ -36,7 +36,7 @@ export function SitePage({ id }: { id: number }) {
     );
   }
   const current = site.data;
-  const status = current?.status as SiteStatus | undefined;
+  const status = current?.status;
   const blocks = [...(current?.blocks ?? [])].reverse();
   return (
     <>

@@ -7,7 +7,7 @@ import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
-import { SITE_STATUS, type SiteStatus, useSiteCategories, useSites } from './publisher-data.ts';
+import { SITE_STATUS, useSiteCategories, useSites } from './publisher-data.ts';
 import { SiteStatusBadge } from './publisher-ui.tsx';
 
 export function SitesPage() {
@@ -66,7 +66,7 @@ export function SitesPage() {
                 <td>
                   <SiteStatusBadge status={site.status} />
                   {site.status !== 'active' && (
-                    <span className="sub status-meaning">{SITE_STATUS[site.status as SiteStatus].meaning.split('. ')[0]}.</span>
+                    <span className="sub status-meaning">{SITE_STATUS[site.status].meaning.split('. ')[0]}.</span>
                   )}
                 </td>
                 <td className="num">{count(site.blocks_count)}</td>

@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { api, data, problem } from '../../api.ts';
-import { Notice, Switch } from '../../components/controls.tsx';
-import { CopyField } from '../../components/copy-field.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { money } from '../../format.ts';
+import { api, data, problem } from '../../../api.ts';
+import { Notice, Switch } from '../../../components/controls.tsx';
+import { CopyField } from '../../../components/copy-field.tsx';
+import { ScrollRegion } from '../../../components/scroll-region.tsx';
+import { money } from '../../../format.ts';
+import type { PageProps } from '../../../routes.tsx';
 import { Deliveries } from './deliveries.tsx';
 import { EndpointForm, type EndpointWithSecret } from './endpoint-form.tsx';
 import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
@@ -13,7 +14,9 @@ import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
  * The account's webhook endpoints (docs/webhooks.md): add, change, switch off, delete, rotate the
  * signing secret (shown once, as the API shows it once), send a test event and follow deliveries.
  */
-export function WebhooksPage({ kind }: { kind: WebhookKind }) {
+/** The webhook endpoints of the signed-in account, under its own menu (`/advertiser/webhooks`, ...). */
+export function WebhooksPage({ user }: PageProps) {
+  const kind: WebhookKind = user.type;
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Endpoint | 'new' | undefined>();
   const addEndpoint = useRef<HTMLButtonElement>(null);

@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
-import { currentPlatform } from '../../format.ts';
+import { api, data, problem, useFieldErrors } from '../../../api.ts';
+import { Field, Notice } from '../../../components/controls.tsx';
+import { currentPlatform } from '../../../format.ts';
 import { type Endpoint, EVENTS, type EventType, PREFIX, type WebhookKind } from './webhook-events.ts';
 
 export type EndpointWithSecret = Endpoint & { secret: string };

@@ -1,24 +1,20 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { ApiError, api, data, problem, useFormFields } from '../api.ts';
-import { DailyChart } from '../components/chart.tsx';
-import { Field, Notice, Switch } from '../components/controls.tsx';
-import { FigureCells, FigureHeads } from '../components/figures.tsx';
-import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
-import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
-import { ScrollRegion } from '../components/scroll-region.tsx';
-import { count, dayLabel, fineMoney, money, percent } from '../format.ts';
-import { Link } from '../router.tsx';
-import { useDailyStatistics } from '../stats.ts';
-import { CampaignDelivery } from './advertiser/campaign-delivery.tsx';
-import { CampaignNotFound, CampaignTabs } from './advertiser/campaign-nav.tsx';
-import { STATUS_NAMES } from './campaigns.tsx';
-import { useResolvedColors } from './overview.tsx';
+import { ApiError, api, data, problem, useFormFields } from '../../api.ts';
+import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
+import { Field, Notice, Switch } from '../../components/controls.tsx';
+import { FigureCells, FigureHeads } from '../../components/figures.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count, dayLabel, fineMoney, money, percent } from '../../format.ts';
+import { Link } from '../../router.tsx';
+import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
+import { CampaignDelivery } from './campaign-delivery.tsx';
+import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
 const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
-
-const AD_STATUS: Record<number, string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected' };
 
 export function CampaignPage({ id }: { id: number }) {
   const period = usePeriod();
@@ -85,7 +81,7 @@ export function CampaignPage({ id }: { id: number }) {
         <section className="tiles" aria-label="Figures for the period">
           <div className="tile">
             <span className="tile-label">Status</span>
-            <strong>{STATUS_NAMES[current.status]}</strong>
+            <strong>{CAMPAIGN_STATUS[current.status]}</strong>
           </div>
           <div className="tile">
             <span className="tile-label">Spend</span>

@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, fieldErrors, problem } from '../api.ts';
-import { Field, Notice } from '../components/controls.tsx';
-import { ScrollRegion } from '../components/scroll-region.tsx';
-import { moment } from '../format.ts';
+import { api, data, fieldErrors, problem } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { moment } from '../../format.ts';
 
 export function TokensPage() {
   const queryClient = useQueryClient();

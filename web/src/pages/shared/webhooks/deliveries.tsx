@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, listPage, problem } from '../../api.ts';
-import { Notice, Options } from '../../components/controls.tsx';
-import { Pager } from '../../components/pager.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, moment } from '../../format.ts';
+import { api, listPage, problem } from '../../../api.ts';
+import { Notice, Options } from '../../../components/controls.tsx';
+import { Pager } from '../../../components/pager.tsx';
+import { ScrollRegion } from '../../../components/scroll-region.tsx';
+import { count, moment } from '../../../format.ts';
 import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
 
 const PER_PAGE = 20;

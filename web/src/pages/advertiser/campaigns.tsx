@@ -1,15 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, data, problem, useFormFields } from '../api.ts';
-import { Field, ListStatus, Notice, Switch } from '../components/controls.tsx';
-import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../components/figures.tsx';
-import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
-import { keepingView, PeriodPicker, usePeriod } from '../components/period-picker.tsx';
-import { ScrollRegion } from '../components/scroll-region.tsx';
-import { count } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
-
-export const STATUS_NAMES: Record<number, string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected', 3: 'Archived' };
+import { api, data, problem, useFormFields } from '../../api.ts';
+import { Field, ListStatus, Notice, Switch } from '../../components/controls.tsx';
+import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count } from '../../format.ts';
+import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
+import { CAMPAIGN_STATUS } from './advertiser-data.ts';
 
 export function CampaignsPage() {
   const period = usePeriod();
@@ -118,7 +117,7 @@ export function CampaignsPage() {
                   {row.isRetarget && <span className="tag">Retargeting</span>}
                 </th>
                 <td>
-                  <span className={`status s${row.status}`}>{STATUS_NAMES[row.status] ?? row.status}</span>
+                  <span className={`status s${row.status}`}>{CAMPAIGN_STATUS[row.status] ?? row.status}</span>
                 </td>
                 <td className="num">{count(row.items)}</td>
                 <FigureCells figures={ADVERTISER_FIGURES} row={row} />

@@ -1,7 +1,8 @@
+import type { operations } from '@nativa/sdk';
 import { useQuery } from '@tanstack/react-query';
-import { api, data } from './api.ts';
-import type { Period } from './components/period-picker.tsx';
-import { daysBetween } from './format.ts';
+import { api, data } from '../../api.ts';
+import type { Period } from '../../components/period-picker.tsx';
+import { daysBetween } from '../../format.ts';
 
 export interface DailyFigures {
   days: string[];
@@ -11,16 +12,25 @@ export interface DailyFigures {
   orders: number[];
 }
 
-export interface Totals {
-  views: number;
-  clicks: number;
-  money: number;
-  orders: number;
-  ctr: number;
-  cpc: number;
-  cr: number;
-  cpo: number;
-}
+/** A row of the advertiser's statistics, as the API answers it. */
+type StatisticsRow = operations['getAdvertiserStatistics']['responses'][200]['content']['application/json'][number];
+
+/** A period's figures: the statistics row without its grouping fields. */
+export type Totals = Pick<StatisticsRow, 'views' | 'clicks' | 'money' | 'orders' | 'ctr' | 'cpc' | 'cr' | 'cpo'>;
+
+type Campaign = operations['getCampaign']['responses'][200]['content']['application/json'];
+type Ad = NonNullable<Campaign['offers']>[number];
+
+/** The names of a campaign's moderation statuses (`status` of the API). */
+export const CAMPAIGN_STATUS: Record<Campaign['status'], string> = {
+  0: 'In moderation',
+  1: 'Approved',
+  2: 'Rejected',
+  3: 'Archived',
+};
+
+/** The names of an ad's moderation statuses. */
+export const AD_STATUS: Record<Ad['status'], string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected' };
 
 /** Daily campaign statistics (all campaigns, or the given ones), every day of the period present. */
 export function useDailyStatistics(period: Period, campaignIds?: string, goal = 0) {

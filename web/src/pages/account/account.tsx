@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, problem, useFieldErrors } from '../api.ts';
-import { Field, Notice } from '../components/controls.tsx';
-import type { User } from '../session.ts';
+import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import type { User } from '../../session.ts';
 
 /** The signed-in account: who it is, and changing its password. */
 export function AccountPage({ user }: { user: User }) {

@@ -1,9 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, fieldErrors, problem } from '../api.ts';
-import { Field, Notice } from '../components/controls.tsx';
-import { Link, navigate } from '../router.tsx';
-import { homeOf } from '../session.ts';
+import { api, data, fieldErrors, problem } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { Link } from '../../router.tsx';
 
 export function SignInPage() {
   const queryClient = useQueryClient();
@@ -11,10 +10,8 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const signIn = useMutation({
     mutationFn: () => data(api.POST('/api/session', { body: { login, password } })),
-    onSuccess: (user) => {
-      queryClient.setQueryData(['me'], user);
-      navigate(homeOf(user.type), { replace: true });
-    },
+    // The app leads a signed-in account from the sign-in page to its first page.
+    onSuccess: (user) => queryClient.setQueryData(['me'], user),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, fieldErrors, problem } from '../api.ts';
-import { Field, Notice } from '../components/controls.tsx';
-import { Link, useLocation } from '../router.tsx';
+import { api, fieldErrors, problem } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { Link, useLocation } from '../../router.tsx';
 
 /** Without a token: ask for a reset link. With the token of an e-mailed link: choose the password. */
 export function PasswordPage() {

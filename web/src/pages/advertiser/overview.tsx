@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
-import { problem } from '../api.ts';
-import { DailyChart } from '../components/chart.tsx';
-import { Notice } from '../components/controls.tsx';
-import { GoalPicker, goalNoun, useGoal } from '../components/goal-picker.tsx';
-import { PeriodPicker, usePeriod } from '../components/period-picker.tsx';
-import { count, money, today } from '../format.ts';
-import type { User } from '../session.ts';
-import { useDailyStatistics, useTotals } from '../stats.ts';
+import { problem } from '../../api.ts';
+import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
+import { Notice } from '../../components/controls.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { count, money, today } from '../../format.ts';
+import type { User } from '../../session.ts';
+import { useDailyStatistics, useTotals } from './advertiser-data.ts';
 
 export function OverviewPage({ user }: { user: User }) {
   const period = usePeriod();
@@ -60,15 +60,4 @@ function Tile({ label, value }: { label: string; value: string }) {
       <strong>{value}</strong>
     </div>
   );
-}
-
-/** uPlot draws on a canvas, which needs real colours, not CSS variables. */
-export function useResolvedColors<T extends { color: string }>(series: T[]): T[] {
-  return useMemo(() => {
-    const style = getComputedStyle(document.documentElement);
-    return series.map((entry) => {
-      const variable = /^var\((--[a-z-]+)\)$/.exec(entry.color)?.[1];
-      return variable ? { ...entry, color: style.getPropertyValue(variable).trim() || '#0b6e4f' } : entry;
-    });
-  }, [series]);
 }
