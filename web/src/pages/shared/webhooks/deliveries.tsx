@@ -20,16 +20,21 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
   const path = { id: endpoint.id };
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', endpoint.id, status, page],
-    queryFn: () =>
-      listPage(
+    queryFn: async () => {
+      const answer = await listPage(
         api.GET(`${PREFIX[kind]}/webhooks/{id}/deliveries`, {
           params: { path, query: { page, 'per-page': PER_PAGE, ...(status ? { status } : {}) } },
         }),
-      ),
+      );
+      // The log is read after every reading of the deliveries, not on a clock of its own: an attempt
+      // commits with its delivery's new status, so a log read before the deliveries' could miss the
+      // attempt of a delivery shown as done until its next reading (up to 10 s later).
+      void queryClient.invalidateQueries({ queryKey: ['webhook-attempts', endpoint.id] });
+      return answer;
+    },
     // Deliveries move on their own (the worker, retries): an open page follows them, closely while one is on its way.
     refetchInterval: (query) => (query.state.data?.items.some((delivery) => delivery.status === 'pending') ? 2000 : 10_000),
   });
-  const waiting = deliveries.data?.items.some((delivery) => delivery.status === 'pending') ?? false;
   const attempts = useQuery({
     queryKey: ['webhook-attempts', endpoint.id, attemptPage],
     queryFn: () =>
@@ -38,7 +43,6 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
           params: { path, query: { page: attemptPage, 'per-page': PER_PAGE } },
         }),
       ),
-    refetchInterval: waiting ? 2000 : 10_000,
   });
   const redeliver = useMutation({
     mutationFn: (deliveryId: number) =>
