@@ -19,7 +19,11 @@ export default defineConfig({
         // One chunk per area of pages (src/routes.tsx loads each page lazily): an account's first
         // visit fetches its role's pages at once, and never another role's. What the pages share
         // (components, the API client) stays in chunks of its own, so the areas do not pull it in.
-        codeSplitting: { groups: [{ name: areaOf, debugName: 'pages by area', test: /[\\/]src[\\/]pages[\\/]/, includeDependenciesRecursively: false }] },
+        codeSplitting: {
+          groups: [
+            { name: areaOf, debugName: 'pages by area', test: /[\\/]src[\\/]pages[\\/]/, includeDependenciesRecursively: false },
+          ],
+        },
       },
     },
   },

@@ -1,17 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { ApiError, api, data, problem, useFormFields } from '../../api.ts';
+import { api, data, isNotFound, noRetryOnRefusal, problem, useFormFields } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
-import { Field, Notice, Switch } from '../../components/controls.tsx';
+import { Field, FormActions, Notice, Switch } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, money, percent } from '../../format.ts';
-import { Link } from '../../router.tsx';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
 import { CampaignDelivery } from './campaign-delivery.tsx';
-import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
+import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
 const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
@@ -31,7 +30,7 @@ export function CampaignPage({ id }: { id: number }) {
           },
         }),
       ),
-    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+    retry: noRetryOnRefusal,
   });
   const daily = useDailyStatistics(period, String(id), goal);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaign', id] });
@@ -58,24 +57,17 @@ export function CampaignPage({ id }: { id: number }) {
     ),
   );
 
-  if (campaign.error instanceof ApiError && campaign.error.status === 404) {
+  if (isNotFound(campaign.error)) {
     return <CampaignNotFound id={id} />;
   }
   const current = campaign.data;
   const offers = current?.offers ?? [];
   return (
     <>
-      <p className="crumbs">
-        <Link href="/advertiser/campaigns">Campaigns</Link> /
-      </p>
-      <div className="page-head">
-        <h1>{current?.title ?? 'Campaign'}</h1>
-        <div className="pickers">
-          <GoalPicker />
-          <PeriodPicker />
-        </div>
-      </div>
-      <CampaignTabs id={id} current={''} />
+      <CampaignHead id={id} title={current?.title} current={''}>
+        <GoalPicker />
+        <PeriodPicker />
+      </CampaignHead>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
       {current && (
         <section className="tiles" aria-label="Figures for the period">
@@ -304,14 +296,7 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
           error={errors.square}
           onChange={pick('square', setSquare)}
         />
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            {create.isPending ? 'Sending…' : 'Send for moderation'}
-          </button>
-          <button type="button" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Send for moderation" busy="Sending…" pending={create.isPending} onCancel={onDone} />
       </div>
       <section className="preview" aria-label="Preview">
         <p className="hint">As it will appear in a block</p>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
-import { Field, ListStatus, Notice, Switch } from '../../components/controls.tsx';
+import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -196,14 +196,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
         />
         Retargeting campaign
       </label>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create campaign
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Create campaign" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }

@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { problem } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
+import { Tile } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count, money, today } from '../../format.ts';
@@ -50,14 +51,5 @@ export function OverviewPage({ user }: { user: User }) {
         )}
       </section>
     </>
-  );
-}
-
-function Tile({ label, value }: { label: string; value: string }) {
-  return (
-    <div className="tile">
-      <span className="tile-label">{label}</span>
-      <strong>{value}</strong>
-    </div>
   );
 }

@@ -1,12 +1,13 @@
 import { problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
+import { Tile } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count, fineMoney, today } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
 import { SITE_STATUS, usePublisherStatistics, useSites } from './publisher-data.ts';
-import { SiteStatusBadge, Tile, useIncomeSeries } from './publisher-ui.tsx';
+import { SiteStatusBadge, useIncomeSeries } from './publisher-ui.tsx';
 
 export function PublisherOverviewPage({ user }: { user: User }) {
   const period = usePeriod();

@@ -1,6 +1,6 @@
 import { type operations, pages } from '@nativa/sdk';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, api, data } from '../../api.ts';
+import { api, data, noRetryOnRefusal } from '../../api.ts';
 import type { Period } from '../../components/period-picker.tsx';
 import { daysBetween } from '../../format.ts';
 
@@ -131,11 +131,6 @@ export function useSiteCategories() {
     },
     staleTime: 10 * 60_000,
   });
-}
-
-/** A 4xx will not change by asking again (another tenant's id, a bad filter). */
-export function noRetryOnRefusal(failures: number, error: unknown): boolean {
-  return !(error instanceof ApiError && error.status < 500) && failures < 2;
 }
 
 function sum(values: number[]): number {

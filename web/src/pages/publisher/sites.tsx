@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
-import { Field, ListStatus, Notice } from '../../components/controls.tsx';
+import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
@@ -149,14 +149,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
         </select>
       </Field>
       <Field label="Monthly unique visitors (optional)" inputMode="numeric" {...field('monthly_uniq_users')} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add site'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Add site" busy="Adding…" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../../api.ts';
-import { Field, Notice } from '../../../components/controls.tsx';
+import { Field, FormActions, Notice } from '../../../components/controls.tsx';
 import { currentPlatform } from '../../../format.ts';
 import { type Endpoint, EVENTS, type EventType, PREFIX, type WebhookKind } from './webhook-events.ts';
 
@@ -120,14 +120,7 @@ export function EndpointForm({
         <input type="checkbox" checked={active} onChange={(event) => setActive(event.target.checked)} />
         Deliver events to it
       </label>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {endpoint ? 'Save endpoint' : 'Add endpoint'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={endpoint ? 'Save endpoint' : 'Add endpoint'} pending={save.isPending} onCancel={onCancel} />
     </form>
   );
 }

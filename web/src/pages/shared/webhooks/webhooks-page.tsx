@@ -13,8 +13,8 @@ import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
 /**
  * The account's webhook endpoints (docs/webhooks.md): add, change, switch off, delete, rotate the
  * signing secret (shown once, as the API shows it once), send a test event and follow deliveries.
+ * Every kind of account has the page under its own menu (`/advertiser/webhooks`, ...).
  */
-/** The webhook endpoints of the signed-in account, under its own menu (`/advertiser/webhooks`, ...). */
 export function WebhooksPage({ user }: PageProps) {
   const kind: WebhookKind = user.type;
   const queryClient = useQueryClient();
