@@ -1,4 +1,4 @@
-import { type ComponentType, type LazyExoticComponent, lazy } from 'react';
+import { type ComponentType, use } from 'react';
 import { matchPath } from './router.tsx';
 import type { User } from './session.ts';
 
@@ -18,7 +18,7 @@ interface RouteBase {
 }
 
 /** A page's component, loaded the first time it shows, or earlier by `preload()`. */
-export type LazyPage<Props> = LazyExoticComponent<ComponentType<Props>> & { preload: () => void };
+export type LazyPage<Props> = ComponentType<Props> & { preload: () => void };
 
 /** A page of a signed-in account: of one kind of account, or of every one (`account`). */
 export interface AccountRoute extends RouteBase {
@@ -53,16 +53,27 @@ function publicPage<Module extends Record<Name, ComponentType>, Name extends str
   return lazyPage(load, name);
 }
 
-function lazyPage<Props, Module extends Record<Name, ComponentType<Props>>, Name extends string>(
+function lazyPage<Props extends object, Module extends Record<Name, ComponentType<Props>>, Name extends string>(
   load: () => Promise<Module>,
   name: Name,
 ): LazyPage<Props> {
-  let loading: Promise<{ default: ComponentType<Props> }> | undefined;
+  let loaded: ComponentType<Props> | undefined;
+  let loading: Promise<ComponentType<Props>> | undefined;
   const start = () => {
-    loading ??= load().then((module) => ({ default: module[name] }));
+    loading ??= load().then((module) => {
+      loaded = module[name];
+      return loaded;
+    });
     return loading;
   };
-  return Object.assign(lazy(start), { preload: () => void start() });
+  // Not React.lazy: it suspends on every first render, even of a module already loaded, and React
+  // then holds the page back behind its fallback for up to 300 ms. A loaded page renders at once;
+  // one still loading suspends (`use`) until it is there.
+  function Page(props: Props) {
+    const Component = loaded ?? use(start());
+    return <Component {...props} />;
+  }
+  return Object.assign(Page, { preload: () => void start() });
 }
 
 /** Where an account that is not signed in is sent from every page that is not public. */
