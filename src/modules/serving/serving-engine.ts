@@ -5,38 +5,31 @@ import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
 import { findOrCreatePlatformAccount } from '../ledger/ledger.ts';
 import { DEVICES, dayOf, type GoalId } from '../statistics/record-events.ts';
-import type { Winner } from './auction.ts';
+import { type AcceptanceVerdict, acceptClicks } from './billing/acceptance.ts';
+import { ClickBatcher } from './billing/click-batcher.ts';
+import { ClickSettler } from './billing/click-settler.ts';
 import {
-  type AcceptanceVerdict,
-  acceptClicks,
   type ConversionOutcome,
   findAcceptedClicks,
   recordConversion,
   type SettlementSettings,
   settleClicks,
-} from './billing.ts';
-import { ClickBatcher } from './click-batcher.ts';
-import { ClickSettler } from './click-settler.ts';
-import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
-import type { ImpressionFilters } from './eligibility.ts';
-import { type Explanation, explainImpression } from './explain.ts';
-import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './frequency.ts';
-import { ImpressionBuffer } from './impressions.ts';
-import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './page-views.ts';
-import {
-  type AdEntry,
-  buildSnapshot,
-  campaignCanServe,
-  emptySnapshot,
-  type Impression,
-  refreshSpend,
-  type Snapshot,
-  selectTeasers,
-} from './serving-index.ts';
-import { findOfferTarget, upsertAudienceMember } from './serving-repository.ts';
-import { type ViewClaims, ViewSigner } from './view-token.ts';
-import { visitorTraits } from './visitor.ts';
-import { frequencyVisitor, type VisitorSignals } from './visitor-id.ts';
+} from './billing/settlement.ts';
+import { type Explanation, explainImpression } from './explain/explain-impression.ts';
+import type { Winner } from './selection/auction.ts';
+import type { ImpressionFilters } from './selection/eligibility.ts';
+import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './selection/frequency.ts';
+import { campaignCanServe, type Impression } from './selection/judgement.ts';
+import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './selection/page-views.ts';
+import { selectTeasers } from './selection/select-teasers.ts';
+import { buildSnapshot, emptySnapshot, refreshSpend } from './snapshot/build-snapshot.ts';
+import type { AdEntry, Snapshot } from './snapshot/snapshot.ts';
+import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './tracking/click-token.ts';
+import { ImpressionBuffer } from './tracking/impressions.ts';
+import { findOfferTarget, upsertAudienceMember } from './tracking/tracking-repository.ts';
+import { type ViewClaims, ViewSigner } from './tracking/view-token.ts';
+import { visitorTraits } from './tracking/visitor.ts';
+import { frequencyVisitor, type VisitorSignals } from './tracking/visitor-id.ts';
 
 /** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
 const FULL_REBUILD_MS = 30_000;

@@ -1,0 +1,319 @@
+import { type Candidate, effectiveBid, priceClick, type Winner } from '../selection/auction.ts';
+import { adExclusion } from '../selection/eligibility.ts';
+import { campaignFactor, type Impression, placementCoefficient, type SkipReason } from '../selection/judgement.ts';
+import { type SelectionOptions, selectTeasers } from '../selection/select-teasers.ts';
+import type { AdBucket, AdEntry, CampaignState, Snapshot } from '../snapshot/snapshot.ts';
+
+/**
+ * An explanation of one impression: the winners and prices are those of the selection serving
+ * runs (selectTeasers over the same snapshot), and every other ad is either scored or skipped with
+ * its reason by the same checks in the same order as selectTeasers' exhaustive walk. The result is
+ * plain data: the account API never holds the snapshot's objects.
+ */
+
+/** An ad that may serve this impression, with how it scores against the others. */
+export interface RankedAd {
+  offerId: number;
+  campaignId: number;
+  advertiserId: number;
+  title: string;
+  domain: string;
+  bidMicros: number;
+  /** The site or block coefficient of the ad's campaign for this block (1 when none is set). */
+  placementCoefficient: number;
+  /** The device coefficient of the campaign for this impression's device (1 when none is set). */
+  deviceCoefficient: number;
+  /** Bid × placement × device coefficient, in (fractional) micros. */
+  effectiveBidMicros: number;
+  ctr: number;
+  /** Expected value per impression: effective bid × CTR, in micros. */
+  score: number;
+  /** 1 for the best; ads of equal score keep the snapshot's order, as in the auction. */
+  rank: number;
+  /** Whether the ad is among the teasers the block shows now (rank ≤ the block's teaser count). */
+  wins: boolean;
+  /** What a click would cost at this rank: the serving charge for winners, priced the same way for the others. */
+  priceMicros: number;
+}
+
+/** An ad of the snapshot that may not serve this impression, and why. */
+export interface SkippedAd {
+  offerId: number;
+  campaignId: number;
+  advertiserId: number;
+  reason: SkipReason;
+}
+
+export interface Explanation {
+  blockId: number;
+  teaserCount: number;
+  /** How many ads may serve this impression. */
+  eligible: number;
+  /** The scores of the first teaserCount + 1 places, best first (the winners and the ad that prices the last). */
+  topScores: number[];
+  /** The winners, then the other eligible ads of the campaign asked about, best first. */
+  ranked: RankedAd[];
+  /** The skipped ads of the campaign asked about (none when no campaign was asked about). */
+  skipped: SkippedAd[];
+  /** How many ads of the snapshot were skipped, by reason. */
+  skipCounts: Partial<Record<SkipReason, number>>;
+}
+
+export interface ExplainOptions {
+  /** Rank and list this campaign's ads too (winners are always listed). */
+  campaignId?: number;
+  /** The per-request filter serving would apply. */
+  filter?: SelectionOptions['filter'];
+}
+
+/**
+ * Explains one impression over a snapshot. The winners come from serving's own (bucketed)
+ * selection; one tight pass over every ad, in the exhaustive walk's order, counts the skipped ads
+ * by reason and keeps the candidates' scores in an array. Only the winners and the ads of the
+ * campaign asked about are described, and one more pass ranks them all at once (a binary search
+ * among them per candidate), so an explanation of 10,000 ads allocates little and sorts nothing
+ * of size n.
+ */
+export function explainImpression(snapshot: Snapshot, impression: Impression, options: ExplainOptions = {}): Explanation {
+  const { campaignId, filter } = options;
+  const winners = selectTeasers(snapshot, impression, { filter });
+  const walk = walkEveryAd(snapshot, impression, options, winners);
+  const ranked = rankDescribed(walk, impression, winners);
+  return {
+    blockId: impression.block.id,
+    teaserCount: impression.block.teaserCount,
+    eligible: walk.count,
+    topScores: walk.topScores,
+    ranked,
+    skipped: campaignId === undefined ? [] : walk.skipped,
+    skipCounts: walk.skipCounts,
+  };
+}
+
+/** A candidate to describe: a winner or an ad of the campaign asked about, at its walk position. */
+interface Described {
+  candidate: Candidate<AdEntry>;
+  score: number;
+  position: number;
+}
+
+interface Walk {
+  /** The scores above 0 (the candidates the auction ranks) in walk order: the first `count` entries. */
+  scores: Float64Array;
+  count: number;
+  /** The teaser count + 1 best scores, best first. */
+  topScores: number[];
+  described: Described[];
+  skipped: SkippedAd[];
+  skipCounts: Partial<Record<SkipReason, number>>;
+}
+
+/**
+ * The snapshot's ads in `snapshot.ads` order as columns: what the walk reads of each ad, side by
+ * side in typed arrays, and its campaign as a number. Walking 10,000 ad objects scattered over the
+ * heap costs several times the arithmetic; the columns are read in order.
+ */
+interface AdColumns {
+  ads: readonly AdEntry[];
+  offerIds: Int32Array;
+  bids: Float64Array;
+  ctrs: Float64Array;
+  /** Index into `campaigns`. */
+  campaignOf: Int32Array;
+  campaigns: CampaignState[];
+  /** Room for one explanation's scores, reused: an explanation runs start to end without yielding. */
+  scores: Float64Array;
+}
+
+/**
+ * Columns per selection index: built on a snapshot's first explanation, dropped with it. A
+ * rebuild makes a new index (ads, CTRs and bids change only then); balances and spend, which
+ * change in place, are read from the campaigns on every explanation.
+ */
+const columnsByIndex = new WeakMap<AdBucket, AdColumns>();
+
+function columnsOf(snapshot: Snapshot): AdColumns {
+  const bucket = snapshot.selection.all;
+  const known = columnsByIndex.get(bucket);
+  if (known !== undefined) return known;
+  const { ads } = bucket;
+  const columns: AdColumns = {
+    ads,
+    offerIds: new Int32Array(ads.length),
+    bids: new Float64Array(ads.length),
+    ctrs: new Float64Array(ads.length),
+    campaignOf: new Int32Array(ads.length),
+    campaigns: [],
+    scores: new Float64Array(ads.length),
+  };
+  const numbers = new Map<CampaignState, number>();
+  for (let index = 0; index < ads.length; index += 1) {
+    const ad = ads[index] as AdEntry;
+    let number = numbers.get(ad.campaign);
+    if (number === undefined) {
+      number = columns.campaigns.length;
+      numbers.set(ad.campaign, number);
+      columns.campaigns.push(ad.campaign);
+    }
+    columns.offerIds[index] = ad.offerId;
+    columns.bids[index] = ad.bidMicros;
+    columns.ctrs[index] = ad.ctr;
+    columns.campaignOf[index] = number;
+  }
+  columnsByIndex.set(bucket, columns);
+  return columns;
+}
+
+/**
+ * Every ad of the snapshot in `snapshot.ads` order (the exhaustive walk's), through selectTeasers'
+ * checks in its order: the page's ads, the campaign's limits, targeting and filters (once per
+ * campaign), the caller's filter, one ad per campaign on blocks that ask for it.
+ */
+function walkEveryAd(
+  snapshot: Snapshot,
+  impression: Impression,
+  options: ExplainOptions,
+  winners: readonly Winner<AdEntry>[],
+): Walk {
+  const { campaignId, filter } = options;
+  const { ads, offerIds, bids, ctrs, campaignOf, campaigns, scores } = columnsOf(snapshot);
+  const { filters } = impression;
+  const audience = impression.visitorId === undefined ? undefined : snapshot.audiences.get(impression.visitorId);
+  // Each campaign's verdict once: its factor, or why it does not compete.
+  const factors = new Float64Array(campaigns.length);
+  const reasons: (SkipReason | undefined)[] = Array.from({ length: campaigns.length }, () => undefined);
+  for (let number = 0; number < campaigns.length; number += 1) {
+    const verdict = campaignFactor(campaigns[number] as CampaignState, impression, audience);
+    if (typeof verdict === 'number') factors[number] = verdict;
+    else reasons[number] = verdict;
+  }
+  const asked = campaigns.findIndex((campaign) => campaign.id === campaignId);
+  const campaignsTaken = impression.block.campaignsUnique ? new Uint8Array(campaigns.length) : undefined;
+  const lowestWinner = winners.length === 0 ? Number.POSITIVE_INFINITY : (winners[winners.length - 1] as Winner<AdEntry>).score;
+  const places = impression.block.teaserCount + 1;
+  const topScores: number[] = [];
+  const described: Described[] = [];
+  const skipped: SkippedAd[] = [];
+  const skipCounts: Partial<Record<SkipReason, number>> = {};
+  let count = 0;
+  for (let index = 0; index < ads.length; index += 1) {
+    const number = campaignOf[index] as number;
+    let reason: SkipReason | undefined = filters === undefined ? undefined : adExclusion(offerIds[index] as number, filters);
+    reason ??= reasons[number];
+    if (reason === undefined && filter !== undefined) {
+      const verdict = filter(ads[index] as AdEntry);
+      if (verdict !== true) reason = verdict === false ? 'filtered' : verdict;
+    }
+    if (reason === undefined && campaignsTaken !== undefined) {
+      if (campaignsTaken[number] === 1) reason = 'page_repeat';
+      else campaignsTaken[number] = 1;
+    }
+    if (reason !== undefined) {
+      skipCounts[reason] = (skipCounts[reason] ?? 0) + 1;
+      if (number === asked) skipped.push({ ...owner(ads[index] as AdEntry), reason });
+      continue;
+    }
+    const factor = factors[number] as number;
+    // The auction's score(): (bid × coefficient) × CTR, multiplied in that order so that the float
+    // is the same one (explain.test.ts compares them), without a candidate object per ad.
+    const value = (bids[index] as number) * factor * (ctrs[index] as number);
+    // The auction never ranks a score ≤ 0.
+    if (!(value > 0)) continue;
+    const position = count;
+    scores[position] = value;
+    count = position + 1;
+    if (topScores.length < places || value > (topScores[places - 1] as number)) insertScore(topScores, value, places);
+    if (number !== asked && !(value >= lowestWinner)) continue;
+    const ad = ads[index] as AdEntry;
+    if (number === asked || winners.some((winner) => winner.ad === ad)) {
+      described.push({
+        candidate: { ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr },
+        score: value,
+        position,
+      });
+    }
+  }
+  return { scores, count, topScores, described, skipped, skipCounts };
+}
+
+/** Puts a score into a best-first list of at most `places`. */
+function insertScore(best: number[], value: number, places: number): void {
+  let index = best.length;
+  while (index > 0 && (best[index - 1] as number) < value) index -= 1;
+  best.splice(index, 0, value);
+  if (best.length > places) best.pop();
+}
+
+/** Whether `a` ranks above a candidate of score `value` at walk position `position` (ties: walk order, as in the auction). */
+const ranksAbove = (a: Described, value: number, position: number) =>
+  a.score > value || (a.score === value && a.position < position);
+
+/**
+ * Ranks the described candidates among every candidate in one pass: for each candidate, how many
+ * described ones rank above it (binary search). A described ad's rank is the number of candidates
+ * that have no more described ads above them than it has, and its price uses the best score of
+ * the candidates below it.
+ */
+function rankDescribed(walk: Walk, impression: Impression, winners: readonly Winner<AdEntry>[]): RankedAd[] {
+  const described = walk.described.sort((a, b) => (ranksAbove(a, b.score, b.position) ? -1 : 1));
+  const size = described.length;
+  if (size === 0) return [];
+  // Per number of described ads above: how many candidates, and the best of their scores.
+  const counts = new Int32Array(size + 1);
+  const best = new Float64Array(size + 1);
+  const lowest = (described[size - 1] as Described).score;
+  for (let position = 0; position < walk.count; position += 1) {
+    const value = walk.scores[position] as number;
+    let above = size;
+    if (value >= lowest) {
+      let low = 0;
+      while (low < above) {
+        const middle = (low + above) >>> 1;
+        if (ranksAbove(described[middle] as Described, value, position)) low = middle + 1;
+        else above = middle;
+      }
+    }
+    counts[above] = (counts[above] as number) + 1;
+    if (value > (best[above] as number)) best[above] = value;
+  }
+  const ranked: RankedAd[] = new Array(size);
+  let rank = 0;
+  for (let index = 0; index < size; index += 1) {
+    rank += counts[index] as number;
+    ranked[index] = describe(described[index] as Described, rank, impression, winners);
+  }
+  let next = 0;
+  for (let index = size - 1; index >= 0; index -= 1) {
+    next = Math.max(next, best[index + 1] as number);
+    const ad = ranked[index] as RankedAd;
+    if (!ad.wins) ad.priceMicros = priceClick((described[index] as Described).candidate, next > 0 ? next : undefined);
+  }
+  return ranked;
+}
+
+/** One described candidate at its rank: coefficients, and for a winner the serving charge. */
+function describe(described: Described, rank: number, impression: Impression, winners: readonly Winner<AdEntry>[]): RankedAd {
+  const { candidate } = described;
+  const { ad } = candidate;
+  const winner = winners[rank - 1];
+  const wins = winner !== undefined && winner.ad === ad;
+  return {
+    ...owner(ad),
+    title: ad.title,
+    domain: ad.domain,
+    bidMicros: ad.bidMicros,
+    placementCoefficient: placementCoefficient(ad.campaign, impression.block),
+    deviceCoefficient: ad.campaign.deviceCoefficients[impression.device] ?? 1,
+    effectiveBidMicros: effectiveBid(candidate),
+    ctr: ad.ctr,
+    score: described.score,
+    rank,
+    wins,
+    // Priced against the candidates below once every rank is known (rankDescribed).
+    priceMicros: wins ? winner.chargeMicros : 0,
+  };
+}
+
+function owner(ad: AdEntry): { offerId: number; campaignId: number; advertiserId: number } {
+  return { offerId: ad.offerId, campaignId: ad.campaign.id, advertiserId: ad.campaign.advertiser.id };
+}
