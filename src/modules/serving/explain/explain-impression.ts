@@ -1,4 +1,5 @@
 import { type Candidate, effectiveBid, priceClick, type Winner } from '../selection/auction.ts';
+import type { ImpressionFilters } from '../selection/eligibility.ts';
 import { adExclusion } from '../selection/eligibility.ts';
 import { campaignFactor, type Impression, placementCoefficient, type SkipReason } from '../selection/judgement.ts';
 import { type SelectionOptions, selectTeasers } from '../selection/select-teasers.ts';
@@ -64,6 +65,39 @@ export interface ExplainOptions {
   campaignId?: number;
   /** The per-request filter serving would apply. */
   filter?: SelectionOptions['filter'];
+}
+
+/** A hypothetical impression to explain. */
+export interface ExplainQuery {
+  blockId: number;
+  device: Impression['device'];
+  /** ISO country code, upper case; '' when unknown. */
+  country: string;
+  visitorId: string | undefined;
+  /** Describe this campaign's ads too, not only the winners. */
+  campaignId?: number;
+}
+
+/**
+ * Explains a hypothetical impression of a block at `nowMs`. The campaigns' hours and the block's
+ * one-ad-per-campaign rule apply as they would now; a page view and a visitor's frequency counts
+ * do not (an explanation has neither). Undefined when the block cannot serve (unknown, or its
+ * site is not active).
+ */
+export function explainQuery(snapshot: Snapshot, query: ExplainQuery, nowMs: number): Explanation | undefined {
+  const block = snapshot.blocks.get(query.blockId);
+  if (block === undefined) return undefined;
+  const filters: ImpressionFilters = {
+    nowMs,
+    page: undefined,
+    campaignsUnique: block.campaignsUnique ?? false,
+    viewsToday: undefined,
+  };
+  return explainImpression(
+    snapshot,
+    { block, device: query.device, country: query.country, visitorId: query.visitorId, filters },
+    { campaignId: query.campaignId },
+  );
 }
 
 /**
