@@ -32,3 +32,18 @@ export async function findOwnCampaignAds(db: Db, advertiserId: number, campaignI
     ORDER BY o.id`).execute(db);
   return result.rows;
 }
+
+/**
+ * Whether the block is one of the publisher's (any site state). Serving reads the blocks it
+ * serves from anyway; asking the publisher module instead would tie serving to the account API.
+ */
+export async function publisherOwnsBlock(db: Db, publisherId: number, blockId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('blocks')
+    .innerJoin('sites', 'sites.id', 'blocks.site_id')
+    .select('blocks.id')
+    .where('blocks.id', '=', blockId)
+    .where('sites.publisher_id', '=', publisherId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

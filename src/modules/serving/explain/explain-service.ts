@@ -2,11 +2,10 @@ import type { Db } from '../../../db/database.ts';
 import { ApiError, invalidField, notFound } from '../../../http/errors.ts';
 import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
-import { getOwnBlock } from '../../publisher/blocks/block-service.ts';
 import type { ExplainQuery, ServingEngine } from '../serving-engine.ts';
 import type { Explanation, RankedAd } from './explain-impression.ts';
 import { type ImpressionQuery, readImpression } from './explain-query.ts';
-import { type CampaignAdsRow, findOwnCampaignAds } from './explain-repository.ts';
+import { type CampaignAdsRow, findOwnCampaignAds, publisherOwnsBlock } from './explain-repository.ts';
 
 /**
  * Why a campaign's ads would or would not show in a block, and what fills a block: the account
@@ -153,7 +152,9 @@ export async function explainOwnBlock(
 ) {
   // A block in the serving index says whose it is (a block never changes publisher): the row is
   // read only when it is not there (404 or an inactive site's block, 409) or is another's (404).
-  if (serving.block(blockId)?.publisherId !== publisherId) await getOwnBlock(db, publisherId, blockId);
+  if (serving.block(blockId)?.publisherId !== publisherId && !(await publisherOwnsBlock(db, publisherId, blockId))) {
+    throw notFound('Block');
+  }
   const { impression, explanation } = explainBlock(
     serving,
     blockId,

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import type { Snapshot } from '../snapshot/snapshot.ts';
-import { upsertAudienceMember } from './tracking-repository.ts';
+import { isAdvertiser, upsertAudienceMember } from './tracking-repository.ts';
 
 /** Stores a visitor in an advertiser's retargeting audience (seen now). */
 export async function joinAudience(db: Db, advertiserId: number, visitorId: string, nowMs: number): Promise<void> {
@@ -15,4 +15,9 @@ export function rememberAudienceMember(snapshot: Snapshot, advertiserId: number,
     snapshot.audiences.set(visitorId, set);
   }
   set.add(advertiserId);
+}
+
+/** Whether an audience pixel names an advertiser (anything else adds no one). */
+export function audienceExists(db: Db, advertiserId: number): Promise<boolean> {
+  return isAdvertiser(db, advertiserId);
 }
