@@ -1,15 +1,14 @@
 import { type Candidate, effectiveBid, priceClick, type Winner } from '../selection/auction.ts';
 import type { ImpressionFilters } from '../selection/eligibility.ts';
-import { adExclusion } from '../selection/eligibility.ts';
-import { campaignFactor, type Impression, placementCoefficient, type SkipReason } from '../selection/judgement.ts';
+import { type Impression, judgeAd, placementCoefficient, type SkipReason, startJudgement } from '../selection/judgement.ts';
 import { type SelectionOptions, selectTeasers } from '../selection/select-teasers.ts';
-import type { AdBucket, AdEntry, CampaignState, Snapshot } from '../snapshot/snapshot.ts';
+import type { AdBucket, AdEntry, Snapshot } from '../snapshot/snapshot.ts';
 
 /**
  * An explanation of one impression: the winners and prices are those of the selection serving
  * runs (selectTeasers over the same snapshot), and every other ad is either scored or skipped with
- * its reason by the same checks in the same order as selectTeasers' exhaustive walk. The result is
- * plain data: the account API never holds the snapshot's objects.
+ * its reason by the judgement selection makes (judgeAd), in the order of selectTeasers' exhaustive
+ * walk. The result is plain data: the account API never holds the snapshot's objects.
  */
 
 /** An ad that may serve this impression, with how it scores against the others. */
@@ -102,7 +101,7 @@ export function explainQuery(snapshot: Snapshot, query: ExplainQuery, nowMs: num
 
 /**
  * Explains one impression over a snapshot. The winners come from serving's own (bucketed)
- * selection; one tight pass over every ad, in the exhaustive walk's order, counts the skipped ads
+ * selection; one pass over every ad, in the exhaustive walk's order and judged by judgeAd, counts the skipped ads
  * by reason and keeps the candidates' scores in an array. Only the winners and the ads of the
  * campaign asked about are described, and one more pass ranks them all at once (a binary search
  * among them per candidate), so an explanation of 10,000 ads allocates little and sorts nothing
@@ -143,65 +142,24 @@ interface Walk {
 }
 
 /**
- * The snapshot's ads in `snapshot.ads` order as columns: what the walk reads of each ad, side by
- * side in typed arrays, and its campaign as a number. Walking 10,000 ad objects scattered over the
- * heap costs several times the arithmetic; the columns are read in order.
+ * Room for one explanation's scores per selection index, reused: an explanation runs start to end
+ * without yielding. Dropped with the snapshot (a rebuild makes a new index).
  */
-interface AdColumns {
-  ads: readonly AdEntry[];
-  offerIds: Int32Array;
-  bids: Float64Array;
-  ctrs: Float64Array;
-  /** Index into `campaigns`. */
-  campaignOf: Int32Array;
-  campaigns: CampaignState[];
-  /** Room for one explanation's scores, reused: an explanation runs start to end without yielding. */
-  scores: Float64Array;
-}
+const scoresByIndex = new WeakMap<AdBucket, Float64Array>();
 
-/**
- * Columns per selection index: built on a snapshot's first explanation, dropped with it. A
- * rebuild makes a new index (ads, CTRs and bids change only then); balances and spend, which
- * change in place, are read from the campaigns on every explanation.
- */
-const columnsByIndex = new WeakMap<AdBucket, AdColumns>();
-
-function columnsOf(snapshot: Snapshot): AdColumns {
+function scoresOf(snapshot: Snapshot): Float64Array {
   const bucket = snapshot.selection.all;
-  const known = columnsByIndex.get(bucket);
-  if (known !== undefined) return known;
-  const { ads } = bucket;
-  const columns: AdColumns = {
-    ads,
-    offerIds: new Int32Array(ads.length),
-    bids: new Float64Array(ads.length),
-    ctrs: new Float64Array(ads.length),
-    campaignOf: new Int32Array(ads.length),
-    campaigns: [],
-    scores: new Float64Array(ads.length),
-  };
-  const numbers = new Map<CampaignState, number>();
-  for (let index = 0; index < ads.length; index += 1) {
-    const ad = ads[index] as AdEntry;
-    let number = numbers.get(ad.campaign);
-    if (number === undefined) {
-      number = columns.campaigns.length;
-      numbers.set(ad.campaign, number);
-      columns.campaigns.push(ad.campaign);
-    }
-    columns.offerIds[index] = ad.offerId;
-    columns.bids[index] = ad.bidMicros;
-    columns.ctrs[index] = ad.ctr;
-    columns.campaignOf[index] = number;
+  let scores = scoresByIndex.get(bucket);
+  if (scores === undefined) {
+    scores = new Float64Array(bucket.ads.length);
+    scoresByIndex.set(bucket, scores);
   }
-  columnsByIndex.set(bucket, columns);
-  return columns;
+  return scores;
 }
 
 /**
- * Every ad of the snapshot in `snapshot.ads` order (the exhaustive walk's), through selectTeasers'
- * checks in its order: the page's ads, the campaign's limits, targeting and filters (once per
- * campaign), the caller's filter, one ad per campaign on blocks that ask for it.
+ * Every ad of the snapshot in `snapshot.ads` order (the exhaustive walk's), judged as selection
+ * judges it (judgeAd): each skipped ad is counted by reason, each candidate's score kept.
  */
 function walkEveryAd(
   snapshot: Snapshot,
@@ -210,19 +168,10 @@ function walkEveryAd(
   winners: readonly Winner<AdEntry>[],
 ): Walk {
   const { campaignId, filter } = options;
-  const { ads, offerIds, bids, ctrs, campaignOf, campaigns, scores } = columnsOf(snapshot);
-  const { filters } = impression;
+  const { ads } = snapshot.selection.all;
+  const scores = scoresOf(snapshot);
   const audience = impression.visitorId === undefined ? undefined : snapshot.audiences.get(impression.visitorId);
-  // Each campaign's verdict once: its factor, or why it does not compete.
-  const factors = new Float64Array(campaigns.length);
-  const reasons: (SkipReason | undefined)[] = Array.from({ length: campaigns.length }, () => undefined);
-  for (let number = 0; number < campaigns.length; number += 1) {
-    const verdict = campaignFactor(campaigns[number] as CampaignState, impression, audience);
-    if (typeof verdict === 'number') factors[number] = verdict;
-    else reasons[number] = verdict;
-  }
-  const asked = campaigns.findIndex((campaign) => campaign.id === campaignId);
-  const campaignsTaken = impression.block.campaignsUnique ? new Uint8Array(campaigns.length) : undefined;
+  const judgement = startJudgement(impression, audience, filter);
   const lowestWinner = winners.length === 0 ? Number.POSITIVE_INFINITY : (winners[winners.length - 1] as Winner<AdEntry>).score;
   const places = impression.block.teaserCount + 1;
   const topScores: number[] = [];
@@ -231,35 +180,25 @@ function walkEveryAd(
   const skipCounts: Partial<Record<SkipReason, number>> = {};
   let count = 0;
   for (let index = 0; index < ads.length; index += 1) {
-    const number = campaignOf[index] as number;
-    let reason: SkipReason | undefined = filters === undefined ? undefined : adExclusion(offerIds[index] as number, filters);
-    reason ??= reasons[number];
-    if (reason === undefined && filter !== undefined) {
-      const verdict = filter(ads[index] as AdEntry);
-      if (verdict !== true) reason = verdict === false ? 'filtered' : verdict;
-    }
-    if (reason === undefined && campaignsTaken !== undefined) {
-      if (campaignsTaken[number] === 1) reason = 'page_repeat';
-      else campaignsTaken[number] = 1;
-    }
-    if (reason !== undefined) {
-      skipCounts[reason] = (skipCounts[reason] ?? 0) + 1;
-      if (number === asked) skipped.push({ ...owner(ads[index] as AdEntry), reason });
+    const ad = ads[index] as AdEntry;
+    const factor = judgeAd(judgement, ad);
+    const asked = ad.campaign.id === campaignId;
+    if (typeof factor !== 'number') {
+      skipCounts[factor] = (skipCounts[factor] ?? 0) + 1;
+      if (asked) skipped.push({ ...owner(ad), reason: factor });
       continue;
     }
-    const factor = factors[number] as number;
     // The auction's score(): (bid × coefficient) × CTR, multiplied in that order so that the float
-    // is the same one (explain.test.ts compares them), without a candidate object per ad.
-    const value = (bids[index] as number) * factor * (ctrs[index] as number);
+    // is the same one (explain-impression.test.ts compares them), without a candidate object per ad.
+    const value = ad.bidMicros * factor * ad.ctr;
     // The auction never ranks a score ≤ 0.
     if (!(value > 0)) continue;
     const position = count;
     scores[position] = value;
     count = position + 1;
     if (topScores.length < places || value > (topScores[places - 1] as number)) insertScore(topScores, value, places);
-    if (number !== asked && !(value >= lowestWinner)) continue;
-    const ad = ads[index] as AdEntry;
-    if (number === asked || winners.some((winner) => winner.ad === ad)) {
+    if (!asked && !(value >= lowestWinner)) continue;
+    if (asked || winners.some((winner) => winner.ad === ad)) {
       described.push({
         candidate: { ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr },
         score: value,

@@ -1,5 +1,5 @@
-import type { BlockEntry, CampaignState } from '../snapshot/snapshot.ts';
-import { campaignExclusion, type FilterReason, type ImpressionFilters } from './eligibility.ts';
+import type { AdEntry, BlockEntry, CampaignState } from '../snapshot/snapshot.ts';
+import { adExclusion, campaignExclusion, type FilterReason, type ImpressionFilters } from './eligibility.ts';
 
 export interface Impression {
   block: BlockEntry;
@@ -71,3 +71,63 @@ export type SkipReason =
   | 'audience'
   /** A per-request filter of the caller refused it. */
   | RequestFilterReason;
+
+/** A caller's per-request filter of single ads: `true` lets the ad compete, anything else says why not. */
+export type AdFilter = (ad: AdEntry) => boolean | RequestFilterReason;
+
+/**
+ * The judgement of one impression, ad after ad: what it needs of the impression, and what it
+ * keeps between ads (each campaign's verdict, reached once; the campaigns that took a place on a
+ * block with unique campaigns). Made once per selection or explanation, never per ad.
+ */
+export interface Judgement {
+  impression: Impression;
+  audience: Set<number> | undefined;
+  filter: AdFilter | undefined;
+  verdicts: Map<CampaignState, number | SkipReason>;
+  campaignsTaken: Set<CampaignState> | undefined;
+}
+
+/** Starts judging the ads of one impression; `audience` holds the advertisers whose audience the visitor is in. */
+export function startJudgement(impression: Impression, audience: Set<number> | undefined, filter?: AdFilter): Judgement {
+  return {
+    impression,
+    audience,
+    filter,
+    verdicts: new Map(),
+    // A block with unique campaigns takes each campaign's first ad: the best, as ads come best first.
+    campaignsTaken: impression.block.campaignsUnique ? new Set() : undefined,
+  };
+}
+
+/**
+ * Whether an ad competes for the impression: its campaign's factor (placement × device
+ * coefficient), or why it does not. The checks, in this order: the page showed the ad; the
+ * campaign's limits, request filters, geo and audience (campaignFactor, once per campaign); the
+ * caller's filter; one ad per campaign on a block that asks for it. Ads must be judged in walk
+ * order (best first): an ad that competes takes its campaign's place. The one judgement serving
+ * (selectTeasers) and explanations (explainImpression) both make.
+ */
+export function judgeAd(judgement: Judgement, ad: AdEntry): number | SkipReason {
+  const { filters } = judgement.impression;
+  if (filters !== undefined) {
+    const excluded = adExclusion(ad.offerId, filters);
+    if (excluded !== undefined) return excluded;
+  }
+  let factor = judgement.verdicts.get(ad.campaign);
+  if (factor === undefined) {
+    factor = campaignFactor(ad.campaign, judgement.impression, judgement.audience);
+    judgement.verdicts.set(ad.campaign, factor);
+  }
+  if (typeof factor !== 'number') return factor;
+  const { filter, campaignsTaken } = judgement;
+  if (filter !== undefined) {
+    const verdict = filter(ad);
+    if (verdict !== true) return verdict === false ? 'filtered' : verdict;
+  }
+  if (campaignsTaken !== undefined) {
+    if (campaignsTaken.has(ad.campaign)) return 'page_repeat';
+    campaignsTaken.add(ad.campaign);
+  }
+  return factor;
+}

@@ -1,11 +1,10 @@
-import type { AdBucket, AdEntry, CampaignState, SelectionIndex, Snapshot } from '../snapshot/snapshot.ts';
+import type { AdBucket, AdEntry, SelectionIndex, Snapshot } from '../snapshot/snapshot.ts';
 import { type Candidate, runAuction, type Winner } from './auction.ts';
-import { adExclusion } from './eligibility.ts';
-import { campaignFactor, type Impression, type RequestFilterReason, type SkipReason } from './judgement.ts';
+import { type AdFilter, type Impression, judgeAd, type SkipReason, startJudgement } from './judgement.ts';
 
 export interface SelectionOptions {
   /** Refuses single ads for this request: `true` lets the ad compete, anything else says why not. */
-  filter?: (ad: AdEntry) => boolean | RequestFilterReason;
+  filter?: AdFilter;
   /** Told of every ad the selection looked at and skipped, and why. */
   onSkip?: (ad: AdEntry, reason: SkipReason) => void;
   /** Told of every ad that became a candidate, in walk order (snapshot order), with its coefficients. */
@@ -31,15 +30,12 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
   const audience = impression.visitorId === undefined ? undefined : snapshot.audiences.get(impression.visitorId);
   const exhaustive = options.exhaustive === true;
   const sources = exhaustive ? [snapshot.selection.all] : bucketsFor(snapshot.selection, impression, audience);
-  const { filter, onSkip, onCandidate } = options;
-  const factors = new Map<CampaignState, number | SkipReason>();
+  const { onSkip, onCandidate } = options;
+  const judgement = startJudgement(impression, audience, options.filter);
   const candidates: Candidate<AdEntry>[] = [];
   const places = impression.block.teaserCount + 1;
   const best: number[] = [];
   const heads = sources.map(() => 0);
-  const { filters } = impression;
-  // A block with unique campaigns takes each campaign's first ad: the best, as ads come best first.
-  const campaignsTaken = impression.block.campaignsUnique ? new Set<CampaignState>() : undefined;
   for (;;) {
     const source = nextSource(sources, heads);
     if (source < 0) break;
@@ -49,33 +45,10 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
     const ad = bucket.ads[position] as AdEntry;
     const base = bucket.bases[position] as number;
     if (!exhaustive && best.length === places && base * snapshot.maxFactor < (best[places - 1] ?? 0)) break;
-    const adExcluded = filters === undefined ? undefined : adExclusion(ad.offerId, filters);
-    if (adExcluded !== undefined) {
-      onSkip?.(ad, adExcluded);
-      continue;
-    }
-    let factor = factors.get(ad.campaign);
-    if (factor === undefined) {
-      factor = campaignFactor(ad.campaign, impression, audience);
-      factors.set(ad.campaign, factor);
-    }
+    const factor = judgeAd(judgement, ad);
     if (typeof factor !== 'number') {
       onSkip?.(ad, factor);
       continue;
-    }
-    if (filter !== undefined) {
-      const verdict = filter(ad);
-      if (verdict !== true) {
-        onSkip?.(ad, verdict === false ? 'filtered' : verdict);
-        continue;
-      }
-    }
-    if (campaignsTaken !== undefined) {
-      if (campaignsTaken.has(ad.campaign)) {
-        onSkip?.(ad, 'page_repeat');
-        continue;
-      }
-      campaignsTaken.add(ad.campaign);
     }
     const candidate = { ad, bidMicros: ad.bidMicros, coefficient: factor, ctr: ad.ctr };
     candidates.push(candidate);
