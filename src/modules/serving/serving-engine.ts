@@ -212,9 +212,10 @@ export class ServingEngine {
    * durable when this returns, settled (billed, or recorded unbilled) right after. Robots and
    * clicks over a limit of this instance's snapshot are accepted as refused; the balance is checked
    * by the settlement, in its transaction. An accepted click counts against the snapshot's spend at
-   * once, so limits hold before its money has moved. A link that is expired, or forged but
-   * readable, still redirects, without a click id (a repeated one: with it, billed once).
-   * Undefined: the link cannot be read, or its ad is gone.
+   * once, so limits hold before its money has moved. A genuine link that is expired still
+   * redirects, without a click id (a repeated one: with it, billed once). Undefined, and nothing
+   * accepted: the link is forged (its MAC fails, so not even its ad is believed: the network's
+   * domain must not redirect wherever a forger likes), or its ad is rejected or deleted.
    */
   async redirect(
     token: string,
@@ -223,14 +224,19 @@ export class ServingEngine {
     address: string | null = null,
   ): Promise<string | undefined> {
     const nowMs = this.options.clock.now();
-    const { snapshot } = this.keeper;
     const verdict = this.tracker.signer.verify(token, nowMs);
     const { claims } = verdict;
     if (claims === undefined) return undefined;
     const traits = visitorTraits(userAgent);
+    const mobile = traits.device !== DEVICES.desktop;
+    const target =
+      clickTarget(this.keeper.snapshot, claims.offerId, mobile) ??
+      (await storedClickTarget(this.options.db, claims.offerId, mobile));
+    if (target === undefined) return undefined;
     let clickId = '';
     if (verdict.kind === 'valid') {
       // The acceptance is awaited here, not in a helper, so a click costs one promise less.
+      const { snapshot } = this.keeper;
       const campaign = snapshot.campaigns.get(claims.campaignId);
       const publisherId = snapshot.blocks.get(claims.blockId)?.publisherId;
       let acceptance: AcceptanceVerdict = 'limit';
@@ -250,10 +256,7 @@ export class ServingEngine {
       log.debug({ clickId: claims.clickId, acceptance }, 'click');
       if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
     }
-    const mobile = traits.device !== DEVICES.desktop;
-    const target =
-      clickTarget(snapshot, claims.offerId, mobile) ?? (await storedClickTarget(this.options.db, claims.offerId, mobile));
-    return target?.replaceAll('{click_id}', encodeURIComponent(clickId));
+    return target.replaceAll('{click_id}', encodeURIComponent(clickId));
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */

@@ -9,7 +9,10 @@ export function clickTarget(snapshot: Snapshot, offerId: number, mobile: boolean
   return mobile && ad.urlMobile !== '' ? ad.urlMobile : ad.url;
 }
 
-/** An ad that left the snapshot since its link was signed (paused, deleted) still redirects. */
+/**
+ * An ad that left the snapshot since its link was signed (paused, its campaign paused or out of
+ * budget) still redirects; one that moderation rejected, or that was deleted, does not.
+ */
 export async function storedClickTarget(db: Db, offerId: number, mobile: boolean): Promise<string | undefined> {
   const offer = await findOfferTarget(db, offerId);
   if (offer === undefined) return undefined;
