@@ -25,7 +25,6 @@ import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coe
 import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
-import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerExplainRoutes } from './modules/explain/explain-routes.ts';
@@ -41,9 +40,9 @@ import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-ad
 import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
 import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-routes.ts';
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
-import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
+import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -65,7 +64,7 @@ const MODULES: RegisterRoutes[] = [
   registerTokenAdminRoutes,
   registerSiteRoutes,
   registerBlockRoutes,
-  registerStatisticsRoutes,
+  registerPublisherStatisticsRoutes,
   registerPayoutRoutes,
   registerSiteAdminRoutes,
   registerPayoutAdminRoutes,

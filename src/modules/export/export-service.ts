@@ -1,8 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
-import { readIdList } from '../advertiser/statistics/filters.ts';
 import type { Period } from '../statistics/period.ts';
-import { DEVICES, dayOf } from '../statistics/record-events.ts';
+import { DEVICES, dayOf, readIdList } from '../statistics/vocabulary.ts';
 import {
   ADVERTISER_SUMS,
   clickExportPage,

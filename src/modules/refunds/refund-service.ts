@@ -4,7 +4,8 @@ import { inTransaction } from '../../db/transaction.ts';
 import { ApiError, invalidField, notFound } from '../../http/errors.ts';
 import { microsToAmount } from '../../money.ts';
 import { applyLedgerChange, findOrCreatePlatformAccount } from '../ledger/ledger.ts';
-import { type DeviceId, recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
+import { recordEvents } from '../statistics/record-events.ts';
+import type { DeviceId, TrafficEvent } from '../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../webhooks/emit.ts';
 import { planRefund, type RefundPlan, refundLedgerChanges } from './refund-plan.ts';
 import {

@@ -19,7 +19,8 @@ import {
 } from '../../../src/modules/serving/billing.ts';
 import { ClickSettler } from '../../../src/modules/serving/click-settler.ts';
 import { newClickId } from '../../../src/modules/serving/click-token.ts';
-import { GOALS, recordEvents, type TrafficEvent } from '../../../src/modules/statistics/record-events.ts';
+import { recordEvents } from '../../../src/modules/statistics/record-events.ts';
+import { GOALS, type TrafficEvent } from '../../../src/modules/statistics/vocabulary.ts';
 import { openTestDatabase } from '../../helpers/database.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../../helpers/fixtures.ts';
 import {

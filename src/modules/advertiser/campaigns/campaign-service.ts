@@ -6,10 +6,10 @@ import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
 import { asModerationStatus, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
 import type { Period } from '../../statistics/period.ts';
+import { totalsByCampaign } from '../../statistics/statistics-service.ts';
+import { readIdList, type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { offersWithTotals } from '../offers/offer-service.ts';
-import { type TargetId, totalsByCampaign, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
-import { readIdList } from '../statistics/filters.ts';
 import {
   type CampaignDelivery,
   type CampaignListFilter,

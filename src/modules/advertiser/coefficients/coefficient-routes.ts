@@ -6,7 +6,7 @@ import { pageParameters, slicePage } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
 import { readPeriod } from '../../statistics/period.ts';
-import type { TargetId } from './coefficient-repository.ts';
+import type { TargetId } from '../../statistics/vocabulary.ts';
 import { CoefficientSchema, DeviceStatisticsSchema, SiteStatisticsSchema } from './coefficient-schema.ts';
 import {
   campaignSiteCoefficients,

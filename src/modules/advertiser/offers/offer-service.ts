@@ -8,9 +8,10 @@ import { asModerationStatus, MODERATION, type ModerationDecision, type Moderatio
 import type { ImageStore } from '../../images/image-store.ts';
 import { readImageDataUri } from '../../images/image-validation.ts';
 import type { Period } from '../../statistics/period.ts';
+import { totalsByOffer } from '../../statistics/statistics-service.ts';
+import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { findCampaign } from '../campaigns/campaign-repository.ts';
-import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
   findOffer,

@@ -1,11 +1,16 @@
 import { sql } from 'kysely';
-import type { Db } from '../../../db/database.ts';
-import type { Period } from '../../statistics/period.ts';
-import { type TargetId, type Totals, totalsOf, ZERO_TOTALS } from '../../statistics/rates.ts';
-import { SPANS, SUMMARY_SHAPES } from '../../statistics/summaries.ts';
-import { type SummaryKey, sumSummaries } from '../../statistics/summary-repository.ts';
+import type { Db } from '../../db/database.ts';
+import { publisherTotalsOf, totalsOf } from './figures.ts';
+import type { Period } from './period.ts';
+import { SPANS, SUMMARY_SHAPES } from './summaries.ts';
+import { type SummaryKey, sumSummaries } from './summary-repository.ts';
+import type { PublisherTotals, TargetId, Totals } from './vocabulary.ts';
 
-export { type TargetId, ZERO_TOTALS };
+/**
+ * The sums every statistic of the API is read with: the advertiser's per campaign, ad, site,
+ * block and device, the publisher's per site, block and day. All of them read the summaries
+ * (stats_rollups) through sumSummaries.
+ */
 
 export interface StatsFilter {
   /**
@@ -112,3 +117,100 @@ export async function dataSpan(db: Db, filter: StatsFilter): Promise<{ first: st
   if (!row?.first || !row.last) return undefined;
   return { first: row.first, last: row.last };
 }
+
+/** Totals per site over a period (open ends unbounded), from the block summaries; sites without traffic are absent. */
+export async function totalsBySite(db: Db, siteIds: readonly number[], period: Period): Promise<Map<number, PublisherTotals>> {
+  const rows = await sumSummaries(db, { shape: SUMMARY_SHAPES.block, keyA: siteIds, period, grain: 'total', groupBy: ['key_a'] });
+  return new Map(rows.map((row) => [row.key_a, publisherTotalsOf(row)]));
+}
+
+export interface DailyFilter {
+  publisherId: number;
+  period: Period;
+  /** The publisher's own sites, as the caller checked them; with `blockIds`, the sites of those blocks. */
+  siteIds?: readonly number[];
+  /** Blocks of the publisher's own sites, as the caller checked them. */
+  blockIds?: readonly number[];
+  /** One row per hour (day and hour) rather than per day. */
+  hourly?: boolean;
+}
+
+/**
+ * One row per day (or hour) that has traffic on the publisher's sites, oldest first: the
+ * publisher's summaries, or with site or block filters the block summaries of those sites. The
+ * filters must hold only the publisher's own sites and blocks (the service checks them and
+ * answers 404 otherwise), so that another publisher's traffic is never summed in.
+ */
+export async function dailyTotals(
+  db: Db,
+  filter: DailyFilter,
+): Promise<{ day: string; hour: number; totals: PublisherTotals }[]> {
+  const bySite = filter.siteIds !== undefined || filter.blockIds !== undefined;
+  if (bySite && (filter.siteIds ?? []).length === 0) return [];
+  const rows = await sumSummaries(db, {
+    shape: bySite ? SUMMARY_SHAPES.block : SUMMARY_SHAPES.publisher,
+    keyA: bySite ? (filter.siteIds ?? []) : [filter.publisherId],
+    keyB: filter.blockIds,
+    period: filter.period,
+    grain: filter.hourly ? 'hour' : 'day',
+    groupBy: [],
+  });
+  return rows.map((row) => ({ day: row.day, hour: row.hour, totals: publisherTotalsOf(row) }));
+}
+
+type TrafficKey = 'site_id' | 'block_id' | 'device';
+
+const TRAFFIC_SHAPES = {
+  site: { shape: SUMMARY_SHAPES.campaignSite, keys: ['site_id'] },
+  block: { shape: SUMMARY_SHAPES.campaignPlace, keys: ['site_id', 'block_id'] },
+  device: { shape: SUMMARY_SHAPES.campaignDevice, keys: ['device'] },
+} as const;
+
+/**
+ * A campaign's traffic in a period from the statistics summaries: per site (campaign site rows),
+ * per site and block (campaign place rows, optionally only of `places`) or per device (campaign
+ * device rows).
+ */
+async function trafficBy<K extends TrafficKey>(
+  db: Db,
+  campaignId: number,
+  period: Period,
+  targetId: TargetId,
+  by: keyof typeof TRAFFIC_SHAPES,
+  places?: readonly { siteId: number; blockId: number }[],
+): Promise<(Record<K, number> & Totals)[]> {
+  const { shape, keys } = TRAFFIC_SHAPES[by];
+  const rows = await sumSummaries(db, {
+    shape,
+    keyA: [campaignId],
+    keyB: places?.map((place) => place.siteId),
+    keyC: places?.map((place) => place.blockId),
+    period,
+    grain: 'total',
+    groupBy: keys.length === 2 ? ['key_b', 'key_c'] : ['key_b'],
+  });
+  const wanted = places === undefined ? undefined : new Set(places.map((place) => `${place.siteId}s${place.blockId}`));
+  return rows
+    .filter((row) => wanted === undefined || wanted.has(`${row.key_b}s${row.key_c}`))
+    .map((row) => {
+      const keyed: Partial<Record<TrafficKey, number>> = {};
+      keyed[keys[0]] = row.key_b;
+      if (keys.length === 2) keyed.block_id = row.key_c;
+      return { ...keyed, ...totalsOf(row, targetId) } as Record<K, number> & Totals;
+    });
+}
+
+export const trafficBySite = (db: Db, campaignId: number, period: Period, targetId: TargetId) =>
+  trafficBy<'site_id'>(db, campaignId, period, targetId, 'site');
+
+/** Per block; with `places`, only those blocks (a few coefficients rather than every block). */
+export const trafficByBlock = (
+  db: Db,
+  campaignId: number,
+  period: Period,
+  targetId: TargetId,
+  places?: readonly { siteId: number; blockId: number }[],
+) => trafficBy<'site_id' | 'block_id'>(db, campaignId, period, targetId, 'block', places);
+
+export const trafficByDevice = (db: Db, campaignId: number, period: Period, targetId: TargetId) =>
+  trafficBy<'device'>(db, campaignId, period, targetId, 'device');

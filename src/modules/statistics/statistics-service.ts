@@ -1,16 +1,26 @@
-import type { Db } from '../../../db/database.ts';
-import { invalidField, notFound } from '../../../http/errors.ts';
-import { isIsoDate, type Period, readPeriod, requireHourlyPeriod } from '../../statistics/period.ts';
-import { advertiserFigures } from '../../statistics/rates.ts';
-import {
-  dataSpan,
+import type { Db } from '../../db/database.ts';
+import { invalidField, notFound } from '../../http/errors.ts';
+import { ownBlockSites } from '../publisher/blocks/block-repository.ts';
+import { ownSiteIds } from '../publisher/sites/site-repository.ts';
+import { advertiserFigures, publisherFigures } from './figures.ts';
+import { isIsoDate, type Period, readPeriod, requireHourlyPeriod } from './period.ts';
+import { dailyTotals, dataSpan, type StatsFilter, type StatsGrouping, sumStats } from './statistics-repository.ts';
+import { readIdList, type TargetId, ZERO_TOTALS } from './vocabulary.ts';
+
+/**
+ * The one read API of statistics: the advertiser's and the publisher's statistics routes call it,
+ * and so do the modules that show figures beside their objects (campaigns, ads, sites,
+ * coefficients). The sums themselves are in statistics-repository.ts.
+ */
+export {
   type StatsFilter,
-  type StatsGrouping,
-  sumStats,
-  type TargetId,
-  ZERO_TOTALS,
-} from './advertiser-stats-repository.ts';
-import { readIdList } from './filters.ts';
+  totalsByCampaign,
+  totalsByOffer,
+  totalsBySite,
+  trafficByBlock,
+  trafficByDevice,
+  trafficBySite,
+} from './statistics-repository.ts';
 
 export interface StatisticsFilter {
   dateFrom?: string;
@@ -143,4 +153,32 @@ function byTimeThenAd(a: StatisticsRow, b: StatisticsRow): number {
   if (a.date !== b.date) return a.date < b.date ? -1 : 1;
   if ((a.hour ?? 0) !== (b.hour ?? 0)) return (a.hour ?? 0) - (b.hour ?? 0);
   return (a.id ?? 0) - (b.id ?? 0);
+}
+
+/**
+ * The publisher's statistics, one row per day (or hour) that has traffic in the period. Every listed site
+ * and block must be the caller's: an unknown or another publisher's id is a 404, as a direct read
+ * of that object would be. Site and block filters combine (a row counts when both match).
+ */
+export async function publisherStatistics(
+  db: Db,
+  publisherId: number,
+  filter: { period: Period; siteIds?: number[]; blockIds?: number[]; hourly?: boolean },
+) {
+  let siteIds = filter.siteIds;
+  if (siteIds !== undefined) {
+    const own = await ownSiteIds(db, publisherId, siteIds);
+    if (siteIds.some((id) => !own.has(id))) throw notFound('Site');
+  }
+  if (filter.blockIds !== undefined) {
+    const own = await ownBlockSites(db, publisherId, filter.blockIds);
+    if (filter.blockIds.some((id) => !own.has(id))) throw notFound('Block');
+    siteIds ??= [...new Set(own.values())];
+  }
+  const days = await dailyTotals(db, { publisherId, ...filter, siteIds });
+  return days.map(({ day, hour, totals }) => ({
+    date: day,
+    ...(filter.hourly ? { hour } : {}),
+    ...publisherFigures(totals),
+  }));
 }
