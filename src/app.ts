@@ -29,7 +29,7 @@ import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerExplainRoutes } from './modules/explain/explain-routes.ts';
 import { registerExportRoutes } from './modules/export/export-routes.ts';
-import { idempotencyStore } from './modules/idempotency/idempotency-repository.ts';
+import { idempotencyStore } from './modules/idempotency/index.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';

@@ -14,11 +14,10 @@ import type { PublisherTotals, TargetId, Totals } from './vocabulary.ts';
 
 export interface StatsFilter {
   /**
-   * Only these campaigns. With `offerIds`, give the ads' own campaigns (or leave it out and they
-   * are looked up): rows match on both keys, so a campaign none of the ads belongs to adds nothing
-   * but one more range of the index to read.
+   * These campaigns. With `offerIds`, the ads' own campaigns: rows match on both keys, so a
+   * campaign none of the ads belongs to adds nothing but one more range of the index to read.
    */
-  campaignIds?: readonly number[];
+  campaignIds: readonly number[];
   offerIds?: readonly number[];
   period: Period;
   targetId: TargetId;
@@ -34,30 +33,15 @@ export interface StatsRow extends Totals {
   hour: number;
 }
 
-/** The campaigns of the given ads: the ad summaries are keyed by campaign first. */
-async function campaignsOfOffers(db: Db, offerIds: readonly number[]): Promise<number[]> {
-  const rows = await db
-    .selectFrom('offers')
-    .select('campaign_id')
-    .distinct()
-    .where('id', 'in', [...offerIds])
-    .execute();
-  return rows.map((row) => row.campaign_id);
-}
-
 /**
  * The summary rows that answer a filter: campaign summaries unless ads are filtered or grouped,
  * then the ad summaries (keyed by campaign, then ad).
  */
-async function summaryKeys(db: Db, filter: StatsFilter, grouping: StatsGrouping) {
+function summaryKeys(filter: StatsFilter, grouping: StatsGrouping) {
   const byOffer = filter.offerIds !== undefined || grouping.includes('offer_id');
-  const campaignIds =
-    filter.offerIds !== undefined && filter.campaignIds === undefined
-      ? await campaignsOfOffers(db, filter.offerIds)
-      : filter.campaignIds;
   return {
     shape: byOffer ? SUMMARY_SHAPES.offer : SUMMARY_SHAPES.campaign,
-    keyA: campaignIds ?? [],
+    keyA: filter.campaignIds,
     keyB: filter.offerIds,
   };
 }
@@ -67,8 +51,8 @@ async function summaryKeys(db: Db, filter: StatsFilter, grouping: StatsGrouping)
  * Every statistic of the advertiser API is one call of this.
  */
 export async function sumStats(db: Db, filter: StatsFilter, grouping: StatsGrouping): Promise<StatsRow[]> {
-  if (filter.campaignIds?.length === 0 || filter.offerIds?.length === 0) return [];
-  const keys = await summaryKeys(db, filter, grouping);
+  if (filter.campaignIds.length === 0 || filter.offerIds?.length === 0) return [];
+  const keys = summaryKeys(filter, grouping);
   const groupBy: SummaryKey[] = [];
   if (grouping.includes('campaign_id')) groupBy.push('key_a');
   if (grouping.includes('offer_id')) groupBy.push('key_b');
@@ -101,7 +85,7 @@ export async function totalsByOffer(db: Db, filter: StatsFilter): Promise<Map<nu
  */
 export async function dataSpan(db: Db, filter: StatsFilter): Promise<{ first: string; last: string } | undefined> {
   if (filter.campaignIds?.length === 0 || filter.offerIds?.length === 0) return undefined;
-  const keys = await summaryKeys(db, filter, []);
+  const keys = summaryKeys(filter, []);
   if (keys.keyA.length === 0) return undefined;
   const conditions = [sql`s.shape = ${keys.shape}`, sql`s.key_a = k.id`, sql`s.span = ${SPANS.day}`];
   if (keys.keyB !== undefined) conditions.push(sql`s.key_b = ANY(${[...keys.keyB]}::integer[])`);

@@ -1,11 +1,20 @@
 import type { Db } from '../../db/database.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
-import { ownBlockSites } from '../publisher/blocks/block-repository.ts';
-import { ownSiteIds } from '../publisher/sites/site-repository.ts';
+import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
+import { campaignOfOwnOffer, campaignsOfOffers } from '../advertiser/offers/index.ts';
+import { ownBlockSites } from '../publisher/blocks/index.ts';
+import { ownSiteIds } from '../publisher/sites/index.ts';
 import { advertiserFigures, publisherFigures } from './figures.ts';
 import { isIsoDate, type Period, readPeriod, requireHourlyPeriod } from './period.ts';
-import { dailyTotals, dataSpan, type StatsFilter, type StatsGrouping, sumStats } from './statistics-repository.ts';
-import { readIdList, type TargetId, ZERO_TOTALS } from './vocabulary.ts';
+import {
+  dailyTotals,
+  dataSpan,
+  type StatsFilter,
+  type StatsGrouping,
+  totalsByOffer as sumByOffer,
+  sumStats,
+} from './statistics-repository.ts';
+import { readIdList, type TargetId, type Totals, ZERO_TOTALS } from './vocabulary.ts';
 
 /**
  * The one read API of statistics: the advertiser's and the publisher's statistics routes call it,
@@ -15,7 +24,6 @@ import { readIdList, type TargetId, ZERO_TOTALS } from './vocabulary.ts';
 export {
   type StatsFilter,
   totalsByCampaign,
-  totalsByOffer,
   totalsBySite,
   trafficByBlock,
   trafficByDevice,
@@ -44,24 +52,12 @@ export interface StatisticsRequest {
 
 export type StatisticsRow = { id?: number; date: string; hour?: number } & ReturnType<typeof advertiserFigures>;
 
-/** The advertiser's campaigns: all of them, or those among `ids`. */
-async function ownCampaignIds(db: Db, advertiserId: number, ids?: number[]): Promise<number[]> {
-  let query = db.selectFrom('campaigns').select('id').where('advertiser_id', '=', advertiserId);
-  if (ids !== undefined) query = query.where('id', 'in', ids);
-  const rows = await query.execute();
-  return rows.map((row) => row.id);
-}
-
-/** The campaign of the advertiser's ad `id` (deleted ads included: their statistics are kept), or undefined. */
-async function campaignOfOwnOffer(db: Db, advertiserId: number, id: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('offers')
-    .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
-    .select('offers.campaign_id')
-    .where('offers.id', '=', id)
-    .where('campaigns.advertiser_id', '=', advertiserId)
-    .executeTakeFirst();
-  return row?.campaign_id;
+/** Totals per ad (lifetime or over the period); ads without traffic are absent. */
+export async function totalsByOffer(
+  db: Db,
+  filter: { offerIds: readonly number[]; period: Period; targetId: TargetId },
+): Promise<Map<number, Totals>> {
+  return sumByOffer(db, { ...filter, campaignIds: await campaignsOfOffers(db, filter.offerIds) });
 }
 
 /**

@@ -13,20 +13,6 @@ export interface DeviceCoefficientRow {
   coef: number;
 }
 
-export async function siteExists(db: Db, siteId: number): Promise<boolean> {
-  return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
-}
-
-export async function blockBelongsToSite(db: Db, siteId: number, blockId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('blocks')
-    .select('id')
-    .where('id', '=', blockId)
-    .where('site_id', '=', siteId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function upsertSiteCoefficient(trx: Db, row: SiteCoefficientRow, now: Date): Promise<SiteCoefficientRow> {
   return trx
     .insertInto('site_coefficients')

@@ -1,18 +1,18 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { notFound } from '../../../http/errors.ts';
+import { blockBelongsToSite } from '../../publisher/blocks/index.ts';
+import { siteExists } from '../../publisher/sites/index.ts';
 import { advertiserFigures } from '../../statistics/figures.ts';
 import type { Period } from '../../statistics/period.ts';
 import { trafficByBlock, trafficByDevice, trafficBySite } from '../../statistics/statistics-service.ts';
 import { DEVICES, type DeviceId, type TargetId, type Totals, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
-  blockBelongsToSite,
   type DeviceCoefficientRow,
   listDeviceCoefficients,
   listSiteCoefficients,
   type SiteCoefficientRow,
-  siteExists,
   upsertDeviceCoefficient,
   upsertSiteCoefficient,
 } from './coefficient-repository.ts';

@@ -11,7 +11,7 @@ import type { Period } from '../../statistics/period.ts';
 import { totalsByOffer } from '../../statistics/statistics-service.ts';
 import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
-import { findCampaign } from '../campaigns/campaign-repository.ts';
+import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
   findOffer,
