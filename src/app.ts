@@ -10,7 +10,7 @@ import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
-import { ErrorBodySchema } from './http/schemas.ts';
+import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
 import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
@@ -107,6 +107,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
+  app.addSchema(ErrorCodeSchema);
   app.addSchema(ErrorBodySchema);
   registerRequestMetrics(app, context.metrics);
 
@@ -126,6 +127,10 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   });
 
   await app.register(swagger, {
+    // Shared schemas are components named by their $id (Error, ErrorCode), not def-0, def-1.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

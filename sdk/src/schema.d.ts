@@ -1833,13 +1833,9 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * Error
-         * @description The error body of every failed request.
-         */
-        "def-0": {
-            /** @description A stable error code; 0 when the status says it all. */
-            code: number;
+        /** @description The error body of every failed request. */
+        Error: {
+            code: components["schemas"]["ErrorCode"];
             /** @description With 422: one entry per failing field. */
             errors?: {
                 /** @description The failing field. */
@@ -1854,6 +1850,38 @@ export interface components {
             /** @description The HTTP status. */
             status: number;
         };
+        /**
+         * @description A stable error code: branch on it, never on `message`. A code never changes meaning and is never reused; new conditions get new codes.
+         *
+         *     - 1000 `invalid_request`: The request is not valid: malformed JSON, XML or HTTP, or a wrong parameter.
+         *     - 1001 `validation_failed`: One or more fields are not valid; `errors` has one entry per failing field.
+         *     - 1002 `unsupported_media_type`: The body type, or the response format or API version asked for in Accept, is not supported.
+         *     - 1003 `body_too_large`: The request body is larger than the server accepts.
+         *     - 1004 `uri_too_long`: The request URL is too long.
+         *     - 1005 `headers_too_large`: The request headers are too large.
+         *     - 1006 `request_timeout`: The request took too long to arrive.
+         *     - 1007 `method_not_allowed`: The path exists but not with this method; `Allow` lists the methods.
+         *     - 1008 `route_not_found`: No route has this path.
+         *     - 2000 `unauthenticated`: No token or session, or an unknown, revoked or expired one.
+         *     - 2001 `sign_in_failed`: Wrong login or password.
+         *     - 2002 `forbidden`: The caller may not use this entry point or action.
+         *     - 2003 `wrong_account_kind`: The entry point is for another kind of account (advertiser, publisher, operator).
+         *     - 2004 `https_required`: The request was not made over HTTPS.
+         *     - 2005 `cross_site_request`: A request made with a session cookie did not come from the server’s own pages.
+         *     - 2006 `rate_limited`: Too many requests for this token; retry after `Retry-After` seconds.
+         *     - 2007 `too_many_sign_ins`: Too many failed sign-ins; retry after `Retry-After` seconds.
+         *     - 3000 `not_found`: The object does not exist or belongs to another account.
+         *     - 3001 `link_expired`: The confirmation link has expired.
+         *     - 4000 `conflict`: The request conflicts with the current state of the object.
+         *     - 4001 `site_banned`: The site is banned: nothing can be added to it.
+         *     - 4002 `site_not_active`: The site is not active (in moderation or banned): nothing serves there.
+         *     - 4003 `refund_race`: Another refund took some of the same clicks at the same time; nothing changed, retry.
+         *     - 4004 `idempotency_in_flight`: A request with this Idempotency-Key is still running; retry when it has answered.
+         *     - 4005 `backup_unavailable`: This server runs on PostgreSQL: back it up with pg_dump.
+         *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
+         * @enum {integer}
+         */
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 9000;
     };
     responses: never;
     parameters: never;
@@ -1939,7 +1967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -1948,7 +1976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1977,7 +2005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -1986,7 +2014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -1995,7 +2023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2051,7 +2079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2060,7 +2088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2069,7 +2097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2113,7 +2141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2122,7 +2150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2131,7 +2159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2140,7 +2168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2183,7 +2211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2192,7 +2220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2201,7 +2229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2246,7 +2274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2255,7 +2283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2264,7 +2292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2303,7 +2331,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2312,7 +2340,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2321,7 +2349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2369,7 +2397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2378,7 +2406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2387,7 +2415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2396,7 +2424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2426,7 +2454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2435,7 +2463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2444,7 +2472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2453,7 +2481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2533,7 +2561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2542,7 +2570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2551,7 +2579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2595,7 +2623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2604,7 +2632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2613,7 +2641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2622,7 +2650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2686,7 +2714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2695,7 +2723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2704,7 +2732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2762,7 +2790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2771,7 +2799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2780,7 +2808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2838,7 +2866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2847,7 +2875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2856,7 +2884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2865,7 +2893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2919,7 +2947,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2928,7 +2956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2937,7 +2965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2998,7 +3026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3007,7 +3035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3016,7 +3044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3025,7 +3053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3073,7 +3101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3082,7 +3110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3091,7 +3119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3149,7 +3177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3158,7 +3186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3167,7 +3195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3176,7 +3204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3185,7 +3213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3230,7 +3258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3239,7 +3267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3330,7 +3358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3339,7 +3367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3519,7 +3547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3528,7 +3556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3537,7 +3565,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3546,7 +3574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3633,7 +3661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3642,7 +3670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3651,7 +3679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3722,7 +3750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3731,7 +3759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3740,7 +3768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3812,7 +3840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3821,7 +3849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3830,7 +3858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3839,7 +3867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3869,7 +3897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3878,7 +3906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3887,7 +3915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3957,7 +3985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3966,7 +3994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4062,7 +4090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4071,7 +4099,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4080,7 +4108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4089,7 +4117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4155,7 +4183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4164,7 +4192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4173,7 +4201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4251,7 +4279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4260,7 +4288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4269,7 +4297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4278,7 +4306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4287,7 +4315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4345,7 +4373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4354,7 +4382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4363,7 +4391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4372,7 +4400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4429,7 +4457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4438,7 +4466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4447,7 +4475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4498,7 +4526,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4507,7 +4535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4516,7 +4544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4525,7 +4553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4569,7 +4597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4578,7 +4606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4587,7 +4615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4596,7 +4624,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4650,7 +4678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4659,7 +4687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4725,7 +4753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4734,7 +4762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4743,7 +4771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4795,7 +4823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4804,7 +4832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4813,7 +4841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4880,7 +4908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4889,7 +4917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4898,7 +4926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4907,7 +4935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4937,7 +4965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4946,7 +4974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4955,7 +4983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5014,7 +5042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5023,7 +5051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5032,7 +5060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5091,7 +5119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5100,7 +5128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5109,7 +5137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5118,7 +5146,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5172,7 +5200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5181,7 +5209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5190,7 +5218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5199,7 +5227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5260,7 +5288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5269,7 +5297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5278,7 +5306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5287,7 +5315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5339,7 +5367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5348,7 +5376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5357,7 +5385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5461,7 +5489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5470,7 +5498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5479,7 +5507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5589,7 +5617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5598,7 +5626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5607,7 +5635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5616,7 +5644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5781,7 +5809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5790,7 +5818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5799,7 +5827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5808,7 +5836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5908,7 +5936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5917,7 +5945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5926,7 +5954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5935,7 +5963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6020,7 +6048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6029,7 +6057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6038,7 +6066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6047,7 +6075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6119,7 +6147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6128,7 +6156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6137,7 +6165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6146,7 +6174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6214,7 +6242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6223,7 +6251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6232,7 +6260,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6241,7 +6269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6293,7 +6321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6302,7 +6330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6311,7 +6339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6320,7 +6348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6368,7 +6396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6377,7 +6405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6386,7 +6414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6431,7 +6459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6440,7 +6468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6449,7 +6477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6501,7 +6529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6510,7 +6538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6519,7 +6547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6528,7 +6556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6592,7 +6620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6601,7 +6629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6610,7 +6638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6700,7 +6728,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6709,7 +6737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6718,7 +6746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6727,7 +6755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6793,7 +6821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6802,7 +6830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6811,7 +6839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6903,7 +6931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6912,7 +6940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6921,7 +6949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6930,7 +6958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6962,7 +6990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6971,7 +6999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6980,7 +7008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7057,7 +7085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7066,7 +7094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7075,7 +7103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7154,7 +7182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7163,7 +7191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7172,7 +7200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7211,7 +7239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7220,7 +7248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7229,7 +7257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7270,7 +7298,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7279,7 +7307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7318,7 +7346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7327,7 +7355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7336,7 +7364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7345,7 +7373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7382,7 +7410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7391,7 +7419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7400,7 +7428,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7528,7 +7556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7537,7 +7565,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7546,7 +7574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7555,7 +7583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7659,7 +7687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7668,7 +7696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7677,7 +7705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7686,7 +7714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7723,7 +7751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7732,7 +7760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7741,7 +7769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7750,7 +7778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7780,7 +7808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7789,7 +7817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7798,7 +7826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7863,7 +7891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7872,7 +7900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7954,7 +7982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7963,7 +7991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7972,7 +8000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7981,7 +8009,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8022,7 +8050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8031,7 +8059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8040,7 +8068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8049,7 +8077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8092,7 +8120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8101,7 +8129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8110,7 +8138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8119,7 +8147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8187,7 +8215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8196,7 +8224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8286,7 +8314,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8295,7 +8323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8304,7 +8332,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8313,7 +8341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8445,7 +8473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8454,7 +8482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8463,7 +8491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8472,7 +8500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8548,7 +8576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8557,7 +8585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8566,7 +8594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8575,7 +8603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8584,7 +8612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8638,7 +8666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8647,7 +8675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8713,7 +8741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8722,7 +8750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8731,7 +8759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8783,7 +8811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8792,7 +8820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8801,7 +8829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8868,7 +8896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8877,7 +8905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8886,7 +8914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8895,7 +8923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8925,7 +8953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8934,7 +8962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8943,7 +8971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9002,7 +9030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9011,7 +9039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9020,7 +9048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9079,7 +9107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9088,7 +9116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9097,7 +9125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9106,7 +9134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9160,7 +9188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9169,7 +9197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9178,7 +9206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9187,7 +9215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9248,7 +9276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9257,7 +9285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9266,7 +9294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9275,7 +9303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9327,7 +9355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9336,7 +9364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9345,7 +9373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9384,7 +9412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9393,7 +9421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9428,7 +9456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9464,7 +9492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Default Response */
@@ -9521,7 +9549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9584,7 +9612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9593,7 +9621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9668,7 +9696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9704,7 +9732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9713,7 +9741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9722,7 +9750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9731,7 +9759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9772,7 +9800,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9781,7 +9809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9824,7 +9852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9833,7 +9861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9842,7 +9870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9851,7 +9879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9881,7 +9909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9890,7 +9918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9899,7 +9927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9908,7 +9936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9937,7 +9965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9946,7 +9974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9980,7 +10008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10016,7 +10044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10050,7 +10078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10082,7 +10110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10145,7 +10173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10154,7 +10182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10177,7 +10205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10214,7 +10242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10223,7 +10251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10252,7 +10280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10311,7 +10339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10320,7 +10348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10329,7 +10357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10401,7 +10429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10410,7 +10438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10419,7 +10447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10428,7 +10456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10455,7 +10483,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10464,7 +10492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10509,7 +10537,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10518,7 +10546,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10527,7 +10555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10579,7 +10607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10588,7 +10616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10597,7 +10625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10606,7 +10634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10676,7 +10704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10685,7 +10713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10694,7 +10722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10703,7 +10731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10712,7 +10740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10753,7 +10781,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10762,7 +10790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10771,7 +10799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10819,7 +10847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10828,7 +10856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10874,7 +10902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10883,7 +10911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10892,7 +10920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10955,7 +10983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10964,7 +10992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11052,7 +11080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11061,7 +11089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11070,7 +11098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11159,7 +11187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11168,7 +11196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11177,7 +11205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11186,7 +11214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11271,7 +11299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11280,7 +11308,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11289,7 +11317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11298,7 +11326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11359,7 +11387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11368,7 +11396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11377,7 +11405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11386,7 +11414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11395,7 +11423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11461,7 +11489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11470,7 +11498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11479,7 +11507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11488,7 +11516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11527,7 +11555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11536,7 +11564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11545,7 +11573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11554,7 +11582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11608,7 +11636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11617,7 +11645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11683,7 +11711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11692,7 +11720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11701,7 +11729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11753,7 +11781,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11762,7 +11790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11771,7 +11799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11838,7 +11866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11847,7 +11875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11856,7 +11884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11865,7 +11893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11895,7 +11923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11904,7 +11932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11913,7 +11941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11972,7 +12000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11981,7 +12009,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11990,7 +12018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12049,7 +12077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12058,7 +12086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12067,7 +12095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12076,7 +12104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12130,7 +12158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12139,7 +12167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12148,7 +12176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12157,7 +12185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12218,7 +12246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12227,7 +12255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12236,7 +12264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12245,7 +12273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12297,7 +12325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12306,7 +12334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12315,7 +12343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
+import { invalidField, notFound } from '../../errors.ts';
 import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
 import type { Period } from '../statistics/period.ts';
 import { DEVICES, dayOf, readIdList } from '../statistics/vocabulary.ts';

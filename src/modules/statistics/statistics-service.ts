@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
+import { invalidField, notFound } from '../../errors.ts';
 import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
 import { campaignOfOwnOffer, campaignsOfOffers } from '../advertiser/offers/index.ts';
 import { ownBlockSites } from '../publisher/blocks/index.ts';

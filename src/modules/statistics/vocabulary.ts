@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { invalidField } from '../../http/errors.ts';
+import { invalidField } from '../../errors.ts';
 import { Count } from '../../http/input-types.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
-import { notFound } from '../../../http/errors.ts';
+import { notFound } from '../../../errors.ts';
 import { Count, Id, Text } from '../../../http/input-types.ts';
 import { pageParameters, slicePage } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { notFound } from '../../../http/errors.ts';
+import { notFound } from '../../../errors.ts';
 import { blockBelongsToSite } from '../../publisher/blocks/index.ts';
 import { siteExists } from '../../publisher/sites/index.ts';
 import { advertiserFigures } from '../../statistics/figures.ts';

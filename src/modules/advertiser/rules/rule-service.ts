@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
+import { type FieldError, notFound, validationFailed } from '../../../errors.ts';
 import { readMoney } from '../../../http/money-input.ts';
 import { microsToAmount } from '../../../money.ts';
 import { type DeviceId, dayOf } from '../../statistics/vocabulary.ts';
