@@ -27,7 +27,6 @@ import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
-import { registerExplainRoutes } from './modules/explain/explain-routes.ts';
 import { registerExportRoutes } from './modules/export/export-routes.ts';
 import { idempotencyStore } from './modules/idempotency/index.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
@@ -41,6 +40,7 @@ import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.
 import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-routes.ts';
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
+import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';

@@ -103,8 +103,8 @@ export const badRequest = (message: string) => new DomainError('invalid_request'
 export { forbidden, invalidField, notFound, unauthenticated, validationFailed } from '../errors.ts';
 
 /**
- * An error given by its HTTP status, for code not yet moved to the catalogue's entries (the explain
- * module, until it moves into the serving stages): its code is the status's general entry.
+ * An error given by its HTTP status, for code not yet moved to the catalogue's entries (serving's
+ * explain stage): its code is the status's general entry.
  */
 export class ApiError extends DomainError {
   constructor(status: number, message: string) {

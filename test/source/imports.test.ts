@@ -58,10 +58,10 @@ function crossModuleRepositoryImports(graph: ReadonlyMap<string, readonly string
 }
 
 /**
- * Imports that wait for the serving module's move into stage folders (issue 25, part 1), which
- * changes them there: billing's audit entry is to come through the audit module's index.
+ * An import left for the serving module's owners to change (it landed in stage folders while this
+ * test was written): settlement's audit entry is to come through the audit module's service.
  */
-const PENDING = ['modules/serving/billing.ts → modules/audit/audit-repository.ts'];
+const PENDING = ['modules/serving/billing/settlement.ts → modules/audit/audit-repository.ts'];
 
 describe('repositories', () => {
   it('are imported only from inside their module', () => {

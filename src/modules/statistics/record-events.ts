@@ -4,8 +4,8 @@ import { inTransaction } from '../../db/transaction.ts';
 import { rebuildSummaries, summaryNamedWrite } from './summaries.ts';
 import { dayOf, eventCounters, ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from './vocabulary.ts';
 
-// The serving and explain modules still import these from here; they move to vocabulary.ts
-// imports when those modules' stage folders land.
+// The serving module still imports these from here; its imports are to move to vocabulary.ts,
+// and then this re-export goes.
 export { DEVICES, type DeviceId, dayOf, GOALS, type GoalId, ROLLUP_COUNTERS, type TrafficEvent } from './vocabulary.ts';
 
 type RollupRow = {
