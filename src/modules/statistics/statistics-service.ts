@@ -1,16 +1,34 @@
-import type { Db } from '../../../db/database.ts';
-import { invalidField, notFound } from '../../../http/errors.ts';
-import { isIsoDate, type Period, readPeriod, requireHourlyPeriod } from '../../statistics/period.ts';
-import { advertiserFigures } from '../../statistics/rates.ts';
+import type { Db } from '../../db/database.ts';
+import { invalidField, notFound } from '../../errors.ts';
+import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
+import { campaignOfOwnOffer, campaignsOfOffers } from '../advertiser/offers/index.ts';
+import { ownBlockSites } from '../publisher/blocks/index.ts';
+import { ownSiteIds } from '../publisher/sites/index.ts';
+import { advertiserFigures, publisherFigures } from './figures.ts';
+import { isIsoDate, type Period, readPeriod, requireHourlyPeriod } from './period.ts';
 import {
+  dailyTotals,
   dataSpan,
   type StatsFilter,
   type StatsGrouping,
+  totalsByOffer as sumByOffer,
   sumStats,
-  type TargetId,
-  ZERO_TOTALS,
-} from './advertiser-stats-repository.ts';
-import { readIdList } from './filters.ts';
+} from './statistics-repository.ts';
+import { readIdList, type TargetId, type Totals, ZERO_TOTALS } from './vocabulary.ts';
+
+/**
+ * The one read API of statistics: the advertiser's and the publisher's statistics routes call it,
+ * and so do the modules that show figures beside their objects (campaigns, ads, sites,
+ * coefficients). The sums themselves are in statistics-repository.ts.
+ */
+export {
+  type StatsFilter,
+  totalsByCampaign,
+  totalsBySite,
+  trafficByBlock,
+  trafficByDevice,
+  trafficBySite,
+} from './statistics-repository.ts';
 
 export interface StatisticsFilter {
   dateFrom?: string;
@@ -34,24 +52,12 @@ export interface StatisticsRequest {
 
 export type StatisticsRow = { id?: number; date: string; hour?: number } & ReturnType<typeof advertiserFigures>;
 
-/** The advertiser's campaigns: all of them, or those among `ids`. */
-async function ownCampaignIds(db: Db, advertiserId: number, ids?: number[]): Promise<number[]> {
-  let query = db.selectFrom('campaigns').select('id').where('advertiser_id', '=', advertiserId);
-  if (ids !== undefined) query = query.where('id', 'in', ids);
-  const rows = await query.execute();
-  return rows.map((row) => row.id);
-}
-
-/** The campaign of the advertiser's ad `id` (deleted ads included: their statistics are kept), or undefined. */
-async function campaignOfOwnOffer(db: Db, advertiserId: number, id: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('offers')
-    .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
-    .select('offers.campaign_id')
-    .where('offers.id', '=', id)
-    .where('campaigns.advertiser_id', '=', advertiserId)
-    .executeTakeFirst();
-  return row?.campaign_id;
+/** Totals per ad (lifetime or over the period); ads without traffic are absent. */
+export async function totalsByOffer(
+  db: Db,
+  filter: { offerIds: readonly number[]; period: Period; targetId: TargetId },
+): Promise<Map<number, Totals>> {
+  return sumByOffer(db, { ...filter, campaignIds: await campaignsOfOffers(db, filter.offerIds) });
 }
 
 /**
@@ -143,4 +149,32 @@ function byTimeThenAd(a: StatisticsRow, b: StatisticsRow): number {
   if (a.date !== b.date) return a.date < b.date ? -1 : 1;
   if ((a.hour ?? 0) !== (b.hour ?? 0)) return (a.hour ?? 0) - (b.hour ?? 0);
   return (a.id ?? 0) - (b.id ?? 0);
+}
+
+/**
+ * The publisher's statistics, one row per day (or hour) that has traffic in the period. Every listed site
+ * and block must be the caller's: an unknown or another publisher's id is a 404, as a direct read
+ * of that object would be. Site and block filters combine (a row counts when both match).
+ */
+export async function publisherStatistics(
+  db: Db,
+  publisherId: number,
+  filter: { period: Period; siteIds?: number[]; blockIds?: number[]; hourly?: boolean },
+) {
+  let siteIds = filter.siteIds;
+  if (siteIds !== undefined) {
+    const own = await ownSiteIds(db, publisherId, siteIds);
+    if (siteIds.some((id) => !own.has(id))) throw notFound('Site');
+  }
+  if (filter.blockIds !== undefined) {
+    const own = await ownBlockSites(db, publisherId, filter.blockIds);
+    if (filter.blockIds.some((id) => !own.has(id))) throw notFound('Block');
+    siteIds ??= [...new Set(own.values())];
+  }
+  const days = await dailyTotals(db, { publisherId, ...filter, siteIds });
+  return days.map(({ day, hour, totals }) => ({
+    date: day,
+    ...(filter.hourly ? { hour } : {}),
+    ...publisherFigures(totals),
+  }));
 }

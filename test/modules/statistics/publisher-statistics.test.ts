@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { insertCampaign, insertOffer, recordTraffic } from '../../../helpers/fixtures.ts';
-import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../../helpers/server.ts';
+import { insertCampaign, insertOffer, recordTraffic } from '../../helpers/fixtures.ts';
+import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../helpers/server.ts';
 
 const XML = 'application/xml';
 const DAY = 86_400_000;

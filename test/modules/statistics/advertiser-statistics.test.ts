@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createCampaign, createOffer, fieldsOf } from '../../../helpers/advertiser.ts';
-import { recordTraffic } from '../../../helpers/fixtures.ts';
-import type { TestClient } from '../../../helpers/http-client.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
-import { NO_ADVERTISER_TRAFFIC } from '../../../helpers/statistics.ts';
+import { createCampaign, createOffer, fieldsOf } from '../../helpers/advertiser.ts';
+import { recordTraffic } from '../../helpers/fixtures.ts';
+import type { TestClient } from '../../helpers/http-client.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { NO_ADVERTISER_TRAFFIC } from '../../helpers/statistics.ts';
 
 const at = (day: string) => Date.parse(`${day}T10:00:00Z`);
 
