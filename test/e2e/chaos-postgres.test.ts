@@ -115,14 +115,14 @@ describe('PostgreSQL stopped and started under traffic', () => {
     const upAt = Date.now();
     await server.start();
     const startedAt = Date.now();
-    const recovered = await waitFor(
+    const recovered = (await waitFor(
       'an API call that needs the database to succeed again',
       () => traffic.of('statistics', startedAt).find((sample) => sample.status === 200),
       { timeoutMs: 15_000 },
-    );
-    const ready = await waitFor('readiness to say ok again', () =>
+    )) as Sample;
+    const ready = (await waitFor('readiness to say ok again', () =>
       traffic.of('ready', startedAt).find((sample) => sample.status === 200),
-    );
+    )) as Sample;
     // A little traffic after the return, then the books are checked.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const samples = await traffic.stop();
