@@ -210,4 +210,52 @@ describe('PostgreSQL stopped and started under traffic', () => {
       `# postgres chaos: away ${((startedAt - downAt) / 1000).toFixed(1)} s; ${samples.length} requests; teasers during the outage p50 ${percentile(teaserDurations, 50)} ms p99 ${percentile(teaserDurations, 99)} ms; ${unavailable.length} API 503s p50 ${percentile(apiDurations, 50)} ms max ${Math.max(...apiDurations)} ms; ${unrecorded.length} clicks redirected unrecorded, ${recorded.length} billed; used again ${recoveryMs} ms after the return, ready ${ready.answeredAt - startedAt} ms; stop took ${stoppedAt - downAt} ms, start ${startedAt - upAt} ms\n`,
     );
   });
+  it('start-up with the database away: waits with backoff naming it, or exits naming it', async (t) => {
+    if (skipUnlessRunnable(t, missing) || postgres === undefined) return;
+    const server = postgres;
+    await server.stop('fast');
+    const port = await freePort();
+    const named = `127.0.0.1:${server.port} (DATABASE_URL=${server.url})`;
+
+    // DATABASE_WAIT_SECONDS=0: exits at once, saying which database it could not reach.
+    await assert.rejects(
+      startChildServer({ dataDir, port, databaseUrl: server.url, env: { DATABASE_WAIT_SECONDS: '0' } }),
+      (error: Error) => {
+        assert.match(error.message, /cannot reach the database at/);
+        assert.ok(error.message.includes(named), `the error names ${named}: ${error.message}`);
+        return true;
+      },
+    );
+
+    // The default: waits, logging what it waits for, and starts once the database is there.
+    let output = '';
+    const starting = startChildServer({
+      dataDir,
+      port,
+      databaseUrl: server.url,
+      env: { LOG_LEVEL: 'info', LOG_FORMAT: 'json', DATABASE_WAIT_SECONDS: '60' },
+      onOutput: (text) => {
+        output += text;
+      },
+    });
+    starting.catch(() => undefined);
+    await waitFor(
+      'the server to say what it waits for, twice',
+      () => messages(output).filter((line) => line.startsWith('waiting for')).length >= 2,
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    const waiting = messages(output).filter((line) => line.startsWith('waiting for'));
+    assert.ok(waiting[0]?.includes(`the database at ${named}`), `it names the database: ${waiting[0]}`);
+    await server.start();
+    const child = await starting;
+    children.push(child);
+    assert.ok(
+      messages(output).some((line) => line.startsWith(`the database at ${named} answers after`)),
+      'it says when the database answered',
+    );
+    await stopChild(child, 'SIGTERM');
+    assert.equal(child.exitCode, 0);
+  });
 });
