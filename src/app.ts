@@ -144,7 +144,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
         version: '1',
         license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`).',
+          'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`). Any call that needs the database answers 503 with `Retry-After` (in the usual error body) while the database is unavailable.',
       },
       // Without PUBLIC_URL the document is served by the API it describes: a relative server is that API.
       servers: [{ url: config.publicUrl ?? '/' }],
