@@ -115,3 +115,12 @@ export async function firstConnection(redis: Redis, ms: number): Promise<boolean
     redis.on('ready', onReady);
   });
 }
+
+/**
+ * Closes a client: QUIT when connected (the replies in flight arrive first), and in any case no
+ * more reconnection attempts (without an offline queue, QUIT on a lost connection is refused).
+ */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') await redis.quit().catch(() => undefined);
+  redis.disconnect();
+}

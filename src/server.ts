@@ -22,7 +22,7 @@ import { createMetrics } from './modules/monitoring/metrics.ts';
 import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
-import { connectRedis, firstConnection, RedisGuard } from './redis-guard.ts';
+import { closeRedis, connectRedis, firstConnection, RedisGuard } from './redis-guard.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -137,7 +137,7 @@ async function shareRevocations(context: AppContext, redis: Redis): Promise<void
     // The revocation is already committed; without Redis the others notice within a second (change_counters).
     await redis.publish(channel, String(tokenId)).catch(() => undefined);
   };
-  context.closeSubscriber = () => subscriber.quit().then(() => undefined);
+  context.closeSubscriber = () => closeRedis(subscriber);
 }
 
 /**
@@ -191,7 +191,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.serving?.close();
     await context.clickFloods?.close();
     await context.rules?.close();
-    await context.redis?.quit().catch(() => undefined);
+    if (context.redis) await closeRedis(context.redis);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();
     await context.webhooks.close();
