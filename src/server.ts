@@ -132,7 +132,8 @@ async function shareRevocations(context: AppContext, redis: Redis): Promise<void
   subscriber.on('ready', () => {
     subscribed = subscriber.subscribe(channel).catch(() => undefined);
   });
-  if (await firstConnection(subscriber, REDIS_START_WAIT_MS)) await subscribed;
+  // Start-up already waited for Redis once: when it was not there, it does not wait again.
+  if (redis.status === 'ready' && (await firstConnection(subscriber, REDIS_START_WAIT_MS))) await subscribed;
   context.tokens.announceRevocation = async (tokenId) => {
     // The revocation is already committed; without Redis the others notice within a second (change_counters).
     await redis.publish(channel, String(tokenId)).catch(() => undefined);
