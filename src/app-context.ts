@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
+import type { DependencyMonitor } from './dependencies.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
@@ -10,6 +11,7 @@ import type { Metrics } from './modules/monitoring/metrics.ts';
 import type { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import type { ServingEngine } from './modules/serving/serving-engine.ts';
 import type { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
+import type { RedisGuard } from './redis-guard.ts';
 
 /**
  * The dependencies every module's routes and services receive, made once at start-up by
@@ -22,6 +24,10 @@ export interface AppContext {
   clock: Clock;
   tokens: TokenAuthenticator;
   redis: Redis | undefined;
+  /** Bounded access to `redis` for the stores shared between instances, with in-process fallbacks. */
+  redisGuard: RedisGuard | undefined;
+  /** Lost connections, fallbacks and outages of the database and Redis, as this instance saw them. */
+  dependencies: DependencyMonitor;
   /** Delivers outbox e-mail through SMTP_URL (or logs it when unset). */
   mailer: Mailer;
   /** Delivers signed webhook events from their outbox tables in the background. */

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.ts';
 import { registerHttpConventions } from './http/conventions.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
@@ -45,12 +45,15 @@ import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
+import { sharedOrLocal } from './redis-guard.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
   tls: TlsMaterial;
   /** Pino options or false; tests pass `false` or a level. */
   logger?: boolean | { level: string };
+  /** A logger made beforehand (the server's start-up already wrote to it); replaces `logger`. */
+  loggerInstance?: FastifyBaseLogger;
 }
 
 /**
@@ -96,7 +99,9 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   const { config } = context;
   const app = Fastify({
     https: { cert: options.tls.cert, key: options.tls.key },
-    logger: options.logger ?? loggerOptions(config),
+    ...(options.loggerInstance === undefined
+      ? { logger: options.logger ?? loggerOptions(config) }
+      : { loggerInstance: options.loggerInstance }),
     requestIdHeader: false,
     genReqId: requestIdGenerator(),
     bodyLimit: config.bodyLimitBytes,
@@ -111,7 +116,12 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   app.addSchema(ErrorBodySchema);
   registerRequestMetrics(app, context.metrics);
 
-  const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
+  const store = sharedOrLocal(
+    context.redisGuard,
+    'rate_limit',
+    (redis) => redisRateLimitStore(redis, config.redisKeyPrefix),
+    memoryRateLimitStore,
+  );
   registerHttpConventions(app, {
     authenticate: (token) => context.tokens.authenticate(token),
     authenticateSession: (cookieValue) => authenticateSession(context.db, context.clock, cookieValue),
@@ -138,7 +148,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
         version: '1',
         license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`).',
+          'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`). Any call that needs the database answers 503 with `Retry-After` (in the usual error body) while the database is unavailable.',
       },
       // Without PUBLIC_URL the document is served by the API it describes: a relative server is that API.
       servers: [{ url: config.publicUrl ?? '/' }],

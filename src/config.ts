@@ -12,6 +12,10 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
+  /** How long a request waits for Redis before it answers from in-process state (ms). */
+  redisTimeoutMs: number;
+  /** How long start-up waits for an unreachable database before it exits (ms; 0: exits at once). */
+  databaseWaitMs: number;
   tlsCertPath: string | undefined;
   tlsKeyPath: string | undefined;
   trustProxy: boolean;
@@ -149,6 +153,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'nativa:',
+    redisTimeoutMs: int('REDIS_TIMEOUT_MS', 50, 5, 10_000),
+    databaseWaitMs: int('DATABASE_WAIT_SECONDS', 60, 0, 86_400) * 1000,
     tlsCertPath,
     tlsKeyPath,
     trustProxy: bool('TRUST_PROXY'),

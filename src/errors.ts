@@ -63,6 +63,10 @@ export const ERRORS = {
     code: 9000,
     description: 'An internal error; the body carries no details, the server log has them by request id.',
   },
+  database_unavailable: {
+    code: 9001,
+    description: 'The database is unavailable for a moment (a restart, a failover); retry after `Retry-After` seconds.',
+  },
 } as const satisfies Record<string, { code: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

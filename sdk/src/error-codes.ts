@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   idempotency_in_flight: 4004,
   backup_unavailable: 4005,
   internal_error: 9000,
+  database_unavailable: 9001,
 } as const;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

@@ -1882,9 +1882,10 @@ export interface components {
          *     - 4004 `idempotency_in_flight`: A request with this Idempotency-Key is still running; retry when it has answered.
          *     - 4005 `backup_unavailable`: This server runs on PostgreSQL: back it up with pg_dump.
          *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
+         *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 9000;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 9000 | 9001;
     };
     responses: never;
     parameters: never;

@@ -9,6 +9,7 @@ import type {
   onSendHookHandler,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { DatabaseUnavailableError } from '../db/availability.ts';
 import type { AccountKind } from '../db/schema.ts';
 import { DomainError, type ErrorCode, errorBody, type FieldError, generalCodeOf, STATUS_OF, unauthenticated } from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
@@ -234,7 +235,10 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     if (failure.status === 422 && !(error instanceof DomainError) && error.validation) {
       failure = withRuleErrors(failure, await ruleErrorsOf(request));
     }
-    if (failure.status >= 500) {
+    if (failure.status === 503) {
+      // An outage, logged once by the dependency monitor: the request says only that it met it.
+      request.log.warn({ cause: error.message }, 'request answered 503: a dependency is unavailable');
+    } else if (failure.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
     // Fastify drops the Content-Type before calling the error handler: set the negotiated one again.
@@ -264,7 +268,21 @@ function validationMessage(fieldErrors: FieldError[]): string {
   return fieldErrors.map((entry) => `${entry.field}: ${entry.message}`).join(' ');
 }
 
+/**
+ * Seconds a client is told to wait while the database is away: a restart takes a few seconds, and
+ * the instance uses it again on the first request after its return.
+ */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 function classify(error: FastifyError | DomainError): Failure {
+  if (error instanceof DatabaseUnavailableError) {
+    return {
+      status: 503,
+      message: 'The database is unavailable for a moment. Please try again shortly.',
+      code: 'database_unavailable',
+      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    };
+  }
   if (error instanceof DomainError) {
     const headers: Record<string, string> = {};
     if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);

@@ -36,6 +36,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   idempotency_in_flight: 409,
   backup_unavailable: 409,
   internal_error: 500,
+  database_unavailable: 503,
 };
 
 export const STATUS_NAMES: Record<number, string> = {
@@ -73,6 +74,7 @@ const GENERAL_CODES: Record<number, ErrorCode> = {
   422: 'validation_failed',
   429: 'rate_limited',
   431: 'headers_too_large',
+  503: 'database_unavailable',
 };
 
 export function generalCodeOf(status: number): ErrorCode {

@@ -1,7 +1,8 @@
-import type { Redis } from 'ioredis';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
+import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
 import { DEVICES, dayOf, type GoalId } from '../statistics/record-events.ts';
 import type { AcceptanceVerdict } from './billing/acceptance.ts';
 import { ClickBilling } from './billing/click-billing.ts';
@@ -44,6 +45,7 @@ export interface ServingOptions {
 /** Where the engine writes what it decided about a click (the request's logger). */
 export interface ClickLog {
   debug(details: object, message: string): void;
+  warn(details: object, message: string): void;
 }
 
 /**
@@ -60,6 +62,8 @@ export interface ServingTally {
   /** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
   viewRefusals: ViewRefusals;
   clicksAccepted: number;
+  /** Clicks redirected without being recorded (never billed) because the database was away. */
+  clicksUnrecorded: number;
   clicksBilled: number;
   /** Clicks settled or refused without billing, by why. */
   refusals: Record<'bot' | 'limit' | 'funds' | 'duplicate', number>;
@@ -90,6 +94,7 @@ export class ServingEngine {
     views: 0,
     viewRefusals: { bot: 0, forged: 0, expired: 0, replayed: 0 },
     clicksAccepted: 0,
+    clicksUnrecorded: 0,
     clicksBilled: 0,
     refusals: { bot: 0, limit: 0, funds: 0, duplicate: 0 },
     conversions: 0,
@@ -243,7 +248,15 @@ export class ServingEngine {
       if (campaign !== undefined && publisherId !== undefined) {
         const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
         const advertiserId = campaign.advertiser.id;
-        acceptance = await this.billing.accept({ claims, advertiserId, publisherId, nowMs, address, refusal });
+        try {
+          acceptance = await this.billing.accept({ claims, advertiserId, publisherId, nowMs, address, refusal });
+        } catch (error) {
+          // The visitor still reaches the advertiser; the click is not recorded and never billed.
+          if (!(error instanceof DatabaseUnavailableError)) throw error;
+          this.tally.clicksUnrecorded += 1;
+          log.warn({ clickId: claims.clickId, campaignId: claims.campaignId }, 'click not recorded: the database is away');
+          return target.replaceAll('{click_id}', '');
+        }
         if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
         else this.tally.clicksAccepted += 1;
         if (acceptance === 'accepted') {
@@ -283,11 +296,12 @@ export class ServingEngine {
 }
 
 /** Makes and starts the engine from the configuration (the signing secret may be generated). */
-export async function createServingEngine(config: Config, db: Db, redis?: Redis): Promise<ServingEngine> {
+export async function createServingEngine(config: Config, db: Db, redis?: RedisGuard): Promise<ServingEngine> {
   const prefix = config.redisKeyPrefix;
+  const pages = () => memoryPageViewStore(() => config.clock.now());
   const engine = new ServingEngine({
-    pages: redis === undefined ? undefined : redisPageViewStore(redis, prefix),
-    frequency: redis === undefined ? undefined : redisFrequencyStore(redis, prefix),
+    pages: sharedOrLocal(redis, 'page_views', (shared) => redisPageViewStore(shared, prefix), pages),
+    frequency: sharedOrLocal(redis, 'frequency', (shared) => redisFrequencyStore(shared, prefix), memoryFrequencyStore),
     db,
     clock: config.clock,
     timeZone: config.timeZone,

@@ -6,6 +6,7 @@ import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { isSameOrigin, sessionCookie } from '../../../http/session-cookie.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
+import { sharedOrLocal } from '../../../redis-guard.ts';
 import { issueToken, listAccountTokens, revokeTokenById } from '../account-service.ts';
 import { toUser, UserSchema } from '../user-schema.ts';
 import {
@@ -32,7 +33,12 @@ import { memoryFailureCounter, redisFailureCounter, SignInThrottle } from './sig
 export function registerSessionRoutes(app: App, context: AppContext): void {
   const { db, clock, mailer, config } = context;
   const throttle = new SignInThrottle(
-    context.redis ? redisFailureCounter(context.redis, config.redisKeyPrefix) : memoryFailureCounter(),
+    sharedOrLocal(
+      context.redisGuard,
+      'sign_in',
+      (redis) => redisFailureCounter(redis, config.redisKeyPrefix),
+      memoryFailureCounter,
+    ),
     clock,
   );
   const tags = ['Session'];
