@@ -11,6 +11,7 @@ import {
   acceptClicks,
   type ConversionOutcome,
   findAcceptedClicks,
+  type IncomingClick,
   recordConversion,
   type SettlementSettings,
   settleClicks,
@@ -19,6 +20,10 @@ import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';
 import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
 import type { ImpressionFilters } from './eligibility.ts';
+import { EventLog, type EventSettlement } from './event-log/event-log.ts';
+import { acceptThroughLog, type LogFallback, logViews } from './event-log/logged-tracking.ts';
+import { settleLoggedClicks, settleLoggedViews } from './event-log/settle-events.ts';
+import { UnsettledSpend } from './event-log/unsettled-spend.ts';
 import { type Explanation, explainImpression } from './explain.ts';
 import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './frequency.ts';
 import { ImpressionBuffer } from './impressions.ts';
@@ -26,6 +31,7 @@ import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './p
 import {
   type AdEntry,
   buildSnapshot,
+  type CampaignState,
   campaignCanServe,
   emptySnapshot,
   type Impression,
@@ -57,6 +63,13 @@ export interface ServingOptions {
   pages?: PageViewStore;
   /** Views per visitor, campaign and day, for frequency caps (default: in this process). */
   frequency?: FrequencyStore;
+  /**
+   * The event log (NATS_URL, docs/adr/0029): clicks and views are appended to it before their
+   * answers and settled from it; without it they go to the database on their requests.
+   */
+  events?: EventLog;
+  /** Called between a committed settlement of logged events and their acknowledgement (the crash test). */
+  afterEventCommit?(): void;
   onError(error: unknown, what: string): void;
 }
 
@@ -83,6 +96,8 @@ export interface ServingTally {
   /** Clicks settled or refused without billing, by why. */
   refusals: Record<'bot' | 'limit' | 'funds' | 'duplicate', number>;
   conversions: number;
+  /** Clicks and beacons the event log did not acknowledge in time, taken by the database instead. */
+  logFallbacks: number;
 }
 
 /** Who asks, beyond the impression: the loader's page id and what identifies the visitor. */
@@ -119,7 +134,7 @@ export interface ServedTeaser {
  * signer, click acceptance and settlement. It is made once at start-up (createContext) and closed
  * on shutdown, after which every counted view and every accepted click is in the database.
  */
-export class ServingEngine {
+export class ServingEngine implements EventSettlement {
   private snapshot: Snapshot;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -144,12 +159,18 @@ export class ServingEngine {
     clicksBilled: 0,
     refusals: { bot: 0, limit: 0, funds: 0, duplicate: 0 },
     conversions: 0,
+    logFallbacks: 0,
   };
+  /** With the event log: billable clicks accepted here and not yet seen settled, counted on every refresh. */
+  private readonly unsettled: UnsettledSpend | undefined;
+  /** Milliseconds from a logged click's redirect to its settlement's commit, the latest ones (benchmarks). */
+  readonly eventLagMs: number[] = [];
 
   constructor(options: ServingOptions) {
     this.options = options;
     this.pages = options.pages ?? memoryPageViewStore(() => options.clock.now());
     this.frequency = options.frequency ?? memoryFrequencyStore();
+    this.unsettled = options.events === undefined ? undefined : new UnsettledSpend(options.timeZone);
     this.signer = new ClickSigner(options.signingSecret);
     this.viewSigner = new ViewSigner(options.signingSecret);
     this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
@@ -197,6 +218,10 @@ export class ServingEngine {
     }, this.options.refreshMs);
     this.timer.unref();
     this.impressions.start(Math.min(this.options.flushMs, 1000));
+    await this.options.events?.startConsumers(this, {
+      onError: (error) => this.options.onError(error, 'settling logged events'),
+      afterCommit: this.options.afterEventCommit,
+    });
   }
 
   /** Rebuilds the snapshot now (tests call it to see their changes without waiting). */
@@ -207,7 +232,9 @@ export class ServingEngine {
   private async rebuild(): Promise<void> {
     const version = await readChangeCounter(this.options.db, 'serving');
     const now = this.options.clock.now();
+    await this.unsettled?.forgetSettled(this.options.db, dayOf(now, this.options.timeZone));
     this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
+    this.unsettled?.applyTo(this.snapshot);
     this.version = version;
     this.builtAt = this.options.clock.now();
   }
@@ -242,7 +269,9 @@ export class ServingEngine {
       await this.rebuild();
       return;
     }
+    await this.unsettled?.forgetSettled(this.options.db, this.snapshot.day);
     await refreshSpend(this.options.db, this.snapshot);
+    this.unsettled?.applyTo(this.snapshot);
   }
 
   /**
@@ -287,6 +316,7 @@ export class ServingEngine {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.refreshing?.catch(() => undefined);
+    await this.options.events?.close();
     await this.settled();
     await this.settler.close();
     await this.impressions.close();
@@ -395,18 +425,57 @@ export class ServingEngine {
    * flush (unless its impression was counted before, on any instance). Robots' beacons, forged
    * and expired tokens count nothing; every token is tallied by what became of it.
    */
-  recordViews(tokens: readonly string[], userAgent: string | undefined): void {
+  async recordViews(tokens: readonly string[], userAgent: string | undefined): Promise<void> {
     const { viewRefusals } = this.tally;
     if (visitorTraits(userAgent).bot) {
       viewRefusals.bot += tokens.length;
       return;
     }
     const nowMs = this.options.clock.now();
+    const { events } = this.options;
+    const logged = new Map<string, ViewClaims>();
     for (const token of tokens) {
       const verdict = this.viewSigner.verify(token, nowMs);
       if (verdict.kind !== 'valid') viewRefusals[verdict.kind] += 1;
-      else if (!this.impressions.addView(verdict.claims)) viewRefusals.replayed += 1;
+      else if (events !== undefined) {
+        if (logged.has(verdict.claims.impressionId)) viewRefusals.replayed += 1;
+        else logged.set(verdict.claims.impressionId, verdict.claims);
+      } else if (!this.impressions.addView(verdict.claims)) viewRefusals.replayed += 1;
     }
+    // With the log, the beacon's answer waits until its views are stored.
+    if (events !== undefined)
+      viewRefusals.replayed += await logViews(events.publisher, [...logged.values()], this.logFallback, this.tally);
+  }
+
+  /** The database path, for events the log did not acknowledge in time. */
+  private readonly logFallback: LogFallback = {
+    acceptClick: (click) => this.acceptance.submit(click),
+    countViews: (views) => this.settleViews(views),
+    onError: (error, what) => this.options.onError(error, what),
+  };
+
+  /** Settles a batch of logged clicks (EventSettlement: the log's consumer calls it). */
+  async settleClicks(clicks: IncomingClick[]): Promise<void> {
+    const outcomes = await settleLoggedClicks(this.options.db, clicks, await this.settlementSettings());
+    for (const outcome of outcomes.values()) {
+      if (outcome === 'billed') this.tally.clicksBilled += 1;
+      else this.tally.refusals[outcome] += 1;
+    }
+    const now = this.options.clock.now();
+    if (this.eventLagMs.length > 100_000) this.eventLagMs.splice(0, 50_000);
+    for (const click of clicks) this.eventLagMs.push(now - click.nowMs);
+  }
+
+  /** Counts a batch of logged views (EventSettlement), and the counted ones toward frequency caps. */
+  async settleViews(views: ViewClaims[]): Promise<void> {
+    const counted = await settleLoggedViews(this.options.db, views, {
+      timeZone: this.options.timeZone,
+      tokenTtlMs: this.viewSigner.ttlMs,
+      nowMs: this.options.clock.now(),
+    });
+    this.tally.views += counted.length;
+    this.tally.viewRefusals.replayed += views.length - counted.length;
+    await this.countTowardCaps(counted);
   }
 
   /**
@@ -456,15 +525,19 @@ export class ServingEngine {
       if (campaign !== undefined && publisherId !== undefined) {
         const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
         const advertiserId = campaign.advertiser.id;
-        acceptance = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs, address, refusal });
+        const click: IncomingClick = { claims, advertiserId, publisherId, nowMs, address, refusal };
+        const { events } = this.options;
+        // Counted before the wait and taken back unless accepted: clicks in flight together
+        // cannot all pass the limit check that only one of them fits.
+        if (refusal === null) countAgainstLimits(campaign, claims.chargeMicros, 1);
+        acceptance =
+          events === undefined
+            ? await this.acceptance.submit(click)
+            : await acceptThroughLog(events.publisher, click, this.logFallback, this.tally);
         if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
         else this.tally.clicksAccepted += 1;
-        if (acceptance === 'accepted') {
-          campaign.spentTodayMicros += claims.chargeMicros;
-          campaign.clicksToday += 1;
-          campaign.advertiser.spentTodayMicros += claims.chargeMicros;
-          campaign.advertiser.balanceMicros -= claims.chargeMicros;
-        }
+        if (acceptance === 'accepted') this.unsettled?.add(click);
+        else if (refusal === null) countAgainstLimits(campaign, -claims.chargeMicros, -1);
       }
       log.debug({ clickId: claims.clickId, acceptance }, 'click');
       if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
@@ -539,10 +612,25 @@ export class ServingEngine {
   }
 }
 
+/** Moves a campaign's and its advertiser's spend, click count and balance by one click (or back). */
+function countAgainstLimits(campaign: CampaignState, chargeMicros: number, clicks: 1 | -1): void {
+  campaign.spentTodayMicros += chargeMicros;
+  campaign.clicksToday += clicks;
+  campaign.advertiser.spentTodayMicros += chargeMicros;
+  campaign.advertiser.balanceMicros -= chargeMicros;
+}
+
 /** Makes and starts the engine from the configuration (the signing secret may be generated). */
 export async function createServingEngine(config: Config, db: Db, redis?: Redis): Promise<ServingEngine> {
   const prefix = config.redisKeyPrefix;
+  const warn = (what: string, message: string) => process.emitWarning(`serving engine: ${what}: ${message}`);
+  const events =
+    config.nats === undefined
+      ? undefined
+      : await EventLog.open(config.nats, { onStatus: (kind, detail) => warn('NATS', `${kind} ${detail}`) });
   const engine = new ServingEngine({
+    events,
+    afterEventCommit: config.crashMidSettlement ? crashOnSignal() : undefined,
     pages: redis === undefined ? undefined : redisPageViewStore(redis, prefix),
     frequency: redis === undefined ? undefined : redisFrequencyStore(redis, prefix),
     db,
@@ -556,4 +644,18 @@ export async function createServingEngine(config: Config, db: Db, redis?: Redis)
   });
   await engine.start();
   return engine;
+}
+
+/**
+ * The crash test's hook (NATIVA_TEST_CRASH_MID_SETTLEMENT): after SIGUSR2, the next committed
+ * settlement of logged events kills the process before its events are acknowledged.
+ */
+function crashOnSignal(): () => void {
+  let armed = false;
+  process.on('SIGUSR2', () => {
+    armed = true;
+  });
+  return () => {
+    if (armed) process.kill(process.pid, 'SIGKILL');
+  };
 }
