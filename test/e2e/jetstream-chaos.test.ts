@@ -39,8 +39,12 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
   let database: Awaited<ReturnType<typeof createCrashDatabase>>;
   let nats: NatsCluster | undefined;
   const children: ChildProcess[] = [];
+  const cleanup: (() => Promise<void> | void)[] = [];
+  /** When each phase began (ms since the test's start): printed with the result, or with a failure. */
+  const phases: string[] = [];
 
   after(async () => {
+    for (const step of cleanup) await step();
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await nats?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -51,6 +55,10 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
 
   it('bills every redirected click once and counts every acknowledged view once', { timeout: 85_000 }, async () => {
     const startedAt = Date.now();
+    const phase = (name: string) => phases.push(`${name} ${Date.now() - startedAt}`);
+    cleanup.push(() => {
+      if (phases.length > 0) process.stdout.write(`# chaos phases (ms from start): ${phases.join(', ')}\n`);
+    });
     [nats, database] = await Promise.all([startNatsCluster(3), createCrashDatabase('nativa_chaos')]);
     const seed = await openData();
     let blockId = 0;
@@ -79,6 +87,7 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
       NATS_ACK_WAIT_MS: '2000',
       METRICS_TOKEN,
     };
+    phase('seeded');
     const port = await freePort();
     const first = await startChildServer({
       dataDir,
@@ -87,11 +96,16 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
       env: { ...env, NATIVA_TEST_CRASH_MID_SETTLEMENT: 'true' },
     });
     children.push(first);
+    phase('server started');
     const base = `https://127.0.0.1:${port}`;
     const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
     const redirected: string[] = [];
     const acknowledgedViews: string[] = [];
     let stop = false;
+    cleanup.push(() => {
+      stop = true;
+      agent.destroy();
+    });
     let slowest = 0;
     const worker = async () => {
       // Bounded in count and in time, whatever happens to the server.
@@ -124,7 +138,9 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
 
     await waitFor('clicks before the node is killed', () => redirected.length >= 40, { timeoutMs: 20_000, intervalMs: 50 });
     // The stream's leader goes: its replicas elect another while clicks keep coming.
+    phase('clicks before the kill');
     const watcher = await connect({ servers: nats.urls.split(','), maxReconnectAttempts: -1 });
+    cleanup.push(() => watcher.close().catch(() => undefined));
     const manager = await jetstreamManager(watcher);
     const leader = (await manager.streams.info(STREAM)).cluster?.leader;
     const victim = nats.nodes.find((node) => node.name === leader) ?? nats.nodes[0];
@@ -137,11 +153,13 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
       intervalMs: 50,
     });
     const slowestAfterKill = slowest;
+    phase('clicks after the kill');
 
     // The consumer dies between a settlement's commit and its acknowledgement.
     const firstExited = new Promise((resolve) => first.once('exit', resolve));
     first.kill('SIGUSR2');
     await Promise.race([firstExited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+    phase('consumer killed');
     assert.equal(first.signalCode, 'SIGKILL', 'the server killed itself after a committed settlement, before acknowledging it');
     stop = true;
     await Promise.all(workers);
@@ -149,6 +167,7 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
 
     const second = await startChildServer({ dataDir, port, databaseUrl: database?.url, env });
     children.push(second);
+    phase('restarted');
     await waitFor(
       'the log to be settled and acknowledged',
       async () => {
@@ -160,6 +179,7 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
       },
       { timeoutMs: 20_000, intervalMs: 200 },
     );
+    phase('log settled');
     const metricsAgent = new https.Agent({ rejectUnauthorized: false });
     const metrics = await request(metricsAgent, 'GET', `${base}/api/metrics`, {
       headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
