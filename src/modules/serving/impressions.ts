@@ -152,12 +152,15 @@ export async function countViews(
   served: readonly TrafficEvent[],
   options: { timeZone: string; expiresAt: Date },
 ): Promise<ViewClaims[]> {
+  // One view per id: a batch of logged events may hold an event twice (delivered again while its
+  // first delivery still waited), and the claim reports an id given twice as seen for both.
+  const unique = [...new Map(views.map((view) => [view.impressionId, view])).values()];
   const replayed = await claimImpressions(
     trx,
-    views.map((view) => view.impressionId),
+    unique.map((view) => view.impressionId),
     options.expiresAt,
   );
-  const fresh = views.filter((view) => !replayed.has(view.impressionId));
+  const fresh = unique.filter((view) => !replayed.has(view.impressionId));
   // A view is counted on the day its teaser was served, in the place it was served, so that a
   // day's views never exceed its served teasers.
   const events = [...served, ...viewEvents(fresh)];

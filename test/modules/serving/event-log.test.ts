@@ -139,6 +139,16 @@ describe('the JetStream event log', { skip: natsSkipReason() }, () => {
     assert.deepEqual(await publisher.publishViews([view(), view()]), [true, true]);
   });
 
+  it('counts a view once when its event is in a batch twice (delivered again before the first was settled)', async () => {
+    const before = await books();
+    const twice = view();
+    const counted = await settleLoggedViews(db, [twice, view(), twice], { timeZone: 'UTC', tokenTtlMs: TTL_MS, nowMs: NOW });
+    assert.equal(counted.length, 2);
+    const after = await books();
+    assert.equal(Number(after?.views) - Number(before?.views), 2, 'the rollup has both views');
+    assert.equal(Number(after?.seen) - Number(before?.seen), 2, 'the seen-set has both ids');
+  });
+
   it('settles logged clicks and views once, and a batch delivered again changes nothing', async () => {
     const { settings: streamSettings, publisher } = await openStream('LOG_REDELIVERY', 1000);
     const clicks = Array.from({ length: 40 }, () => click());
