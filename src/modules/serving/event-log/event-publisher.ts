@@ -1,6 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { IncomingClick } from '../billing.ts';
-import type { ViewClaims } from '../view-token.ts';
+import type { IncomingClick } from '../billing/acceptance.ts';
+import type { ViewClaims } from '../tracking/view-token.ts';
 import { type EventKind, subjectOf } from './event-stream.ts';
 
 /**

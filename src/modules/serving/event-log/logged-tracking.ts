@@ -1,5 +1,5 @@
-import type { AcceptanceVerdict, IncomingClick } from '../billing.ts';
-import type { ViewClaims } from '../view-token.ts';
+import type { AcceptanceVerdict, IncomingClick } from '../billing/acceptance.ts';
+import type { ViewClaims } from '../tracking/view-token.ts';
 import type { EventPublisher } from './event-publisher.ts';
 
 /** Where a request's event goes when the log does not acknowledge it in time: the database path. */

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { dayOf } from '../../statistics/record-events.ts';
-import type { IncomingClick } from '../billing.ts';
-import type { Snapshot } from '../serving-index.ts';
+import type { IncomingClick } from '../billing/acceptance.ts';
+import type { Snapshot } from '../snapshot/snapshot.ts';
 
 interface Unsettled {
   campaignId: number;
