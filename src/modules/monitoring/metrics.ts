@@ -178,6 +178,12 @@ function servingMetrics(registry: Registry, tally: ServingTally | undefined): vo
   );
   countedFrom(registry, 'nativa_clicks_billed_total', 'Clicks settled and billed.', () => tally.clicksBilled);
   countedFrom(registry, 'nativa_conversions_total', 'Conversions recorded (postback and pixel).', () => tally.conversions);
+  countedFrom(
+    registry,
+    'nativa_event_log_fallbacks_total',
+    'Clicks and beacons the event log (NATS_URL) did not acknowledge in time, written to the database instead.',
+    () => tally.logFallbacks,
+  );
   new Counter({
     name: 'nativa_click_refusals_total',
     help: 'Clicks recorded without billing, by reason: bot, limit (budget or click limit), funds (balance), duplicate.',

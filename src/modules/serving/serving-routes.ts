@@ -199,7 +199,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       },
       async (request, reply) => {
         reply.header('Access-Control-Allow-Origin', '*');
-        serving.recordViews(request.body.tokens, request.headers['user-agent']);
+        await serving.recordViews(request.body.tokens, request.headers['user-agent']);
         reply.code(204);
       },
     );
