@@ -1,5 +1,5 @@
 import { microsToAmount } from '../../money.ts';
-import type { RollupCounter } from './record-events.ts';
+import type { GoalId, RollupCounter } from './record-events.ts';
 
 /** Totals from the rollup that rates are derived from, and the served and refunded figures beside them. */
 export interface Totals {
@@ -23,7 +23,7 @@ export const ZERO_TOTALS: Totals = {
 };
 
 /** `targetId`: which conversions count as orders. 0 all goals; otherwise one goal of GOALS. */
-export type TargetId = 0 | 1 | 2 | 3;
+export type TargetId = 0 | GoalId;
 
 /** The advertiser's totals of summed rollup counters, `orders` counting the goals of `targetId`. */
 export function totalsOf(sums: Record<RollupCounter, number>, targetId: TargetId): Totals {

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { invalidField } from '../../../http/errors.ts';
 import { Count } from '../../../http/input-types.ts';
+import { GOALS } from '../../statistics/record-events.ts';
 
 /** `targetId` as every advertiser statistics route accepts it. */
 export const TargetIdParameter = Type.Optional(
   Count('Which conversions count as orders: 0 all (default), 1 purchase, 2 registration, 3 intermediate goal.', {
-    maximum: 3,
+    maximum: Math.max(...Object.values(GOALS)),
   }),
 );
 
