@@ -28,7 +28,7 @@ export interface ClickBillingOptions {
 /**
  * Billing of one instance: clicks accepted in group commits on their requests, settled in the
  * background right after (and, at start and on a sweep, those another instance left), and
- * conversions of settled clicks (docs/adr/0007).
+ * conversions of settled clicks (docs/adr/0031).
  */
 export class ClickBilling {
   private readonly options: ClickBillingOptions;
