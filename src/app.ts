@@ -108,6 +108,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
+  app.decorate('configuredAddress', { host: config.host, port: config.port });
   app.addSchema(ErrorBodySchema);
   registerRequestMetrics(app, context.metrics);
 

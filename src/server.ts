@@ -7,6 +7,7 @@ import type { AppContext } from './app-context.ts';
 import type { Config } from './config.ts';
 import { type Database, type Db, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { emailLinkBase, ownUrl } from './http/urls.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { createPasswordToken, SET_PASSWORD_PATH } from './modules/accounts/sessions/session-service.ts';
@@ -168,11 +169,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = ownUrl(config.host, port);
+  const linkBase = emailLinkBase(app);
+  if (config.publicUrl === undefined) {
+    app.log.warn(`e-mail links will use ${linkBase}, the configured address; set PUBLIC_URL if users reach the server otherwise`);
+  } else {
+    app.log.info(`e-mail links will use PUBLIC_URL, ${linkBase}`);
+  }
   if (bootstrap) {
     const linkPath = path.join(config.dataDir, 'operator-password.url');
-    writeSecret(linkPath, `${config.publicUrl ?? url}${SET_PASSWORD_PATH}${bootstrap.invitation}`);
+    writeSecret(linkPath, `${linkBase}${SET_PASSWORD_PATH}${bootstrap.invitation}`);
     app.log.info(`created the first operator account; its token is in ${path.join(config.dataDir, 'operator.token')}`);
     app.log.info(`open the link in ${linkPath} (once, within 7 days) to choose its password for the web account`);
   } else if (!existsSync(path.join(config.dataDir, 'operator.token'))) {
