@@ -51,7 +51,7 @@ import type { TlsMaterial } from './tls.ts';
 export interface BuildOptions {
   tls: TlsMaterial;
   /** Pino options or false; tests pass `false` or a level. */
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
 }
 
 /**

@@ -35,7 +35,7 @@ export interface StartOptions {
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   tls?: TlsMaterial;
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** Routes to add before the server listens (the demo's publisher page). */
   routes?: (app: FastifyInstance) => void;
 }

@@ -30,7 +30,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md). */
+        /** A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. One backup is taken at a time: a request that arrives while one is being taken gets that one, so concurrent requests cost one dump. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md). */
         post: operations["adminBackup"];
         delete?: never;
         options?: never;
