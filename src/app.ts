@@ -10,7 +10,7 @@ import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
-import { ErrorBodySchema } from './http/schemas.ts';
+import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
 import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
@@ -25,11 +25,10 @@ import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coe
 import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
-import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerExportRoutes } from './modules/export/export-routes.ts';
-import { idempotencyStore } from './modules/idempotency/idempotency-repository.ts';
+import { idempotencyStore } from './modules/idempotency/index.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
@@ -40,10 +39,10 @@ import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-ad
 import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
 import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-routes.ts';
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
-import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
+import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -65,7 +64,7 @@ const MODULES: RegisterRoutes[] = [
   registerTokenAdminRoutes,
   registerSiteRoutes,
   registerBlockRoutes,
-  registerStatisticsRoutes,
+  registerPublisherStatisticsRoutes,
   registerPayoutRoutes,
   registerSiteAdminRoutes,
   registerPayoutAdminRoutes,
@@ -109,6 +108,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
   app.decorate('configuredAddress', { host: config.host, port: config.port });
+  app.addSchema(ErrorCodeSchema);
   app.addSchema(ErrorBodySchema);
   registerRequestMetrics(app, context.metrics);
 
@@ -128,6 +128,10 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   });
 
   await app.register(swagger, {
+    // Shared schemas are components named by their $id (Error, ErrorCode), not def-0, def-1.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -1836,13 +1836,9 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * Error
-         * @description The error body of every failed request.
-         */
-        "def-0": {
-            /** @description A stable error code; 0 when the status says it all. */
-            code: number;
+        /** @description The error body of every failed request. */
+        Error: {
+            code: components["schemas"]["ErrorCode"];
             /** @description With 422: one entry per failing field. */
             errors?: {
                 /** @description The failing field. */
@@ -1857,6 +1853,38 @@ export interface components {
             /** @description The HTTP status. */
             status: number;
         };
+        /**
+         * @description A stable error code: branch on it, never on `message`. A code never changes meaning and is never reused; new conditions get new codes.
+         *
+         *     - 1000 `invalid_request`: The request is not valid: malformed JSON, XML or HTTP, or a wrong parameter.
+         *     - 1001 `validation_failed`: One or more fields are not valid; `errors` has one entry per failing field.
+         *     - 1002 `unsupported_media_type`: The body type, or the response format or API version asked for in Accept, is not supported.
+         *     - 1003 `body_too_large`: The request body is larger than the server accepts.
+         *     - 1004 `uri_too_long`: The request URL is too long.
+         *     - 1005 `headers_too_large`: The request headers are too large.
+         *     - 1006 `request_timeout`: The request took too long to arrive.
+         *     - 1007 `method_not_allowed`: The path exists but not with this method; `Allow` lists the methods.
+         *     - 1008 `route_not_found`: No route has this path.
+         *     - 2000 `unauthenticated`: No token or session, or an unknown, revoked or expired one.
+         *     - 2001 `sign_in_failed`: Wrong login or password.
+         *     - 2002 `forbidden`: The caller may not use this entry point or action.
+         *     - 2003 `wrong_account_kind`: The entry point is for another kind of account (advertiser, publisher, operator).
+         *     - 2004 `https_required`: The request was not made over HTTPS.
+         *     - 2005 `cross_site_request`: A request made with a session cookie did not come from the server’s own pages.
+         *     - 2006 `rate_limited`: Too many requests for this token; retry after `Retry-After` seconds.
+         *     - 2007 `too_many_sign_ins`: Too many failed sign-ins; retry after `Retry-After` seconds.
+         *     - 3000 `not_found`: The object does not exist or belongs to another account.
+         *     - 3001 `link_expired`: The confirmation link has expired.
+         *     - 4000 `conflict`: The request conflicts with the current state of the object.
+         *     - 4001 `site_banned`: The site is banned: nothing can be added to it.
+         *     - 4002 `site_not_active`: The site is not active (in moderation or banned): nothing serves there.
+         *     - 4003 `refund_race`: Another refund took some of the same clicks at the same time; nothing changed, retry.
+         *     - 4004 `idempotency_in_flight`: A request with this Idempotency-Key is still running; retry when it has answered.
+         *     - 4005 `backup_unavailable`: This server runs on PostgreSQL: back it up with pg_dump.
+         *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
+         * @enum {integer}
+         */
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 9000;
     };
     responses: never;
     parameters: never;
@@ -1942,7 +1970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -1951,7 +1979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1980,7 +2008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -1989,7 +2017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -1998,7 +2026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2054,7 +2082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2063,7 +2091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2072,7 +2100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2116,7 +2144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2125,7 +2153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2134,7 +2162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2143,7 +2171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2186,7 +2214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2195,7 +2223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2204,7 +2232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2249,7 +2277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2258,7 +2286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2267,7 +2295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2306,7 +2334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2315,7 +2343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2324,7 +2352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2372,7 +2400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2381,7 +2409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2390,7 +2418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2399,7 +2427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2429,7 +2457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2438,7 +2466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2447,7 +2475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2456,7 +2484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2536,7 +2564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2545,7 +2573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2554,7 +2582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2598,7 +2626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2607,7 +2635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2616,7 +2644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2625,7 +2653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2689,7 +2717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2698,7 +2726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2707,7 +2735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2765,7 +2793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2774,7 +2802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2783,7 +2811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2841,7 +2869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2850,7 +2878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2859,7 +2887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2868,7 +2896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2922,7 +2950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2931,7 +2959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2940,7 +2968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3001,7 +3029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3010,7 +3038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3019,7 +3047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3028,7 +3056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3076,7 +3104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3085,7 +3113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3094,7 +3122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3152,7 +3180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3161,7 +3189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3170,7 +3198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3179,7 +3207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3188,7 +3216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3233,7 +3261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3242,7 +3270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3333,7 +3361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3342,7 +3370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3522,7 +3550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3531,7 +3559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3540,7 +3568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3549,7 +3577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3636,7 +3664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3645,7 +3673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3654,7 +3682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3725,7 +3753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3734,7 +3762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3743,7 +3771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3815,7 +3843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3824,7 +3852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3833,7 +3861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3842,7 +3870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3872,7 +3900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3881,7 +3909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3890,7 +3918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3960,7 +3988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3969,7 +3997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4065,7 +4093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4074,7 +4102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4083,7 +4111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4092,7 +4120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4158,7 +4186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4167,7 +4195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4176,7 +4204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4254,7 +4282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4263,7 +4291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4272,7 +4300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4281,7 +4309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4290,7 +4318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4348,7 +4376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4357,7 +4385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4366,7 +4394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4375,7 +4403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4432,7 +4460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4441,7 +4469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4450,7 +4478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4501,7 +4529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4510,7 +4538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4519,7 +4547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4528,7 +4556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4572,7 +4600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4581,7 +4609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4590,7 +4618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4599,7 +4627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4653,7 +4681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4662,7 +4690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4728,7 +4756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4737,7 +4765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4746,7 +4774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4798,7 +4826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4807,7 +4835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4816,7 +4844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4883,7 +4911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4892,7 +4920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4901,7 +4929,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4910,7 +4938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4940,7 +4968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4949,7 +4977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4958,7 +4986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5017,7 +5045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5026,7 +5054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5035,7 +5063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5094,7 +5122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5103,7 +5131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5112,7 +5140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5121,7 +5149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5175,7 +5203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5184,7 +5212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5193,7 +5221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5202,7 +5230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5263,7 +5291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5272,7 +5300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5281,7 +5309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5290,7 +5318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5342,7 +5370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5351,7 +5379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5360,7 +5388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5464,7 +5492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5473,7 +5501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5482,7 +5510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5592,7 +5620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5601,7 +5629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5610,7 +5638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5619,7 +5647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5784,7 +5812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5793,7 +5821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5802,7 +5830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5811,7 +5839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5911,7 +5939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5920,7 +5948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5929,7 +5957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5938,7 +5966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6023,7 +6051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6032,7 +6060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6041,7 +6069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6050,7 +6078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6122,7 +6150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6131,7 +6159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6140,7 +6168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6149,7 +6177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6217,7 +6245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6226,7 +6254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6235,7 +6263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6244,7 +6272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6296,7 +6324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6305,7 +6333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6314,7 +6342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6323,7 +6351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6371,7 +6399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6380,7 +6408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6389,7 +6417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6434,7 +6462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6443,7 +6471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6452,7 +6480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6504,7 +6532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6513,7 +6541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6522,7 +6550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6531,7 +6559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6595,7 +6623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6604,7 +6632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6613,7 +6641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6703,7 +6731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6712,7 +6740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6721,7 +6749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6730,7 +6758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6796,7 +6824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6805,7 +6833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6814,7 +6842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6906,7 +6934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6915,7 +6943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6924,7 +6952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6933,7 +6961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6965,7 +6993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6974,7 +7002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6983,7 +7011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7060,7 +7088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7069,7 +7097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7078,7 +7106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7157,7 +7185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7166,7 +7194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7175,7 +7203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7214,7 +7242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7223,7 +7251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7232,7 +7260,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7273,7 +7301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7282,7 +7310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7321,7 +7349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7330,7 +7358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7339,7 +7367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7348,7 +7376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7385,7 +7413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7394,7 +7422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7403,7 +7431,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7531,7 +7559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7540,7 +7568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7549,7 +7577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7558,7 +7586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7662,7 +7690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7671,7 +7699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7680,7 +7708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7689,7 +7717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7726,7 +7754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7735,7 +7763,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7744,7 +7772,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7753,7 +7781,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7783,7 +7811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7792,7 +7820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7801,7 +7829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7866,7 +7894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7875,7 +7903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7957,7 +7985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7966,7 +7994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7975,7 +8003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7984,7 +8012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8025,7 +8053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8034,7 +8062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8043,7 +8071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8052,7 +8080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8095,7 +8123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8104,7 +8132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8113,7 +8141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8122,7 +8150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8190,7 +8218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8199,7 +8227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8289,7 +8317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8298,7 +8326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8307,7 +8335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8316,7 +8344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8448,7 +8476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8457,7 +8485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8466,7 +8494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8475,7 +8503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8551,7 +8579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8560,7 +8588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8569,7 +8597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8578,7 +8606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8587,7 +8615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8641,7 +8669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8650,7 +8678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8716,7 +8744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8725,7 +8753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8734,7 +8762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8786,7 +8814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8795,7 +8823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8804,7 +8832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8871,7 +8899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8880,7 +8908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8889,7 +8917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8898,7 +8926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8928,7 +8956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8937,7 +8965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8946,7 +8974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9005,7 +9033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9014,7 +9042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9023,7 +9051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9082,7 +9110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9091,7 +9119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9100,7 +9128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9109,7 +9137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9163,7 +9191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9172,7 +9200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9181,7 +9209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9190,7 +9218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9251,7 +9279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9260,7 +9288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9269,7 +9297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9278,7 +9306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9330,7 +9358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9339,7 +9367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9348,7 +9376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9387,7 +9415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9396,7 +9424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9431,7 +9459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9467,7 +9495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Default Response */
@@ -9524,7 +9552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9587,7 +9615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9596,7 +9624,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9671,7 +9699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9707,7 +9735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9716,7 +9744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9725,7 +9753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9734,7 +9762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9775,7 +9803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9784,7 +9812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9827,7 +9855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9836,7 +9864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9845,7 +9873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9854,7 +9882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9884,7 +9912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9893,7 +9921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9902,7 +9930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9911,7 +9939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9940,7 +9968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9949,7 +9977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9983,7 +10011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10019,7 +10047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10053,7 +10081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10085,7 +10113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10148,7 +10176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10157,7 +10185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10217,7 +10245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10226,7 +10254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10255,7 +10283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10314,7 +10342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10323,7 +10351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10332,7 +10360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10404,7 +10432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10413,7 +10441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10422,7 +10450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10431,7 +10459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10458,7 +10486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10467,7 +10495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10512,7 +10540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10521,7 +10549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10530,7 +10558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10582,7 +10610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10591,7 +10619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10600,7 +10628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10609,7 +10637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10679,7 +10707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10688,7 +10716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10697,7 +10725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10706,7 +10734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10715,7 +10743,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10756,7 +10784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10765,7 +10793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10774,7 +10802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10822,7 +10850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10831,7 +10859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10877,7 +10905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10886,7 +10914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10895,7 +10923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10958,7 +10986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10967,7 +10995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11055,7 +11083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11064,7 +11092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11073,7 +11101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11162,7 +11190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11171,7 +11199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11180,7 +11208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11189,7 +11217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11274,7 +11302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11283,7 +11311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11292,7 +11320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11301,7 +11329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11362,7 +11390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11371,7 +11399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11380,7 +11408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11389,7 +11417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11398,7 +11426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11464,7 +11492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11473,7 +11501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11482,7 +11510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11491,7 +11519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11530,7 +11558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11539,7 +11567,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11548,7 +11576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11557,7 +11585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11611,7 +11639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11620,7 +11648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11686,7 +11714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11695,7 +11723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11704,7 +11732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11756,7 +11784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11765,7 +11793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11774,7 +11802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11841,7 +11869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11850,7 +11878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11859,7 +11887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11868,7 +11896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11898,7 +11926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11907,7 +11935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11916,7 +11944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11975,7 +12003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11984,7 +12012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11993,7 +12021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12052,7 +12080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12061,7 +12089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12070,7 +12098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12079,7 +12107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12133,7 +12161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12142,7 +12170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12151,7 +12179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12160,7 +12188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12221,7 +12249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12230,7 +12258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12239,7 +12267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12248,7 +12276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12300,7 +12328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12309,7 +12337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12318,7 +12346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

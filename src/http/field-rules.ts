@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, type FieldError } from './errors.ts';
+import { DomainError, type FieldError } from './errors.ts';
 
 /**
  * A route's field rules beyond its schema: the check its service makes (an ad's description
@@ -51,7 +51,7 @@ export async function ruleErrorsOf(request: FastifyRequest): Promise<FieldError[
   try {
     return await rules(request);
   } catch (error) {
-    if (error instanceof ApiError && error.fieldErrors) return error.fieldErrors;
+    if (error instanceof DomainError && error.fieldErrors) return error.fieldErrors;
     if (isDataException(error))
       request.log.info({ err: error }, 'field rules: the database refused the invalid input (client error)');
     else request.log.error({ err: error }, 'field rules failed on invalid input');

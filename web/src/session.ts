@@ -22,11 +22,3 @@ export function useMe() {
     staleTime: 30_000,
   });
 }
-
-/** The first page of an account kind, where signing in leads. */
-export function homeOf(type: string): string {
-  if (type === 'advertiser') return '/advertiser';
-  if (type === 'publisher') return '/publisher';
-  if (type === 'operator') return '/operator';
-  return '/tokens';
-}

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.ts';
-import { ApiError } from '../../http/errors.ts';
+import { DomainError } from '../../errors.ts';
 
 /**
  * Takes gzipped tarballs of the embedded database, one at a time: a dump holds the database's
@@ -20,7 +20,10 @@ export class BackupTaker {
   take(): Promise<Buffer> {
     const { backup } = this.database;
     if (backup === undefined) {
-      throw new ApiError(409, 'This server runs on PostgreSQL: back it up with pg_dump (see docs/operating.md).');
+      throw new DomainError(
+        'backup_unavailable',
+        'This server runs on PostgreSQL: back it up with pg_dump (see docs/operating.md).',
+      );
     }
     this.running ??= backup
       .call(this.database)

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
-import { readIdList } from '../advertiser/statistics/filters.ts';
+import { invalidField, notFound } from '../../errors.ts';
+import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
 import type { Period } from '../statistics/period.ts';
-import { DEVICES, dayOf } from '../statistics/record-events.ts';
+import { DEVICES, dayOf, readIdList } from '../statistics/vocabulary.ts';
 import {
   ADVERTISER_SUMS,
   clickExportPage,
@@ -10,7 +10,6 @@ import {
   GROUPINGS,
   type Grouping,
   type Owner,
-  ownCampaignIds,
   PUBLISHER_SUMS,
   type StatsExportRow,
   statsDaySpan,
@@ -55,7 +54,7 @@ export async function readCampaignFilter(
   const campaignIds = readIdList(text, 'campaignIds');
   if (campaignIds === undefined) return undefined;
   const own = await ownCampaignIds(db, advertiserId, campaignIds);
-  if (campaignIds.some((id) => !own.has(id))) throw notFound('Campaign');
+  if (own.length !== campaignIds.length) throw notFound('Campaign');
   return campaignIds;
 }
 

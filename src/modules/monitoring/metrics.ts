@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Database } from '../../db/database.ts';
+import { outboxCountsByStatus } from '../mail/index.ts';
 import type { ServingTally } from '../serving/serving-engine.ts';
 
 /** What the metrics are read from when Prometheus scrapes. */
@@ -210,8 +211,7 @@ function databaseMetrics(registry: Registry, database: Database, now: () => numb
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const { rows } = await sql<{ status: string; count: number }>`
-        SELECT status, count(*)::int AS count FROM mail_outbox GROUP BY status`.execute(database.db);
+      const rows = await outboxCountsByStatus(database.db);
       this.reset();
       for (const status of ['queued', 'sent', 'failed']) this.set({ status }, 0);
       for (const row of rows) this.set({ status: row.status }, row.count);

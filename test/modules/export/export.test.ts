@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { parquetReadObjects } from 'hyparquet';
 import type { Db } from '../../../src/db/database.ts';
 import { statisticsExport } from '../../../src/modules/export/export-service.ts';
-import { DEVICES, type DeviceId, dayOf, type TrafficEvent } from '../../../src/modules/statistics/record-events.ts';
+import { DEVICES, type DeviceId, dayOf, type TrafficEvent } from '../../../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../helpers/fixtures.ts';
 import { seededRandom } from '../../helpers/random.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../helpers/server.ts';

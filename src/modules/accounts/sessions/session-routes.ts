@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
-import { forbidden } from '../../../http/errors.ts';
+
+import { DomainError } from '../../../errors.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { isSameOrigin, sessionCookie } from '../../../http/session-cookie.ts';
@@ -53,7 +54,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       // A page elsewhere must not sign a visitor into an account of its choosing (login CSRF).
       if (request.headers.origin !== undefined && !isSameOrigin(request, config.publicUrl)) {
-        throw forbidden('Sign in from this server’s own pages.');
+        throw new DomainError('cross_site_request', 'Sign in from this server’s own pages.');
       }
       const signedIn = await signIn({ db, clock, throttle }, { ...request.body, address: request.ip });
       reply.header('Set-Cookie', signedIn.setCookie);

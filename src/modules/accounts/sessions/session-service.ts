@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
+import { DomainError, invalidField } from '../../../errors.ts';
 import type { SessionAuthentication } from '../../../http/conventions.ts';
-import { ApiError, invalidField, unauthorized } from '../../../http/errors.ts';
 import { sessionCookie } from '../../../http/session-cookie.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { queueAccountMessage } from '../../mail/outbox-service.ts';
@@ -60,14 +60,14 @@ export async function signIn(
   const accountKey = account === undefined ? `login:${credentials.login.toLowerCase()}` : String(account.id);
   const retryAfter = await throttle.blocked(accountKey, credentials.address);
   if (retryAfter !== undefined) {
-    throw new ApiError(429, 'Too many failed sign-ins. Try again later.', { headers: { 'Retry-After': String(retryAfter) } });
+    throw new DomainError('too_many_sign_ins', 'Too many failed sign-ins. Try again later.', { retryAfterSeconds: retryAfter });
   }
   dummyHash ??= hashPassword(newSecret());
   const storedHash = account?.password_hash ?? (await dummyHash);
   const matches = await verifyPassword(credentials.password, storedHash);
   if (account === undefined || account.password_hash === null || !matches) {
     await throttle.failed(accountKey, credentials.address);
-    throw unauthorized('Wrong login or password.');
+    throw new DomainError('sign_in_failed', 'Wrong login or password.');
   }
   const secret = newSecret();
   const now = new Date(clock.now());

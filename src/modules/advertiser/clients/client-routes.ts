@@ -14,10 +14,9 @@ import { SET_PASSWORD_PATH } from '../../accounts/sessions/session-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import { readPeriod } from '../../statistics/period.ts';
+import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
-import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
-import { TargetIdParameter } from '../statistics/filters.ts';
 import { clientFieldErrors, createClient, getClient, moveClientBalance } from './client-service.ts';
 
 const text = (description: string, maxLength = 255) => Type.Optional(Text(description, { maxLength }));

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { ApiError, type FieldError, invalidField, validationFailed } from '../../../http/errors.ts';
+import { DomainError, type FieldError, invalidField, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { type AccountRow, createAccount, getAccount, getReferral, identityFieldErrors } from '../../accounts/account-service.ts';
 import { createPasswordToken } from '../../accounts/sessions/session-service.ts';
@@ -29,7 +29,7 @@ export interface CreatedClient {
 
 /** The API calls the login `user`; the accounts module names it `username`. */
 function renameUsernameField(error: unknown): never {
-  if (error instanceof ApiError && error.fieldErrors) {
+  if (error instanceof DomainError && error.fieldErrors) {
     throw validationFailed(error.fieldErrors.map((entry) => (entry.field === 'username' ? { ...entry, field: 'user' } : entry)));
   }
   throw error;
