@@ -51,7 +51,7 @@ import type { TlsMaterial } from './tls.ts';
 export interface BuildOptions {
   tls: TlsMaterial;
   /** Pino options or false; tests pass `false` or a level. */
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** A logger made beforehand (the server's start-up already wrote to it); replaces `logger`. */
   loggerInstance?: FastifyBaseLogger;
 }
@@ -112,6 +112,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
+  app.decorate('configuredAddress', { host: config.host, port: config.port });
   app.addSchema(ErrorCodeSchema);
   app.addSchema(ErrorBodySchema);
   registerRequestMetrics(app, context.metrics);

@@ -10,6 +10,7 @@ import { waitForDatabase } from './db/availability.ts';
 import { type Database, type Db, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { DependencyMonitor } from './dependencies.ts';
+import { emailLinkBase, ownUrl } from './http/urls.ts';
 import { createLogger } from './logger.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { operatorExists } from './modules/accounts/index.ts';
@@ -39,7 +40,7 @@ export interface StartOptions {
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   tls?: TlsMaterial;
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** Routes to add before the server listens (the demo's publisher page). */
   routes?: (app: FastifyInstance) => void;
 }
@@ -201,11 +202,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = ownUrl(config.host, port);
+  const linkBase = emailLinkBase(app);
+  if (config.publicUrl === undefined) {
+    app.log.warn(`e-mail links will use ${linkBase}, the configured address; set PUBLIC_URL if users reach the server otherwise`);
+  } else {
+    app.log.info(`e-mail links will use PUBLIC_URL, ${linkBase}`);
+  }
   if (bootstrap) {
     const linkPath = path.join(config.dataDir, 'operator-password.url');
-    writeSecret(linkPath, `${config.publicUrl ?? url}${SET_PASSWORD_PATH}${bootstrap.invitation}`);
+    writeSecret(linkPath, `${linkBase}${SET_PASSWORD_PATH}${bootstrap.invitation}`);
     app.log.info(`created the first operator account; its token is in ${path.join(config.dataDir, 'operator.token')}`);
     app.log.info(`open the link in ${linkPath} (once, within 7 days) to choose its password for the web account`);
   } else if (!existsSync(path.join(config.dataDir, 'operator.token'))) {

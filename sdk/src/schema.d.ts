@@ -30,7 +30,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md). */
+        /** A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. One backup is taken at a time: a request that arrives while one is being taken gets that one, so concurrent requests cost one dump. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md). */
         post: operations["adminBackup"];
         delete?: never;
         options?: never;
@@ -974,7 +974,7 @@ export interface paths {
         put?: never;
         /**
          * Register an advertiser account as your referral.
-         * @description The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password, a confirmation link and a single-use link to choose its own password instead (7 days) is sent to it.
+         * @description The new account has no password yet and an unconfirmed mailbox; an e-mail with a confirmation link and a single-use link to choose its password (7 days) is sent to it. No e-mail ever carries a password.
          */
         post: operations["createClient"];
         delete?: never;
@@ -1317,7 +1317,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password-reset link by e-mail.
-         * @description When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. The answer is 202 in every case, so it does not tell which accounts exist.
+         * @description When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. At most 3 links per account and 10 requests per address are honoured an hour; further requests send nothing. The answer is 202 in every case, so it does not tell which accounts exist or whether a limit was reached.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -2703,7 +2703,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;
@@ -2779,7 +2779,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;
@@ -2855,7 +2855,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;
@@ -4362,7 +4362,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;

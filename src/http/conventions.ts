@@ -42,6 +42,11 @@ export interface SessionAuthentication {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /**
+     * The route answers browsers a page (HTML, or a file) whatever `Accept` says, so an `Accept`
+     * the API cannot answer (`text/html` alone) is no 415 there; its errors are JSON then.
+     */
+    page?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -125,7 +130,11 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
-    request.format = negotiateFormat(request.headers.accept);
+    try {
+      request.format = negotiateFormat(request.headers.accept);
+    } catch (error) {
+      if (request.routeOptions.config.page !== true) throw error;
+    }
     reply.header('Vary', 'Accept');
     if (request.format === 'xml') {
       reply.serializer(toXml);

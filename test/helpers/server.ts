@@ -26,6 +26,8 @@ export interface TestServerOptions {
   database?: Database;
   /** Environment variables as the server would read them. */
   env?: Record<string, string>;
+  /** Where the server's log goes (tests of what it logs); none by default. */
+  logger?: { level: string; stream: { write(line: string): void } };
 }
 
 export interface TestServer {
@@ -64,7 +66,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openTestDatabase());
   const tls = await testTls();
-  const server = await startServer(config, { database, tls, logger: false });
+  const server = await startServer(config, { database, tls, logger: options.logger ?? false });
   // A shared database keeps its first server's operator; tests pass the token explicitly then.
   const operatorToken = server.bootstrapToken ?? '';
   const operator = new TestClient(server.url, tls.cert, operatorToken);

@@ -60,9 +60,13 @@ export async function readCampaignFilter(
 
 const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-/** The period with open ends closed: from the first day there is, up to today (platform time zone). */
+/**
+ * The period with open ends closed: from the first day there is, up to today (platform time zone).
+ * An end after today is today: nothing happened later, and the day after 9999-12-31 is no date
+ * the database can read.
+ */
 function closedPeriod(period: Period, today: string): { from: string; to: string } {
-  return { from: period.from ?? '1970-01-01', to: period.to ?? today };
+  return { from: period.from ?? '1970-01-01', to: period.to === undefined || period.to > today ? today : period.to };
 }
 
 export interface StatisticsExport {

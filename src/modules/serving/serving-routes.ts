@@ -184,7 +184,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/serve/click/:token',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, page: true },
       schema: {
         tags,
         operationId: 'followClick',

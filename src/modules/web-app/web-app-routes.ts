@@ -62,7 +62,7 @@ const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>N
 export function registerWebAppRoutes(app: App, context: AppContext): void {
   const files = readBuild(WEB_DIST);
   const index = files.get('/index.html');
-  const hidden = { schema: { hide: true }, config: { access: 'public' as const } };
+  const hidden = { schema: { hide: true }, config: { access: 'public' as const, page: true } };
 
   for (const appPath of APP_PATHS) {
     app.get(appPath, hidden, async (_request, reply) => {

@@ -294,6 +294,12 @@ describe('statistics and click log export', () => {
       ],
     );
     assert.equal(rows[3]?.time, new Date(TEST_EPOCH_MS - 1000).toISOString());
+    // The last ISO date there is ends the period today, like no end at all (it was a 500).
+    const farEnd = await owner.client.get(
+      `/api/advertiser/clicks/export?dateFrom=${dayOf(TEST_EPOCH_MS - 10 * DAY, 'UTC')}&dateTo=9999-12-31`,
+    );
+    assert.equal(farEnd.status, 200, farEnd.text);
+    assert.equal(farEnd.text, response.text);
     const parquet = await owner.client.get('/api/advertiser/clicks/export?format=parquet');
     const file = parquet.body.buffer.slice(
       parquet.body.byteOffset,

@@ -5,7 +5,7 @@ import { DomainError } from '../../../errors.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { isSameOrigin, sessionCookie } from '../../../http/session-cookie.ts';
-import { absoluteUrl, created } from '../../../http/urls.ts';
+import { created, emailLink } from '../../../http/urls.ts';
 import { sharedOrLocal } from '../../../redis-guard.ts';
 import { issueToken, listAccountTokens, revokeTokenById } from '../account-service.ts';
 import { toUser, UserSchema } from '../user-schema.ts';
@@ -27,20 +27,19 @@ import {
   signIn,
   signOut,
 } from './session-service.ts';
-import { memoryFailureCounter, redisFailureCounter, SignInThrottle } from './sign-in-throttle.ts';
+import { memoryFailureCounter, RESET_LIMITS, ResetThrottle, redisFailureCounter, SignInThrottle } from './sign-in-throttle.ts';
 
 /** Sign-in, sign-out, passwords and an account's own API tokens. */
 export function registerSessionRoutes(app: App, context: AppContext): void {
   const { db, clock, mailer, config } = context;
-  const throttle = new SignInThrottle(
-    sharedOrLocal(
-      context.redisGuard,
-      'sign_in',
-      (redis) => redisFailureCounter(redis, config.redisKeyPrefix),
-      memoryFailureCounter,
-    ),
-    clock,
+  const counter = sharedOrLocal(
+    context.redisGuard,
+    'sign_in',
+    (redis) => redisFailureCounter(redis, config.redisKeyPrefix),
+    memoryFailureCounter,
   );
+  const throttle = new SignInThrottle(counter, clock);
+  const resetThrottle = new ResetThrottle(counter, clock);
   const tags = ['Session'];
 
   app.post(
@@ -123,17 +122,19 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'requestPasswordReset',
         summary: 'Ask for a password-reset link by e-mail.',
-        description:
-          'When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. The answer is 202 in every case, so it does not tell which accounts exist.',
+        description: `When \`login\` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. At most ${RESET_LIMITS.perAccount} links per account and ${RESET_LIMITS.perAddress} requests per address are honoured an hour; further requests send nothing. The answer is 202 in every case, so it does not tell which accounts exist or whether a limit was reached.`,
         security: [],
         body: ResetRequestBody,
         response: { 202: Accepted, ...errorResponses(422) },
       },
     },
     async (request, reply) => {
-      await requestPasswordReset({ db, mailer, now: new Date(clock.now()) }, request.body.login, (token) =>
-        absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
+      const outcome = await requestPasswordReset(
+        { db, mailer, now: new Date(clock.now()), throttle: resetThrottle },
+        { login: request.body.login, address: request.ip },
+        (token) => emailLink(request, `${SET_PASSWORD_PATH}${token}`),
       );
+      if (outcome === 'throttled') request.log.info('password reset over its limit: no e-mail');
       reply.code(202);
     },
   );

@@ -20,7 +20,7 @@ import {
   spendPasswordToken,
   spendPasswordTokensOf,
 } from './session-repository.ts';
-import type { SignInThrottle } from './sign-in-throttle.ts';
+import type { ResetThrottle, SignInThrottle } from './sign-in-throttle.ts';
 
 /** The path of the web app's page that sets a password from an e-mailed link (reset or invitation). */
 export const SET_PASSWORD_PATH = '/password?token=';
@@ -153,20 +153,22 @@ export async function queuePasswordLink(
 }
 
 /**
- * Mails a reset link when `login` names an account. The caller answers the same whatever
- * happened, and delivery is not waited for, so neither the answer nor its timing tells whether
- * the account exists.
+ * Mails a reset link when `login` names an account and the throttle allows it. The caller answers
+ * the same whatever happened, and delivery is not waited for, so neither the answer nor its timing
+ * tells whether the account exists or the limit was reached.
  */
 export async function requestPasswordReset(
-  dependencies: { db: Db; mailer: Mailer; now: Date },
-  login: string,
+  dependencies: { db: Db; mailer: Mailer; now: Date; throttle: ResetThrottle },
+  request: { login: string; address: string },
   linkFor: (token: string) => string,
-): Promise<void> {
-  const { db, mailer, now } = dependencies;
-  const account = await findAccountForSignIn(db, login);
-  if (account === undefined) return;
+): Promise<'queued' | 'unknown' | 'throttled'> {
+  const { db, mailer, now, throttle } = dependencies;
+  const account = await findAccountForSignIn(db, request.login);
+  if (!(await throttle.allow(request.address, account?.id))) return 'throttled';
+  if (account === undefined) return 'unknown';
   await inTransaction(db, (trx) => queuePasswordLink(trx, account, 'reset', now, linkFor));
   mailer.wake();
+  return 'queued';
 }
 
 /**

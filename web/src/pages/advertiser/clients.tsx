@@ -45,7 +45,7 @@ export function ClientsPage() {
       </p>
       {created && (
         <Notice kind="ok">
-          {created.username} is created. An e-mail to {created.email} carries its password and a link to choose one of its own.
+          {created.username} is created. An e-mail to {created.email} carries a link to choose its password.
         </Notice>
       )}
       {creating && (

@@ -153,7 +153,7 @@ export function OutboxMessagePage({ id }: { id: number }) {
         {mail.text ? (
           <pre className="mail-text">{mail.text}</pre>
         ) : (
-          <p className="empty">The text is no longer kept: it carried a password or a sign-in link and has been delivered.</p>
+          <p className="empty">The text is no longer kept: it carried a link to set a password and has been delivered.</p>
         )}
       </div>
     </>
