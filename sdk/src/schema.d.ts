@@ -9483,6 +9483,8 @@ export interface operations {
                     "application/json": {
                         /** @description The database: ok or down. */
                         database: "ok" | "down" | "none";
+                        /** @description The NATS JetStream event log: ok, down, or none when NATS_URL is unset. Reported only: while it is down clicks and views go to the database, and status stays ok. */
+                        nats: "ok" | "down" | "none";
                         /** @description Redis: ok, down, or none when REDIS_URL is unset. */
                         redis: "ok" | "down" | "none";
                         /** @description ok when every dependency answers. */
@@ -9508,6 +9510,8 @@ export interface operations {
                     "application/json": {
                         /** @description The database: ok or down. */
                         database: "ok" | "down" | "none";
+                        /** @description The NATS JetStream event log: ok, down, or none when NATS_URL is unset. Reported only: while it is down clicks and views go to the database, and status stays ok. */
+                        nats: "ok" | "down" | "none";
                         /** @description Redis: ok, down, or none when REDIS_URL is unset. */
                         redis: "ok" | "down" | "none";
                         /** @description ok when every dependency answers. */

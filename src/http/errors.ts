@@ -103,13 +103,3 @@ export function errorBody(
 /** The HTTP layer's own refusals, before any service runs. */
 export const badRequest = (message: string) => new DomainError('invalid_request', message);
 export { forbidden, invalidField, notFound, unauthenticated, validationFailed } from '../errors.ts';
-
-/**
- * An error given by its HTTP status, for code not yet moved to the catalogue's entries (serving's
- * explain stage): its code is the status's general entry.
- */
-export class ApiError extends DomainError {
-  constructor(status: number, message: string) {
-    super(generalCodeOf(status), message);
-  }
-}

@@ -161,7 +161,7 @@ describe('PostgreSQL stopped and started under traffic', () => {
     assert.ok(unavailable.length > 0, 'API calls that need the database met its absence');
     const readyDown = samples.filter((sample) => sample.kind === 'ready' && sample.status === 503);
     for (const sample of readyDown) {
-      assert.deepEqual(JSON.parse(sample.body), { status: 'unavailable', database: 'down', redis: 'none' });
+      assert.deepEqual(JSON.parse(sample.body), { status: 'unavailable', database: 'down', redis: 'none', nats: 'none' });
     }
     const recoveryMs = recovered.answeredAt - startedAt;
     assert.ok(recoveryMs <= 5000, `the database is used again within 5 s of its return (${recoveryMs} ms)`);

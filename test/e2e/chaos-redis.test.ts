@@ -154,7 +154,7 @@ describe('Redis killed and started under traffic', () => {
     const slowest = samples.filter(away).reduce((worst, sample) => Math.max(worst, durationOf(sample)), 0);
     assert.ok(slowest <= 2000, `every request during the outage answered within 2 s (slowest ${slowest} ms)`);
     for (const sample of samples.filter((one) => one.kind === 'ready' && one.status === 503)) {
-      assert.deepEqual(JSON.parse(sample.body), { status: 'unavailable', database: 'ok', redis: 'down' });
+      assert.deepEqual(JSON.parse(sample.body), { status: 'unavailable', database: 'ok', redis: 'down', nats: 'none' });
     }
     for (const store of ['rate_limit', 'sign_in', 'page_views']) {
       assert.ok(fallbacks(during, store) > fallbacks(before, store), `${store}: fallbacks counted during the outage`);

@@ -99,6 +99,8 @@ describe('clicks and views survive a lost NATS node and a consumer killed mid-ba
     phase('server started');
     const base = `https://127.0.0.1:${port}`;
     const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
+    const ready = await get(agent, `${base}/api/health/ready`);
+    assert.equal(JSON.parse(ready.body).nats, 'ok', 'readiness reports the event log');
     const redirected: string[] = [];
     const acknowledgedViews: string[] = [];
     let stop = false;

@@ -15,6 +15,9 @@ const Readiness = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')], { description: 'ok when every dependency answers.' }),
   database: DependencyState('The database: ok or down.'),
   redis: DependencyState('Redis: ok, down, or none when REDIS_URL is unset.'),
+  nats: DependencyState(
+    'The NATS JetStream event log: ok, down, or none when NATS_URL is unset. Reported only: while it is down clicks and views go to the database, and status stays ok.',
+  ),
 });
 
 /** Liveness, readiness (database and Redis) and Prometheus metrics. */
@@ -51,7 +54,8 @@ export function registerMonitoringRoutes(app: App, context: AppContext): void {
       },
     },
     async (_request, reply) => {
-      const state = await readiness(context.db, context.redis);
+      const serving = context.serving;
+      const state = await readiness(context.db, context.redis, serving && (() => serving.eventLogPing()));
       reply.code(state.status === 'ok' ? 200 : 503);
       reply.header('Cache-Control', 'no-store');
       return state;

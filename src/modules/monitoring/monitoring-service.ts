@@ -12,16 +12,27 @@ export interface Readiness {
   status: 'ok' | 'unavailable';
   database: 'ok' | 'down';
   redis: 'ok' | 'down' | 'none';
+  nats: 'ok' | 'down' | 'none';
 }
 
-/** Whether the database and Redis (when configured) answer; ready when both do. */
-export async function readiness(db: Db, redis: Redis | undefined): Promise<Readiness> {
-  const [database, redisState] = await Promise.all([
+/**
+ * Whether the database and Redis (when configured) answer; ready when both do. NATS is reported
+ * but does not make the instance unready: while it is away, clicks and views go to the database
+ * (docs/operating.md), so a balancer must not take every instance out at once.
+ */
+export async function readiness(
+  db: Db,
+  redis: Redis | undefined,
+  eventLogPing: (() => Promise<void> | undefined) | undefined,
+): Promise<Readiness> {
+  const ping = eventLogPing?.();
+  const [database, redisState, nats] = await Promise.all([
     check(() => sql`SELECT 1`.execute(db)),
     redis ? check(() => redis.ping()) : Promise.resolve('none' as const),
+    ping === undefined ? Promise.resolve('none' as const) : check(() => ping),
   ]);
   const ready = database === 'ok' && redisState !== 'down';
-  return { status: ready ? 'ok' : 'unavailable', database, redis: redisState };
+  return { status: ready ? 'ok' : 'unavailable', database, redis: redisState, nats };
 }
 
 async function check(probe: () => Promise<unknown>): Promise<'ok' | 'down'> {

@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
 import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
-import { DEVICES, dayOf, type GoalId } from '../statistics/record-events.ts';
+import { DEVICES, dayOf, type GoalId } from '../statistics/vocabulary.ts';
 import type { AcceptanceVerdict, IncomingClick } from './billing/acceptance.ts';
 import { ClickBilling } from './billing/click-billing.ts';
 import type { ConversionOutcome } from './billing/settlement.ts';
@@ -186,6 +186,11 @@ export class ServingEngine implements EventSettlement {
   /** The periodic refresh (snapshot/snapshot-keeper.ts), run now. */
   tick(): Promise<void> {
     return this.keeper.tick();
+  }
+
+  /** The event log's answer to a round trip, or undefined when clicks and views go to the database. */
+  eventLogPing(): Promise<void> | undefined {
+    return this.options.events?.ping();
   }
 
   async close(): Promise<void> {

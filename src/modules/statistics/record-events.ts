@@ -4,10 +4,6 @@ import { inTransaction } from '../../db/transaction.ts';
 import { rebuildSummaries, summaryNamedWrite } from './summaries.ts';
 import { dayOf, eventCounters, ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from './vocabulary.ts';
 
-// The serving module still imports these from here; its imports are to move to vocabulary.ts,
-// and then this re-export goes.
-export { DEVICES, type DeviceId, dayOf, GOALS, type GoalId, ROLLUP_COUNTERS, type TrafficEvent } from './vocabulary.ts';
-
 type RollupRow = {
   day: string;
   campaign_id: number;

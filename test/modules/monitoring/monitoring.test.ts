@@ -42,7 +42,7 @@ describe('request ids, health, readiness and metrics', () => {
   it('answers readiness with the database and Redis checked', async () => {
     const ready = await server.anonymous.get('/api/health/ready');
     assert.equal(ready.status, 200);
-    assert.deepEqual(ready.json(), { status: 'ok', database: 'ok', redis: 'none' });
+    assert.deepEqual(ready.json(), { status: 'ok', database: 'ok', redis: 'none', nats: 'none' });
   });
 
   it('lets operators and the METRICS_TOKEN read the metrics, nobody else', async () => {
@@ -110,7 +110,7 @@ describe('readiness while a dependency is down', () => {
       assert.equal((await server.anonymous.get('/api/health')).status, 200);
       const ready = await server.anonymous.get('/api/health/ready');
       assert.equal(ready.status, 503);
-      assert.deepEqual(ready.json(), { status: 'unavailable', database: 'down', redis: 'none' });
+      assert.deepEqual(ready.json(), { status: 'unavailable', database: 'down', redis: 'none', nats: 'none' });
     } finally {
       await server.close();
     }
@@ -123,7 +123,7 @@ describe('readiness while a dependency is down', () => {
       assert.equal((await server.anonymous.get('/api/health')).status, 200);
       const ready = await server.anonymous.get('/api/health/ready');
       assert.equal(ready.status, 503);
-      assert.deepEqual(ready.json(), { status: 'unavailable', database: 'ok', redis: 'down' });
+      assert.deepEqual(ready.json(), { status: 'unavailable', database: 'ok', redis: 'down', nats: 'none' });
     } finally {
       await server.close();
     }

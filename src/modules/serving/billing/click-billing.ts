@@ -1,7 +1,7 @@
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import { findOrCreatePlatformAccount } from '../../ledger/ledger.ts';
-import type { GoalId } from '../../statistics/record-events.ts';
+import type { GoalId } from '../../statistics/vocabulary.ts';
 import { type AcceptanceVerdict, acceptClicks, type IncomingClick } from './acceptance.ts';
 import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';

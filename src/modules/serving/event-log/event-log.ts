@@ -72,6 +72,11 @@ export class EventLog {
     return this.consumers.map((consumer) => ({ ...consumer.counts }));
   }
 
+  /** Resolves when the NATS server answers a round trip (readiness). */
+  async ping(): Promise<void> {
+    await this.connection.flush();
+  }
+
   /** Settles what was delivered, then drains the connection (publishes in flight get their PubAcks). */
   async close(): Promise<void> {
     await Promise.all(this.consumers.map((consumer) => consumer.close()));

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Text } from '../../../http/input-types.ts';
-import { DEVICES } from '../../statistics/record-events.ts';
+import { DEVICES } from '../../statistics/vocabulary.ts';
 
 /**
  * The hypothetical impression an explanation describes, shared by the advertiser's and the

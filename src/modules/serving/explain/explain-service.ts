@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { ApiError, invalidField, notFound } from '../../../http/errors.ts';
+import { DomainError, invalidField, notFound } from '../../../errors.ts';
 import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
 import { SKIP_REASONS } from '../selection/judgement.ts';
@@ -44,7 +44,7 @@ function explainBlock(
   serving: ServingEngine,
   blockId: number,
   query: ImpressionQuery & { campaignId?: number },
-  inactive: () => ApiError,
+  inactive: () => DomainError,
 ) {
   const impression = readImpression(query);
   const request: ExplainQuery = {
@@ -150,7 +150,7 @@ export async function explainOwnBlock(
     serving,
     blockId,
     query,
-    () => new ApiError(409, "The block's site is not active (in moderation or banned): nothing serves there."),
+    () => new DomainError('site_not_active', "The block's site is not active (in moderation or banned): nothing serves there."),
   );
   return {
     block: explanation.blockId,

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { dayOf } from '../../statistics/record-events.ts';
+import { dayOf } from '../../statistics/vocabulary.ts';
 import { smoothedCtr } from '../selection/auction.ts';
 import { weekSchedule } from '../selection/schedule.ts';
 import type { AdEntry, Snapshot } from './snapshot.ts';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { type CountryResponse, Reader } from 'mmdb-lib';
 import { UAParser } from 'ua-parser-js';
-import { DEVICES, type DeviceId } from '../../statistics/record-events.ts';
+import { DEVICES, type DeviceId } from '../../statistics/vocabulary.ts';
 
 /** What the serving engine knows about a visitor: device, country, whether it is a robot. */
 export interface VisitorTraits {
