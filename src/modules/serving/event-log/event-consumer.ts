@@ -4,6 +4,7 @@ import { durableOf, type EventKind } from './event-stream.ts';
 /** A settlement that failed (database away) returns its events for redelivery after this long at most. */
 const MAX_RETRY_DELAY_MS = 10_000;
 const FAILURE_PAUSE_MS = 500;
+const PULL_EXPIRES_MS = 5_000;
 
 export interface EventConsumerOptions<T> {
   js: JetStreamClient;
@@ -53,6 +54,10 @@ export class EventConsumer<T> {
     const consumer = await js.consumers.get(stream, durableOf(kind));
     this.messages = await consumer.consume({
       max_messages: this.maxBatch * 2,
+      // A pull waits at most this long: when the consumer's leader is lost (a NATS node dies), the
+      // client notices missed heartbeats (half of this) and pulls again from the new leader within
+      // seconds, not the library's default 30 s during which nothing would settle.
+      expires: PULL_EXPIRES_MS,
       callback: (message) => this.add(message),
     });
   }
