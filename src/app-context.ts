@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
+import type { AccountKeys } from './modules/accounts/account-keys.ts';
+import type { SignInThrottle } from './modules/accounts/sessions/sign-in-throttle.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
@@ -21,6 +23,10 @@ export interface AppContext {
   db: Db;
   clock: Clock;
   tokens: TokenAuthenticator;
+  /** Counts failed sign-ins and second factors per account and address (in Redis when there is one). */
+  signInThrottle: SignInThrottle;
+  /** Keys derived from the signing secret: sealed TOTP secrets, recovery-code hashes, signed tickets. */
+  accountKeys: AccountKeys;
   redis: Redis | undefined;
   /** Delivers outbox e-mail through SMTP_URL (or logs it when unset). */
   mailer: Mailer;

@@ -10,12 +10,15 @@ import { migrate } from './db/migrate.ts';
 import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { createPasswordToken, SET_PASSWORD_PATH } from './modules/accounts/sessions/session-service.ts';
+import { AccountKeys } from './modules/accounts/account-keys.ts';
+import { memoryFailureCounter, redisFailureCounter, SignInThrottle } from './modules/accounts/sessions/sign-in-throttle.ts';
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
+import { loadSigningSecret } from './modules/serving/click-token.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
@@ -57,6 +60,11 @@ export async function createContext(config: Config, database?: Database): Promis
     db: db.db,
     clock: config.clock,
     tokens,
+    signInThrottle: new SignInThrottle(
+      redis ? redisFailureCounter(redis, config.redisKeyPrefix) : memoryFailureCounter(),
+      config.clock,
+    ),
+    accountKeys: new AccountKeys(loadSigningSecret(config.signingSecret, config.dataDir)),
     redis,
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
     webhooks: new WebhookDeliverer(db.db, config.clock, {

@@ -250,6 +250,49 @@ export interface SessionsTable {
   last_seen_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
+  /** The browser's User-Agent at sign-in, cut to 512 characters (migration 0580). */
+  user_agent: Defaulted<string>;
+  /** The address of the session's latest request, moved with last_seen_at. */
+  remote_address: Defaulted<string>;
+  method: Defaulted<SessionMethod>;
+}
+
+/** How a session was opened. */
+export type SessionMethod = 'password' | 'password+totp' | 'password+recovery-code' | 'passkey';
+
+/** An account's TOTP secret, sealed (migration 0580). */
+export interface TotpCredentialsTable {
+  account_id: number;
+  sealed_secret: Buffer;
+  confirmed_at: Date | null;
+  last_step: Defaulted<number>;
+  created_at: Date;
+}
+
+export interface RecoveryCodesTable {
+  id: Generated<number>;
+  account_id: number;
+  code_hash: Buffer;
+  used_at: Date | null;
+  created_at: Date;
+}
+
+export interface PasskeysTable {
+  id: Generated<number>;
+  account_id: number;
+  credential_id: string;
+  public_key: Buffer;
+  counter: Defaulted<number>;
+  transports: Defaulted<string[]>;
+  name: string;
+  backed_up: boolean;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export interface SpentChallengesTable {
+  challenge_hash: Buffer;
+  expires_at: Date;
 }
 
 export type PasswordTokenPurpose = 'reset' | 'invitation';
@@ -524,4 +567,8 @@ export interface DatabaseSchema {
   deleted_rules: DeletedRulesTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
+  totp_credentials: TotpCredentialsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  spent_challenges: SpentChallengesTable;
 }
