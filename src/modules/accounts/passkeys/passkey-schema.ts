@@ -1,7 +1,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { Text } from '../../../http/input-types.ts';
 
-const Base64Url = (description: string) => Text(description, { minLength: 1, maxLength: 16_384, pattern: '^[A-Za-z0-9_-]+={0,2}$' });
+const Base64Url = (description: string) =>
+  Text(description, { minLength: 1, maxLength: 16_384, pattern: '^[A-Za-z0-9_-]+={0,2}$' });
 
 /**
  * The credential a browser answers, in the JSON form of WebAuthn (`PublicKeyCredential.toJSON()`,
@@ -31,7 +32,9 @@ export const RegistrationCredential = credentialShape(
       clientDataJSON: Base64Url('The client data the authenticator signed over, base64url.'),
       attestationObject: Base64Url('The attestation object (CBOR), base64url.'),
       authenticatorData: Type.Optional(Base64Url('The authenticator data, base64url.')),
-      transports: Type.Optional(Type.Array(Text('A transport: internal, hybrid, usb, nfc, ble.', { maxLength: 32 }), { maxItems: 10 })),
+      transports: Type.Optional(
+        Type.Array(Text('A transport: internal, hybrid, usb, nfc, ble.', { maxLength: 32 }), { maxItems: 10 }),
+      ),
       publicKeyAlgorithm: Type.Optional(Type.Integer({ description: 'COSE algorithm of the new key.' })),
       publicKey: Type.Optional(Base64Url('The new public key (SPKI), base64url.')),
     },
@@ -81,7 +84,10 @@ export const CreationOptionsSchema = Type.Object(
   {
     challenge: Type.String({ description: 'The challenge, base64url: a signed ticket valid 5 minutes, usable once.' }),
     rp: Type.Object(
-      { id: Type.Optional(Type.String({ description: 'The RP ID: the host of PUBLIC_URL.' })), name: Type.String({ description: 'Shown by the authenticator.' }) },
+      {
+        id: Type.Optional(Type.String({ description: 'The RP ID: the host of PUBLIC_URL.' })),
+        name: Type.String({ description: 'Shown by the authenticator.' }),
+      },
       { description: 'The relying party (this server).' },
     ),
     user: Type.Object(

@@ -13,14 +13,15 @@ import type { Actor } from '../../../http/request-write.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { TicketPurpose } from '../account-keys.ts';
 import { getAccount } from '../account-service.ts';
-import {
-  openSession,
-  type SessionDependencies,
-  type SignedIn,
-  type SignInClient,
-} from '../sessions/session-service.ts';
+import { openSession, type SessionDependencies, type SignedIn, type SignInClient } from '../sessions/session-service.ts';
 import { spendTicket, tooManyAttempts } from '../two-factor/two-factor-service.ts';
-import { deletePasskey, findPasskeyByCredential, insertPasskey, listAccountPasskeys, markPasskeyUsed } from './passkey-repository.ts';
+import {
+  deletePasskey,
+  findPasskeyByCredential,
+  insertPasskey,
+  listAccountPasskeys,
+  markPasskeyUsed,
+} from './passkey-repository.ts';
 
 /** Who the passkeys are for: the public origin, and its host as the WebAuthn RP ID. */
 export interface RelyingParty {
@@ -122,7 +123,12 @@ export async function registerPasskey(
       now,
     });
     if (row === undefined) throw new ApiError(409, 'This passkey is already registered.');
-    await recordAudit(trx, actor, { action: 'passkey.add', objectType: 'passkey', objectId: row.id, after: { name: row.name } }, now);
+    await recordAudit(
+      trx,
+      actor,
+      { action: 'passkey.add', objectType: 'passkey', objectId: row.id, after: { name: row.name } },
+      now,
+    );
     return row;
   });
 }
@@ -156,8 +162,7 @@ export async function signInWithPasskey(
   const retryAfter = await throttle.blocked(accountKey, client.address);
   if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
   const challenge = readChallenge(dependencies, challengeOf(credential.response.clientDataJSON), 'passkey-sign-in');
-  const verified =
-    passkey === undefined || challenge === undefined ? undefined : await verifyAssertion(rp, credential, passkey);
+  const verified = passkey === undefined || challenge === undefined ? undefined : await verifyAssertion(rp, credential, passkey);
   const handle = credential.response.userHandle;
   const handleMatches =
     passkey !== undefined &&
@@ -208,6 +213,11 @@ export async function removePasskey(db: Db, actor: Actor, accountId: number, id:
   await inTransaction(db, async (trx) => {
     const deleted = await deletePasskey(trx, accountId, id);
     if (deleted === undefined) throw notFound('Passkey');
-    await recordAudit(trx, actor, { action: 'passkey.remove', objectType: 'passkey', objectId: id, before: { name: deleted.name } }, now);
+    await recordAudit(
+      trx,
+      actor,
+      { action: 'passkey.remove', objectType: 'passkey', objectId: id, before: { name: deleted.name } },
+      now,
+    );
   });
 }

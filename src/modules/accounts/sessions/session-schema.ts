@@ -64,7 +64,10 @@ export const SecondFactorRequiredSchema = Type.Object(
     ticket: Type.String({
       description: 'Bring it to `POST /api/session/second-factor` with the code. It works once and only for this sign-in.',
     }),
-    expires: Type.String({ format: 'date-time', description: 'When the ticket ends (5 minutes); then the password is asked again.' }),
+    expires: Type.String({
+      format: 'date-time',
+      description: 'When the ticket ends (5 minutes); then the password is asked again.',
+    }),
   },
   { description: 'The password was right and the account has two-factor sign-in: no session yet.' },
 );
@@ -89,13 +92,17 @@ export const SessionSchema = Type.Object(
     address: Type.String({ description: 'The address of the session’s latest request.' }),
     method: Type.Union(
       SESSION_METHODS.map((method) => Type.Literal(method)),
-      { description: 'How it signed in: password alone, password and an authenticator code, password and a recovery code, or a passkey.' },
+      {
+        description:
+          'How it signed in: password alone, password and an authenticator code, password and a recovery code, or a passkey.',
+      },
     ),
     created: Type.String({ format: 'date-time', description: 'When it signed in.' }),
     lastSeen: Type.String({ format: 'date-time', description: 'Its latest request (kept to the minute).' }),
     expires: Type.String({
       format: 'date-time',
-      description: 'When it ends unless used again: 14 days after its latest request, and never later than its absolute lifetime.',
+      description:
+        'When it ends unless used again: 14 days after its latest request, and never later than its absolute lifetime.',
     }),
   },
   { description: 'A browser signed in to the account.' },

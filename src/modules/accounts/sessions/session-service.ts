@@ -11,8 +11,8 @@ import { sessionCookie } from '../../../http/session-cookie.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { queueAccountMessage } from '../../mail/outbox-service.ts';
-import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
 import type { AccountKeys } from '../account-keys.ts';
+import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
 import { checkSecondFactor, hasTwoFactor, spendTicket } from '../two-factor/two-factor-service.ts';
 import { invitationMessage, passwordResetMessage } from './password-messages.ts';
@@ -89,9 +89,7 @@ export interface SignedIn {
 }
 
 /** The answer to a right password: a session, or a ticket to bring with the second factor. */
-export type SignInResult =
-  | ({ step: 'signed-in' } & SignedIn)
-  | { step: 'second-factor'; ticket: string; expiresAt: Date };
+export type SignInResult = ({ step: 'signed-in' } & SignedIn) | { step: 'second-factor'; ticket: string; expiresAt: Date };
 
 const tooManySignIns = (retryAfter: number) =>
   new ApiError(429, 'Too many failed sign-ins. Try again later.', { headers: { 'Retry-After': String(retryAfter) } });

@@ -9,7 +9,8 @@ export const TwoFactorStatusSchema = Type.Object(
     }),
     recoveryCodesLeft: Type.Integer({ description: 'Recovery codes not used yet (of 10); 0 while off.' }),
     required: Type.Boolean({
-      description: 'Whether this kind of account must have it (`REQUIRE_2FA_FOR`): it cannot be turned off, and a session without it may only enrol.',
+      description:
+        'Whether this kind of account must have it (`REQUIRE_2FA_FOR`): it cannot be turned off, and a session without it may only enrol.',
     }),
   },
   { description: 'Two-factor sign-in (TOTP, RFC 6238) of the account.' },

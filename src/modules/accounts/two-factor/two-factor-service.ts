@@ -6,8 +6,8 @@ import { inTransaction } from '../../../db/transaction.ts';
 import { ApiError, invalidField, notFound } from '../../../http/errors.ts';
 import type { Actor } from '../../../http/request-write.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
-import { findAccount } from '../account-service.ts';
 import type { AccountKeys, TicketPurpose } from '../account-keys.ts';
+import { findAccount } from '../account-service.ts';
 import type { SignInThrottle } from '../sessions/sign-in-throttle.ts';
 import {
   advanceTotpStep,
