@@ -5,6 +5,7 @@ import { api, data, problem } from './api.ts';
 import { Notice } from './components/controls.tsx';
 import { Layout } from './components/layout.tsx';
 import { setPlatform } from './format.ts';
+import { useTwoFactor } from './pages/account/two-factor-status.ts';
 import { AccountPage } from './pages/account.tsx';
 import { CampaignExplainPage } from './pages/advertiser/campaign-explain.tsx';
 import { CampaignTrafficPage } from './pages/advertiser/campaign-traffic.tsx';
@@ -33,6 +34,9 @@ const OperatorPages = lazy(() =>
 const CampaignRulesPage = lazy(() =>
   import('./pages/advertiser/campaign-rules.tsx').then((module) => ({ default: module.CampaignRulesPage })),
 );
+const EnrolmentRequiredPage = lazy(() =>
+  import('./pages/account/enrolment-required.tsx').then((module) => ({ default: module.EnrolmentRequiredPage })),
+);
 const WebhooksPage = lazy(() =>
   import('./pages/webhooks/webhooks-page.tsx').then((module) => ({ default: module.WebhooksPage })),
 );
@@ -51,6 +55,8 @@ function App() {
     staleTime: Number.POSITIVE_INFINITY,
   });
   const me = useMe();
+  // An account that must have two-factor sign-in and has not sees its enrolment before anything else.
+  const twoFactor = useTwoFactor(Boolean(me.data));
   const publicPage = path === '/sign-in' || path === '/password';
   const user = me.data;
 
@@ -74,6 +80,9 @@ function App() {
   if (!platform.data || me.isPending) return <p className="loading">Loading…</p>;
   if (path === '/password') return <PasswordPage />;
   if (!user) return <SignInPage />;
+  if (twoFactor.data?.required && !twoFactor.data.enabled) {
+    return <Layout user={user}>{lazily(<EnrolmentRequiredPage />)}</Layout>;
+  }
   return <Layout user={user}>{page(path, user)}</Layout>;
 }
 
