@@ -158,7 +158,7 @@ export async function signInWithPasskey(
 ): Promise<SignedIn> {
   const { db, clock, throttle } = dependencies;
   const passkey = await findPasskeyByCredential(db, credential.id.slice(0, 1400));
-  const accountKey = passkey === undefined ? 'passkey:unknown' : String(passkey.account_id);
+  const accountKey = passkey === undefined ? `passkey:${credential.id.slice(0, 200)}` : String(passkey.account_id);
   const retryAfter = await throttle.blocked(accountKey, client.address);
   if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
   const challenge = readChallenge(dependencies, challengeOf(credential.response.clientDataJSON), 'passkey-sign-in');
