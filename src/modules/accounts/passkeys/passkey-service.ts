@@ -30,6 +30,12 @@ export interface RelyingParty {
   name: string;
 }
 
+/**
+ * Ed25519, P-256 and RSA, what authenticators make. Naming them spares the library's probe of
+ * post-quantum keys (ML-DSA), which Node answers with an experimental-feature warning on stderr.
+ */
+const KEY_ALGORITHMS = [-8, -7, -257];
+
 /** How long the browser has to answer a WebAuthn ceremony. */
 const CEREMONY_TTL_MS = 5 * 60_000;
 
@@ -77,6 +83,7 @@ export async function registrationOptions(
     challenge: ticketChallenge(dependencies, 'passkey-registration', account.id),
     timeout: CEREMONY_TTL_MS,
     attestationType: 'none',
+    supportedAlgorithmIDs: KEY_ALGORITHMS,
     excludeCredentials: existing.map((passkey) => ({ id: passkey.credential_id, transports: passkey.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
   });
@@ -103,6 +110,7 @@ export async function registerPasskey(
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
+      supportedAlgorithmIDs: KEY_ALGORITHMS,
     });
   } catch {
     throw refusedRegistration();
