@@ -1610,7 +1610,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after. */
+        /**
+         * Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.
+         * @description A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected or that was deleted: those get a small HTML page (404, no `Location`). An expired, repeated or robot link to any other ad redirects unbilled.
+         */
         get: operations["followClick"];
         put?: never;
         post?: never;
@@ -11298,13 +11301,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The error body of every failed request. */
+            /** @description A small HTML page saying the link leads nowhere (no `Location`). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": unknown;
                 };
             };
         };

@@ -25,7 +25,7 @@ export interface ClickClaims {
 export type ClickVerdict =
   | { kind: 'valid'; claims: ClickClaims }
   | { kind: 'expired'; claims: ClickClaims }
-  | { kind: 'forged'; claims: ClickClaims | undefined };
+  | { kind: 'forged'; claims: undefined };
 
 export const CLICK_LINK_TTL_MS = 60 * 60 * 1000;
 
@@ -75,15 +75,20 @@ export class ClickSigner {
     return buffer.toString('base64url');
   }
 
+  /**
+   * Forged: not a token of ours (bad length, characters, MAC or payload), so nothing in it is
+   * believed, not even the ad; expired: older than the TTL, or from the future.
+   */
   verify(token: string, nowMs: number): ClickVerdict {
     if (!/^[A-Za-z0-9_-]+$/.test(token)) return { kind: 'forged', claims: undefined };
     const buffer = Buffer.from(token, 'base64url');
     if (buffer.length !== PAYLOAD_BYTES + MAC_BYTES) return { kind: 'forged', claims: undefined };
     const payload = buffer.subarray(0, PAYLOAD_BYTES);
-    const claims = parseClaims(payload);
     const expected = Buffer.allocUnsafe(MAC_BYTES);
     this.mac(payload, expected, 0);
-    if (claims === undefined || !timingSafeEqual(buffer.subarray(PAYLOAD_BYTES), expected)) return { kind: 'forged', claims };
+    if (!timingSafeEqual(buffer.subarray(PAYLOAD_BYTES), expected)) return { kind: 'forged', claims: undefined };
+    const claims = parseClaims(payload);
+    if (claims === undefined) return { kind: 'forged', claims: undefined };
     if (nowMs - claims.issuedAt > this.ttlMs || claims.issuedAt - nowMs > 60_000) return { kind: 'expired', claims };
     return { kind: 'valid', claims };
   }

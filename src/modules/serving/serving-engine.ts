@@ -432,9 +432,10 @@ export class ServingEngine {
    * durable when this returns, settled (billed, or recorded unbilled) right after. Robots and
    * clicks over a limit of this instance's snapshot are accepted as refused; the balance is checked
    * by the settlement, in its transaction. An accepted click counts against the snapshot's spend at
-   * once, so limits hold before its money has moved. A link that is expired, or forged but
-   * readable, still redirects, without a click id (a repeated one: with it, billed once).
-   * Undefined: the link cannot be read, or its ad is gone.
+   * once, so limits hold before its money has moved. A genuine link that is expired still
+   * redirects, without a click id (a repeated one: with it, billed once). Undefined, and nothing
+   * accepted: the link is forged (its MAC fails, so not even its ad is believed: the network's
+   * domain must not redirect wherever a forger likes), or its ad is rejected or deleted.
    */
   async redirect(
     token: string,
@@ -447,6 +448,9 @@ export class ServingEngine {
     const { claims } = verdict;
     if (claims === undefined) return undefined;
     const traits = visitorTraits(userAgent);
+    const mobile = traits.device !== DEVICES.desktop;
+    const target = this.targetOf(claims.offerId, mobile) ?? (await this.storedTargetOf(claims.offerId, mobile));
+    if (target === undefined) return undefined;
     let clickId = '';
     if (verdict.kind === 'valid') {
       // The acceptance is awaited here, not in a helper, so a click costs one promise less.
@@ -469,9 +473,7 @@ export class ServingEngine {
       log.debug({ clickId: claims.clickId, acceptance }, 'click');
       if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
     }
-    const mobile = traits.device !== DEVICES.desktop;
-    const target = this.targetOf(claims.offerId, mobile) ?? (await this.storedTargetOf(claims.offerId, mobile));
-    return target?.replaceAll('{click_id}', encodeURIComponent(clickId));
+    return target.replaceAll('{click_id}', encodeURIComponent(clickId));
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
@@ -505,7 +507,10 @@ export class ServingEngine {
     return mobile && ad.urlMobile !== '' ? ad.urlMobile : ad.url;
   }
 
-  /** An ad that left the snapshot since its link was signed (paused, deleted) still redirects. */
+  /**
+   * An ad that left the snapshot since its link was signed (paused, its campaign paused or out of
+   * budget) still redirects; one that moderation rejected, or that was deleted, does not.
+   */
   private async storedTargetOf(offerId: number, mobile: boolean): Promise<string | undefined> {
     const offer = await findOfferTarget(this.options.db, offerId);
     if (offer === undefined) return undefined;

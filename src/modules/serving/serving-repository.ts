@@ -102,8 +102,17 @@ export async function isAdvertiser(db: Db, accountId: number): Promise<boolean> 
   return row !== undefined;
 }
 
+/** Where an ad's click leads, unless the ad is deleted or moderation rejected it or its campaign. */
 export async function findOfferTarget(db: Db, offerId: number) {
-  return db.selectFrom('offers').select(['url', 'url_mobile']).where('id', '=', offerId).executeTakeFirst();
+  return db
+    .selectFrom('offers as o')
+    .innerJoin('campaigns as c', 'c.id', 'o.campaign_id')
+    .select(['o.url', 'o.url_mobile'])
+    .where('o.id', '=', offerId)
+    .where('o.deleted_at', 'is', null)
+    .where('o.moderation_status', '!=', MODERATION.rejected)
+    .where('c.moderation_status', '!=', MODERATION.rejected)
+    .executeTakeFirst();
 }
 
 export async function findClick(db: Db, clickId: string) {

@@ -213,9 +213,19 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'followClick',
         summary: 'Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.',
+        description:
+          'A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected or that was deleted: those get a small HTML page (404, no `Location`). An expired, repeated or robot link to any other ad redirects unbilled.',
         security: [],
         params: ClickParams,
-        response: errorResponses(404),
+        response: {
+          404: Type.Unsafe({ description: 'A small HTML page saying the link leads nowhere (no `Location`).' }),
+        },
+      },
+      // A visitor's browser follows the link: whatever is wrong with it, it gets a page, not an API error.
+      errorHandler: (error, request, reply) => {
+        if (error.validation === undefined) throw error;
+        request.log.info({ err: error }, 'click link refused');
+        return sendDeadLink(reply);
       },
     },
     async (request, reply) => {
@@ -225,7 +235,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         request.log,
         clickAddress(request.ip),
       );
-      if (location === undefined) throw notFound('Click link');
+      if (location === undefined) return sendDeadLink(reply);
       reply.header('Cache-Control', 'no-store');
       reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
       return reply.redirect(location, 302);
@@ -328,6 +338,16 @@ function readVisitorId(request: FastifyRequest): string | undefined {
     if (name === VISITOR_COOKIE && value !== undefined && /^[A-Za-z0-9_-]{22}$/.test(value)) return value;
   }
   return undefined;
+}
+
+const DEAD_LINK_PAGE =
+  '<!doctype html><html lang="en"><meta charset="utf-8"><title>Link not found</title><p>This link leads nowhere.</p></html>\n';
+
+function sendDeadLink(reply: FastifyReply) {
+  reply.code(404);
+  reply.header('Cache-Control', 'no-store');
+  reply.type('text/html; charset=utf-8');
+  return reply.send(DEAD_LINK_PAGE);
 }
 
 function sendPixel(reply: FastifyReply) {

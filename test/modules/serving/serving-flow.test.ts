@@ -126,19 +126,83 @@ describe('serving: teasers, clicks, billing', () => {
     assert.equal(banned.json().status, 404);
   });
 
-  it('redirects expired, forged and robot clicks without billing them', async () => {
+  /** A dead link is a small HTML page for the visitor's browser, never a redirect. */
+  function assertDeadLink(response: { status: number; header(name: string): string | undefined; text: string }) {
+    assert.equal(response.status, 404, response.text);
+    assert.equal(response.header('location'), undefined);
+    assert.match(response.header('content-type') ?? '', /^text\/html/);
+    assert.match(response.text, /<title>Link not found<\/title>/);
+  }
+
+  /** The token of a click link with another ad id written into its payload (the MAC no longer fits). */
+  function withOfferId(token: string, offerId: number): string {
+    const bytes = Buffer.from(token, 'base64url');
+    bytes.writeUInt32BE(offerId, 16);
+    return bytes.toString('base64url');
+  }
+
+  it('never redirects a forged or unreadable link, even to a rejected ad whose id it names', async () => {
+    const db = server.server.context.db;
+    const world = await createWorld(server, {
+      ads: [{ bidMicros: 200_000 }, { bidMicros: 100_000, url: 'https://refused.example.test/{click_id}' }],
+    });
+    const [, refusedId] = world.offerIds;
+    assert.ok(refusedId !== undefined);
+    await db.updateTable('offers').set({ moderation_status: 2 }).where('id', '=', refusedId).execute();
+    await engineOf(server).refresh();
+    const [teaser] = (await teasers(world.blockId)).teasers;
+    assert.ok(teaser);
+    const token = pathOf(teaser.url).split('/').at(-1) ?? '';
+
+    assertDeadLink(await server.anonymous.get(`/api/serve/click/${withOfferId(token, refusedId)}`, desktop));
+    const flipped = token.slice(0, 70) + (token[70] === 'A' ? 'B' : 'A') + token.slice(71);
+    assertDeadLink(await server.anonymous.get(`/api/serve/click/${flipped}`, desktop));
+    assertDeadLink(await server.anonymous.get('/api/serve/click/not-a-token', desktop));
+    assertDeadLink(await server.anonymous.get('/api/serve/click/%01', desktop));
+    await engineOf(server).settled();
+    const rows = await db.selectFrom('clicks').select('click_id').where('campaign_id', 'in', world.campaignIds).execute();
+    assert.deepEqual(rows, [], 'no forged click is recorded');
+    // The genuine link still works.
+    assert.equal((await server.anonymous.get(pathOf(teaser.url), desktop)).status, 302);
+  });
+
+  it('redirects a genuine expired, repeated or robot link only to an ad neither rejected nor deleted', async () => {
+    const db = server.server.context.db;
+    const world = await createWorld(server, { ads: [{ bidMicros: 200_000 }, { bidMicros: 100_000 }] });
+    const [first, second] = (await teasers(world.blockId)).teasers;
+    assert.ok(first !== undefined && second !== undefined);
+    assert.equal((await server.anonymous.get(pathOf(first.url), desktop)).status, 302);
+    await db.updateTable('offers').set({ moderation_status: 2 }).where('id', '=', first.id).execute();
+    await db
+      .updateTable('offers')
+      .set({ deleted_at: new Date(server.clock.now()) })
+      .where('id', '=', second.id)
+      .execute();
+    await engineOf(server).refresh();
+    // Repeated, robot's and (below) expired: all genuine, none leads to what moderation refused or its owner deleted.
+    assertDeadLink(await server.anonymous.get(pathOf(first.url), desktop));
+    assertDeadLink(await server.anonymous.get(pathOf(second.url), { headers: { 'User-Agent': BOT_UA } }));
+    server.clock.advance(60 * 60 * 1000 + 1);
+    try {
+      assertDeadLink(await server.anonymous.get(pathOf(second.url), desktop));
+    } finally {
+      server.clock.advance(-(60 * 60 * 1000 + 1));
+    }
+    await engineOf(server).settled();
+    const statuses = await db.selectFrom('clicks').select('status').where('campaign_id', 'in', world.campaignIds).execute();
+    assert.deepEqual(
+      statuses.map((row) => row.status),
+      ['billed'],
+      'only the first click, before the rejection, is recorded',
+    );
+  });
+
+  it('redirects expired and robot clicks without billing them', async () => {
     const db = server.server.context.db;
     const world = await createWorld(server, { ads: [{ bidMicros: 200_000 }] });
     const served = await teasers(world.blockId);
     const [teaser] = served.teasers;
     assert.ok(teaser);
-    const token = pathOf(teaser.url).split('/').at(-1) ?? '';
-
-    const forgedToken = token.slice(0, 70) + (token[70] === 'A' ? 'B' : 'A') + token.slice(71);
-    const forged = await server.anonymous.get(`/api/serve/click/${forgedToken}`, desktop);
-    assert.equal(forged.status, 302);
-    assert.equal(forged.header('location'), 'https://shop.example.test/product?id=');
-    assert.equal((await server.anonymous.get('/api/serve/click/not-a-token', desktop)).status, 404);
 
     const robot = await server.anonymous.get(pathOf(teaser.url), { headers: { 'User-Agent': BOT_UA } });
     assert.equal(robot.status, 302);
