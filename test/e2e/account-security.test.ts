@@ -234,3 +234,53 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     assert.deepEqual(cspErrors, []);
   });
 });
+
+describe('an operator who must have two-factor sign-in is led to enrol first (headless Chromium)', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  before(async () => {
+    buildWebIfStale();
+    server = await startTestServer({ env: { REQUIRE_2FA_FOR: 'operator' } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows only the enrolment until a code is confirmed, then the operator’s pages', async () => {
+    const operator = await server.createAccount('operator');
+    await setPassword(server.server.context.db, operator.id);
+    const username = (await operator.client.get('/api/me')).json().username;
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      viewport: { width: 1280, height: 900 },
+      locale: 'en-GB',
+    });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('Username or e-mail').fill(username);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Turn on two-factor sign-in' }).waitFor();
+    await page.goto(`${server.url}/operator/accounts`);
+    await page.getByRole('heading', { name: 'Turn on two-factor sign-in' }).waitFor();
+    await page.getByText('Your account must have two-factor sign-in. Turn it on to go on.').waitFor();
+    await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+    const secret = (await page.locator('code.secret').textContent()) ?? '';
+    await lookAt(page, 'operator-enrolment-required');
+    await page.getByRole('textbox', { name: 'Code' }).fill(totpCode(secret, server.clock.now()));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    // The recovery codes stay until the operator says they are kept.
+    await page.getByRole('button', { name: 'I have kept my recovery codes' }).waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count(), 10);
+    await lookAt(page, 'operator-enrolment-codes');
+    await page.getByRole('button', { name: 'I have kept my recovery codes' }).click();
+    await page.getByRole('heading', { name: 'Accounts' }).waitFor();
+    await context.close();
+  });
+});

@@ -10,7 +10,7 @@ export function EnrolmentRequiredPage() {
       <p className="lead">
         Your account must have two-factor sign-in before anything else. You will need an authenticator app on your phone.
       </p>
-      <TwoFactorSection />
+      <TwoFactorSection holdCodes />
     </>
   );
 }

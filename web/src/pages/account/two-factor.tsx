@@ -7,8 +7,13 @@ import { QrCode } from './qr-code.tsx';
 import { RecoveryCodes } from './recovery-codes.tsx';
 import { useTwoFactor } from './two-factor-status.ts';
 
-/** Two-factor sign-in: turn it on (scan, confirm with a code, keep the recovery codes), renew the codes, turn it off. */
-export function TwoFactorSection() {
+/**
+ * Two-factor sign-in: turn it on (scan, confirm with a code, keep the recovery codes), renew the
+ * codes, turn it off. `holdCodes`: an account that must enrol sees nothing else until it is on, so
+ * the new status is read only once the recovery codes are said to be kept (else they would vanish
+ * with the page).
+ */
+export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean }) {
   const queryClient = useQueryClient();
   const status = useTwoFactor();
   const [code, setCode] = useState('');
@@ -20,8 +25,10 @@ export function TwoFactorSection() {
     onSuccess: (answer) => {
       setCodes(answer.recoveryCodes);
       setCode('');
-      start.reset();
-      refresh();
+      if (!holdCodes) {
+        start.reset();
+        refresh();
+      }
     },
   });
   const renew = useMutation({
@@ -60,6 +67,17 @@ export function TwoFactorSection() {
     />
   );
   const current = status.data;
+  if (holdCodes && confirm.isSuccess) {
+    return (
+      <section className="card" aria-labelledby="two-factor-title">
+        <h2 id="two-factor-title">Two-factor sign-in is on</h2>
+        <RecoveryCodes codes={codes} />
+        <button type="button" className="primary" onClick={refresh}>
+          I have kept my recovery codes
+        </button>
+      </section>
+    );
+  }
   return (
     <section className="card" aria-labelledby="two-factor-title">
       <h2 id="two-factor-title">Two-factor sign-in</h2>
