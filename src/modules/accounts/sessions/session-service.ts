@@ -5,7 +5,7 @@ import type { Db } from '../../../db/database.ts';
 import type { AccountKind, SessionMethod } from '../../../db/schema.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import type { Principal, SessionAuthentication } from '../../../http/conventions.ts';
-import { ApiError, invalidField, notFound, unauthorized } from '../../../http/errors.ts';
+import { invalidField, notFound, unauthorized } from '../../../http/errors.ts';
 import type { Actor } from '../../../http/request-write.ts';
 import { sessionCookie } from '../../../http/session-cookie.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
@@ -14,7 +14,7 @@ import { queueAccountMessage } from '../../mail/outbox-service.ts';
 import type { AccountKeys } from '../account-keys.ts';
 import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
-import { checkSecondFactor, hasTwoFactor, spendTicket } from '../two-factor/two-factor-service.ts';
+import { checkSecondFactor, hasTwoFactor, spendTicket, tooManyAttempts } from '../two-factor/two-factor-service.ts';
 import { invitationMessage, passwordResetMessage } from './password-messages.ts';
 import {
   extendSession,
@@ -91,9 +91,6 @@ export interface SignedIn {
 /** The answer to a right password: a session, or a ticket to bring with the second factor. */
 export type SignInResult = ({ step: 'signed-in' } & SignedIn) | { step: 'second-factor'; ticket: string; expiresAt: Date };
 
-const tooManySignIns = (retryAfter: number) =>
-  new ApiError(429, 'Too many failed sign-ins. Try again later.', { headers: { 'Retry-After': String(retryAfter) } });
-
 /**
  * Checks a login (username or e-mail) and password. Unknown logins, accounts without a password
  * and wrong passwords get the same 401 after the same work; failures are counted per account and
@@ -108,7 +105,7 @@ export async function signIn(
   const account = await findAccountForSignIn(db, credentials.login);
   const accountKey = account === undefined ? `login:${credentials.login.toLowerCase()}` : String(account.id);
   const retryAfter = await throttle.blocked(accountKey, credentials.address);
-  if (retryAfter !== undefined) throw tooManySignIns(retryAfter);
+  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
   dummyHash ??= hashPassword(newSecret());
   const storedHash = account?.password_hash ?? (await dummyHash);
   const matches = await verifyPassword(credentials.password, storedHash);
@@ -139,7 +136,7 @@ export async function completeSecondFactor(
   if (ticket === undefined) throw unauthorized('This sign-in has expired. Enter your password again.');
   const accountKey = String(ticket.accountId);
   const retryAfter = await throttle.blocked(accountKey, attempt.address);
-  if (retryAfter !== undefined) throw tooManySignIns(retryAfter);
+  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
   return inTransaction(db, async (trx) => {
     const used = await checkSecondFactor(trx, keys, ticket.accountId, attempt.code, now);
     if (used === undefined) {
