@@ -168,7 +168,7 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     await lookAt(page, 'account-passkeys');
 
     await signOut();
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.goto(`${origin}/account`);
     await section
@@ -228,7 +228,7 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     await section.getByRole('button', { name: 'Remove Laptop' }).click();
     await section.getByText('No passkeys.').waitFor();
     await signOut();
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.getByText('This passkey was not accepted. Use another one, or your password.').waitFor();
     await lookAt(page, 'sign-in-passkey-refused');
     assert.deepEqual(cspErrors, []);

@@ -113,7 +113,7 @@ export function SignInPage() {
       <div className="card">
         {passkey.error && <Notice kind="error">{ceremonyProblem(passkey.error)}</Notice>}
         <button type="button" disabled={passkey.isPending} onClick={() => passkey.mutate()}>
-          Sign in with a passkey
+          Use a passkey
         </button>
       </div>
     </main>
