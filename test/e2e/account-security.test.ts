@@ -208,8 +208,8 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     await current.getByRole('cell', { name: '127.0.0.1' }).waitFor();
     await lookAt(page, 'account-sessions');
 
-    await section.getByRole('button', { name: 'Sign out everywhere else' }).click();
-    await section.getByText(/Signed out everywhere else \(\d+ sessions?\)/).waitFor();
+    await section.getByRole('button', { name: 'End all other sessions' }).click();
+    await section.getByText(/Every other session has ended \(\d+ sessions?\)/).waitFor();
     await firefox.waitFor({ state: 'detached' });
     assert.equal((await otherBrowser('GET', '/api/me')).status, 401, 'the other browser is signed out');
     assert.equal(await section.getByRole('row').count(), 2, 'the header and this browser');

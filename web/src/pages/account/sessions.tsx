@@ -11,7 +11,10 @@ const METHODS: Record<string, string> = {
   passkey: 'passkey',
 };
 
-/** "Where you're signed in": every live session of the account, with sign-out of one or of all others. */
+/**
+ * "Where you're signed in": every live session of the account, with ending one or all others.
+ * The buttons do not say "Sign out": that is the header's button for this browser.
+ */
 export function SessionsSection() {
   const queryClient = useQueryClient();
   const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => data(api.GET('/api/me/sessions')) });
@@ -30,7 +33,8 @@ export function SessionsSection() {
       )}
       {endOthers.isSuccess && (
         <Notice kind="ok">
-          Signed out everywhere else ({endOthers.data.ended} {endOthers.data.ended === 1 ? 'session' : 'sessions'}).
+          Every other session has ended ({endOthers.data.ended} {endOthers.data.ended === 1 ? 'session' : 'sessions'}); those
+          browsers must sign in again.
         </Notice>
       )}
       <ScrollRegion label="Sessions">
@@ -61,7 +65,7 @@ export function SessionsSection() {
                 <td>
                   {!session.current && (
                     <button type="button" className="link danger" onClick={() => end.mutate(session.id)}>
-                      Sign out<span className="visually-hidden"> {session.device}</span>
+                      End session<span className="visually-hidden"> of {session.device}</span>
                     </button>
                   )}
                 </td>
@@ -77,7 +81,7 @@ export function SessionsSection() {
           disabled={endOthers.isPending || list.length < 2}
           onClick={() => endOthers.mutate()}
         >
-          Sign out everywhere else
+          End all other sessions
         </button>
       </div>
     </section>
