@@ -30,7 +30,6 @@ import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
-import { registerExplainRoutes } from './modules/explain/explain-routes.ts';
 import { registerExportRoutes } from './modules/export/export-routes.ts';
 import { idempotencyStore } from './modules/idempotency/idempotency-repository.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
@@ -45,6 +44,7 @@ import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-ro
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
+import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';

@@ -85,7 +85,7 @@ function printTable(header: string[], lines: string[][]): void {
 
 /**
  * Writes the run to bench/results/<time>.json and bench/results/latest.json (both ignored by
- * git; the run the README quotes is committed as bench/results/readme.json).
+ * git; the runs docs/performance.md quotes are committed as bench/results/readme*.json).
  */
 export function writeRun(run: BenchRun, directory = path.join(import.meta.dirname, '..', 'results')): string {
   mkdirSync(directory, { recursive: true });

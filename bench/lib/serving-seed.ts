@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/database.ts';
 import { applyLedgerChange } from '../../src/modules/ledger/ledger.ts';
-import { countryOf } from '../../src/modules/serving/visitor.ts';
+import { countryOf } from '../../src/modules/serving/tracking/visitor.ts';
 
 export interface ServingSeed {
   /** Active, approved ads. */

@@ -70,7 +70,7 @@ export interface DatabaseOptions {
  * PGlite's PostgreSQL sets its shared buffers up in WebAssembly memory at start, so all of
  * `shared_buffers` (128 MB by default) is resident from the first second. 32 MB holds an embedded
  * installation's working set; what falls out of it is read again from the kernel's page cache
- * (NODEFS files), not from the disk. Measured idle RSS: README, "Memory". PGlite's own start
+ * (NODEFS files), not from the disk. Measured idle RSS: docs/performance.md, "Memory". PGlite's own start
  * parameters (fsync off among them: docs/adr/0009) are kept.
  */
 const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];

@@ -1,12 +1,7 @@
-import { smoothedCtr } from '../../src/modules/serving/auction.ts';
-import {
-  type AdEntry,
-  type AdvertiserState,
-  type BlockEntry,
-  type CampaignState,
-  emptySnapshot,
-  indexAds,
-} from '../../src/modules/serving/serving-index.ts';
+import { smoothedCtr } from '../../src/modules/serving/selection/auction.ts';
+import { emptySnapshot } from '../../src/modules/serving/snapshot/build-snapshot.ts';
+import type { AdEntry, AdvertiserState, BlockEntry, CampaignState } from '../../src/modules/serving/snapshot/snapshot.ts';
+import { indexAds } from '../../src/modules/serving/snapshot/sorted-index.ts';
 import { seededRandom } from './random.ts';
 
 export interface RandomIndexShape {

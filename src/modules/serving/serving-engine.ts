@@ -1,45 +1,26 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
-import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
-import { findOrCreatePlatformAccount } from '../ledger/ledger.ts';
 import { DEVICES, dayOf, type GoalId } from '../statistics/record-events.ts';
-import type { Winner } from './auction.ts';
-import {
-  type AcceptanceVerdict,
-  acceptClicks,
-  type ConversionOutcome,
-  findAcceptedClicks,
-  recordConversion,
-  type SettlementSettings,
-  settleClicks,
-} from './billing.ts';
-import { ClickBatcher } from './click-batcher.ts';
-import { ClickSettler } from './click-settler.ts';
-import { type ClickClaims, ClickSigner, loadSigningSecret, newClickId } from './click-token.ts';
-import type { ImpressionFilters } from './eligibility.ts';
-import { type Explanation, explainImpression } from './explain.ts';
-import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './frequency.ts';
-import { ImpressionBuffer } from './impressions.ts';
-import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './page-views.ts';
-import {
-  type AdEntry,
-  buildSnapshot,
-  campaignCanServe,
-  emptySnapshot,
-  type Impression,
-  refreshSpend,
-  type Snapshot,
-  selectTeasers,
-} from './serving-index.ts';
-import { findOfferTarget, upsertAudienceMember } from './serving-repository.ts';
-import { type ViewClaims, ViewSigner } from './view-token.ts';
-import { visitorTraits } from './visitor.ts';
-import { frequencyVisitor, type VisitorSignals } from './visitor-id.ts';
+import type { AcceptanceVerdict } from './billing/acceptance.ts';
+import { ClickBilling } from './billing/click-billing.ts';
+import type { ConversionOutcome } from './billing/settlement.ts';
+import { type ExplainQuery, type Explanation, explainQuery } from './explain/explain-impression.ts';
+import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './selection/frequency.ts';
+import { campaignCanServe, type Impression } from './selection/judgement.ts';
+import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './selection/page-views.ts';
+import { selectTeasers } from './selection/select-teasers.ts';
+import { ViewerFilters } from './selection/viewer-filters.ts';
+import { SnapshotKeeper } from './snapshot/snapshot-keeper.ts';
+import { joinAudience, rememberAudienceMember } from './tracking/audiences.ts';
+import { clickTarget, storedClickTarget } from './tracking/click-target.ts';
+import { loadSigningSecret } from './tracking/click-token.ts';
+import { type ServedTeaser, Tracker, type ViewRefusals } from './tracking/tracker.ts';
+import { visitorTraits } from './tracking/visitor.ts';
+import { frequencyVisitor, type VisitorSignals } from './tracking/visitor-id.ts';
 
-/** A full rebuild at least this often, even when nothing changed: CTR estimates move with traffic. */
-const FULL_REBUILD_MS = 30_000;
+export type { ExplainQuery, ServedTeaser };
 
 export interface ServingOptions {
   db: Db;
@@ -77,7 +58,7 @@ export interface ServingTally {
   /** Viewable views counted: beacons' tokens claimed and written to the rollup. */
   views: number;
   /** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
-  viewRefusals: Record<'bot' | 'forged' | 'expired' | 'replayed', number>;
+  viewRefusals: ViewRefusals;
   clicksAccepted: number;
   clicksBilled: number;
   /** Clicks settled or refused without billing, by why. */
@@ -90,51 +71,19 @@ export interface Viewer extends VisitorSignals {
   pageId: string | undefined;
 }
 
-/** What serve() read for an impression without page or visitor filters. */
-const NOTHING_READ: [undefined, undefined] = [undefined, undefined];
-
-/** A claim on a page that collides this many times in a row (other blocks racing) serves nothing. */
-const PAGE_CLAIM_ATTEMPTS = 3;
-
-/** A hypothetical impression to explain. */
-export interface ExplainQuery {
-  blockId: number;
-  device: Impression['device'];
-  /** ISO country code, upper case; '' when unknown. */
-  country: string;
-  visitorId: string | undefined;
-  /** Describe this campaign's ads too, not only the winners. */
-  campaignId?: number;
-}
-
-export interface ServedTeaser {
-  ad: AdEntry;
-  clickToken: string;
-  /** The signed, single-use impression token the loader's beacon sends back when the teaser was viewable. */
-  viewToken: string;
-}
-
 /**
- * The serving engine of one instance: the snapshot it selects from, the view buffer, the click
- * signer, click acceptance and settlement. It is made once at start-up (createContext) and closed
- * on shutdown, after which every counted view and every accepted click is in the database.
+ * The serving engine of one instance, over the stages of docs/serving.md (Code layout): the
+ * snapshot it selects from (snapshot/), the viewer's filters and the selection (selection/), the
+ * tokens and the view buffer (tracking/), click acceptance and settlement (billing/). It is made
+ * once at start-up (createContext) and closed on shutdown, after which every counted view and
+ * every accepted click is in the database.
  */
 export class ServingEngine {
-  private snapshot: Snapshot;
-  private timer: NodeJS.Timeout | undefined;
-  private refreshing: Promise<void> | undefined;
-  private platformAccount: Promise<number> | undefined;
-  private version = -1;
-  private busy = false;
-  private builtAt = 0;
   private readonly options: ServingOptions;
-  readonly signer: ClickSigner;
-  readonly viewSigner: ViewSigner;
-  readonly impressions: ImpressionBuffer;
-  private readonly acceptance: ClickBatcher;
-  private readonly settler: ClickSettler;
-  private readonly pages: PageViewStore;
-  private readonly frequency: FrequencyStore;
+  private readonly keeper: SnapshotKeeper;
+  private readonly viewerFilters: ViewerFilters;
+  private readonly tracker: Tracker;
+  private readonly billing: ClickBilling;
   readonly tally: ServingTally = {
     impressions: 0,
     served: 0,
@@ -148,41 +97,44 @@ export class ServingEngine {
 
   constructor(options: ServingOptions) {
     this.options = options;
-    this.pages = options.pages ?? memoryPageViewStore(() => options.clock.now());
-    this.frequency = options.frequency ?? memoryFrequencyStore();
-    this.signer = new ClickSigner(options.signingSecret);
-    this.viewSigner = new ViewSigner(options.signingSecret);
-    this.snapshot = emptySnapshot(dayOf(options.clock.now(), options.timeZone));
-    this.settler = new ClickSettler({
-      settle: async (clickIds) => {
-        const outcomes = await settleClicks(options.db, clickIds, await this.settlementSettings());
-        for (const outcome of outcomes.values()) {
-          if (outcome === 'billed') this.tally.clicksBilled += 1;
-          else this.tally.refusals[outcome] += 1;
-        }
-        return outcomes.size;
+    const { db, clock, timeZone, onError } = options;
+    const frequency = options.frequency ?? memoryFrequencyStore();
+    this.keeper = new SnapshotKeeper({ db, clock, timeZone, onError });
+    this.viewerFilters = new ViewerFilters({
+      pages: options.pages ?? memoryPageViewStore(() => clock.now()),
+      frequency,
+      onError,
+    });
+    this.tracker = new Tracker({
+      db,
+      clock,
+      timeZone,
+      signingSecret: options.signingSecret,
+      frequency,
+      tally: this.tally,
+      onError,
+    });
+    this.billing = new ClickBilling({
+      db,
+      clock,
+      timeZone,
+      revenueSharePercent: options.revenueSharePercent,
+      onSettled: (outcome) => {
+        if (outcome === 'billed') this.tally.clicksBilled += 1;
+        else this.tally.refusals[outcome] += 1;
       },
-      findLeftovers: (beforeMs, limit) => findAcceptedClicks(options.db, beforeMs, limit),
-      clock: options.clock,
-      onError: (error) => options.onError(error, 'settling clicks'),
+      onError,
     });
-    this.acceptance = new ClickBatcher(async (clicks) => {
-      const verdicts = await acceptClicks(options.db, clicks);
-      this.settler.add(clicks.flatMap((click, index) => (verdicts[index] === 'duplicate' ? [] : [click.claims.clickId])));
-      return verdicts;
-    });
-    this.impressions = new ImpressionBuffer({
-      db: options.db,
-      timeZone: options.timeZone,
-      tokenTtlMs: this.viewSigner.ttlMs,
-      now: () => options.clock.now(),
-      onFlushed: async (counted, replayed) => {
-        this.tally.views += counted.length;
-        this.tally.viewRefusals.replayed += replayed;
-        await this.countTowardCaps(counted);
-      },
-      onError: (error) => options.onError(error, 'flushing views'),
-    });
+  }
+
+  /** The click signer (tests and benchmarks sign and read links with it). */
+  get signer() {
+    return this.tracker.signer;
+  }
+
+  /** The buffer of served teasers and counted views (benchmarks flush it). */
+  get impressions() {
+    return this.tracker.impressions;
   }
 
   /**
@@ -190,133 +142,39 @@ export class ServingEngine {
    * unsettled; then keeps the snapshot fresh, flushes views and sweeps for unsettled clicks on timers.
    */
   async start(): Promise<void> {
-    await this.refresh();
-    await this.settler.start(this.options.sweepMs ?? 5000);
-    this.timer = setInterval(() => {
-      this.tick().catch((error: unknown) => this.options.onError(error, 'refreshing the serving index'));
-    }, this.options.refreshMs);
-    this.timer.unref();
-    this.impressions.start(Math.min(this.options.flushMs, 1000));
+    await this.keeper.refresh();
+    await this.billing.start(this.options.sweepMs ?? 5000);
+    this.keeper.start(this.options.refreshMs);
+    this.tracker.impressions.start(Math.min(this.options.flushMs, 1000));
   }
 
   /** Rebuilds the snapshot now (tests call it to see their changes without waiting). */
   refresh(): Promise<void> {
-    return this.exclusive(() => this.rebuild());
+    return this.keeper.refresh();
   }
 
-  private async rebuild(): Promise<void> {
-    const version = await readChangeCounter(this.options.db, 'serving');
-    const now = this.options.clock.now();
-    this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
-    this.version = version;
-    this.builtAt = this.options.clock.now();
-  }
-
-  /**
-   * The periodic refresh: a full rebuild when anything it is built from changed (on any instance),
-   * when the day changed, or every FULL_REBUILD_MS for fresh CTR estimates; otherwise only
-   * balances and today's spend, which other instances' clicks move.
-   */
-  async tick(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
-    try {
-      await this.exclusive(() => this.tickOnce());
-    } finally {
-      this.busy = false;
-    }
-  }
-
-  /**
-   * Runs inside exclusive(), so it decides on the state left by a refresh that ran just before
-   * it: a rebuild asked for meanwhile (by a test, by the benchmark) is not repeated.
-   */
-  private async tickOnce(): Promise<void> {
-    const version = await readChangeCounter(this.options.db, 'serving');
-    const now = this.options.clock.now();
-    if (
-      version !== this.version ||
-      dayOf(now, this.options.timeZone) !== this.snapshot.day ||
-      now - this.builtAt >= FULL_REBUILD_MS
-    ) {
-      await this.rebuild();
-      return;
-    }
-    await refreshSpend(this.options.db, this.snapshot);
-  }
-
-  /**
-   * Records the winners on the page; when another block of the page claimed one of them first
-   * (concurrent requests, perhaps on another instance), selects again without what it showed.
-   */
-  private async claimOnPage(pageId: string, impression: Impression, winners: Winner<AdEntry>[]): Promise<Winner<AdEntry>[]> {
-    const filters = impression.filters;
-    let selected = winners;
-    for (let attempt = 1; filters !== undefined && selected.length > 0; attempt += 1) {
-      const claim = {
-        ads: selected.map(({ ad }) => ad.offerId),
-        campaigns: selected.map(({ ad }) => ad.campaign.id),
-        campaignsUnique: filters.campaignsUnique,
-      };
-      const conflict = await this.pages.claim(pageId, claim).catch(this.failOpen('claiming on the page'));
-      if (conflict === undefined) return selected;
-      if (attempt === PAGE_CLAIM_ATTEMPTS) return [];
-      const page = await this.pages.shown(pageId).catch(this.failOpen('reading the page'));
-      filters.page = page;
-      selected = selectTeasers(this.snapshot, impression);
-    }
-    return selected;
-  }
-
-  /** A store that fails is reported and treated as empty, so serving goes on without its filter. */
-  private failOpen(what: string): (error: unknown) => undefined {
-    return (error) => {
-      this.options.onError(error, what);
-      return undefined;
-    };
-  }
-
-  /** Refreshes run one after another, never interleaved. */
-  private exclusive(work: () => Promise<void>): Promise<void> {
-    const run = (this.refreshing ?? Promise.resolve()).catch(() => undefined).then(work);
-    this.refreshing = run;
-    return run;
+  /** The periodic refresh (snapshot/snapshot-keeper.ts), run now. */
+  tick(): Promise<void> {
+    return this.keeper.tick();
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.refreshing?.catch(() => undefined);
-    await this.settled();
-    await this.settler.close();
-    await this.impressions.close();
+    await this.keeper.close();
+    await this.billing.close();
+    await this.tracker.impressions.close();
   }
 
   block(blockId: number) {
-    return this.snapshot.blocks.get(blockId);
+    return this.keeper.snapshot.blocks.get(blockId);
   }
 
   /**
    * What serving would do for an impression of a block now, and why each other ad would not show
-   * (the one door of the account API into the snapshot). Nothing is counted. The campaigns' hours
-   * and the block's one-ad-per-campaign rule apply as they would now; a page view and a visitor's
-   * frequency counts do not (an explanation has neither). Undefined when the block cannot serve
-   * (unknown, or its site is not active).
+   * (the one door of the account API into the snapshot; explain/explain-impression.ts). Nothing is
+   * counted. Undefined when the block cannot serve (unknown, or its site is not active).
    */
   explain(query: ExplainQuery): Explanation | undefined {
-    const block = this.snapshot.blocks.get(query.blockId);
-    if (block === undefined) return undefined;
-    const filters: ImpressionFilters = {
-      nowMs: this.options.clock.now(),
-      page: undefined,
-      campaignsUnique: block.campaignsUnique ?? false,
-      viewsToday: undefined,
-    };
-    return explainImpression(
-      this.snapshot,
-      { block, device: query.device, country: query.country, visitorId: query.visitorId, filters },
-      { campaignId: query.campaignId },
-    );
+    return explainQuery(this.keeper.snapshot, query, this.options.clock.now());
   }
 
   /**
@@ -328,103 +186,25 @@ export class ServingEngine {
   async serve(impression: Impression, viewer?: Viewer): Promise<ServedTeaser[]> {
     const now = this.options.clock.now();
     const day = dayOf(now, this.options.timeZone);
-    const capped = this.snapshot.frequencyCapped === true;
+    const capped = this.keeper.snapshot.frequencyCapped === true;
     const visitor = viewer === undefined || !capped ? undefined : frequencyVisitor(viewer, this.options.signingSecret, day);
     const pageId = viewer?.pageId;
-    // Without a page id or a capped campaign nothing is read: no stores to wait for.
-    const [page, viewsToday] =
-      pageId === undefined && visitor === undefined
-        ? NOTHING_READ
-        : await Promise.all([
-            pageId === undefined ? undefined : this.pages.shown(pageId).catch(this.failOpen('reading the page')),
-            visitor === undefined ? undefined : this.frequency.viewsToday(visitor, day).catch(this.failOpen('reading views')),
-          ]);
-    const filters: ImpressionFilters = {
-      nowMs: now,
-      page,
-      campaignsUnique: impression.block.campaignsUnique ?? false,
-      viewsToday,
-    };
-    let winners: Winner<AdEntry>[] = selectTeasers(this.snapshot, { ...impression, filters });
-    if (pageId !== undefined && winners.length > 0) winners = await this.claimOnPage(pageId, { ...impression, filters }, winners);
+    const filters = await this.viewerFilters.read(impression.block, pageId, visitor, now, day);
+    let winners = selectTeasers(this.keeper.snapshot, { ...impression, filters });
+    if (pageId !== undefined && winners.length > 0) {
+      winners = await this.viewerFilters.claimOnPage(() => this.keeper.snapshot, pageId, { ...impression, filters }, winners);
+    }
     this.tally.impressions += 1;
     this.tally.served += winners.length;
-    return winners.map((winner) => {
-      const { ad } = winner;
-      const claims: ClickClaims = {
-        clickId: newClickId(),
-        offerId: ad.offerId,
-        campaignId: ad.campaign.id,
-        siteId: impression.block.siteId,
-        blockId: impression.block.id,
-        device: impression.device,
-        country: impression.country,
-        chargeMicros: winner.chargeMicros,
-        issuedAt: now,
-      };
-      this.impressions.add(
-        {
-          at: now,
-          campaignId: ad.campaign.id,
-          offerId: ad.offerId,
-          siteId: impression.block.siteId,
-          blockId: impression.block.id,
-          device: impression.device,
-          country: impression.country,
-        },
-        day,
-      );
-      const viewToken = this.viewSigner.sign({
-        impressionId: claims.clickId,
-        offerId: claims.offerId,
-        campaignId: claims.campaignId,
-        siteId: claims.siteId,
-        blockId: claims.blockId,
-        device: claims.device,
-        country: claims.country,
-        issuedAt: now,
-        // Only a capped campaign's token names the visitor, for its beacon to count the view toward the cap.
-        ...(visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0 ? { visitor } : {}),
-      });
-      return { ad, clickToken: this.signer.sign(claims), viewToken };
-    });
+    return this.tracker.issue(winners, impression, now, day, visitor);
   }
 
   /**
    * Takes a beacon's impression tokens: each valid one is queued to count one view at the next
-   * flush (unless its impression was counted before, on any instance). Robots' beacons, forged
-   * and expired tokens count nothing; every token is tallied by what became of it.
+   * flush (tracking/tracker.ts).
    */
   recordViews(tokens: readonly string[], userAgent: string | undefined): void {
-    const { viewRefusals } = this.tally;
-    if (visitorTraits(userAgent).bot) {
-      viewRefusals.bot += tokens.length;
-      return;
-    }
-    const nowMs = this.options.clock.now();
-    for (const token of tokens) {
-      const verdict = this.viewSigner.verify(token, nowMs);
-      if (verdict.kind !== 'valid') viewRefusals[verdict.kind] += 1;
-      else if (!this.impressions.addView(verdict.claims)) viewRefusals.replayed += 1;
-    }
-  }
-
-  /**
-   * Counts committed views of capped campaigns' teasers toward their visitors' caps, on the day
-   * each teaser was served. A failing store is reported: the views stay counted in the statistics.
-   */
-  private async countTowardCaps(views: readonly ViewClaims[]): Promise<void> {
-    await Promise.all(
-      views.flatMap(({ visitor, campaignId, issuedAt }) =>
-        visitor === undefined
-          ? []
-          : [
-              this.frequency
-                .recordView(visitor, campaignId, dayOf(issuedAt, this.options.timeZone))
-                .catch(this.failOpen('counting a view toward a cap')),
-            ],
-      ),
-    );
+    this.tracker.recordViews(tokens, userAgent);
   }
 
   /**
@@ -444,23 +224,26 @@ export class ServingEngine {
     address: string | null = null,
   ): Promise<string | undefined> {
     const nowMs = this.options.clock.now();
-    const verdict = this.signer.verify(token, nowMs);
+    const verdict = this.tracker.signer.verify(token, nowMs);
     const { claims } = verdict;
     if (claims === undefined) return undefined;
     const traits = visitorTraits(userAgent);
     const mobile = traits.device !== DEVICES.desktop;
-    const target = this.targetOf(claims.offerId, mobile) ?? (await this.storedTargetOf(claims.offerId, mobile));
+    const target =
+      clickTarget(this.keeper.snapshot, claims.offerId, mobile) ??
+      (await storedClickTarget(this.options.db, claims.offerId, mobile));
     if (target === undefined) return undefined;
     let clickId = '';
     if (verdict.kind === 'valid') {
       // The acceptance is awaited here, not in a helper, so a click costs one promise less.
-      const campaign = this.snapshot.campaigns.get(claims.campaignId);
-      const publisherId = this.snapshot.blocks.get(claims.blockId)?.publisherId;
+      const { snapshot } = this.keeper;
+      const campaign = snapshot.campaigns.get(claims.campaignId);
+      const publisherId = snapshot.blocks.get(claims.blockId)?.publisherId;
       let acceptance: AcceptanceVerdict = 'limit';
       if (campaign !== undefined && publisherId !== undefined) {
         const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
         const advertiserId = campaign.advertiser.id;
-        acceptance = await this.acceptance.submit({ claims, advertiserId, publisherId, nowMs, address, refusal });
+        acceptance = await this.billing.accept({ claims, advertiserId, publisherId, nowMs, address, refusal });
         if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
         else this.tally.clicksAccepted += 1;
         if (acceptance === 'accepted') {
@@ -478,69 +261,24 @@ export class ServingEngine {
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
   async recordConversion(clickId: string, goal: GoalId): Promise<ConversionOutcome> {
-    const outcome = await recordConversion(
-      this.options.db,
-      clickId,
-      goal,
-      this.options.clock.now(),
-      await this.settlementSettings(),
-    );
+    const outcome = await this.billing.recordConversion(clickId, goal);
     if (outcome === 'recorded') this.tally.conversions += 1;
     return outcome;
   }
 
   /** Waits until every click submitted so far is accepted and settled (tests, benchmarks, shutdown). */
-  async settled(): Promise<void> {
-    await this.acceptance.idle();
-    await this.settler.settled();
+  settled(): Promise<void> {
+    return this.billing.settled();
   }
 
   /** Acceptance batches and settlements so far, with the clicks in them (group commit at work). */
   get clickCounts(): { acceptance: { batches: number; clicks: number }; settlement: { settlements: number; clicks: number } } {
-    return { acceptance: { ...this.acceptance.counts }, settlement: { ...this.settler.counts } };
-  }
-
-  /** Where a click goes: the ad's mobile URL on mobile devices when it has one. */
-  private targetOf(offerId: number, mobile: boolean): string | undefined {
-    const ad = this.snapshot.adsById.get(offerId);
-    if (ad === undefined) return undefined;
-    return mobile && ad.urlMobile !== '' ? ad.urlMobile : ad.url;
-  }
-
-  /**
-   * An ad that left the snapshot since its link was signed (paused, its campaign paused or out of
-   * budget) still redirects; one that moderation rejected, or that was deleted, does not.
-   */
-  private async storedTargetOf(offerId: number, mobile: boolean): Promise<string | undefined> {
-    const offer = await findOfferTarget(this.options.db, offerId);
-    if (offer === undefined) return undefined;
-    return mobile && offer.url_mobile !== '' ? offer.url_mobile : offer.url;
+    return this.billing.counts;
   }
 
   async addToAudience(advertiserId: number, visitorId: string): Promise<void> {
-    await upsertAudienceMember(this.options.db, advertiserId, visitorId, new Date(this.options.clock.now()));
-    let set = this.snapshot.audiences.get(visitorId);
-    if (set === undefined) {
-      set = new Set();
-      this.snapshot.audiences.set(visitorId, set);
-    }
-    set.add(advertiserId);
-  }
-
-  private async settlementSettings(): Promise<SettlementSettings> {
-    return {
-      revenueSharePercent: this.options.revenueSharePercent,
-      timeZone: this.options.timeZone,
-      platformAccountId: await this.platformAccountId(),
-    };
-  }
-
-  private platformAccountId(): Promise<number> {
-    this.platformAccount ??= findOrCreatePlatformAccount(this.options.db).catch((error: unknown) => {
-      this.platformAccount = undefined;
-      throw error;
-    });
-    return this.platformAccount;
+    await joinAudience(this.options.db, advertiserId, visitorId, this.options.clock.now());
+    rememberAudienceMember(this.keeper.snapshot, advertiserId, visitorId);
   }
 }
 

@@ -10,11 +10,11 @@ import { errorResponses, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/record-events.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
-import { isAdvertiser } from './serving-repository.ts';
 import { TeaserAnswerWriter, teaserAnswer } from './teaser-answer.ts';
-import { VIEW_TOKEN_LENGTH } from './view-token.ts';
-import { clickAddress, countryOf, visitorTraits } from './visitor.ts';
-import { LOADER_ID_PATTERN } from './visitor-id.ts';
+import { audienceExists } from './tracking/audiences.ts';
+import { VIEW_TOKEN_LENGTH } from './tracking/view-token.ts';
+import { clickAddress, countryOf, visitorTraits } from './tracking/visitor.ts';
+import { LOADER_ID_PATTERN } from './tracking/visitor-id.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
 const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
@@ -309,7 +309,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         'Set-Cookie',
         `${VISITOR_COOKIE}=${visitorId}; Max-Age=${VISITOR_COOKIE_MAX_AGE}; Path=/api/serve; Secure; HttpOnly; SameSite=None`,
       );
-      if (await isAdvertiser(context.db, advertiser)) await serving.addToAudience(advertiser, visitorId);
+      if (await audienceExists(context.db, advertiser)) await serving.addToAudience(advertiser, visitorId);
       return sendPixel(reply);
     },
   );

@@ -1,5 +1,5 @@
-import type { ServedTeaser } from './serving-engine.ts';
-import type { AdEntry } from './serving-index.ts';
+import type { AdEntry } from './snapshot/snapshot.ts';
+import type { ServedTeaser } from './tracking/tracker.ts';
 
 /**
  * The teasers answer as an object, fields in the response schema's order: what the XML answer and

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { CAPPED_VIEW_TOKEN_LENGTH, VIEW_TOKEN_LENGTH } from '../../../src/modules/serving/view-token.ts';
+import { CAPPED_VIEW_TOKEN_LENGTH, VIEW_TOKEN_LENGTH } from '../../../src/modules/serving/tracking/view-token.ts';
 import { insertBlock, insertOffer } from '../../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf, type World } from '../../helpers/serving.ts';

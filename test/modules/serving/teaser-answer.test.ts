@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ServedTeaser } from '../../../src/modules/serving/serving-engine.ts';
-import type { AdEntry } from '../../../src/modules/serving/serving-index.ts';
+import type { AdEntry } from '../../../src/modules/serving/snapshot/snapshot.ts';
 import { TeaserAnswerWriter, teaserAnswer } from '../../../src/modules/serving/teaser-answer.ts';
+import type { ServedTeaser } from '../../../src/modules/serving/tracking/tracker.ts';
 
 function ad(offerId: number, fields: Partial<AdEntry>): AdEntry {
   return {

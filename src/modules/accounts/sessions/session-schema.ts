@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { SESSION_METHODS } from '../../../db/schema.ts';
 import { Text } from '../../../http/input-types.ts';
 
 const Password = (description: string) => Text(description, { minLength: 10, maxLength: 200 });
@@ -53,8 +54,6 @@ export const OwnTokenSchema = Type.Object({
 });
 
 export const Accepted = Type.Null({ description: 'Accepted; an e-mail is sent if the login names an account.' });
-
-export const SESSION_METHODS = ['password', 'password+totp', 'password+recovery-code', 'passkey'] as const;
 
 export const SecondFactorRequiredSchema = Type.Object(
   {

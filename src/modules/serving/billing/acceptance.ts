@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import type { Db } from '../../../db/database.ts';
+import { prepared } from '../../../db/prepared.ts';
+import type { ClickClaims } from '../tracking/click-token.ts';
+
+/**
+ * Acceptance, on the click's request (docs/adr/0007): the click is written to accepted_clicks and
+ * committed before its redirect, so a redirected click is never lost. Many clicks share one
+ * statement (the click batcher's group commit); the statement touches no row that another click
+ * also needs, so it waits for nothing but its commit. Settlement (settlement.ts) follows.
+ */
+
+/** What acceptance says about a click on its request: `accepted` will be settled (billed or, without money, not). */
+export type AcceptanceVerdict = 'accepted' | 'duplicate' | 'bot' | 'limit';
+
+/** A verified click, as the engine hands it to acceptance. */
+export interface IncomingClick {
+  claims: ClickClaims;
+  advertiserId: number;
+  publisherId: number;
+  nowMs: number;
+  /** The visitor's IP address, kept so that refunds can select the clicks of an address range. */
+  address: string | null;
+  /** Decided on the request: null = bill it (if the money is there); otherwise why it is not billed. */
+  refusal: 'bot' | 'limit' | null;
+}
+
+/**
+ * Accepts a batch of clicks in one statement. A click id already accepted or settled, or seen
+ * earlier in the batch, is a duplicate and is not written again: each click link is used once.
+ */
+export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Promise<AcceptanceVerdict[]> {
+  const verdicts = new Array<AcceptanceVerdict>(clicks.length).fill('duplicate');
+  const seen = new Set<string>();
+  const fresh: IncomingClick[] = [];
+  for (const click of clicks) {
+    if (seen.has(click.claims.clickId)) continue;
+    seen.add(click.claims.clickId);
+    fresh.push(click);
+  }
+  // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
+  const column = <T>(value: (click: IncomingClick) => T) => fresh.map(value);
+  const inserted = await prepared(sql<{ click_id: string }>`
+    INSERT INTO accepted_clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+      advertiser_id, publisher_id, charge_micros, refusal, address)
+    SELECT * FROM unnest(
+      ${column((click) => click.claims.clickId)}::text[],
+      ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
+      ${column((click) => click.claims.campaignId)}::integer[],
+      ${column((click) => click.claims.offerId)}::integer[],
+      ${column((click) => click.claims.siteId)}::integer[],
+      ${column((click) => click.claims.blockId)}::integer[],
+      ${column((click) => click.claims.device)}::smallint[],
+      ${column((click) => click.claims.country)}::text[],
+      ${column((click) => click.advertiserId)}::integer[],
+      ${column((click) => click.publisherId)}::integer[],
+      ${column((click) => click.claims.chargeMicros)}::bigint[],
+      ${column((click) => click.refusal)}::text[],
+      ${column((click) => click.address)}::inet[]
+    ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
+      advertiser_id, publisher_id, charge_micros, refusal, address)
+    ON CONFLICT (click_id) DO NOTHING
+    RETURNING click_id`).execute(db);
+  const accepted = new Set(inserted.rows.map((row) => row.click_id));
+  clicks.forEach((click, index) => {
+    const id = click.claims.clickId;
+    // The first occurrence in the batch is the one that was written.
+    if (accepted.delete(id)) verdicts[index] = click.refusal ?? 'accepted';
+  });
+  return verdicts;
+}

@@ -1,0 +1,105 @@
+import type { Clock } from '../../../clock.ts';
+import type { Db } from '../../../db/database.ts';
+import { findOrCreatePlatformAccount } from '../../ledger/ledger.ts';
+import type { GoalId } from '../../statistics/record-events.ts';
+import { type AcceptanceVerdict, acceptClicks, type IncomingClick } from './acceptance.ts';
+import { ClickBatcher } from './click-batcher.ts';
+import { ClickSettler } from './click-settler.ts';
+import {
+  type ClickOutcome,
+  type ConversionOutcome,
+  findAcceptedClicks,
+  recordConversion,
+  type SettlementSettings,
+  settleClicks,
+} from './settlement.ts';
+
+export interface ClickBillingOptions {
+  db: Db;
+  clock: Clock;
+  timeZone: string;
+  revenueSharePercent: number;
+  /** Told of every click a settlement recorded, with its outcome (the engine's tally). */
+  onSettled(outcome: ClickOutcome): void;
+  onError(error: unknown, what: string): void;
+}
+
+/**
+ * Billing of one instance: clicks accepted in group commits on their requests, settled in the
+ * background right after (and, at start and on a sweep, those another instance left), and
+ * conversions of settled clicks (docs/adr/0007).
+ */
+export class ClickBilling {
+  private readonly options: ClickBillingOptions;
+  private readonly acceptance: ClickBatcher;
+  private readonly settler: ClickSettler;
+  private platformAccount: Promise<number> | undefined;
+
+  constructor(options: ClickBillingOptions) {
+    this.options = options;
+    this.settler = new ClickSettler({
+      settle: async (clickIds) => {
+        const outcomes = await settleClicks(options.db, clickIds, await this.settlementSettings());
+        for (const outcome of outcomes.values()) options.onSettled(outcome);
+        return outcomes.size;
+      },
+      findLeftovers: (beforeMs, limit) => findAcceptedClicks(options.db, beforeMs, limit),
+      clock: options.clock,
+      onError: (error) => options.onError(error, 'settling clicks'),
+    });
+    this.acceptance = new ClickBatcher(async (clicks) => {
+      const verdicts = await acceptClicks(options.db, clicks);
+      this.settler.add(clicks.flatMap((click, index) => (verdicts[index] === 'duplicate' ? [] : [click.claims.clickId])));
+      return verdicts;
+    });
+  }
+
+  /** Settles clicks accepted before this start that are still unsettled, then sweeps for them every `sweepMs`. */
+  start(sweepMs: number): Promise<void> {
+    return this.settler.start(sweepMs);
+  }
+
+  /** Accepts a click durably (with the next group commit); its settlement follows in the background. */
+  accept(click: IncomingClick): Promise<AcceptanceVerdict> {
+    return this.acceptance.submit(click);
+  }
+
+  /** Counts a conversion of a click (settling the click first if it is not yet). */
+  async recordConversion(clickId: string, goal: GoalId): Promise<ConversionOutcome> {
+    const { db, clock } = this.options;
+    return recordConversion(db, clickId, goal, clock.now(), await this.settlementSettings());
+  }
+
+  /** Waits until every click submitted so far is accepted and settled (tests, benchmarks, shutdown). */
+  async settled(): Promise<void> {
+    await this.acceptance.idle();
+    await this.settler.settled();
+  }
+
+  /** Acceptance batches and settlements so far, with the clicks in them (group commit at work). */
+  get counts(): { acceptance: { batches: number; clicks: number }; settlement: { settlements: number; clicks: number } } {
+    return { acceptance: { ...this.acceptance.counts }, settlement: { ...this.settler.counts } };
+  }
+
+  /** Settles what was accepted, then stops the sweep. */
+  async close(): Promise<void> {
+    await this.settled();
+    await this.settler.close();
+  }
+
+  private async settlementSettings(): Promise<SettlementSettings> {
+    return {
+      revenueSharePercent: this.options.revenueSharePercent,
+      timeZone: this.options.timeZone,
+      platformAccountId: await this.platformAccountId(),
+    };
+  }
+
+  private platformAccountId(): Promise<number> {
+    this.platformAccount ??= findOrCreatePlatformAccount(this.options.db).catch((error: unknown) => {
+      this.platformAccount = undefined;
+      throw error;
+    });
+    return this.platformAccount;
+  }
+}

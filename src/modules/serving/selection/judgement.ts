@@ -1,0 +1,133 @@
+import type { AdEntry, BlockEntry, CampaignState } from '../snapshot/snapshot.ts';
+import { adExclusion, campaignExclusion, type FilterReason, type ImpressionFilters } from './eligibility.ts';
+
+export interface Impression {
+  block: BlockEntry;
+  device: 1 | 2 | 3;
+  country: string;
+  visitorId: string | undefined;
+  /** Page, frequency and schedule filters (eligibility.ts); absent: the auction alone. */
+  filters?: ImpressionFilters;
+}
+
+/** Whether a campaign may still buy clicks today: money, daily budgets, daily click limit. */
+export function campaignCanServe(campaign: CampaignState): boolean {
+  return campaignLimit(campaign) === undefined;
+}
+
+/**
+ * Which limit stops a campaign buying clicks today, if any: the advertiser's balance, a daily
+ * budget (the campaign's or the advertiser's), or the campaign's daily click limit.
+ */
+export function campaignLimit(campaign: CampaignState): LimitReason | undefined {
+  const advertiser = campaign.advertiser;
+  if (advertiser.balanceMicros <= 0) return 'balance';
+  if (advertiser.dailyBudgetMicros > 0 && advertiser.spentTodayMicros >= advertiser.dailyBudgetMicros) return 'budget';
+  if (campaign.dailyBudgetMicros > 0 && campaign.spentTodayMicros >= campaign.dailyBudgetMicros) return 'budget';
+  if (campaign.dailyClickLimit > 0 && campaign.clicksToday >= campaign.dailyClickLimit) return 'daily_limit';
+  return undefined;
+}
+
+/** The site or block coefficient of a campaign for a block (the block's own wins; 1 when none is set). */
+export function placementCoefficient(campaign: CampaignState, block: BlockEntry): number {
+  return campaign.blockCoefficients.get(`${block.siteId}:${block.id}`) ?? campaign.siteCoefficients.get(block.siteId) ?? 1;
+}
+
+/**
+ * The site/block coefficient times the device coefficient for one campaign and impression, or why
+ * the campaign may not show here (limits reached, another country, not in the audience).
+ */
+export function campaignFactor(
+  campaign: CampaignState,
+  impression: Impression,
+  audience: Set<number> | undefined,
+): number | SkipReason {
+  const limit = campaignLimit(campaign);
+  if (limit !== undefined) return limit;
+  if (impression.filters !== undefined) {
+    const excluded = campaignExclusion(campaign, impression.filters);
+    if (excluded !== undefined) return excluded;
+  }
+  if (campaign.geo !== undefined && !campaign.geo.has(impression.country)) return 'geo';
+  if (campaign.isRetarget && !audience?.has(campaign.advertiser.id)) return 'audience';
+  return placementCoefficient(campaign, impression.block) * (campaign.deviceCoefficients[impression.device] ?? 1);
+}
+
+/** A spent limit: the balance, a daily budget (campaign or advertiser), the daily click limit. */
+export type LimitReason = 'balance' | 'budget' | 'daily_limit';
+
+/**
+ * Why a per-request filter refused an ad (one ad per page view, frequency caps, schedules); a
+ * filter that answers only `false` gives `filtered`.
+ */
+export type RequestFilterReason = FilterReason | 'filtered';
+
+/** Why an ad visited by the selection did not become a candidate (for an explanation of a choice). */
+export type SkipReason =
+  | LimitReason
+  /** The campaign targets other countries. */
+  | 'geo'
+  /** A retargeting campaign and the visitor is not in its advertiser's audience. */
+  | 'audience'
+  /** A per-request filter of the caller refused it. */
+  | RequestFilterReason;
+
+/** A caller's per-request filter of single ads: `true` lets the ad compete, anything else says why not. */
+export type AdFilter = (ad: AdEntry) => boolean | RequestFilterReason;
+
+/**
+ * The judgement of one impression, ad after ad: what it needs of the impression, and what it
+ * keeps between ads (each campaign's verdict, reached once; the campaigns that took a place on a
+ * block with unique campaigns). Made once per selection or explanation, never per ad.
+ */
+export interface Judgement {
+  impression: Impression;
+  audience: Set<number> | undefined;
+  filter: AdFilter | undefined;
+  verdicts: Map<CampaignState, number | SkipReason>;
+  campaignsTaken: Set<CampaignState> | undefined;
+}
+
+/** Starts judging the ads of one impression; `audience` holds the advertisers whose audience the visitor is in. */
+export function startJudgement(impression: Impression, audience: Set<number> | undefined, filter?: AdFilter): Judgement {
+  return {
+    impression,
+    audience,
+    filter,
+    verdicts: new Map(),
+    // A block with unique campaigns takes each campaign's first ad: the best, as ads come best first.
+    campaignsTaken: impression.block.campaignsUnique ? new Set() : undefined,
+  };
+}
+
+/**
+ * Whether an ad competes for the impression: its campaign's factor (placement × device
+ * coefficient), or why it does not. The checks, in this order: the page showed the ad; the
+ * campaign's limits, request filters, geo and audience (campaignFactor, once per campaign); the
+ * caller's filter; one ad per campaign on a block that asks for it. Ads must be judged in walk
+ * order (best first): an ad that competes takes its campaign's place. The one judgement serving
+ * (selectTeasers) and explanations (explainImpression) both make.
+ */
+export function judgeAd(judgement: Judgement, ad: AdEntry): number | SkipReason {
+  const { filters } = judgement.impression;
+  if (filters !== undefined) {
+    const excluded = adExclusion(ad.offerId, filters);
+    if (excluded !== undefined) return excluded;
+  }
+  let factor = judgement.verdicts.get(ad.campaign);
+  if (factor === undefined) {
+    factor = campaignFactor(ad.campaign, judgement.impression, judgement.audience);
+    judgement.verdicts.set(ad.campaign, factor);
+  }
+  if (typeof factor !== 'number') return factor;
+  const { filter, campaignsTaken } = judgement;
+  if (filter !== undefined) {
+    const verdict = filter(ad);
+    if (verdict !== true) return verdict === false ? 'filtered' : verdict;
+  }
+  if (campaignsTaken !== undefined) {
+    if (campaignsTaken.has(ad.campaign)) return 'page_repeat';
+    campaignsTaken.add(ad.campaign);
+  }
+  return factor;
+}

@@ -1,0 +1,92 @@
+import type { Db } from '../../../db/database.ts';
+import { MODERATION } from '../../../moderation.ts';
+
+/** SQL of the snapshot: what can serve, and the figures it is ranked and limited by. */
+
+export async function loadServableOffers(db: Db) {
+  return db
+    .selectFrom('offers as o')
+    .innerJoin('campaigns as c', 'c.id', 'o.campaign_id')
+    .innerJoin('accounts as a', 'a.id', 'c.advertiser_id')
+    .select([
+      'o.id',
+      'o.campaign_id',
+      'o.title',
+      'o.description',
+      'o.price_text',
+      'o.url',
+      'o.url_mobile',
+      'o.bid_micros',
+      'o.image_square',
+      'o.image_wide',
+      'c.advertiser_id',
+      'c.geo',
+      'c.is_retarget',
+      'c.daily_budget_micros as campaign_daily_budget_micros',
+      'c.daily_click_limit',
+      'c.frequency_cap',
+      'c.schedule_hours',
+      'c.time_zone',
+      'a.balance_micros',
+      'a.daily_budget_micros as advertiser_daily_budget_micros',
+    ])
+    .where('o.active', '=', true)
+    .where('o.moderation_status', '=', MODERATION.approved)
+    .where('o.deleted_at', 'is', null)
+    .where('c.active', '=', true)
+    .where('c.moderation_status', '=', MODERATION.approved)
+    .where('c.archived', '=', false)
+    .where('a.kind', '=', 'advertiser')
+    .orderBy('o.id')
+    .execute();
+}
+
+/** Blocks of active (approved) sites, with the publisher who earns from them. */
+export async function loadServableBlocks(db: Db) {
+  return db
+    .selectFrom('blocks as b')
+    .innerJoin('sites as s', 's.id', 'b.site_id')
+    .select(['b.id', 'b.site_id', 'b.title', 'b.teaser_count', 'b.no_campaign_repeats', 's.publisher_id'])
+    .where('s.status', '=', 1)
+    .execute();
+}
+
+export async function loadSiteCoefficients(db: Db) {
+  return db.selectFrom('site_coefficients').select(['campaign_id', 'site_id', 'block_id', 'coef']).execute();
+}
+
+export async function loadDeviceCoefficients(db: Db) {
+  return db.selectFrom('device_coefficients').select(['campaign_id', 'device', 'coef']).execute();
+}
+
+/** Views and clicks per ad since `fromDay`: the basis of each ad's CTR estimate. */
+export async function loadOfferTraffic(db: Db, fromDay: string) {
+  return db
+    .selectFrom('stats_daily')
+    .select(['offer_id', (eb) => eb.fn.sum<number>('views').as('views'), (eb) => eb.fn.sum<number>('clicks').as('clicks')])
+    .where('day', '>=', fromDay)
+    .groupBy('offer_id')
+    .execute();
+}
+
+/** What each campaign spent and how many clicks it bought on `day`. */
+export async function loadCampaignSpend(db: Db, day: string) {
+  return db
+    .selectFrom('stats_campaign_daily')
+    .select(['campaign_id', 'spend_micros as spend', 'clicks'])
+    .where('day', '=', day)
+    .execute();
+}
+
+/** Which advertisers each recent visitor belongs to (retargeting audiences). */
+export async function loadAudiences(db: Db, since: Date) {
+  return db.selectFrom('audience_members').select(['advertiser_id', 'visitor_id']).where('last_seen_at', '>=', since).execute();
+}
+
+export async function loadAdvertiserBalances(db: Db) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'balance_micros', 'daily_budget_micros'])
+    .where('kind', '=', 'advertiser')
+    .execute();
+}

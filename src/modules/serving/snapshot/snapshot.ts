@@ -1,0 +1,100 @@
+import type { WeekSchedule } from '../selection/schedule.ts';
+
+/**
+ * The in-memory snapshot of what can serve. It is rebuilt from the database every few seconds
+ * (so changes made through the API, on any instance, take effect within seconds) and adjusted
+ * in place after each local billing event (so an exhausted budget stops serving at once here).
+ * Selecting teasers never touches the database.
+ */
+
+export interface AdvertiserState {
+  id: number;
+  balanceMicros: number;
+  dailyBudgetMicros: number;
+  spentTodayMicros: number;
+}
+
+export interface CampaignState {
+  id: number;
+  advertiser: AdvertiserState;
+  geo: Set<string> | undefined;
+  isRetarget: boolean;
+  dailyBudgetMicros: number;
+  dailyClickLimit: number;
+  spentTodayMicros: number;
+  clicksToday: number;
+  /** Coefficients keyed by site id (whole site) and by `site:block`. */
+  siteCoefficients: Map<number, number>;
+  blockCoefficients: Map<string, number>;
+  /** Index = device id (1 desktop, 2 mobile, 3 tablet). */
+  deviceCoefficients: [number, number, number, number];
+  /** Viewable impressions per visitor per day; absent or 0: no cap. */
+  frequencyCap?: number;
+  /** Hours of the week when it serves; absent: always. */
+  schedule?: WeekSchedule;
+}
+
+export interface AdEntry {
+  offerId: number;
+  campaign: CampaignState;
+  bidMicros: number;
+  title: string;
+  description: string;
+  priceText: string;
+  image: string | null;
+  url: string;
+  urlMobile: string;
+  /** The advertiser's domain, shown on the teaser (from the ad's URL, without `www.`). */
+  domain: string;
+  ctr: number;
+}
+
+export interface BlockEntry {
+  id: number;
+  siteId: number;
+  publisherId: number;
+  title: string;
+  teaserCount: number;
+  /** The publisher's "no campaign repeats on a page": at most one ad per campaign per page view. */
+  campaignsUnique?: boolean;
+}
+
+export interface Snapshot {
+  day: string;
+  /** Ads by bid × CTR, best first (ties by id): selection stops once no later ad can win. */
+  ads: AdEntry[];
+  /** The same ads in buckets by what an impression needs for them to serve (indexAds). */
+  selection: SelectionIndex;
+  /** The largest placement × device coefficient of any campaign: bounds what a later ad can score. */
+  maxFactor: number;
+  adsById: Map<number, AdEntry>;
+  campaigns: Map<number, CampaignState>;
+  advertisers: Map<number, AdvertiserState>;
+  blocks: Map<number, BlockEntry>;
+  /** visitor id → advertisers whose audience it is in. */
+  audiences: Map<string, Set<number>>;
+  /** Whether any campaign has a frequency cap: without one, no visitor's views are read or counted. */
+  frequencyCapped?: boolean;
+}
+
+/** Ads in `snapshot.ads` order with their base scores (bid × CTR) side by side. */
+export interface AdBucket {
+  ads: AdEntry[];
+  bases: Float64Array;
+}
+
+/**
+ * The snapshot's ads split by what an impression must have for them to serve, so that a request
+ * walks only ads that can serve it: with ads geo-targeted to many countries, or many retargeting
+ * campaigns, the walk no longer passes over thousands that cannot.
+ */
+export interface SelectionIndex {
+  /** Every ad (the exhaustive walk of an explanation). */
+  all: AdBucket;
+  /** Ads of campaigns without geo targeting and without retargeting. */
+  open: AdBucket;
+  /** Ads of geo-targeted (not retargeting) campaigns, under each country they target. */
+  byCountry: Map<string, AdBucket>;
+  /** Ads of retargeting campaigns (any geo), under their advertiser. */
+  retargetingByAdvertiser: Map<number, AdBucket>;
+}

@@ -1,0 +1,146 @@
+import type { Clock } from '../../../clock.ts';
+import type { Db } from '../../../db/database.ts';
+import { dayOf } from '../../statistics/record-events.ts';
+import type { Winner } from '../selection/auction.ts';
+import type { FrequencyStore } from '../selection/frequency.ts';
+import type { Impression } from '../selection/judgement.ts';
+import type { AdEntry } from '../snapshot/snapshot.ts';
+import { type ClickClaims, ClickSigner, newClickId } from './click-token.ts';
+import { ImpressionBuffer } from './impressions.ts';
+import { type ViewClaims, ViewSigner } from './view-token.ts';
+import { visitorTraits } from './visitor.ts';
+
+export interface ServedTeaser {
+  ad: AdEntry;
+  clickToken: string;
+  /** The signed, single-use impression token the loader's beacon sends back when the teaser was viewable. */
+  viewToken: string;
+}
+
+/** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
+export type ViewRefusals = Record<'bot' | 'forged' | 'expired' | 'replayed', number>;
+
+export interface TrackerOptions {
+  db: Db;
+  clock: Clock;
+  timeZone: string;
+  signingSecret: string;
+  /** Where views of capped campaigns' teasers are counted toward their visitors' caps. */
+  frequency: FrequencyStore;
+  /** The engine's tally of views counted and refused. */
+  tally: { views: number; viewRefusals: ViewRefusals };
+  onError(error: unknown, what: string): void;
+}
+
+/**
+ * What follows a selection: each served teaser's signed click link and impression token, the
+ * served count in the rollup, and the beacons that bring the tokens back as views (counted once,
+ * on any instance, and toward capped campaigns' frequency caps).
+ */
+export class Tracker {
+  readonly signer: ClickSigner;
+  readonly viewSigner: ViewSigner;
+  readonly impressions: ImpressionBuffer;
+  private readonly options: TrackerOptions;
+
+  constructor(options: TrackerOptions) {
+    this.options = options;
+    this.signer = new ClickSigner(options.signingSecret);
+    this.viewSigner = new ViewSigner(options.signingSecret);
+    this.impressions = new ImpressionBuffer({
+      db: options.db,
+      timeZone: options.timeZone,
+      tokenTtlMs: this.viewSigner.ttlMs,
+      now: () => options.clock.now(),
+      onFlushed: async (counted, replayed) => {
+        options.tally.views += counted.length;
+        options.tally.viewRefusals.replayed += replayed;
+        await this.countTowardCaps(counted);
+      },
+      onError: (error) => options.onError(error, 'flushing views'),
+    });
+  }
+
+  /**
+   * Counts the winners served and signs their click links and impression tokens. A capped
+   * campaign's token names the `visitor` (when known), for its beacon to count the view toward the cap.
+   */
+  issue(winners: readonly Winner<AdEntry>[], impression: Impression, now: number, day: string, visitor?: string): ServedTeaser[] {
+    return winners.map((winner) => {
+      const { ad } = winner;
+      const claims: ClickClaims = {
+        clickId: newClickId(),
+        offerId: ad.offerId,
+        campaignId: ad.campaign.id,
+        siteId: impression.block.siteId,
+        blockId: impression.block.id,
+        device: impression.device,
+        country: impression.country,
+        chargeMicros: winner.chargeMicros,
+        issuedAt: now,
+      };
+      this.impressions.add(
+        {
+          at: now,
+          campaignId: ad.campaign.id,
+          offerId: ad.offerId,
+          siteId: impression.block.siteId,
+          blockId: impression.block.id,
+          device: impression.device,
+          country: impression.country,
+        },
+        day,
+      );
+      const viewToken = this.viewSigner.sign({
+        impressionId: claims.clickId,
+        offerId: claims.offerId,
+        campaignId: claims.campaignId,
+        siteId: claims.siteId,
+        blockId: claims.blockId,
+        device: claims.device,
+        country: claims.country,
+        issuedAt: now,
+        // Only a capped campaign's token names the visitor, for its beacon to count the view toward the cap.
+        ...(visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0 ? { visitor } : {}),
+      });
+      return { ad, clickToken: this.signer.sign(claims), viewToken };
+    });
+  }
+
+  /**
+   * Takes a beacon's impression tokens: each valid one is queued to count one view at the next
+   * flush (unless its impression was counted before, on any instance). Robots' beacons, forged
+   * and expired tokens count nothing; every token is tallied by what became of it.
+   */
+  recordViews(tokens: readonly string[], userAgent: string | undefined): void {
+    const { viewRefusals } = this.options.tally;
+    if (visitorTraits(userAgent).bot) {
+      viewRefusals.bot += tokens.length;
+      return;
+    }
+    const nowMs = this.options.clock.now();
+    for (const token of tokens) {
+      const verdict = this.viewSigner.verify(token, nowMs);
+      if (verdict.kind !== 'valid') viewRefusals[verdict.kind] += 1;
+      else if (!this.impressions.addView(verdict.claims)) viewRefusals.replayed += 1;
+    }
+  }
+
+  /**
+   * Counts committed views of capped campaigns' teasers toward their visitors' caps, on the day
+   * each teaser was served. A failing store is reported: the views stay counted in the statistics.
+   */
+  private async countTowardCaps(views: readonly ViewClaims[]): Promise<void> {
+    await Promise.all(
+      views.flatMap(({ visitor, campaignId, issuedAt }) =>
+        visitor === undefined
+          ? []
+          : [
+              this.options.frequency
+                .recordView(visitor, campaignId, dayOf(issuedAt, this.options.timeZone))
+                .catch((error: unknown) => this.options.onError(error, 'counting a view toward a cap')),
+            ],
+      ),
+    );
+  }
+}

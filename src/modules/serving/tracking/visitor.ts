@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isIP } from 'node:net';
+import { type CountryResponse, Reader } from 'mmdb-lib';
+import { UAParser } from 'ua-parser-js';
+import { DEVICES, type DeviceId } from '../../statistics/record-events.ts';
+
+/** What the serving engine knows about a visitor: device, country, whether it is a robot. */
+export interface VisitorTraits {
+  device: DeviceId;
+  bot: boolean;
+}
+
+/**
+ * Robots that follow links: crawlers, link previewers, HTTP libraries and headless browsers.
+ * A request without a User-Agent is not treated as a robot (server-side integrations send none).
+ */
+const BOT_PATTERN =
+  /bot\b|bot\/|crawl|spider|slurp|mediapartners|facebookexternalhit|embedly|preview|curl\/|wget\/|python-requests|python-urllib|go-http-client|okhttp|java\/|libwww|httpclient|headlesschrome|phantomjs|lighthouse|pingdom|uptime/i;
+
+const traitsCache = new Map<string, VisitorTraits>();
+const TRAITS_CACHE_LIMIT = 2000;
+
+/** Device type and robot flag from a User-Agent; results are cached (agents repeat a lot). */
+export function visitorTraits(userAgent: string | undefined): VisitorTraits {
+  const agent = userAgent ?? '';
+  let traits = traitsCache.get(agent);
+  if (traits === undefined) {
+    const type = agent === '' ? undefined : new UAParser(agent).getDevice().type;
+    const device: DeviceId = type === 'mobile' ? DEVICES.mobile : type === 'tablet' ? DEVICES.tablet : DEVICES.desktop;
+    traits = { device, bot: BOT_PATTERN.test(agent) };
+    if (traitsCache.size >= TRAITS_CACHE_LIMIT) traitsCache.clear();
+    traitsCache.set(agent, traits);
+  }
+  return traits;
+}
+
+/**
+ * A record of the country database: ip-location-db's `country_code`, or the `country.iso_code` of
+ * MaxMind's and DB-IP's country databases (the Reader's own type).
+ */
+type CountryRecord = CountryResponse & { country_code?: string };
+
+/**
+ * The country database shipped in an npm package: ip-location-db's geo-whois-asn-country (GeoFeed,
+ * then the five registries' WHOIS, then their ASN data; CC BY 4.0 by the NRO), IPv4 and IPv6, in
+ * the MaxMind DB format. It is read as one 8 MB buffer and searched in place (geoip-lite, before
+ * it, expanded its database into about 110 MB of memory).
+ */
+const COUNTRY_DATABASE = '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb';
+let countryReader: Reader<CountryRecord> | undefined;
+
+/**
+ * ISO country of an IP address from the bundled (offline) database, or '' when unknown.
+ * Loopback and private addresses have no country. The database is loaded on first use: many
+ * test servers never see a public address.
+ */
+export function countryOf(ip: string): string {
+  let country = countryCache.get(ip);
+  if (country === undefined) {
+    country = lookUpCountry(ip);
+    if (countryCache.size >= COUNTRY_CACHE_LIMIT) countryCache.clear();
+    countryCache.set(ip, country);
+  }
+  return country;
+}
+
+/** Visitors come back (a page loads several blocks, then clicks): their country is cached. */
+const countryCache = new Map<string, string>();
+const COUNTRY_CACHE_LIMIT = 10_000;
+
+function lookUpCountry(ip: string): string {
+  const address = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  if (isIP(address) === 0 || isPrivateAddress(address)) return '';
+  if (countryReader === undefined) {
+    const file = createRequire(import.meta.url).resolve(COUNTRY_DATABASE);
+    countryReader = new Reader<CountryRecord>(readFileSync(file));
+  }
+  const record = countryReader.get(address);
+  return record?.country_code ?? record?.country?.iso_code ?? '';
+}
+
+function isPrivateAddress(address: string): boolean {
+  if (address === '::1' || address === '::') return true;
+  if (address.includes(':')) return /^(fc|fd|fe80)/i.test(address);
+  const [a = 0, b = 0] = address.split('.').map(Number);
+  return (
+    a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)
+  );
+}
+
+/**
+ * A click's address as it is stored (PostgreSQL `inet`): an IPv4 address carried in IPv6 form
+ * (`::ffff:203.0.113.7`, how Node reports IPv4 on a dual-stack socket) becomes IPv4, so an IPv4
+ * range finds it; a zone suffix is dropped. Anything that is not an IP address (a forwarded header
+ * behind a misconfigured proxy) is null rather than a value the column would refuse.
+ */
+export function clickAddress(ip: string | undefined): string | null {
+  if (ip === undefined) return null;
+  const bare = ip.split('%')[0] ?? '';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  const address = mapped?.[1] ?? bare;
+  return isIP(address) === 0 ? null : address;
+}
