@@ -18,8 +18,8 @@ import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
-import { loadSigningSecret } from './modules/serving/tracking/click-token.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
+import { loadSigningSecret } from './modules/serving/tracking/click-token.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
