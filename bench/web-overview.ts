@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Page } from 'playwright-core';
 import { type Database, openDatabase } from '../src/db/database.ts';
-import { DEVICES, type TrafficEvent } from '../src/modules/statistics/record-events.ts';
+import { DEVICES, type TrafficEvent } from '../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../test/helpers/fixtures.ts';
 import { Mailbox } from '../test/helpers/mailbox.ts';
 import { startTestServer } from '../test/helpers/server.ts';

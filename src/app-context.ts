@@ -2,8 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
+import type { DependencyMonitor } from './dependencies.ts';
 import type { AccountKeys } from './modules/accounts/account-keys.ts';
-import type { SignInThrottle } from './modules/accounts/sessions/sign-in-throttle.ts';
+import type { ResetThrottle, SignInThrottle } from './modules/accounts/sessions/sign-in-throttle.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
@@ -12,6 +13,7 @@ import type { Metrics } from './modules/monitoring/metrics.ts';
 import type { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import type { ServingEngine } from './modules/serving/serving-engine.ts';
 import type { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
+import type { RedisGuard } from './redis-guard.ts';
 
 /**
  * The dependencies every module's routes and services receive, made once at start-up by
@@ -23,11 +25,20 @@ export interface AppContext {
   db: Db;
   clock: Clock;
   tokens: TokenAuthenticator;
-  /** Counts failed sign-ins and second factors per account and address (in Redis when there is one). */
+  /**
+   * Counts failed sign-ins and second factors per account and address: in Redis when there is one,
+   * in this process while it is away (the guard's `sign_in` store).
+   */
   signInThrottle: SignInThrottle;
+  /** Limits password-reset e-mails, in the sign-in throttle's counter. */
+  resetThrottle: ResetThrottle;
   /** Keys derived from the signing secret: sealed TOTP secrets, recovery-code hashes, signed tickets. */
   accountKeys: AccountKeys;
   redis: Redis | undefined;
+  /** Bounded access to `redis` for the stores shared between instances, with in-process fallbacks. */
+  redisGuard: RedisGuard | undefined;
+  /** Lost connections, fallbacks and outages of the database and Redis, as this instance saw them. */
+  dependencies: DependencyMonitor;
   /** Delivers outbox e-mail through SMTP_URL (or logs it when unset). */
   mailer: Mailer;
   /** Delivers signed webhook events from their outbox tables in the background. */

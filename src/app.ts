@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.ts';
 import { registerHttpConventions } from './http/conventions.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
@@ -10,7 +10,7 @@ import { parseQueryString } from './http/input.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
-import { ErrorBodySchema } from './http/schemas.ts';
+import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
 import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
@@ -27,11 +27,10 @@ import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coe
 import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
-import { registerAdvertiserStatisticsRoutes } from './modules/advertiser/statistics/statistics-routes.ts';
 import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerExportRoutes } from './modules/export/export-routes.ts';
-import { idempotencyStore } from './modules/idempotency/idempotency-repository.ts';
+import { idempotencyStore } from './modules/idempotency/index.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
@@ -42,18 +41,21 @@ import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-ad
 import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
 import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-routes.ts';
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
-import { registerStatisticsRoutes } from './modules/publisher/statistics/statistics-routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
+import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
+import { sharedOrLocal } from './redis-guard.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BuildOptions {
   tls: TlsMaterial;
   /** Pino options or false; tests pass `false` or a level. */
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
+  /** A logger made beforehand (the server's start-up already wrote to it); replaces `logger`. */
+  loggerInstance?: FastifyBaseLogger;
 }
 
 /**
@@ -69,7 +71,7 @@ const MODULES: RegisterRoutes[] = [
   registerTokenAdminRoutes,
   registerSiteRoutes,
   registerBlockRoutes,
-  registerStatisticsRoutes,
+  registerPublisherStatisticsRoutes,
   registerPayoutRoutes,
   registerSiteAdminRoutes,
   registerPayoutAdminRoutes,
@@ -101,7 +103,9 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   const { config } = context;
   const app = Fastify({
     https: { cert: options.tls.cert, key: options.tls.key },
-    logger: options.logger ?? loggerOptions(config),
+    ...(options.loggerInstance === undefined
+      ? { logger: options.logger ?? loggerOptions(config) }
+      : { loggerInstance: options.loggerInstance }),
     requestIdHeader: false,
     genReqId: requestIdGenerator(),
     bodyLimit: config.bodyLimitBytes,
@@ -112,10 +116,17 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
   }) as unknown as FastifyInstance;
   app.decorate('publicUrl', config.publicUrl);
+  app.decorate('configuredAddress', { host: config.host, port: config.port });
+  app.addSchema(ErrorCodeSchema);
   app.addSchema(ErrorBodySchema);
   registerRequestMetrics(app, context.metrics);
 
-  const store = context.redis ? redisRateLimitStore(context.redis, config.redisKeyPrefix) : memoryRateLimitStore();
+  const store = sharedOrLocal(
+    context.redisGuard,
+    'rate_limit',
+    (redis) => redisRateLimitStore(redis, config.redisKeyPrefix),
+    memoryRateLimitStore,
+  );
   registerHttpConventions(app, {
     authenticate: (token) => context.tokens.authenticate(token),
     authenticateSession: (cookieValue, address) =>
@@ -132,6 +143,10 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   });
 
   await app.register(swagger, {
+    // Shared schemas are components named by their $id (Error, ErrorCode), not def-0, def-1.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -139,7 +154,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
         version: '1',
         license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`).',
+          'The Nativa native advertising API: advertisers, publishers and operators. Responses are JSON or XML (Accept header, optional `version=1`). Any call that needs the database answers 503 with `Retry-After` (in the usual error body) while the database is unavailable.',
       },
       // Without PUBLIC_URL the document is served by the API it describes: a relative server is that API.
       servers: [{ url: config.publicUrl ?? '/' }],

@@ -13,6 +13,10 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
+  /** How long a request waits for Redis before it answers from in-process state (ms). */
+  redisTimeoutMs: number;
+  /** How long start-up waits for an unreachable database before it exits (ms; 0: exits at once). */
+  databaseWaitMs: number;
   tlsCertPath: string | undefined;
   tlsKeyPath: string | undefined;
   trustProxy: boolean;
@@ -34,6 +38,11 @@ export interface Config {
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
   servingRefreshMs: number;
+  /**
+   * The event log in front of the database (docs/adr/0029): NATS servers (NATS_URL, comma-separated),
+   * or undefined to write clicks and views to the database on their requests.
+   */
+  nats: NatsSettings | undefined;
   /** The automatic click flood refund (docs/refunds.md); undefined when CLICK_FLOOD_MAX_CLICKS is 0 (off). */
   clickFlood: ClickFloodRule | undefined;
   /** How often each enabled optimisation rule runs (ms); the scheduler looks for due rules every minute at most. */
@@ -49,11 +58,28 @@ export interface Config {
   /** A browser session ends this long after sign-in, however busy (SESSION_MAX_AGE_DAYS). */
   sessionMaxAgeMs: number;
   /**
+   * Test only (NATIVA_TEST_CRASH_MID_SETTLEMENT): on SIGUSR2 the process arms itself to SIGKILL
+   * right after the next committed settlement of logged events, before acknowledging them.
+   */
+  crashMidSettlement: boolean;
+  /**
    * Test only (NATIVA_TEST_CRASH_AFTER_COMMIT): the process SIGKILLs itself right after a request
    * with an Idempotency-Key commits, before it answers (the crash test of docs/adr/0012).
    */
   crashAfterCommit: boolean;
   clock: Clock;
+}
+
+/** Where and how clicks and views are logged in NATS JetStream (docs/operating.md, NATS). */
+export interface NatsSettings {
+  /** Server URLs (nats://host:port); the client reconnects to whichever answers. */
+  servers: string[];
+  /** The JetStream stream's name (NATS_STREAM); its subjects are `<name>.click` and `<name>.view`. */
+  stream: string;
+  /** Copies of each event, on different servers (NATS_REPLICAS): 3 in production, 1 on a single server. */
+  replicas: number;
+  /** How long a delivered event may stay unacknowledged before JetStream delivers it again (NATS_ACK_WAIT_MS). */
+  ackWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -156,6 +182,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'nativa:',
+    redisTimeoutMs: int('REDIS_TIMEOUT_MS', 50, 5, 10_000),
+    databaseWaitMs: int('DATABASE_WAIT_SECONDS', 60, 0, 86_400) * 1000,
     tlsCertPath,
     tlsKeyPath,
     trustProxy: bool('TRUST_PROXY'),
@@ -171,6 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     revenueShare: sharePercent / 100,
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
+    nats: natsSettings(env, problems, int),
     clickFlood: clickFloodRule(
       int('CLICK_FLOOD_MAX_CLICKS', 0, 0, 1_000_000),
       int('CLICK_FLOOD_WINDOW_S', 60, 1, 86_400),
@@ -183,6 +212,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     require2faFor,
     sessionMaxAgeMs: int('SESSION_MAX_AGE_DAYS', 30, 1, 365) * 86_400_000,
     crashAfterCommit: bool('NATIVA_TEST_CRASH_AFTER_COMMIT'),
+    crashMidSettlement: bool('NATIVA_TEST_CRASH_MID_SETTLEMENT'),
     clock: systemClock,
     ...overrides,
   };
@@ -206,4 +236,27 @@ function kindList(name: string, raw: string | undefined, problems: string[]): Ac
 function clickFloodRule(maxClicks: number, windowSeconds: number, sweepSeconds: number): ClickFloodRule | undefined {
   if (maxClicks === 0) return undefined;
   return { maxClicks, windowMs: windowSeconds * 1000, sweepMs: sweepSeconds * 1000 };
+}
+
+/** NATS_URL and its companions; undefined without NATS_URL. */
+function natsSettings(
+  env: Env,
+  problems: string[],
+  int: (name: string, fallback: number, min: number, max: number) => number,
+): NatsSettings | undefined {
+  const raw = env.NATS_URL;
+  const stream = env.NATS_STREAM || 'NATIVA_EVENTS';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) problems.push(`NATS_STREAM=${stream}: expected 1 to 64 letters, digits, _ or -`);
+  const replicas = int('NATS_REPLICAS', 3, 1, 5);
+  const ackWaitMs = int('NATS_ACK_WAIT_MS', 30_000, 1000, 600_000);
+  if (raw === undefined || raw === '') return undefined;
+  const servers = raw.split(',').map((entry) => entry.trim());
+  for (const server of servers) {
+    try {
+      if (!['nats:', 'tls:'].includes(new URL(server).protocol)) throw new Error('protocol');
+    } catch {
+      problems.push(`NATS_URL: ${server || '(empty)'} is not a nats://host:port or tls://host:port URL`);
+    }
+  }
+  return { servers, stream, replicas, ackWaitMs };
 }

@@ -1,4 +1,5 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import { type DestinationStream, type LoggerOptions, pino } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.ts';
 
@@ -28,4 +29,20 @@ function requestLine(log: Record<string, unknown>, messageKey: string): string {
   if (request?.method !== undefined) line += ` ${request.method} ${request.url ?? ''}`;
   if (response?.statusCode !== undefined) line += ` ${response.statusCode} in ${Number(log.responseTime).toFixed(1)} ms`;
   return line;
+}
+
+/**
+ * The server's logger, made before the app so that start-up (waiting for the database) and the
+ * dependency monitor write to the same log as the requests. `false`: silent (tests).
+ */
+export function createLogger(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  setting: boolean | { level: string } | undefined,
+): FastifyBaseLogger {
+  if (setting === false) return pino({ level: 'silent' });
+  const options = (typeof setting === 'object' ? setting : loggerOptions(config)) as LoggerOptions & {
+    stream?: DestinationStream;
+  };
+  const { stream, ...rest } = options;
+  return (stream === undefined ? pino(rest) : pino(rest, stream)) as FastifyBaseLogger;
 }

@@ -1,17 +1,27 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { buildApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { Config } from './config.ts';
+import { waitForDatabase } from './db/availability.ts';
 import { type Database, type Db, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { DependencyMonitor } from './dependencies.ts';
+import { emailLinkBase, ownUrl } from './http/urls.ts';
+import { createLogger } from './logger.ts';
 import { AccountKeys } from './modules/accounts/account-keys.ts';
-import { operatorExists } from './modules/accounts/account-repository.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
+import { operatorExists } from './modules/accounts/index.ts';
 import { createPasswordToken, SET_PASSWORD_PATH } from './modules/accounts/sessions/session-service.ts';
-import { memoryFailureCounter, redisFailureCounter, SignInThrottle } from './modules/accounts/sessions/sign-in-throttle.ts';
+import {
+  memoryFailureCounter,
+  ResetThrottle,
+  redisFailureCounter,
+  SignInThrottle,
+} from './modules/accounts/sessions/sign-in-throttle.ts';
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
@@ -21,6 +31,7 @@ import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { loadSigningSecret } from './modules/serving/tracking/click-token.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
+import { closeRedis, connectRedis, firstConnection, RedisGuard, sharedOrLocal } from './redis-guard.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -37,35 +48,57 @@ export interface StartOptions {
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   tls?: TlsMaterial;
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** Routes to add before the server listens (the demo's publisher page). */
   routes?: (app: FastifyInstance) => void;
 }
 
-/** Creates the shared dependencies: database (migrated), Redis, token authenticator. */
-export async function createContext(config: Config, database?: Database): Promise<AppContext> {
+/** Creates the shared dependencies: database (reachable, migrated), Redis, token authenticator. */
+export async function createContext(
+  config: Config,
+  database?: Database,
+  log: FastifyBaseLogger = createLogger(config, false),
+): Promise<AppContext> {
   mkdirSync(config.dataDir, { recursive: true });
+  const dependencies = new DependencyMonitor(() => config.clock.now(), log);
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
-  await migrate(db);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
-  // A lost connection fails the commands that need it (and /api/health/ready says so) and is
-  // retried; it must not print an unhandled 'error' event on every reconnection attempt.
-  redis?.on('error', () => undefined);
+  db.reportAvailability?.(dependencies.database);
+  try {
+    if (db.kind === 'postgres' && config.databaseUrl !== undefined && database === undefined) {
+      await waitForDatabase(config.databaseUrl, () => sql`SELECT 1`.execute(db.db), { maxWaitMs: config.databaseWaitMs, log });
+    }
+    await migrate(db);
+  } catch (error) {
+    if (database === undefined) await db.close().catch(() => undefined);
+    throw error;
+  }
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, dependencies) : undefined;
+  if (redis !== undefined && !(await firstConnection(redis, REDIS_START_WAIT_MS))) {
+    log.warn('Redis does not answer yet: rate limits, sign-in throttling and page filters count in this process until it does');
+  }
+  const redisGuard = redis === undefined ? undefined : new RedisGuard(redis, dependencies, config.redisTimeoutMs);
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
   await tokens.readChanges();
-  const serving = await createServingEngine(config, db.db, redis);
+  const serving = await createServingEngine(config, db.db, redisGuard);
+  // One counter for wrong passwords, wrong second factors and password-reset e-mails.
+  const signInFailures = sharedOrLocal(
+    redisGuard,
+    'sign_in',
+    (shared) => redisFailureCounter(shared, config.redisKeyPrefix),
+    memoryFailureCounter,
+  );
   const context: AppContext = {
     config,
     database: db,
     db: db.db,
     clock: config.clock,
     tokens,
-    signInThrottle: new SignInThrottle(
-      redis ? redisFailureCounter(redis, config.redisKeyPrefix) : memoryFailureCounter(),
-      config.clock,
-    ),
+    signInThrottle: new SignInThrottle(signInFailures, config.clock),
+    resetThrottle: new ResetThrottle(signInFailures, config.clock),
     accountKeys: new AccountKeys(loadSigningSecret(config.signingSecret, config.dataDir)),
     redis,
+    redisGuard,
+    dependencies,
     mailer: new Mailer(db.db, config.clock, { smtpUrl: config.smtpUrl, publicUrl: config.publicUrl }),
     webhooks: new WebhookDeliverer(db.db, config.clock, {
       allowPrivate: config.webhookAllowPrivate,
@@ -75,7 +108,7 @@ export async function createContext(config: Config, database?: Database): Promis
     images: new ImageStore(path.join(config.dataDir, 'images')),
     serving,
     clickFloods: clickFloodDetector(config, db.db),
-    metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally }),
+    metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally, dependencies }),
     rules: new RuleScheduler(db.db, config.clock, {
       intervalMs: config.rulesIntervalMs,
       pollMs: Math.min(config.rulesIntervalMs, 60_000),
@@ -85,6 +118,9 @@ export async function createContext(config: Config, database?: Database): Promis
   if (redis) await shareRevocations(context, redis);
   return context;
 }
+
+/** How long start-up waits for Redis before it goes on without it (it connects later by itself). */
+const REDIS_START_WAIT_MS = 2000;
 
 /** The click flood refund, started when its rule is on; its failures are warnings, the next sweep tries again. */
 function clickFloodDetector(config: Config, db: Db): ClickFloodDetector | undefined {
@@ -106,15 +142,22 @@ function clickFloodDetector(config: Config, db: Db): ClickFloodDetector | undefi
  */
 async function shareRevocations(context: AppContext, redis: Redis): Promise<void> {
   const channel = `${context.config.redisKeyPrefix}token-revoked`;
-  const subscriber = redis.duplicate();
+  // Subscribed again on every (re)connection, also when Redis was away at start; the main
+  // client's monitor reports the outage, this connection's errors would only repeat it.
+  const subscriber = redis.duplicate({ autoResubscribe: false });
   subscriber.on('error', () => undefined);
   subscriber.on('message', (_channel: string, message: string) => context.tokens.forgetToken(Number(message)));
-  await subscriber.subscribe(channel).catch(() => undefined);
+  let subscribed: Promise<unknown> = Promise.resolve();
+  subscriber.on('ready', () => {
+    subscribed = subscriber.subscribe(channel).catch(() => undefined);
+  });
+  // Start-up already waited for Redis once: when it was not there, it does not wait again.
+  if (redis.status === 'ready' && (await firstConnection(subscriber, REDIS_START_WAIT_MS))) await subscribed;
   context.tokens.announceRevocation = async (tokenId) => {
     // The revocation is already committed; without Redis the others notice within a second (change_counters).
     await redis.publish(channel, String(tokenId)).catch(() => undefined);
   };
-  context.closeSubscriber = () => subscriber.quit().then(() => undefined);
+  context.closeSubscriber = () => closeRedis(subscriber);
 }
 
 /**
@@ -151,10 +194,11 @@ function writeSecret(file: string, content: string): void {
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const context = await createContext(config, options.database);
+  const log = createLogger(config, options.logger);
+  const context = await createContext(config, options.database, log);
   const bootstrap = await ensureOperator(context);
   const tls = options.tls ?? (await loadTls(config));
-  const app = await buildApp(context, { tls, logger: options.logger });
+  const app = await buildApp(context, { tls, loggerInstance: log });
   context.mailer.start(app.log);
   context.rules?.start(app.log);
   context.webhooks.start(app.log);
@@ -167,7 +211,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.serving?.close();
     await context.clickFloods?.close();
     await context.rules?.close();
-    await context.redis?.quit().catch(() => undefined);
+    if (context.redis) await closeRedis(context.redis);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();
     await context.webhooks.close();
@@ -176,11 +220,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = ownUrl(config.host, port);
+  const linkBase = emailLinkBase(app);
+  if (config.publicUrl === undefined) {
+    app.log.warn(`e-mail links will use ${linkBase}, the configured address; set PUBLIC_URL if users reach the server otherwise`);
+  } else {
+    app.log.info(`e-mail links will use PUBLIC_URL, ${linkBase}`);
+  }
   if (bootstrap) {
     const linkPath = path.join(config.dataDir, 'operator-password.url');
-    writeSecret(linkPath, `${config.publicUrl ?? url}${SET_PASSWORD_PATH}${bootstrap.invitation}`);
+    writeSecret(linkPath, `${linkBase}${SET_PASSWORD_PATH}${bootstrap.invitation}`);
     app.log.info(`created the first operator account; its token is in ${path.join(config.dataDir, 'operator.token')}`);
     app.log.info(`open the link in ${linkPath} (once, within 7 days) to choose its password for the web account`);
   } else if (!existsSync(path.join(config.dataDir, 'operator.token'))) {

@@ -21,7 +21,7 @@ import type { BenchRow } from '../lib/report.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
 const run = promisify(execFile);
-const TOKENS_PER_BEACON = 4;
+export const TOKENS_PER_BEACON = 4;
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 interface BeaconLoadSpec {
@@ -48,7 +48,7 @@ interface BeaconLoadResult {
 }
 
 /** One advertiser with four ads, one publisher's block: where the views are counted. */
-async function seed(db: Db) {
+export async function seed(db: Db) {
   const account = (kind: 'advertiser' | 'publisher', username: string) =>
     db
       .insertInto('accounts')
@@ -135,7 +135,7 @@ async function loadBeacons(spec: BeaconLoadSpec): Promise<BeaconLoadResult> {
 }
 
 /** Runs the load from this file as a separate process: the load generator does not share the server's event loop. */
-async function loadInOwnProcess(spec: BeaconLoadSpec): Promise<BeaconLoadResult> {
+export async function loadInOwnProcess(spec: BeaconLoadSpec): Promise<BeaconLoadResult> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'nativa-beacons-'));
   try {
     const file = path.join(directory, 'spec.json');

@@ -3,7 +3,7 @@
 // of the sites and blocks. Statistics are fed through recordEvents, as the serving engine does.
 
 import { openDatabase } from '../../src/db/database.ts';
-import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
+import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../test/helpers/fixtures.ts';
 import { startTestServer, TEST_EPOCH_MS } from '../../test/helpers/server.ts';
 import { withBenchDatabase } from '../lib/database.ts';

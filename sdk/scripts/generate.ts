@@ -1,7 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import { currentDocument, SCHEMA_PATH, typesOf } from './openapi-document.ts';
+import { currentDocument, ERROR_CODES_PATH, errorCodesOf, SCHEMA_PATH, typesOf } from './openapi-document.ts';
 
-/** `npm run sdk:generate`: writes sdk/src/schema.d.ts from the document the current code serves. */
-const types = await typesOf(await currentDocument());
+/** `npm run sdk:generate`: writes sdk/src/schema.d.ts and sdk/src/error-codes.ts from the document the current code serves. */
+const document = await currentDocument();
+const types = await typesOf(document);
 writeFileSync(SCHEMA_PATH, types);
 console.log(`wrote ${SCHEMA_PATH} (${types.length} characters)`);
+const codes = errorCodesOf(document);
+writeFileSync(ERROR_CODES_PATH, codes);
+console.log(`wrote ${ERROR_CODES_PATH} (${codes.length} characters)`);

@@ -47,3 +47,27 @@ export async function typesOf(document: Record<string, unknown>): Promise<string
 }
 
 export const SCHEMA_PATH = path.join(import.meta.dirname, '..', 'src', 'schema.d.ts');
+
+/**
+ * The error codes of a document's ErrorCode component as a TypeScript constant, name → number,
+ * as sdk/src/error-codes.ts holds them: SDK users branch on `error.code === ERROR_CODES.not_found`.
+ */
+export function errorCodesOf(document: Record<string, unknown>): string {
+  const schemas = (document.components as { schemas?: Record<string, Record<string, unknown>> } | undefined)?.schemas;
+  const component = schemas?.ErrorCode;
+  const codes = component?.enum as number[] | undefined;
+  const names = component?.['x-enum-varnames'] as string[] | undefined;
+  if (codes === undefined || names === undefined || codes.length !== names.length) {
+    throw new Error('The document has no ErrorCode component with enum and x-enum-varnames of one length.');
+  }
+  const lines = names.map((name, index) => `  ${name}: ${codes[index]},`);
+  return `${HEADER}/** The API's error codes (the \`code\` of every error body) by name; the OpenAPI component ErrorCode says what each means. */
+export const ERROR_CODES = {
+${lines.join('\n')}
+} as const;
+
+export type ErrorCodeName = keyof typeof ERROR_CODES;
+`;
+}
+
+export const ERROR_CODES_PATH = path.join(import.meta.dirname, '..', 'src', 'error-codes.ts');

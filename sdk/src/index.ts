@@ -1,6 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './schema.d.ts';
 
+export { ERROR_CODES, type ErrorCodeName } from './error-codes.ts';
 export type { components, operations, paths } from './schema.d.ts';
 
 /** The body of every failed request of the Nativa API. */

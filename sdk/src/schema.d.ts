@@ -30,7 +30,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md). */
+        /** A consistent copy of the embedded PGlite database (gzipped data directory tarball, `application/gzip`), taken between two transactions; `nativa restore FILE` puts it back. One backup is taken at a time: a request that arrives while one is being taken gets that one, so concurrent requests cost one dump. With DATABASE_URL the answer is 409: back PostgreSQL up with pg_dump (docs/operating.md). */
         post: operations["adminBackup"];
         delete?: never;
         options?: never;
@@ -994,7 +994,7 @@ export interface paths {
         put?: never;
         /**
          * Register an advertiser account as your referral.
-         * @description The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password, a confirmation link and a single-use link to choose its own password instead (7 days) is sent to it.
+         * @description The new account has no password yet and an unconfirmed mailbox; an e-mail with a confirmation link and a single-use link to choose its password (7 days) is sent to it. No e-mail ever carries a password.
          */
         post: operations["createClient"];
         delete?: never;
@@ -1520,7 +1520,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password-reset link by e-mail.
-         * @description When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. The answer is 202 in every case, so it does not tell which accounts exist.
+         * @description When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. At most 3 links per account and 10 requests per address are honoured an hour; further requests send nothing. The answer is 202 in every case, so it does not tell which accounts exist or whether a limit was reached.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -2099,13 +2099,9 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * Error
-         * @description The error body of every failed request.
-         */
-        "def-0": {
-            /** @description A stable error code; 0 when the status says it all. */
-            code: number;
+        /** @description The error body of every failed request. */
+        Error: {
+            code: components["schemas"]["ErrorCode"];
             /** @description With 422: one entry per failing field. */
             errors?: {
                 /** @description The failing field. */
@@ -2120,6 +2116,48 @@ export interface components {
             /** @description The HTTP status. */
             status: number;
         };
+        /**
+         * @description A stable error code: branch on it, never on `message`. A code never changes meaning and is never reused; new conditions get new codes.
+         *
+         *     - 1000 `invalid_request`: The request is not valid: malformed JSON, XML or HTTP, or a wrong parameter.
+         *     - 1001 `validation_failed`: One or more fields are not valid; `errors` has one entry per failing field.
+         *     - 1002 `unsupported_media_type`: The body type, or the response format or API version asked for in Accept, is not supported.
+         *     - 1003 `body_too_large`: The request body is larger than the server accepts.
+         *     - 1004 `uri_too_long`: The request URL is too long.
+         *     - 1005 `headers_too_large`: The request headers are too large.
+         *     - 1006 `request_timeout`: The request took too long to arrive.
+         *     - 1007 `method_not_allowed`: The path exists but not with this method; `Allow` lists the methods.
+         *     - 1008 `route_not_found`: No route has this path.
+         *     - 2000 `unauthenticated`: No token or session, or an unknown, revoked or expired one.
+         *     - 2001 `sign_in_failed`: Wrong login or password.
+         *     - 2002 `forbidden`: The caller may not use this entry point or action.
+         *     - 2003 `wrong_account_kind`: The entry point is for another kind of account (advertiser, publisher, operator).
+         *     - 2004 `https_required`: The request was not made over HTTPS.
+         *     - 2005 `cross_site_request`: A request made with a session cookie did not come from the server’s own pages.
+         *     - 2006 `rate_limited`: Too many requests for this token; retry after `Retry-After` seconds.
+         *     - 2007 `too_many_sign_ins`: Too many failed sign-ins; retry after `Retry-After` seconds.
+         *     - 2008 `two_factor_required`: The account must turn on two-factor sign-in before anything else (its kind requires it).
+         *     - 2009 `second_factor_failed`: Wrong authenticator or recovery code at the second step of a sign-in.
+         *     - 2010 `sign_in_expired`: The ticket of the password step has expired or was used; start the sign-in again.
+         *     - 2011 `passkey_refused`: The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.
+         *     - 3000 `not_found`: The object does not exist or belongs to another account.
+         *     - 3001 `link_expired`: The confirmation link has expired.
+         *     - 4000 `conflict`: The request conflicts with the current state of the object.
+         *     - 4001 `site_banned`: The site is banned: nothing can be added to it.
+         *     - 4002 `site_not_active`: The site is not active (in moderation or banned): nothing serves there.
+         *     - 4003 `refund_race`: Another refund took some of the same clicks at the same time; nothing changed, retry.
+         *     - 4004 `idempotency_in_flight`: A request with this Idempotency-Key is still running; retry when it has answered.
+         *     - 4005 `backup_unavailable`: This server runs on PostgreSQL: back it up with pg_dump.
+         *     - 4006 `passkey_exists`: This passkey is already registered.
+         *     - 4007 `two_factor_on`: Two-factor sign-in is already on; turn it off first.
+         *     - 4008 `two_factor_not_started`: Two-factor enrolment was not started: start it to get the secret.
+         *     - 4009 `two_factor_mandatory`: Two-factor sign-in is required for this kind of account: it cannot be turned off.
+         *     - 4010 `two_factor_off`: Two-factor sign-in is not on for this account.
+         *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
+         *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover); retry after `Retry-After` seconds.
+         * @enum {integer}
+         */
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 9000 | 9001;
     };
     responses: never;
     parameters: never;
@@ -2205,7 +2243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2214,7 +2252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2243,7 +2281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2252,7 +2290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2261,7 +2299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2317,7 +2355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2326,7 +2364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2335,7 +2373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2379,7 +2417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2388,7 +2426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2397,7 +2435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2406,7 +2444,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2449,7 +2487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2458,7 +2496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2467,7 +2505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2512,7 +2550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2521,7 +2559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2530,7 +2568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2569,7 +2607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2578,7 +2616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2587,7 +2625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2635,7 +2673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2644,7 +2682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2653,7 +2691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2662,7 +2700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2692,7 +2730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2701,7 +2739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2710,7 +2748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2719,7 +2757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2799,7 +2837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2808,7 +2846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2817,7 +2855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2861,7 +2899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2870,7 +2908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2879,7 +2917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2888,7 +2926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2937,7 +2975,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;
@@ -2952,7 +2990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2961,7 +2999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -2970,7 +3008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3013,7 +3051,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;
@@ -3028,7 +3066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3037,7 +3075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3046,7 +3084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3089,7 +3127,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;
@@ -3104,7 +3142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3113,7 +3151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3122,7 +3160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3131,7 +3169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3185,7 +3223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3194,7 +3232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3203,7 +3241,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3264,7 +3302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3273,7 +3311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3282,7 +3320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3291,7 +3329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3339,7 +3377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3348,7 +3386,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3357,7 +3395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3415,7 +3453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3424,7 +3462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3433,7 +3471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3442,7 +3480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3451,7 +3489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3496,7 +3534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3505,7 +3543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3596,7 +3634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3605,7 +3643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3785,7 +3823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3794,7 +3832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3803,7 +3841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3812,7 +3850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3899,7 +3937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3908,7 +3946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3917,7 +3955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3988,7 +4026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -3997,7 +4035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4006,7 +4044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4078,7 +4116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4087,7 +4125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4096,7 +4134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4105,7 +4143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4135,7 +4173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4144,7 +4182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4153,7 +4191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4223,7 +4261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4232,7 +4270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4328,7 +4366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4337,7 +4375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4346,7 +4384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4355,7 +4393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4421,7 +4459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4430,7 +4468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4439,7 +4477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4517,7 +4555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4526,7 +4564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4535,7 +4573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4544,7 +4582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4553,7 +4591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4596,7 +4634,7 @@ export interface operations {
                         status: "queued" | "sent" | "failed";
                         /** @description Subject. */
                         subject: string;
-                        /** @description Plain-text body. Empty once a message that carried a password has been delivered. */
+                        /** @description Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered. */
                         text: string;
                         /** @description Recipient address. */
                         to: string;
@@ -4611,7 +4649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4620,7 +4658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4629,7 +4667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4638,7 +4676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4695,7 +4733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4704,7 +4742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4713,7 +4751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4764,7 +4802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4773,7 +4811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4782,7 +4820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4791,7 +4829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4835,7 +4873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4844,7 +4882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4853,7 +4891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4862,7 +4900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4892,7 +4930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4901,7 +4939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4910,7 +4948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4919,7 +4957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4928,7 +4966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4982,7 +5020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -4991,7 +5029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5057,7 +5095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5066,7 +5104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5075,7 +5113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5127,7 +5165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5136,7 +5174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5145,7 +5183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5212,7 +5250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5221,7 +5259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5230,7 +5268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5239,7 +5277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5269,7 +5307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5278,7 +5316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5287,7 +5325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5346,7 +5384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5355,7 +5393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5364,7 +5402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5423,7 +5461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5432,7 +5470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5441,7 +5479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5450,7 +5488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5504,7 +5542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5513,7 +5551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5522,7 +5560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5531,7 +5569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5592,7 +5630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5601,7 +5639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5610,7 +5648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5619,7 +5657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5671,7 +5709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5680,7 +5718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5689,7 +5727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5793,7 +5831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5802,7 +5840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5811,7 +5849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5921,7 +5959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5930,7 +5968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5939,7 +5977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -5948,7 +5986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6113,7 +6151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6122,7 +6160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6131,7 +6169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6140,7 +6178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6240,7 +6278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6249,7 +6287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6258,7 +6296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6267,7 +6305,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6352,7 +6390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6361,7 +6399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6370,7 +6408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6379,7 +6417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6451,7 +6489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6460,7 +6498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6469,7 +6507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6478,7 +6516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6546,7 +6584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6555,7 +6593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6564,7 +6602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6573,7 +6611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6625,7 +6663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6634,7 +6672,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6643,7 +6681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6652,7 +6690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6700,7 +6738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6709,7 +6747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6718,7 +6756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6763,7 +6801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6772,7 +6810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6781,7 +6819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6833,7 +6871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6842,7 +6880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6851,7 +6889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6860,7 +6898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6924,7 +6962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6933,7 +6971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -6942,7 +6980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7032,7 +7070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7041,7 +7079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7050,7 +7088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7059,7 +7097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7125,7 +7163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7134,7 +7172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7143,7 +7181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7235,7 +7273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7244,7 +7282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7253,7 +7291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7262,7 +7300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7294,7 +7332,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7303,7 +7341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7312,7 +7350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7389,7 +7427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7398,7 +7436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7407,7 +7445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7486,7 +7524,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7495,7 +7533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7504,7 +7542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7543,7 +7581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7552,7 +7590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7561,7 +7599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7602,7 +7640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7611,7 +7649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7650,7 +7688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7659,7 +7697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7668,7 +7706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7677,7 +7715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7714,7 +7752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7723,7 +7761,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7732,7 +7770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7860,7 +7898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7869,7 +7907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7878,7 +7916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -7887,7 +7925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7991,7 +8029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8000,7 +8038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8009,7 +8047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8018,7 +8056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8055,7 +8093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8064,7 +8102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8073,7 +8111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8082,7 +8120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8112,7 +8150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8121,7 +8159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8130,7 +8168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8195,7 +8233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8204,7 +8242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8286,7 +8324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8295,7 +8333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8304,7 +8342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8313,7 +8351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8354,7 +8392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8363,7 +8401,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8372,7 +8410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8381,7 +8419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8424,7 +8462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8433,7 +8471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8442,7 +8480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8451,7 +8489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8519,7 +8557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8528,7 +8566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8618,7 +8656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8627,7 +8665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8636,7 +8674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8645,7 +8683,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8777,7 +8815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8786,7 +8824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8795,7 +8833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8804,7 +8842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8880,7 +8918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8889,7 +8927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8898,7 +8936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8907,7 +8945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8916,7 +8954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8970,7 +9008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -8979,7 +9017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9045,7 +9083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9054,7 +9092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9063,7 +9101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9115,7 +9153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9124,7 +9162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9133,7 +9171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9200,7 +9238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9209,7 +9247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9218,7 +9256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9227,7 +9265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9257,7 +9295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9266,7 +9304,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9275,7 +9313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9334,7 +9372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9343,7 +9381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9352,7 +9390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9411,7 +9449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9420,7 +9458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9429,7 +9467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9438,7 +9476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9492,7 +9530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9501,7 +9539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9510,7 +9548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9519,7 +9557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9580,7 +9618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9589,7 +9627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9598,7 +9636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9607,7 +9645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9659,7 +9697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9668,7 +9706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9677,7 +9715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9716,7 +9754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9725,7 +9763,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9760,7 +9798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9796,7 +9834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Default Response */
@@ -9853,7 +9891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9916,7 +9954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -9925,7 +9963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10000,7 +10038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10043,7 +10081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10052,7 +10090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10136,7 +10174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10145,7 +10183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10154,7 +10192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10163,7 +10201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10172,7 +10210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10202,7 +10240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10211,7 +10249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10220,7 +10258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10229,7 +10267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10279,7 +10317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10288,7 +10326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10297,7 +10335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10333,7 +10371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10342,7 +10380,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10351,7 +10389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10360,7 +10398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10417,7 +10455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10426,7 +10464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10458,7 +10496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10467,7 +10505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10476,7 +10514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10506,7 +10544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10515,7 +10553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10524,7 +10562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10533,7 +10571,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10574,7 +10612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10583,7 +10621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10626,7 +10664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10635,7 +10673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10644,7 +10682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10653,7 +10691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10683,7 +10721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10692,7 +10730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10701,7 +10739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10710,7 +10748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10748,7 +10786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10757,7 +10795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10791,7 +10829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10800,7 +10838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10809,7 +10847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10818,7 +10856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10827,7 +10865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10861,7 +10899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10870,7 +10908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10879,7 +10917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10888,7 +10926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10927,7 +10965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10936,7 +10974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10945,7 +10983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10954,7 +10992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -10963,7 +11001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11002,7 +11040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11011,7 +11049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11020,7 +11058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11029,7 +11067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11038,7 +11076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11067,7 +11105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11076,7 +11114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11110,7 +11148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11146,7 +11184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11180,7 +11218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11212,7 +11250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11275,7 +11313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11284,7 +11322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11344,7 +11382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11353,7 +11391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11382,7 +11420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11441,7 +11479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11450,7 +11488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11459,7 +11497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11553,7 +11591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11562,7 +11600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11571,7 +11609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11580,7 +11618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11607,7 +11645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11616,7 +11654,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11715,7 +11753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11724,7 +11762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11733,7 +11771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11742,7 +11780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11778,7 +11816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11850,7 +11888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11859,7 +11897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11868,7 +11906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11877,7 +11915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11922,7 +11960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11931,7 +11969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -11940,7 +11978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11992,7 +12030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12001,7 +12039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12010,7 +12048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12019,7 +12057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12089,7 +12127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12098,7 +12136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12107,7 +12145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12116,7 +12154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12125,7 +12163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12166,7 +12204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12175,7 +12213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12184,7 +12222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12232,7 +12270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12241,7 +12279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12287,7 +12325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12296,7 +12334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12305,7 +12343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12368,7 +12406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12377,7 +12415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12465,7 +12503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12474,7 +12512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12483,7 +12521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12572,7 +12610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12581,7 +12619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12590,7 +12628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12599,7 +12637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12684,7 +12722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12693,7 +12731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12702,7 +12740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12711,7 +12749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12772,7 +12810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12781,7 +12819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12790,7 +12828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12799,7 +12837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12808,7 +12846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12874,7 +12912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12883,7 +12921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12892,7 +12930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12901,7 +12939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12940,7 +12978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12949,7 +12987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12958,7 +12996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -12967,7 +13005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13021,7 +13059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13030,7 +13068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13096,7 +13134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13105,7 +13143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13114,7 +13152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13166,7 +13204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13175,7 +13213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13184,7 +13222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13251,7 +13289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13260,7 +13298,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13269,7 +13307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13278,7 +13316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13308,7 +13346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13317,7 +13355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13326,7 +13364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13385,7 +13423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13394,7 +13432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13403,7 +13441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13462,7 +13500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13471,7 +13509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13480,7 +13518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13489,7 +13527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13543,7 +13581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13552,7 +13590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13561,7 +13599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13570,7 +13608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13631,7 +13669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13640,7 +13678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13649,7 +13687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13658,7 +13696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13710,7 +13748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13719,7 +13757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The error body of every failed request. */
@@ -13728,7 +13766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

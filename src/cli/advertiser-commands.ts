@@ -1,14 +1,13 @@
+import { MODERATION_STATUSES, type ModerationStatus, moderationStatusOf } from '../moderation.ts';
 import { asGiven, data } from './api.ts';
 import { type Command, optionalId, pageQuery, required, UsageError } from './command.ts';
 import { printRecords } from './output.ts';
 
-const MODERATION_STATUSES: Record<string, number> = { moderation: 0, approved: 1, rejected: 2 };
-
-function moderationStatus(value: string | undefined): 0 | 1 | 2 {
+function moderationStatus(value: string | undefined): ModerationStatus {
   const word = required(value, '--status');
-  const status = MODERATION_STATUSES[word] ?? (/^[012]$/.test(word) ? Number(word) : undefined);
-  if (status !== 0 && status !== 1 && status !== 2)
-    throw new UsageError(`--status must be approved, rejected or moderation (not '${word}')`);
+  const status = moderationStatusOf(word);
+  if (status === undefined)
+    throw new UsageError(`--status must be ${MODERATION_STATUSES.join(', ')} or its code (not '${word}')`);
   return status;
 }
 

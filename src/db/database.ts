@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type RawBuilder } from 'kysely';
 import pg from 'pg';
+import { type AvailabilityEvents, reportingPool } from './availability.ts';
 import { createPgliteQueue } from './pglite-pool.ts';
 import { preparingPool } from './prepared.ts';
 import type { DatabaseSchema } from './schema.ts';
@@ -37,6 +38,11 @@ export interface Database {
   backup?(): Promise<Blob>;
   /** Connections in use and idle, and borrowers waiting for one (PGlite: its one connection's queue). */
   poolStats?(): PoolStats;
+  /**
+   * PostgreSQL only: where lost and refused connections, and the first connection after them, are
+   * reported (PGlite runs in this process: it has no connection to lose).
+   */
+  reportAvailability?(events: AvailabilityEvents): void;
   close(): Promise<void>;
 }
 
@@ -85,12 +91,22 @@ const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
  */
 const SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
 
+/**
+ * How long a request waits for a connection (a new one, or a turn in the pool's queue) before it
+ * is answered 503: a database that is away answers a loopback connect at once (refused), one
+ * behind a dead network route does not, and a request must not wait on it for longer than this.
+ */
+const CONNECT_TIMEOUT_MS = 1500;
+
+const IGNORE: AvailabilityEvents = { connectionFailed: () => undefined, connectionMade: () => undefined };
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       options: SESSION_OPTIONS,
       max: options.poolSize ?? 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       types: {
         getTypeParser: ((oid: number, format?: string) => {
           if (oid === INT8 || oid === NUMERIC) return toNumber;
@@ -99,14 +115,26 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         }) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle connection that the server drops (a restart, an administrator) must not take the
-    // process down: the pool discards it and the next query opens a new one.
+    let events = IGNORE;
+    // A connection the server drops (a restart, an administrator) must not take the process down.
+    // The pool listens only while a connection is idle; one that is checked out, mid-query, emits
+    // its 'error' with nobody listening, which Node turns into an exit. So every connection gets a
+    // listener of its own for its whole life: the query fails (the route answers 503), the pool
+    // discards the connection on release, and the next query opens a new one.
+    pool.on('connect', (client) => client.on('error', (error) => events.connectionFailed(error)));
     pool.on('error', () => undefined);
+    const available = reportingPool(pool, {
+      connectionFailed: (error) => events.connectionFailed(error),
+      connectionMade: () => events.connectionMade(),
+    });
     const writes = new WriteTracker();
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: writes.wrapPool(preparingPool(pool)) }) });
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: writes.wrapPool(preparingPool(available)) }) });
     return {
       db,
       kind: 'postgres',
+      reportAvailability: (reported) => {
+        events = reported;
+      },
       writeGeneration: (table) => writes.generation(table),
       poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       async withSession(work) {

@@ -9,8 +9,9 @@ import type {
   onSendHookHandler,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { DatabaseUnavailableError } from '../db/availability.ts';
 import type { AccountKind } from '../db/schema.ts';
-import { ApiError, errorBody, type FieldError, forbidden, unauthorized } from './errors.ts';
+import { DomainError, type ErrorCode, errorBody, type FieldError, generalCodeOf, STATUS_OF, unauthenticated } from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
@@ -37,9 +38,6 @@ export interface Principal {
   mustEnrol?: boolean;
 }
 
-/** The stable `code` of the 403 a session gets while its account must still enrol in two-factor sign-in. */
-export const ENROLMENT_REQUIRED_CODE = 4031;
-
 /** A session the cookie named, and the cookie to send back when its expiry moved. */
 export interface SessionAuthentication {
   principal: Principal;
@@ -51,6 +49,11 @@ declare module 'fastify' {
     access?: Access;
     /** The route answers a session that must first enrol in two-factor sign-in (the enrolment itself, sign-out). */
     duringEnrolment?: boolean;
+    /**
+     * The route answers browsers a page (HTML, or a file) whatever `Accept` says, so an `Accept`
+     * the API cannot answer (`text/html` alone) is no 415 there; its errors are JSON then.
+     */
+    page?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -92,13 +95,13 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const XML_TYPE = 'application/xml; charset=UTF-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Fastify's own error codes that are the client's fault, with the status they deserve. */
-const CLIENT_ERROR_CODES: Record<string, number> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 413,
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 400,
-  FST_ERR_CTP_EMPTY_JSON_BODY: 400,
-  FST_ERR_CTP_INVALID_JSON_BODY: 400,
+/** Fastify's own error codes that are the client's fault, with the catalogue's entry for each. */
+const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_request',
 };
 
 /**
@@ -142,14 +145,18 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     setSecurityHeaders(request.url, reply);
-    request.format = negotiateFormat(request.headers.accept);
+    try {
+      request.format = negotiateFormat(request.headers.accept);
+    } catch (error) {
+      if (request.routeOptions.config.page !== true) throw error;
+    }
     reply.header('Vary', 'Accept');
     if (request.format === 'xml') {
       reply.serializer(toXml);
       reply.type(XML_TYPE);
     }
     if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
-      done(forbidden('Requests must be made over HTTPS.'));
+      done(new DomainError('https_required', 'Requests must be made over HTTPS.'));
       return;
     }
     done();
@@ -181,7 +188,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     done: HookHandlerDoneFunction,
   ): void {
     if (principal === undefined) {
-      done(unauthorized());
+      done(unauthenticated());
       return;
     }
     request.principal = principal;
@@ -199,33 +206,31 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     { access, duringEnrolment }: RouteAccess,
     principal: Principal,
     decision: RateLimitDecision,
-  ): ApiError | undefined {
+  ): DomainError | undefined {
     reply.header('X-Rate-Limit-Limit', decision.limit);
     reply.header('X-Rate-Limit-Remaining', decision.remaining);
     reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
     if (!decision.allowed) {
-      return new ApiError(429, 'Rate limit exceeded.', { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      return new DomainError('rate_limited', 'Rate limit exceeded.', { retryAfterSeconds: decision.retryAfterSeconds });
     }
     if (access !== 'authenticated' && principal.kind !== access) {
-      return forbidden(`This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
+      return new DomainError('wrong_account_kind', `This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
     }
     if (principal.mustEnrol === true && !duringEnrolment) {
-      return new ApiError(403, 'Turn on two-factor sign-in first: it is required for your account.', {
-        code: ENROLMENT_REQUIRED_CODE,
-      });
+      return new DomainError('two_factor_required', 'Turn on two-factor sign-in first: it is required for your account.');
     }
     return undefined;
   }
 
   async function authorizeSession(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const cookie = readSessionCookie(request.headers.cookie);
-    if (cookie === undefined) throw unauthorized('The Auth-Token header is missing.');
+    if (cookie === undefined) throw unauthenticated('The Auth-Token header is missing.');
     const session = await dependencies.authenticateSession(cookie, request.ip);
-    if (session === undefined) throw unauthorized('Your session has ended. Please sign in again.');
+    if (session === undefined) throw unauthenticated('Your session has ended. Please sign in again.');
     if (session.setCookie !== undefined) reply.header('Set-Cookie', session.setCookie);
     // The browser sends the cookie with requests other sites make: only this server's pages may change things with it.
     if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request, dependencies.publicUrl)) {
-      throw forbidden('A request made with a session must come from this server’s own pages.');
+      throw new DomainError('cross_site_request', 'A request made with a session must come from this server’s own pages.');
     }
     return session.principal;
   }
@@ -239,22 +244,28 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
       (method) => knownRoutes.find(method, path) !== null,
     );
-    if (allowed.length === 0) throw new ApiError(404, 'Page not found.');
+    if (allowed.length === 0) throw new DomainError('route_not_found', 'Page not found.');
     const allow = [...allowed, 'OPTIONS'].join(', ');
     reply.header('Allow', allow);
     if (request.method === 'OPTIONS') {
       reply.code(200);
       return '';
     }
-    throw new ApiError(405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`);
+    throw new DomainError(
+      'method_not_allowed',
+      `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`,
+    );
   });
 
-  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | DomainError, request, reply) => {
     let failure = classify(error);
-    if (failure.status === 422 && !(error instanceof ApiError) && error.validation) {
+    if (failure.status === 422 && !(error instanceof DomainError) && error.validation) {
       failure = withRuleErrors(failure, await ruleErrorsOf(request));
     }
-    if (failure.status >= 500) {
+    if (failure.status === 503) {
+      // An outage, logged once by the dependency monitor: the request says only that it met it.
+      request.log.warn({ cause: error.message }, 'request answered 503: a dependency is unavailable');
+    } else if (failure.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
     // Fastify drops the Content-Type before calling the error handler: set the negotiated one again.
@@ -268,8 +279,8 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
 interface Failure {
   status: number;
   message: string;
-  code: number;
-  fieldErrors?: ApiError['fieldErrors'];
+  code: ErrorCode;
+  fieldErrors?: FieldError[];
   headers: Record<string, string>;
 }
 
@@ -284,33 +295,38 @@ function validationMessage(fieldErrors: FieldError[]): string {
   return fieldErrors.map((entry) => `${entry.field}: ${entry.message}`).join(' ');
 }
 
-function classify(error: FastifyError | ApiError): Failure {
-  if (error instanceof ApiError) {
+/**
+ * Seconds a client is told to wait while the database is away: a restart takes a few seconds, and
+ * the instance uses it again on the first request after its return.
+ */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+function classify(error: FastifyError | DomainError): Failure {
+  if (error instanceof DatabaseUnavailableError) {
     return {
-      status: error.status,
-      message: error.message,
-      code: error.code,
-      fieldErrors: error.fieldErrors,
-      headers: error.headers,
+      status: 503,
+      message: 'The database is unavailable for a moment. Please try again shortly.',
+      code: 'database_unavailable',
+      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
     };
+  }
+  if (error instanceof DomainError) {
+    const headers: Record<string, string> = {};
+    if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
+    return { status: STATUS_OF[error.code], message: error.message, code: error.code, fieldErrors: error.fieldErrors, headers };
   }
   if (error.validation) {
-    if (error.validationContext === 'params') return { status: 404, message: 'Object not found.', code: 0, headers: {} };
+    if (error.validationContext === 'params')
+      return { status: 404, message: 'Object not found.', code: 'not_found', headers: {} };
     const fieldErrors = fieldErrorsFromValidation(error.validation as Parameters<typeof fieldErrorsFromValidation>[0]);
-    return {
-      status: 422,
-      message: validationMessage(fieldErrors),
-      code: 0,
-      fieldErrors,
-      headers: {},
-    };
+    return { status: 422, message: validationMessage(fieldErrors), code: 'validation_failed', fieldErrors, headers: {} };
   }
   const known = error.code ? CLIENT_ERROR_CODES[error.code] : undefined;
-  if (known !== undefined) return { status: known, message: error.message, code: 0, headers: {} };
+  if (known !== undefined) return { status: STATUS_OF[known], message: error.message, code: known, headers: {} };
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return { status: error.statusCode, message: error.message, code: 0, headers: {} };
+    return { status: error.statusCode, message: error.message, code: generalCodeOf(error.statusCode), headers: {} };
   }
-  return { status: 500, message: 'An internal server error occurred.', code: 0, headers: {} };
+  return { status: 500, message: 'An internal server error occurred.', code: 'internal_error', headers: {} };
 }
 
 /**

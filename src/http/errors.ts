@@ -1,9 +1,52 @@
-/** The one error model: services throw ApiError; the error handler turns it into the spec's body. */
+import { DomainError, ERRORS, type ErrorCode, type FieldError } from '../errors.ts';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+/**
+ * The HTTP side of the one error model: services throw DomainError (src/errors.ts) naming an entry
+ * of the catalogue; here each entry gets its status, and every failure becomes the spec's body
+ * `{name, message, code, status}` with the entry's stable number as `code` (422: plus `errors[]`).
+ */
+
+export { DomainError, type ErrorCode, type FieldError };
+
+/** The HTTP status of each entry of the catalogue. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  validation_failed: 422,
+  unsupported_media_type: 415,
+  body_too_large: 413,
+  uri_too_long: 414,
+  headers_too_large: 431,
+  request_timeout: 408,
+  method_not_allowed: 405,
+  route_not_found: 404,
+  unauthenticated: 401,
+  sign_in_failed: 401,
+  forbidden: 403,
+  wrong_account_kind: 403,
+  https_required: 403,
+  cross_site_request: 403,
+  rate_limited: 429,
+  too_many_sign_ins: 429,
+  two_factor_required: 403,
+  second_factor_failed: 401,
+  sign_in_expired: 401,
+  passkey_refused: 401,
+  not_found: 404,
+  link_expired: 410,
+  conflict: 409,
+  site_banned: 409,
+  site_not_active: 409,
+  refund_race: 409,
+  idempotency_in_flight: 409,
+  backup_unavailable: 409,
+  passkey_exists: 409,
+  two_factor_on: 409,
+  two_factor_not_started: 409,
+  two_factor_mandatory: 409,
+  two_factor_off: 409,
+  internal_error: 500,
+  database_unavailable: 503,
+};
 
 export const STATUS_NAMES: Record<number, string> = {
   400: 'Bad Request',
@@ -24,39 +67,28 @@ export const STATUS_NAMES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-export class ApiError extends Error {
-  readonly status: number;
-  /** A stable number a client may branch on; 0 when the status says it all. */
-  readonly code: number;
-  readonly fieldErrors: FieldError[] | undefined;
-  readonly headers: Record<string, string>;
+/** The entry a status stands for when nothing more is known (failures Fastify or Node answer). */
+const GENERAL_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
+  410: 'link_expired',
+  413: 'body_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  431: 'headers_too_large',
+  503: 'database_unavailable',
+};
 
-  constructor(
-    status: number,
-    message: string,
-    options: { code?: number; fieldErrors?: FieldError[]; headers?: Record<string, string> } = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-    this.status = status;
-    this.code = options.code ?? 0;
-    this.fieldErrors = options.fieldErrors;
-    this.headers = options.headers ?? {};
-  }
+export function generalCodeOf(status: number): ErrorCode {
+  return GENERAL_CODES[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
 }
-
-export const badRequest = (message: string) => new ApiError(400, message);
-export const unauthorized = (message = 'Your request was made with invalid credentials.') => new ApiError(401, message);
-export const forbidden = (message = 'You are not allowed to perform this action.') => new ApiError(403, message);
-export const notFound = (what = 'Object') => new ApiError(404, `${what} not found.`);
-
-/** 422 for one or more fields; every failing field gets its own entry. */
-export function validationFailed(fieldErrors: FieldError[]): ApiError {
-  const message = fieldErrors.map((error) => `${error.field}: ${error.message}`).join(' ');
-  return new ApiError(422, message, { fieldErrors });
-}
-
-export const invalidField = (field: string, message: string) => validationFailed([{ field, message }]);
 
 export interface ErrorBody {
   name: string;
@@ -66,8 +98,27 @@ export interface ErrorBody {
   errors?: FieldError[];
 }
 
-export function errorBody(status: number, message: string, code = 0, errors?: FieldError[]): ErrorBody {
-  const body: ErrorBody = { name: STATUS_NAMES[status] ?? 'Error', message, code, status };
+export function errorBody(
+  status: number,
+  message: string,
+  code: ErrorCode = generalCodeOf(status),
+  errors?: FieldError[],
+): ErrorBody {
+  const body: ErrorBody = { name: STATUS_NAMES[status] ?? 'Error', message, code: ERRORS[code].code, status };
   if (errors) body.errors = errors;
   return body;
+}
+
+/** The HTTP layer's own refusals, before any service runs. */
+export const badRequest = (message: string) => new DomainError('invalid_request', message);
+export { forbidden, invalidField, notFound, unauthenticated, validationFailed } from '../errors.ts';
+
+/**
+ * An error given by its HTTP status, for code not yet moved to the catalogue's entries (serving's
+ * explain stage): its code is the status's general entry.
+ */
+export class ApiError extends DomainError {
+  constructor(status: number, message: string) {
+    super(generalCodeOf(status), message);
+  }
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, type FieldError } from './errors.ts';
+import { DomainError, type FieldError } from './errors.ts';
 
 /**
  * A route's field rules beyond its schema: the check its service makes (an ad's description
@@ -51,8 +51,20 @@ export async function ruleErrorsOf(request: FastifyRequest): Promise<FieldError[
   try {
     return await rules(request);
   } catch (error) {
-    if (error instanceof ApiError && error.fieldErrors) return error.fieldErrors;
-    request.log.error({ err: error }, 'field rules failed on invalid input');
+    if (error instanceof DomainError && error.fieldErrors) return error.fieldErrors;
+    if (isDataException(error))
+      request.log.info({ err: error }, 'field rules: the database refused the invalid input (client error)');
+    else request.log.error({ err: error }, 'field rules failed on invalid input');
     return [];
   }
+}
+
+/**
+ * The database refused the input's data itself (SQLSTATE class 22, data exception: a NUL byte or
+ * invalid UTF-8, a time-zone displacement or a number out of range): a rule looked up input the
+ * schema had refused anyway. That is the client's error, already answered 422, not the server's.
+ */
+function isDataException(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 }

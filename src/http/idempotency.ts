@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
-import { ApiError, invalidField } from './errors.ts';
+import { DomainError, invalidField } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
 declare module 'fastify' {
@@ -151,8 +151,11 @@ function keyedHandler(
   };
 }
 
-function inFlight(): ApiError {
-  return new ApiError(409, 'A request with this Idempotency-Key is still running. Retry it when that one has answered.');
+function inFlight(): DomainError {
+  return new DomainError(
+    'idempotency_in_flight',
+    'A request with this Idempotency-Key is still running. Retry it when that one has answered.',
+  );
 }
 
 function replay(reply: FastifyReply, stored: StoredAnswer, requestHash: string): unknown {

@@ -1,4 +1,4 @@
-import { ApiError } from './errors.ts';
+import { DomainError } from './errors.ts';
 
 export type ResponseFormat = 'json' | 'xml';
 
@@ -13,7 +13,7 @@ const TYPES: Record<string, ResponseFormat> = {
 /** The only API version; `1.0` is the same version written differently. */
 const SUPPORTED_VERSIONS = new Set(['1', '1.0']);
 
-const cache = new Map<string, ResponseFormat | ApiError>();
+const cache = new Map<string, ResponseFormat | DomainError>();
 const CACHE_LIMIT = 256;
 
 /**
@@ -29,11 +29,11 @@ export function negotiateFormat(accept: string | undefined): ResponseFormat {
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(accept, result);
   }
-  if (result instanceof ApiError) throw result;
+  if (result instanceof DomainError) throw result;
   return result;
 }
 
-function parseAccept(accept: string): ResponseFormat | ApiError {
+function parseAccept(accept: string): ResponseFormat | DomainError {
   const ranges = accept
     .split(',')
     .map((part, index) => {
@@ -54,9 +54,12 @@ function parseAccept(accept: string): ResponseFormat | ApiError {
     const format = TYPES[range.type];
     if (format === undefined) continue;
     if (range.version !== undefined && !SUPPORTED_VERSIONS.has(range.version)) {
-      return new ApiError(415, `Unsupported API version: ${range.version}. The only version is 1.`);
+      return new DomainError('unsupported_media_type', `Unsupported API version: ${range.version}. The only version is 1.`);
     }
     return format;
   }
-  return new ApiError(415, 'None of the requested response formats is supported. Use application/json or application/xml.');
+  return new DomainError(
+    'unsupported_media_type',
+    'None of the requested response formats is supported. Use application/json or application/xml.',
+  );
 }

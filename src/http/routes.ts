@@ -8,7 +8,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { AppContext } from '../app-context.ts';
-import { unauthorized } from './errors.ts';
+import { unauthenticated } from './errors.ts';
 
 /**
  * The application as modules see it: the TypeBox type provider types each handler's
@@ -28,6 +28,6 @@ export type RegisterRoutes = (app: App, context: AppContext) => void;
 /** The account behind the request's token; routes that require one are never reached without it. */
 export function accountOf(request: FastifyRequest): number {
   const principal = request.principal;
-  if (principal === undefined) throw unauthorized();
+  if (principal === undefined) throw unauthenticated();
   return principal.accountId;
 }

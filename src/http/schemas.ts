@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { ERRORS } from '../errors.ts';
 import { Id } from './input-types.ts';
 
 /** Shapes shared by many routes. Every property carries a description: that is the API documentation. */
@@ -13,11 +14,29 @@ export const Flag = (description: string) => Type.Boolean({ description });
 export const IsoDate = (description: string) =>
   Type.String({ format: 'date', description: `${description} ISO 8601 date, YYYY-MM-DD.` });
 
+const ERROR_ENTRIES = Object.entries(ERRORS);
+
+/**
+ * The catalogue of error codes as a shared component: the numbers, their names
+ * (`x-enum-varnames`, which the SDK's ERROR_CODES is generated from) and what each means.
+ */
+export const ErrorCodeSchema = Type.Unsafe<number>({
+  $id: 'ErrorCode',
+  type: 'integer',
+  enum: ERROR_ENTRIES.map(([, entry]) => entry.code),
+  'x-enum-varnames': ERROR_ENTRIES.map(([name]) => name),
+  description: [
+    'A stable error code: branch on it, never on `message`. A code never changes meaning and is never reused; new conditions get new codes.',
+    '',
+    ...ERROR_ENTRIES.map(([name, entry]) => `- ${entry.code} \`${name}\`: ${entry.description}`),
+  ].join('\n'),
+});
+
 export const ErrorBodySchema = Type.Object(
   {
     name: Type.String({ description: 'The status phrase.' }),
     message: Type.String({ description: 'What went wrong, for a person.' }),
-    code: Type.Integer({ description: 'A stable error code; 0 when the status says it all.' }),
+    code: Type.Ref(ErrorCodeSchema),
     status: Type.Integer({ description: 'The HTTP status.' }),
     errors: Type.Optional(
       Type.Array(

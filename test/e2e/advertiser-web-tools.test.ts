@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
+import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/vocabulary.ts';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { lookAt, SHOTS } from '../helpers/browser.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';

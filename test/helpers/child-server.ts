@@ -76,6 +76,8 @@ export async function startChildServer(options: {
   port: number;
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Called with each chunk of the server's stdout (its log), which is otherwise ignored. */
+  onOutput?: (text: string) => void;
 }): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
     env: {
@@ -87,8 +89,10 @@ export async function startChildServer(options: {
       DATABASE_URL: options.databaseUrl ?? '',
       ...options.env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.onOutput === undefined ? 'ignore' : 'pipe', 'pipe'],
   });
+  const onOutput = options.onOutput;
+  if (onOutput !== undefined) child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     errors += chunk.toString();

@@ -1,6 +1,7 @@
 import type { Db } from '../../src/db/database.ts';
 import { applyLedgerChange } from '../../src/modules/ledger/ledger.ts';
-import { recordEvents, type TrafficEvent } from '../../src/modules/statistics/record-events.ts';
+import { recordEvents } from '../../src/modules/statistics/record-events.ts';
+import type { TrafficEvent } from '../../src/modules/statistics/vocabulary.ts';
 
 /**
  * Direct inserts of domain objects, for tests that need an object another module owns (a serving

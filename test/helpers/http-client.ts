@@ -57,26 +57,32 @@ export class TestClient {
       headers['Content-Length'] = Buffer.byteLength(payload);
     }
     return new Promise((resolve, reject) => {
-      const request = https.request(new URL(path, this.baseUrl), { method, headers, agent: this.agent }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const text = body.toString('utf8');
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            text,
-            body,
-            json: () => JSON.parse(text),
-            xml: () => xmlParser.parse(text).response,
-            header: (name) => {
-              const value = response.headers[name.toLowerCase()];
-              return Array.isArray(value) ? value.join(', ') : value;
-            },
+      // A forged Host header (tests of Host poisoning) must not become the TLS server name.
+      const servername = headers.Host === undefined ? undefined : '';
+      const request = https.request(
+        new URL(path, this.baseUrl),
+        { method, headers, agent: this.agent, servername },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const body = Buffer.concat(chunks);
+            const text = body.toString('utf8');
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              text,
+              body,
+              json: () => JSON.parse(text),
+              xml: () => xmlParser.parse(text).response,
+              header: (name) => {
+                const value = response.headers[name.toLowerCase()];
+                return Array.isArray(value) ? value.join(', ') : value;
+              },
+            });
           });
-        });
-      });
+        },
+      );
       request.on('error', reject);
       if (payload !== undefined) request.write(payload);
       request.end();

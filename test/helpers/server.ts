@@ -26,6 +26,8 @@ export interface TestServerOptions {
   database?: Database;
   /** Environment variables as the server would read them. */
   env?: Record<string, string>;
+  /** Where the server's log goes (tests of what it logs); none by default. */
+  logger?: { level: string; stream: { write(line: string): void } };
 }
 
 export interface TestServer {
@@ -57,12 +59,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const clock = manualClock(TEST_EPOCH_MS);
   const config = loadConfig(
     { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env },
-    { clock, rateLimitPerSecond: 10_000, ...options.config },
+    // Redis gets seconds, not production's tens of milliseconds: on a loaded test machine a slow
+    // answer would fall back to in-process counting, and tests of sharing would see that instead.
+    { clock, rateLimitPerSecond: 10_000, redisTimeoutMs: 5000, ...options.config },
   );
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openTestDatabase());
   const tls = await testTls();
-  const server = await startServer(config, { database, tls, logger: false });
+  const server = await startServer(config, { database, tls, logger: options.logger ?? false });
   // A shared database keeps its first server's operator; tests pass the token explicitly then.
   const operatorToken = server.bootstrapToken ?? '';
   const operator = new TestClient(server.url, tls.cert, operatorToken);

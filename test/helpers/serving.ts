@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
-import { ROLLUP_COUNTERS } from '../../src/modules/statistics/record-events.ts';
+import { ROLLUP_COUNTERS } from '../../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite } from './fixtures.ts';
 import type { TestClient } from './http-client.ts';
 import type { TestServer } from './server.ts';

@@ -156,3 +156,27 @@ describe('a field that fails both its schema and a rule', () => {
     assert.deepEqual(errors.map((error) => error.field).sort(), ['category_id', 'url']);
   });
 });
+
+describe('what a refused request logs', () => {
+  const lines: { level: number; msg: string }[] = [];
+  let logged: TestServer;
+  before(async () => {
+    const stream = { write: (line: string) => lines.push(JSON.parse(line)) };
+    logged = await startTestServer({ logger: { level: 'info', stream } });
+  });
+  after(() => logged.close());
+
+  it('logs input the database refuses (a NUL byte: invalid UTF-8 to it) as a client error, not at error level', async () => {
+    const parent = await logged.createAccount('advertiser');
+    lines.length = 0;
+    // The schema refuses both fields; the rules still look the login up, and the database refuses it.
+    const response = await parent.client.post('/api/advertiser/users', { user: 'nul\u0000byte', email: 'x' });
+    assert.equal(response.status, 422, response.text);
+    assert.deepEqual(
+      lines.filter((line) => line.level >= 50).map((line) => line.msg),
+      [],
+      'nothing at error level',
+    );
+    assert.ok(lines.some((line) => line.level === 30 && /client error/.test(line.msg)));
+  });
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/database.ts';
-import { idempotencyStore } from '../../src/modules/idempotency/idempotency-repository.ts';
+import { idempotencyStore } from '../../src/modules/idempotency/index.ts';
 import { offerFields } from '../helpers/advertiser.ts';
 import { TestClient, type TestResponse } from '../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

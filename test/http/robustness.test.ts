@@ -73,8 +73,17 @@ let operations: Operation[];
 const tokens: Record<'advertiser' | 'publisher' | 'operator', TestClient> = {} as never;
 const ids: Record<string, number> = {};
 
+/** What the server logged at error level or above: a refused request is the client's error, never one of these. */
+const errorLines: { level: number; msg: string; reqId?: string }[] = [];
+
 before(async () => {
-  server = await startTestServer();
+  const stream = {
+    write: (line: string) => {
+      const entry = JSON.parse(line);
+      if (entry.level >= 50) errorLines.push(entry);
+    },
+  };
+  server = await startTestServer({ logger: { level: 'error', stream } });
   db = server.server.context.db;
   tokens.operator = server.operator;
   const advertiser = await server.createAccount('advertiser');
@@ -343,6 +352,10 @@ function checkEnvelope(response: TestResponse): string | undefined {
   if (response.status < 400) return undefined;
   const type = response.header('content-type') ?? '';
   if (type.startsWith('image/gif')) return undefined;
+  // A click link that leads nowhere is a page for the visitor's browser (docs/serving.md).
+  if (response.status === 404 && type.startsWith('text/html') && /<title>Link not found<\/title>/.test(response.text)) {
+    return undefined;
+  }
   let body: { name?: unknown; message?: unknown; code?: unknown; status?: unknown };
   try {
     body = response.json();
@@ -399,4 +412,59 @@ test('no operation answers a bad value with a 5xx, a body outside the envelope, 
     for (const [key, group] of groups) console.log(`${group.count}\t${key}\t${group.example}`);
   }
   assert.deepEqual(findings.slice(0, 20), [], `${findings.length} findings over ${requests} requests`);
+  assert.deepEqual(
+    errorLines.map((line) => line.msg),
+    [],
+    'bad input is logged as a client error, never at error level',
+  );
+});
+
+test('repeated backups at once are all answered, none a 5xx', async () => {
+  const answers = await Promise.all(Array.from({ length: 3 }, () => server.operator.post('/api/admin/backup')));
+  const expected = server.server.context.database.backup === undefined ? 409 : 200;
+  assert.deepEqual(
+    answers.map((answer) => answer.status),
+    [expected, expected, expected],
+  );
+});
+
+/** The query parameters of an operation that take a day, with how to write them in a URL. */
+function dayParameters(operation: Operation): string[] {
+  const names: string[] = [];
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'query') continue;
+    if (parameter.schema.type === 'object') {
+      for (const [inner, schema] of Object.entries(parameter.schema.properties ?? {})) {
+        if (/date|day/i.test(inner) || schema.format === 'date') names.push(`${parameter.name}%5B${inner}%5D`);
+      }
+    } else if (/^date|date$|^day/i.test(parameter.name) || parameter.schema.format === 'date') {
+      names.push(parameter.name);
+    }
+  }
+  return names;
+}
+
+test('no operation answers a valid but extreme day with a 5xx', async () => {
+  const findings: string[] = [];
+  let requests = 0;
+  const extremes = ['9999-12-31', '0100-01-01', '1970-01-01'];
+  for (const operation of operations) {
+    if (operation.method !== 'GET') continue;
+    const names = dayParameters(operation);
+    if (names.length === 0) continue;
+    const base = buildRequest(operation, { location: 'query', name: '__none', raw: '' }).url.replace(/[?&]__none=$/, '');
+    const combinations = [
+      ...names.flatMap((name) => extremes.map((day) => [`${name}=${day}`])),
+      names.map((name) => `${name}=${/from|start/i.test(name) ? extremes[1] : extremes[0]}`),
+    ];
+    for (const combination of combinations) {
+      const url = `${base}${base.includes('?') ? '&' : '?'}${combination.join('&')}`;
+      const response = await clientFor(operation.path).get(url);
+      requests += 1;
+      const problem = checkEnvelope(response);
+      if (problem) findings.push(`${operation.method} ${url}: ${problem}`);
+    }
+  }
+  assert.ok(requests > 20, `${requests} requests`);
+  assert.deepEqual(findings, []);
 });

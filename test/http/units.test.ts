@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../../src/http/errors.ts';
+import { DomainError } from '../../src/errors.ts';
 import { readExpand } from '../../src/http/expand.ts';
 import { parseQueryString } from '../../src/http/input.ts';
 import { negotiateFormat } from '../../src/http/negotiation.ts';
@@ -39,10 +39,10 @@ describe('negotiateFormat', () => {
       if (expected === 415) {
         assert.throws(
           () => negotiateFormat(accept),
-          (error: unknown) => error instanceof ApiError && error.status === 415,
+          (error: unknown) => error instanceof DomainError && error.code === 'unsupported_media_type',
         );
         // The answer is cached per header value: the second time must fail the same way.
-        assert.throws(() => negotiateFormat(accept), ApiError);
+        assert.throws(() => negotiateFormat(accept), DomainError);
       } else {
         assert.equal(negotiateFormat(accept), expected);
         assert.equal(negotiateFormat(accept), expected);

@@ -1,17 +1,20 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { currentDocument, SCHEMA_PATH, typesOf } from '../../sdk/scripts/openapi-document.ts';
-import { ApiError, createNativaClient, data, pages } from '../../sdk/src/index.ts';
+import { currentDocument, ERROR_CODES_PATH, errorCodesOf, SCHEMA_PATH, typesOf } from '../../sdk/scripts/openapi-document.ts';
+import { ApiError, createNativaClient, data, ERROR_CODES, pages } from '../../sdk/src/index.ts';
 import { httpsFetch } from '../../src/cli/https-fetch.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 describe('the typed SDK', () => {
   it('has types that match the OpenAPI document the current code serves (run `npm run sdk:generate`)', async () => {
-    const expected = await typesOf(await currentDocument(await openTestDatabase()));
+    const document = await currentDocument(await openTestDatabase());
+    const expected = await typesOf(document);
     const committed = readFileSync(SCHEMA_PATH, 'utf8');
     assert.ok(committed === expected, 'sdk/src/schema.d.ts is stale: run `npm run sdk:generate` and commit it');
+    const codes = readFileSync(ERROR_CODES_PATH, 'utf8');
+    assert.ok(codes === errorCodesOf(document), 'sdk/src/error-codes.ts is stale: run `npm run sdk:generate` and commit it');
   });
 
   describe('against the real server', () => {
@@ -39,6 +42,7 @@ describe('the typed SDK', () => {
       );
       assert.ok(refused instanceof ApiError);
       assert.equal(refused.status, 422);
+      assert.equal(refused.code, ERROR_CODES.validation_failed);
       assert.equal(refused.envelope.name, 'Data Validation Failed');
       assert.ok(refused.fieldError('title'), refused.message);
 
@@ -46,6 +50,7 @@ describe('the typed SDK', () => {
       const unauthorized = await anonymous.GET('/api/me').catch((error: unknown) => error);
       assert.ok(unauthorized instanceof ApiError);
       assert.equal(unauthorized.status, 401);
+      assert.equal(unauthorized.code, ERROR_CODES.unauthenticated);
     });
 
     it('iterates every page of a list over the X-Pagination headers', async () => {

@@ -80,6 +80,11 @@ describe('logs', () => {
       ['incoming request', 'request completed'],
     );
     assert.equal(ofRequest[1].res.statusCode, 401);
+    // Without PUBLIC_URL, a warning at start says once which base e-mail links use.
+    const base = lines.filter((line) => /^e-mail links will use/.test(line.msg));
+    assert.equal(base.length, 1);
+    assert.match(base[0].msg, /^e-mail links will use https:\/\/127\.0\.0\.1:\d+, the configured address/);
+    assert.equal(base[0].level, 40);
   });
 
   it('writes short readable lines when asked for pretty logs', async () => {

@@ -12,6 +12,16 @@ export function problem(error: unknown): string {
   return 'The server could not be reached. Check your connection and try again.';
 }
 
+/** Whether a call failed with the API's 404: the object does not exist, or is not the account's. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
+/** A query's retries: a 4xx will not change by asking again (another tenant's id, a bad filter). */
+export function noRetryOnRefusal(failures: number, error: unknown): boolean {
+  return !(error instanceof ApiError && error.status < 500) && failures < 2;
+}
+
 /** The field errors of a 422, by field, for showing each beside its field. */
 export function fieldErrors(error: unknown): Record<string, string> {
   if (!(error instanceof ApiError)) return {};

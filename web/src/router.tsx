@@ -35,6 +35,22 @@ export function setQuery(values: Record<string, string | undefined>): void {
   navigate(`${location.pathname}${search ? `?${search}` : ''}`, { replace: true });
 }
 
+/**
+ * The parameters of a path that matches a route's pattern (`/advertiser/campaigns/:id` matches
+ * `/advertiser/campaigns/12` with `{ id: '12' }`), or null. A parameter is one segment of digits:
+ * every id of the API is a number, and anything else is a page that does not exist.
+ */
+export function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const names: string[] = [];
+  const source = pattern.replace(/:([a-z]+)/gi, (_, name: string) => {
+    names.push(name);
+    return '(\\d+)';
+  });
+  const match = new RegExp(`^${source}$`).exec(path);
+  if (!match) return null;
+  return Object.fromEntries(names.map((name, index) => [name, match[index + 1] ?? '']));
+}
+
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const follow = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);

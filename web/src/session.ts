@@ -23,10 +23,10 @@ export function useMe() {
   });
 }
 
-/** The first page of an account kind, where signing in leads. */
-export function homeOf(type: string): string {
-  if (type === 'advertiser') return '/advertiser';
-  if (type === 'publisher') return '/publisher';
-  if (type === 'operator') return '/operator';
-  return '/tokens';
+/**
+ * Whether the account has two-factor sign-in, and must (`REQUIRE_2FA_FOR`): the app shows an
+ * account that must and has not its enrolment before anything else.
+ */
+export function useTwoFactor(enabled = true) {
+  return useQuery({ queryKey: ['two-factor'], queryFn: () => data(api.GET('/api/me/two-factor')), enabled });
 }

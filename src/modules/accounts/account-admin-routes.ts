@@ -8,7 +8,7 @@ import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { absoluteUrl, created } from '../../http/urls.ts';
+import { created, emailLink } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import type { listLedgerEntries } from '../ledger/ledger.ts';
@@ -126,7 +126,7 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       const kind = body.type === 'webmaster' ? 'publisher' : body.type;
       const now = new Date(clock.now());
       const invite = (trx: Db, account: AccountRow) =>
-        queuePasswordLink(trx, account, 'invitation', now, (token) => absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`));
+        queuePasswordLink(trx, account, 'invitation', now, (token) => emailLink(request, `${SET_PASSWORD_PATH}${token}`));
       const account = await inRequestTransaction(request, db, async (trx) => {
         const registered = await registerAccount(trx, { ...body, kind, dailyBudgetMicros }, now, invite);
         const after = {
@@ -257,7 +257,7 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       const message = await sendEmailConfirmation(
         { db, mailer: context.mailer, now: new Date(clock.now()), log: request.log },
         request.params.id,
-        (token) => absoluteUrl(request, `/api/confirm/${token}`),
+        (token) => emailLink(request, `/api/confirm/${token}`),
       );
       // Queued and delivered in steps of their own (delivery is no transaction): the entry follows them.
       const change = {

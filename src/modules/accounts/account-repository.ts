@@ -91,6 +91,31 @@ export async function operatorExists(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
+/** The balances of these accounts (as the caller's transaction sees them). */
+export async function accountBalances(db: Db, accountIds: readonly number[]): Promise<{ id: number; balance_micros: number }[]> {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'balance_micros'])
+    .where('id', 'in', [...accountIds])
+    .execute();
+}
+
+/**
+ * Marks the account's e-mail address confirmed, if it still is `email` (a link confirms the
+ * address it was sent to); false when the address has changed since.
+ */
+export async function confirmAccountEmail(trx: Db, accountId: number, email: string, now: Date): Promise<boolean> {
+  const confirmed = await trx
+    .updateTable('accounts')
+    .set({ email_confirmed_at: now })
+    .where('id', '=', accountId)
+    .where('email', '=', email)
+    .returning('id')
+    .executeTakeFirst();
+  return confirmed !== undefined;
+}
+
 export async function insertToken(db: Db, accountId: number, name: string, tokenHash: Buffer) {
   return db
     .insertInto('api_tokens')

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../errors.ts';
 import type { Unchecked } from '../../http/field-rules.ts';
 import { isId } from '../../http/input-types.ts';
 import { checkMoney } from '../../http/money-input.ts';

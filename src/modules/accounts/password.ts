@@ -1,18 +1,8 @@
-import { randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
-
-/** Letters and digits without the look-alikes (0/O, 1/l/I), so a password can be typed from paper. */
-const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /** Cost parameters of scrypt (RFC 7914); stored with each hash so they can be raised later. */
 const COST = { N: 16_384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
-
-/** A new password of 16 characters from a 56-letter alphabet (about 93 bits). */
-export function generatePassword(length = 16): string {
-  let password = '';
-  for (let index = 0; index < length; index++) password += ALPHABET[randomInt(ALPHABET.length)];
-  return password;
-}
 
 function derive(password: string, salt: Buffer, cost: typeof COST): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -50,17 +50,6 @@ function ownerCondition(owner: Owner): RawBuilder<unknown> {
   return owner.campaignIds === undefined ? own : sql`${own} AND campaign_id = ANY(${[...owner.campaignIds]}::integer[])`;
 }
 
-/** The ids among `campaignIds` that are campaigns of the advertiser (archived ones included). */
-export async function ownCampaignIds(db: Db, advertiserId: number, campaignIds: readonly number[]): Promise<Set<number>> {
-  const rows = await db
-    .selectFrom('campaigns')
-    .select('id')
-    .where('advertiser_id', '=', advertiserId)
-    .where('id', 'in', [...campaignIds])
-    .execute();
-  return new Set(rows.map((row) => row.id));
-}
-
 /** The first and last day with figures of the owner in the period; undefined when there are none. */
 export async function statsDaySpan(
   db: Db,

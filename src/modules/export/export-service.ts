@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
-import { readIdList } from '../advertiser/statistics/filters.ts';
+import { invalidField, notFound } from '../../errors.ts';
+import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
 import type { Period } from '../statistics/period.ts';
-import { DEVICES, dayOf } from '../statistics/record-events.ts';
+import { DEVICES, dayOf, readIdList } from '../statistics/vocabulary.ts';
 import {
   ADVERTISER_SUMS,
   clickExportPage,
@@ -10,7 +10,6 @@ import {
   GROUPINGS,
   type Grouping,
   type Owner,
-  ownCampaignIds,
   PUBLISHER_SUMS,
   type StatsExportRow,
   statsDaySpan,
@@ -55,15 +54,19 @@ export async function readCampaignFilter(
   const campaignIds = readIdList(text, 'campaignIds');
   if (campaignIds === undefined) return undefined;
   const own = await ownCampaignIds(db, advertiserId, campaignIds);
-  if (campaignIds.some((id) => !own.has(id))) throw notFound('Campaign');
+  if (own.length !== campaignIds.length) throw notFound('Campaign');
   return campaignIds;
 }
 
 const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-/** The period with open ends closed: from the first day there is, up to today (platform time zone). */
+/**
+ * The period with open ends closed: from the first day there is, up to today (platform time zone).
+ * An end after today is today: nothing happened later, and the day after 9999-12-31 is no date
+ * the database can read.
+ */
 function closedPeriod(period: Period, today: string): { from: string; to: string } {
-  return { from: period.from ?? '1970-01-01', to: period.to ?? today };
+  return { from: period.from ?? '1970-01-01', to: period.to === undefined || period.to > today ? today : period.to };
 }
 
 export interface StatisticsExport {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, NoContent } from '../../http/schemas.ts';
 import { isServableSize } from './image-store.ts';

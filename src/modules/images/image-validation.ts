@@ -1,5 +1,5 @@
 import sharp, { type Metadata } from 'sharp';
-import { type FieldError, validationFailed } from '../../http/errors.ts';
+import { type FieldError, validationFailed } from '../../errors.ts';
 
 /** Bounds of an uploaded ad image. */
 export const IMAGE_LIMITS = {

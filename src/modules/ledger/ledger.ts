@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { listWithTotal } from '../../db/list.ts';
 import { prepared } from '../../db/prepared.ts';
-import { invalidField } from '../../http/errors.ts';
+import { invalidField } from '../../errors.ts';
 
 /**
  * The only way a balance changes: the account row and its ledger entry are written together,

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { DomainError, notFound } from '../../errors.ts';
+import { confirmAccountEmail } from '../accounts/index.ts';
 
 /** How long a confirmation link works. */
 export const CONFIRMATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -42,17 +43,10 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<{ 
       .executeTakeFirst();
     if (spent === undefined) throw notFound('Confirmation link');
     if (spent.expires_at.getTime() <= now.getTime()) {
-      throw new ApiError(410, 'This confirmation link has expired. Ask the support team for a new one.');
+      throw new DomainError('link_expired', 'This confirmation link has expired. Ask the support team for a new one.');
     }
     // A link confirms the address it was sent to; if the account's e-mail changed since, it confirms nothing.
-    const confirmed = await trx
-      .updateTable('accounts')
-      .set({ email_confirmed_at: now })
-      .where('id', '=', spent.account_id)
-      .where('email', '=', spent.email)
-      .returning('id')
-      .executeTakeFirst();
-    if (confirmed === undefined) throw notFound('Confirmation link');
+    if (!(await confirmAccountEmail(trx, spent.account_id, spent.email, now))) throw notFound('Confirmation link');
     return { accountId: spent.account_id, email: spent.email };
   });
 }

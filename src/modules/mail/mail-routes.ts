@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { ApiError } from '../../http/errors.ts';
+
+import { DomainError, STATUS_OF } from '../../http/errors.ts';
 import { Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
@@ -39,7 +40,7 @@ export function registerMailRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/confirm/:token',
     {
-      config: { access: 'public' },
+      config: { access: 'public', page: true },
       schema: {
         tags: ['User'],
         operationId: 'confirmEmail',
@@ -58,8 +59,8 @@ export function registerMailRoutes(app: App, context: AppContext): void {
         if (wantsHtml(request)) return page(reply, 200, 'E-mail confirmed', 'Thank you: your e-mail address is confirmed.');
         return { userId: confirmed.accountId, email: confirmed.email, emailConfirmed: true };
       } catch (error) {
-        if (!(error instanceof ApiError) || !wantsHtml(request)) throw error;
-        return page(reply, error.status, 'Link not valid', error.message);
+        if (!(error instanceof DomainError) || !wantsHtml(request)) throw error;
+        return page(reply, STATUS_OF[error.code], 'Link not valid', error.message);
       }
     },
   );

@@ -10,27 +10,27 @@ export interface ComposedMessage {
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-/** The registration e-mail of a new account: its login, its generated password and the confirmation link. */
+/**
+ * The registration e-mail of a client account: its login, a single-use link to choose its password
+ * and the confirmation link. It carries no password: no e-mail of Nativa ever does.
+ */
 export function registrationMessage(values: {
   username: string;
-  password: string;
   link: string;
   invitedBy: string;
-  /** A single-use link to choose one's own password instead (valid as long as the confirmation link). */
-  passwordLink?: string;
+  /** A single-use link to choose the account's password (valid as long as the confirmation link). */
+  passwordLink: string;
 }): ComposedMessage {
   const days = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
-  const own = values.passwordLink;
   const text = [
     'Hello,',
     '',
     `${values.invitedBy} has opened a Nativa advertiser account for you.`,
     '',
     `Login: ${values.username}`,
-    `Password: ${values.password}`,
-    ...(own
-      ? ['', `To sign in with a password of your own instead, choose it within ${days} days (the link works once):`, own]
-      : []),
+    '',
+    `Choose your password within ${days} days by opening this link (it works once):`,
+    values.passwordLink,
     '',
     `Please confirm your e-mail address within ${days} days by opening this link:`,
     values.link,
@@ -40,10 +40,8 @@ export function registrationMessage(values: {
   const html = [
     '<p>Hello,</p>',
     `<p>${escapeHtml(values.invitedBy)} has opened a Nativa advertiser account for you.</p>`,
-    `<p>Login: <b>${escapeHtml(values.username)}</b><br>Password: <b>${escapeHtml(values.password)}</b></p>`,
-    ...(own
-      ? [`<p>To sign in with a password of your own instead: <a href="${escapeHtml(own)}">choose my password</a></p>`]
-      : []),
+    `<p>Login: <b>${escapeHtml(values.username)}</b></p>`,
+    `<p>Choose your password within ${days} days (the link works once): <a href="${escapeHtml(values.passwordLink)}">choose my password</a></p>`,
     `<p>Please confirm your e-mail address within ${days} days: <a href="${escapeHtml(values.link)}">confirm my e-mail</a></p>`,
     '<p>If you did not expect this message, you can ignore it.</p>',
   ].join('\n');

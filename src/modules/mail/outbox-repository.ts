@@ -100,3 +100,13 @@ export async function listOutbox(
   if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
   return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset));
 }
+
+/** How many messages the outbox holds in each status (statuses without any are absent). */
+export async function outboxCountsByStatus(db: Db): Promise<{ status: string; count: number }[]> {
+  return db
+    .selectFrom('mail_outbox')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy('status')
+    .execute()
+    .then((rows) => rows.map((row) => ({ status: row.status, count: Number(row.count) })));
+}

@@ -11,7 +11,8 @@ export const OutboxMessageSchema = Type.Object(
     to: Type.String({ description: 'Recipient address.' }),
     subject: Type.String({ description: 'Subject.' }),
     text: Type.String({
-      description: 'Plain-text body. Empty once a message that carried a password has been delivered.',
+      description:
+        'Plain-text body, with the token of every link in it hidden (`…`): a link that sets a password or confirms a mailbox is a credential. Empty once a message that carried such a link has been delivered.',
     }),
     status: Type.Union(
       OUTBOX_STATUSES.map((status) => Type.Literal(status)),
@@ -27,6 +28,13 @@ export const OutboxMessageSchema = Type.Object(
   { description: 'An e-mail in the outbox.' },
 );
 
+/**
+ * The token of a link that sets a password (`/password?token=`) or confirms a mailbox
+ * (`/api/confirm/`) works for whoever holds it, so the outbox, read by every operator, shows
+ * where a link led but never its token.
+ */
+const LINK_TOKEN = /(\?token=|\/api\/confirm\/)[A-Za-z0-9_-]+/g;
+
 export function toOutboxMessage(row: OutboxRow): Static<typeof OutboxMessageSchema> {
   return {
     id: row.id,
@@ -34,7 +42,7 @@ export function toOutboxMessage(row: OutboxRow): Static<typeof OutboxMessageSche
     userId: row.account_id,
     to: row.recipient,
     subject: row.subject,
-    text: row.body_text,
+    text: row.body_text.replace(LINK_TOKEN, '$1…'),
     status: row.status,
     attempts: row.attempts,
     error: row.last_error,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
+import { invalidField, notFound } from '../../errors.ts';
 import type { Mailer, MailLog } from './mailer.ts';
 import type { ComposedMessage } from './messages.ts';
 import { findOutboxMessage, insertOutboxMessage, type OutboxRow } from './outbox-repository.ts';

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Database } from '../../db/database.ts';
+import type { DependencyMonitor } from '../../dependencies.ts';
+import { outboxCountsByStatus } from '../mail/index.ts';
 import type { ServingTally } from '../serving/serving-engine.ts';
 
 /** What the metrics are read from when Prometheus scrapes. */
@@ -11,6 +14,8 @@ export interface MetricSources {
   now(): number;
   /** The serving engine's counters; absent in contexts that serve nothing. */
   serving?: ServingTally;
+  /** Lost connections and Redis fallbacks. */
+  dependencies?: DependencyMonitor;
 }
 
 /** One app's metrics registry (never prom-client's global one: tests build several apps in one process). */
@@ -44,6 +49,7 @@ export function createMetrics(sources: MetricSources): Metrics {
   registerRequestSeries(registry, tallies);
   servingMetrics(registry, sources.serving);
   databaseMetrics(registry, sources.database, sources.now);
+  dependencyMetrics(registry, sources.dependencies);
   return {
     registry,
     observeRequest(routeKey, route, method, status, seconds) {
@@ -164,8 +170,20 @@ function servingMetrics(registry: Registry, tally: ServingTally | undefined): vo
     'Clicks accepted (durable before their redirect), billable or not.',
     () => tally.clicksAccepted,
   );
+  countedFrom(
+    registry,
+    'nativa_clicks_unrecorded_total',
+    'Clicks redirected without being recorded, so never billed, because the database was away.',
+    () => tally.clicksUnrecorded,
+  );
   countedFrom(registry, 'nativa_clicks_billed_total', 'Clicks settled and billed.', () => tally.clicksBilled);
   countedFrom(registry, 'nativa_conversions_total', 'Conversions recorded (postback and pixel).', () => tally.conversions);
+  countedFrom(
+    registry,
+    'nativa_event_log_fallbacks_total',
+    'Clicks and beacons the event log (NATS_URL) did not acknowledge in time, written to the database instead.',
+    () => tally.logFallbacks,
+  );
   new Counter({
     name: 'nativa_click_refusals_total',
     help: 'Clicks recorded without billing, by reason: bot, limit (budget or click limit), funds (balance), duplicate.',
@@ -176,6 +194,43 @@ function servingMetrics(registry: Registry, tally: ServingTally | undefined): vo
       for (const [reason, count] of Object.entries(tally.refusals)) this.inc({ reason }, count);
     },
   });
+}
+
+function dependencyMetrics(registry: Registry, monitor: DependencyMonitor | undefined): void {
+  if (monitor === undefined) return;
+  new Counter({
+    name: 'nativa_dependency_connection_failures_total',
+    help: 'Connections to a dependency (database, redis) refused, timed out or lost; each is logged once per outage.',
+    labelNames: ['dependency'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [dependency, count] of Object.entries(monitor.counts.connectionFailures)) this.inc({ dependency }, count);
+    },
+  });
+  new Counter({
+    name: 'nativa_redis_fallbacks_total',
+    help: 'Decisions answered from in-process state because Redis was away or slower than REDIS_TIMEOUT_MS, by store: rate_limit, sign_in, page_views, frequency.',
+    labelNames: ['store'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const store of ['rate_limit', 'sign_in', 'page_views', 'frequency']) this.inc({ store }, 0);
+      for (const [store, count] of Object.entries(monitor.counts.fallbacks)) this.inc({ store }, count);
+    },
+  });
+}
+
+/**
+ * A gauge read from the database keeps its last value when the database is away: the scrape
+ * still answers, with the dependency counters that tell what is wrong.
+ */
+async function unlessUnavailable(read: () => Promise<void>): Promise<void> {
+  try {
+    await read();
+  } catch (error) {
+    if (!(error instanceof DatabaseUnavailableError)) throw error;
+  }
 }
 
 function databaseMetrics(registry: Registry, database: Database, now: () => number): void {
@@ -197,11 +252,13 @@ function databaseMetrics(registry: Registry, database: Database, now: () => numb
     help: 'Age of the oldest accepted click not yet settled (0 when none waits), across all instances.',
     registers: [registry],
     async collect() {
-      const { rows } = await sql<{ oldest: Date | null }>`SELECT min(created_at) AS oldest FROM accepted_clicks`.execute(
-        database.db,
-      );
-      const oldest = rows[0]?.oldest;
-      this.set(oldest ? Math.max(0, (now() - oldest.getTime()) / 1000) : 0);
+      await unlessUnavailable(async () => {
+        const { rows } = await sql<{ oldest: Date | null }>`SELECT min(created_at) AS oldest FROM accepted_clicks`.execute(
+          database.db,
+        );
+        const oldest = rows[0]?.oldest;
+        this.set(oldest ? Math.max(0, (now() - oldest.getTime()) / 1000) : 0);
+      });
     },
   });
   new Gauge({
@@ -210,11 +267,12 @@ function databaseMetrics(registry: Registry, database: Database, now: () => numb
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const { rows } = await sql<{ status: string; count: number }>`
-        SELECT status, count(*)::int AS count FROM mail_outbox GROUP BY status`.execute(database.db);
-      this.reset();
-      for (const status of ['queued', 'sent', 'failed']) this.set({ status }, 0);
-      for (const row of rows) this.set({ status: row.status }, row.count);
+      await unlessUnavailable(async () => {
+        const rows = await outboxCountsByStatus(database.db);
+        this.reset();
+        for (const status of ['queued', 'sent', 'failed']) this.set({ status }, 0);
+        for (const row of rows) this.set({ status: row.status }, row.count);
+      });
     },
   });
 }

@@ -2,8 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { forbidden, unauthenticated } from '../../errors.ts';
 import type { Principal } from '../../http/conventions.ts';
-import { forbidden, unauthorized } from '../../http/errors.ts';
 
 /** A dependency that does not answer within this long counts as down. */
 const READINESS_TIMEOUT_MS = 2000;
@@ -47,11 +47,11 @@ export async function authorizeScrape(
   },
 ): Promise<void> {
   if (token === undefined)
-    throw unauthorized('An operator token (Auth-Token) or METRICS_TOKEN (Authorization: Bearer) is required.');
+    throw unauthenticated('An operator token (Auth-Token) or METRICS_TOKEN (Authorization: Bearer) is required.');
   const expected = dependencies.metricsToken;
   if (expected !== undefined && sameSecret(token, expected)) return;
   const principal = await dependencies.authenticate(token);
-  if (principal === undefined) throw unauthorized();
+  if (principal === undefined) throw unauthenticated();
   if (principal.kind !== 'operator') throw forbidden('Metrics are for operators only.');
 }
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { type FieldError, validationFailed } from '../../http/errors.ts';
+import { type FieldError, validationFailed } from '../../errors.ts';
 import type { Unchecked } from '../../http/field-rules.ts';
 import type { ClickSelection } from './refund-repository.ts';
 

@@ -1,10 +1,11 @@
 import type { Db } from '../../db/database.ts';
 import type { RefundReason } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { ApiError, invalidField, notFound } from '../../http/errors.ts';
+import { DomainError, invalidField, notFound } from '../../errors.ts';
 import { microsToAmount } from '../../money.ts';
 import { applyLedgerChange, findOrCreatePlatformAccount } from '../ledger/ledger.ts';
-import { type DeviceId, recordEvents, type TrafficEvent } from '../statistics/record-events.ts';
+import { recordEvents } from '../statistics/record-events.ts';
+import type { DeviceId, TrafficEvent } from '../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../webhooks/emit.ts';
 import { planRefund, type RefundPlan, refundLedgerChanges } from './refund-plan.ts';
 import {
@@ -192,7 +193,10 @@ async function recordRefund(
     })),
   );
   if (recorded !== plan.clicks.length) {
-    throw new ApiError(409, 'Another refund took some of these clicks at the same time; nothing was changed. Try again.');
+    throw new DomainError(
+      'refund_race',
+      'Another refund took some of these clicks at the same time; nothing was changed. Try again.',
+    );
   }
   const changes = refundLedgerChanges(
     plan,

@@ -1,22 +1,29 @@
-import type { Redis } from 'ioredis';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
+import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
 import { DEVICES, dayOf, type GoalId } from '../statistics/record-events.ts';
-import type { AcceptanceVerdict } from './billing/acceptance.ts';
+import type { AcceptanceVerdict, IncomingClick } from './billing/acceptance.ts';
 import { ClickBilling } from './billing/click-billing.ts';
 import type { ConversionOutcome } from './billing/settlement.ts';
+import { EventLog, type EventSettlement } from './event-log/event-log.ts';
+import { acceptThroughLog, type LogFallback, logViews } from './event-log/logged-tracking.ts';
+import { settleLoggedViews } from './event-log/settle-views.ts';
+import { UnsettledSpend } from './event-log/unsettled-spend.ts';
 import { type ExplainQuery, type Explanation, explainQuery } from './explain/explain-impression.ts';
 import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './selection/frequency.ts';
 import { campaignCanServe, type Impression } from './selection/judgement.ts';
 import { memoryPageViewStore, type PageViewStore, redisPageViewStore } from './selection/page-views.ts';
 import { selectTeasers } from './selection/select-teasers.ts';
 import { ViewerFilters } from './selection/viewer-filters.ts';
+import type { CampaignState } from './snapshot/snapshot.ts';
 import { SnapshotKeeper } from './snapshot/snapshot-keeper.ts';
 import { joinAudience, rememberAudienceMember } from './tracking/audiences.ts';
 import { clickTarget, storedClickTarget } from './tracking/click-target.ts';
 import { loadSigningSecret } from './tracking/click-token.ts';
 import { type ServedTeaser, Tracker, type ViewRefusals } from './tracking/tracker.ts';
+import type { ViewClaims } from './tracking/view-token.ts';
 import { visitorTraits } from './tracking/visitor.ts';
 import { frequencyVisitor, type VisitorSignals } from './tracking/visitor-id.ts';
 
@@ -38,12 +45,20 @@ export interface ServingOptions {
   pages?: PageViewStore;
   /** Views per visitor, campaign and day, for frequency caps (default: in this process). */
   frequency?: FrequencyStore;
+  /**
+   * The event log (NATS_URL, docs/adr/0029): clicks and views are appended to it before their
+   * answers and settled from it; without it they go to the database on their requests.
+   */
+  events?: EventLog;
+  /** Called between a committed settlement of logged events and their acknowledgement (the crash test). */
+  afterEventCommit?(): void;
   onError(error: unknown, what: string): void;
 }
 
 /** Where the engine writes what it decided about a click (the request's logger). */
 export interface ClickLog {
   debug(details: object, message: string): void;
+  warn(details: object, message: string): void;
 }
 
 /**
@@ -60,10 +75,14 @@ export interface ServingTally {
   /** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
   viewRefusals: ViewRefusals;
   clicksAccepted: number;
+  /** Clicks redirected without being recorded (never billed) because the database was away. */
+  clicksUnrecorded: number;
   clicksBilled: number;
   /** Clicks settled or refused without billing, by why. */
   refusals: Record<'bot' | 'limit' | 'funds' | 'duplicate', number>;
   conversions: number;
+  /** Clicks and beacons the event log did not acknowledge in time, taken by the database instead. */
+  logFallbacks: number;
 }
 
 /** Who asks, beyond the impression: the loader's page id and what identifies the visitor. */
@@ -78,7 +97,7 @@ export interface Viewer extends VisitorSignals {
  * once at start-up (createContext) and closed on shutdown, after which every counted view and
  * every accepted click is in the database.
  */
-export class ServingEngine {
+export class ServingEngine implements EventSettlement {
   private readonly options: ServingOptions;
   private readonly keeper: SnapshotKeeper;
   private readonly viewerFilters: ViewerFilters;
@@ -90,16 +109,23 @@ export class ServingEngine {
     views: 0,
     viewRefusals: { bot: 0, forged: 0, expired: 0, replayed: 0 },
     clicksAccepted: 0,
+    clicksUnrecorded: 0,
     clicksBilled: 0,
     refusals: { bot: 0, limit: 0, funds: 0, duplicate: 0 },
     conversions: 0,
+    logFallbacks: 0,
   };
+  /** Milliseconds from a logged click's redirect to its settlement's commit, the latest ones (benchmarks). */
+  readonly eventLagMs: number[] = [];
+  /** With the event log: billable clicks accepted here and not yet seen settled, counted on every refresh. */
+  private readonly unsettled: UnsettledSpend | undefined;
 
   constructor(options: ServingOptions) {
     this.options = options;
     const { db, clock, timeZone, onError } = options;
     const frequency = options.frequency ?? memoryFrequencyStore();
-    this.keeper = new SnapshotKeeper({ db, clock, timeZone, onError });
+    this.unsettled = options.events === undefined ? undefined : new UnsettledSpend(timeZone);
+    this.keeper = new SnapshotKeeper({ db, clock, timeZone, onError, unsettled: this.unsettled });
     this.viewerFilters = new ViewerFilters({
       pages: options.pages ?? memoryPageViewStore(() => clock.now()),
       frequency,
@@ -146,6 +172,10 @@ export class ServingEngine {
     await this.billing.start(this.options.sweepMs ?? 5000);
     this.keeper.start(this.options.refreshMs);
     this.tracker.impressions.start(Math.min(this.options.flushMs, 1000));
+    await this.options.events?.startConsumers(this, {
+      onError: (error) => this.options.onError(error, 'settling logged events'),
+      afterCommit: this.options.afterEventCommit,
+    });
   }
 
   /** Rebuilds the snapshot now (tests call it to see their changes without waiting). */
@@ -159,6 +189,7 @@ export class ServingEngine {
   }
 
   async close(): Promise<void> {
+    await this.options.events?.close();
     await this.keeper.close();
     await this.billing.close();
     await this.tracker.impressions.close();
@@ -203,8 +234,42 @@ export class ServingEngine {
    * Takes a beacon's impression tokens: each valid one is queued to count one view at the next
    * flush (tracking/tracker.ts).
    */
-  recordViews(tokens: readonly string[], userAgent: string | undefined): void {
-    this.tracker.recordViews(tokens, userAgent);
+  async recordViews(tokens: readonly string[], userAgent: string | undefined): Promise<void> {
+    const { events } = this.options;
+    if (events === undefined) {
+      this.tracker.recordViews(tokens, userAgent);
+      return;
+    }
+    // With the log, the beacon's answer waits until its views are stored.
+    const views = this.tracker.verifyViews(tokens, userAgent);
+    this.tally.viewRefusals.replayed += await logViews(events.publisher, views, this.logFallback, this.tally);
+  }
+
+  /** The database path, for events the log did not acknowledge in time. */
+  private readonly logFallback: LogFallback = {
+    acceptClick: (click) => this.billing.accept(click),
+    countViews: (views) => this.settleViews(views),
+    onError: (error, what) => this.options.onError(error, what),
+  };
+
+  /** Settles a batch of logged clicks (EventSettlement: the log's consumer calls it). */
+  async settleClicks(clicks: IncomingClick[]): Promise<void> {
+    await this.billing.settleLogged(clicks);
+    const now = this.options.clock.now();
+    if (this.eventLagMs.length > 100_000) this.eventLagMs.splice(0, 50_000);
+    for (const click of clicks) this.eventLagMs.push(now - click.nowMs);
+  }
+
+  /** Counts a batch of logged views (EventSettlement), and the counted ones toward frequency caps. */
+  async settleViews(views: ViewClaims[]): Promise<void> {
+    const counted = await settleLoggedViews(this.options.db, views, {
+      timeZone: this.options.timeZone,
+      tokenTtlMs: this.tracker.viewSigner.ttlMs,
+      nowMs: this.options.clock.now(),
+    });
+    this.tally.views += counted.length;
+    this.tally.viewRefusals.replayed += views.length - counted.length;
+    await this.tracker.countTowardCaps(counted);
   }
 
   /**
@@ -243,15 +308,29 @@ export class ServingEngine {
       if (campaign !== undefined && publisherId !== undefined) {
         const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
         const advertiserId = campaign.advertiser.id;
-        acceptance = await this.billing.accept({ claims, advertiserId, publisherId, nowMs, address, refusal });
+        const click: IncomingClick = { claims, advertiserId, publisherId, nowMs, address, refusal };
+        const { events } = this.options;
+        // Counted before the wait and taken back unless accepted: clicks in flight together
+        // cannot all pass the limit check that only one of them fits.
+        if (refusal === null) countAgainstLimits(campaign, claims.chargeMicros, 1);
+        try {
+          acceptance =
+            events === undefined
+              ? await this.billing.accept(click)
+              : await acceptThroughLog(events.publisher, click, this.logFallback, this.tally);
+        } catch (error) {
+          // Neither the log nor the database took it: the visitor still reaches the advertiser;
+          // the click is not recorded and never billed.
+          if (!(error instanceof DatabaseUnavailableError)) throw error;
+          if (refusal === null) countAgainstLimits(campaign, -claims.chargeMicros, -1);
+          this.tally.clicksUnrecorded += 1;
+          log.warn({ clickId: claims.clickId, campaignId: claims.campaignId }, 'click not recorded: the database is away');
+          return target.replaceAll('{click_id}', '');
+        }
         if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
         else this.tally.clicksAccepted += 1;
-        if (acceptance === 'accepted') {
-          campaign.spentTodayMicros += claims.chargeMicros;
-          campaign.clicksToday += 1;
-          campaign.advertiser.spentTodayMicros += claims.chargeMicros;
-          campaign.advertiser.balanceMicros -= claims.chargeMicros;
-        }
+        if (acceptance === 'accepted') this.unsettled?.add(click);
+        else if (refusal === null) countAgainstLimits(campaign, -claims.chargeMicros, -1);
       }
       log.debug({ clickId: claims.clickId, acceptance }, 'click');
       if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
@@ -282,12 +361,28 @@ export class ServingEngine {
   }
 }
 
+/** Moves a campaign's and its advertiser's spend, click count and balance by one click (or back). */
+function countAgainstLimits(campaign: CampaignState, chargeMicros: number, clicks: 1 | -1): void {
+  campaign.spentTodayMicros += chargeMicros;
+  campaign.clicksToday += clicks;
+  campaign.advertiser.spentTodayMicros += chargeMicros;
+  campaign.advertiser.balanceMicros -= chargeMicros;
+}
+
 /** Makes and starts the engine from the configuration (the signing secret may be generated). */
-export async function createServingEngine(config: Config, db: Db, redis?: Redis): Promise<ServingEngine> {
+export async function createServingEngine(config: Config, db: Db, redis?: RedisGuard): Promise<ServingEngine> {
   const prefix = config.redisKeyPrefix;
+  const warn = (what: string, message: string) => process.emitWarning(`serving engine: ${what}: ${message}`);
+  const events =
+    config.nats === undefined
+      ? undefined
+      : await EventLog.open(config.nats, { onStatus: (kind, detail) => warn('NATS', `${kind} ${detail}`) });
+  const pages = () => memoryPageViewStore(() => config.clock.now());
   const engine = new ServingEngine({
-    pages: redis === undefined ? undefined : redisPageViewStore(redis, prefix),
-    frequency: redis === undefined ? undefined : redisFrequencyStore(redis, prefix),
+    events,
+    afterEventCommit: config.crashMidSettlement ? crashOnSignal() : undefined,
+    pages: sharedOrLocal(redis, 'page_views', (shared) => redisPageViewStore(shared, prefix), pages),
+    frequency: sharedOrLocal(redis, 'frequency', (shared) => redisFrequencyStore(shared, prefix), memoryFrequencyStore),
     db,
     clock: config.clock,
     timeZone: config.timeZone,
@@ -299,4 +394,18 @@ export async function createServingEngine(config: Config, db: Db, redis?: Redis)
   });
   await engine.start();
   return engine;
+}
+
+/**
+ * The crash test's hook (NATIVA_TEST_CRASH_MID_SETTLEMENT): after SIGUSR2, the next committed
+ * settlement of logged events kills the process before its events are acknowledged.
+ */
+function crashOnSignal(): () => void {
+  let armed = false;
+  process.on('SIGUSR2', () => {
+    armed = true;
+  });
+  return () => {
+    if (armed) process.kill(process.pid, 'SIGKILL');
+  };
 }

@@ -10,7 +10,7 @@ import { errorResponses, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/record-events.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
-import { TeaserAnswerWriter, teaserAnswer } from './teaser-answer.ts';
+import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
 import { VIEW_TOKEN_LENGTH } from './tracking/view-token.ts';
 import { clickAddress, countryOf, visitorTraits } from './tracking/visitor.ts';
@@ -42,30 +42,6 @@ const TeasersQuery = Type.Object({
         "Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent.",
     }),
   ),
-});
-
-const TeaserSchema = Type.Object({
-  id: Type.Integer({ description: 'Ad id.' }),
-  title: Type.String({ description: 'Product title.' }),
-  description: Type.String({ description: 'Product description.' }),
-  price: Type.String({
-    description:
-      "The price as text (from price, oldPrice, discount and discountType), in the response's `currency`; the embed script shows its numbers as amounts of that currency.",
-  }),
-  domain: Type.String({ description: "The advertiser's domain (the ad URL's host without `www.`), shown on the teaser." }),
-  image: Type.Union([Type.String(), Type.Null()], { description: 'Square image URL (328×328); null when the ad has none.' }),
-  url: Type.String({ description: 'Signed, single-use click link (valid one hour) that redirects to the advertiser.' }),
-  view: Type.String({
-    description:
-      'Signed, single-use impression token (valid one hour): POST it to `/api/serve/views` once at least half of the teaser has been visible for one continuous second. Its view is counted once; the click link works whether or not it was sent.',
-  }),
-});
-
-const TeasersResponse = Type.Object({
-  block: Type.Integer({ description: 'Block id.' }),
-  label: Type.String({ description: 'Accessible label of the teaser list.' }),
-  currency: Type.String({ description: 'The platform currency (ISO 4217, `CURRENCY`) of every price.' }),
-  teasers: Type.Array(TeaserSchema, { description: 'Teasers in auction order; empty when nothing can serve.' }),
 });
 
 const ClickParams = Type.Object({
@@ -148,7 +124,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         security: [],
         params: BlockParams,
         querystring: TeasersQuery,
-        response: { 200: TeasersResponse, ...errorResponses(404, 422) },
+        response: { 200: TeasersAnswerSchema, ...errorResponses(404, 422) },
       },
     },
     async (request, reply) => {
@@ -199,7 +175,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       },
       async (request, reply) => {
         reply.header('Access-Control-Allow-Origin', '*');
-        serving.recordViews(request.body.tokens, request.headers['user-agent']);
+        await serving.recordViews(request.body.tokens, request.headers['user-agent']);
         reply.code(204);
       },
     );
@@ -208,7 +184,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/serve/click/:token',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, page: true },
       schema: {
         tags,
         operationId: 'followClick',

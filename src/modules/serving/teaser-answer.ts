@@ -1,11 +1,43 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { AdEntry } from './snapshot/snapshot.ts';
 import type { ServedTeaser } from './tracking/tracker.ts';
+
+const TeaserSchema = Type.Object({
+  id: Type.Integer({ description: 'Ad id.' }),
+  title: Type.String({ description: 'Product title.' }),
+  description: Type.String({ description: 'Product description.' }),
+  price: Type.String({
+    description:
+      "The price as text (from price, oldPrice, discount and discountType), in the response's `currency`; the embed script shows its numbers as amounts of that currency.",
+  }),
+  domain: Type.String({ description: "The advertiser's domain (the ad URL's host without `www.`), shown on the teaser." }),
+  image: Type.Union([Type.String(), Type.Null()], { description: 'Square image URL (328×328); null when the ad has none.' }),
+  url: Type.String({ description: 'Signed, single-use click link (valid one hour) that redirects to the advertiser.' }),
+  view: Type.String({
+    description:
+      'Signed, single-use impression token (valid one hour): POST it to `/api/serve/views` once at least half of the teaser has been visible for one continuous second. Its view is counted once; the click link works whether or not it was sent.',
+  }),
+});
+
+/** The teasers answer (`GET /api/serve/blocks/{id}/teasers`): the route's response schema. */
+export const TeasersAnswerSchema = Type.Object({
+  block: Type.Integer({ description: 'Block id.' }),
+  label: Type.String({ description: 'Accessible label of the teaser list.' }),
+  currency: Type.String({ description: 'The platform currency (ISO 4217, `CURRENCY`) of every price.' }),
+  teasers: Type.Array(TeaserSchema, { description: 'Teasers in auction order; empty when nothing can serve.' }),
+});
 
 /**
  * The teasers answer as an object, fields in the response schema's order: what the XML answer and
  * `fields=` are built from, and what TeaserAnswerWriter's text must equal.
  */
-export function teaserAnswer(blockId: number, label: string, currency: string, base: string, teasers: readonly ServedTeaser[]) {
+export function teaserAnswer(
+  blockId: number,
+  label: string,
+  currency: string,
+  base: string,
+  teasers: readonly ServedTeaser[],
+): Static<typeof TeasersAnswerSchema> {
   return {
     block: blockId,
     label,
@@ -27,8 +59,8 @@ export function teaserAnswer(blockId: number, label: string, currency: string, b
  * The teasers answer as JSON text, written by hand for the hot path: an ad's fields up to its
  * image are the same in every answer that shows it, so they are escaped once per ad (and base URL)
  * and kept, and only the signed link and token are appended per teaser. The text is what the
- * response schema's serializer writes for the same answer (fields in schema order), which the
- * serving tests compare; the XML answer and `fields=` still go through the object.
+ * response schema's serializer writes for the same answer (fields in schema order), which
+ * test/modules/serving/teaser-answer.test.ts checks against teaserAnswer() and the schema; the XML answer and `fields=` still go through the object.
  */
 export class TeaserAnswerWriter {
   /** The fixed part of an ad's teaser, per snapshot entry (a rebuilt snapshot has new entries). */

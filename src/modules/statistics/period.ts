@@ -1,4 +1,4 @@
-import { type FieldError, validationFailed } from '../../http/errors.ts';
+import { type FieldError, validationFailed } from '../../errors.ts';
 
 /** An inclusive range of platform-time-zone days; an open end means "no bound". */
 export interface Period {

@@ -2,43 +2,11 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { rebuildSummaries, summaryNamedWrite } from './summaries.ts';
+import { dayOf, eventCounters, ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from './vocabulary.ts';
 
-/** Device types as the API numbers them. */
-export const DEVICES = { desktop: 1, mobile: 2, tablet: 3 } as const;
-export type DeviceId = (typeof DEVICES)[keyof typeof DEVICES];
-
-/** Conversion goals as the API numbers them (`targetId`). */
-export const GOALS = { purchase: 1, registration: 2, intermediate: 3 } as const;
-export type GoalId = (typeof GOALS)[keyof typeof GOALS];
-
-/**
- * What happened for one ad in one place: any mix of views, clicks, money and conversions.
- * The serving engine and tests describe traffic with these; nothing else writes statistics.
- */
-export interface TrafficEvent {
-  /** When it happened (epoch ms); the rollup day is taken in the platform time zone. */
-  at: number;
-  campaignId: number;
-  offerId: number;
-  siteId: number;
-  blockId: number;
-  device: DeviceId;
-  /** ISO 3166-1 alpha-2, or '' when unknown. */
-  country?: string;
-  views?: number;
-  clicks?: number;
-  /** What the advertiser was charged. */
-  spendMicros?: number;
-  /** What the publisher earned from it. */
-  publisherIncomeMicros?: number;
-  conversions?: Partial<Record<GoalId, number>>;
-  /** Teasers served (views are the viewable ones among them). */
-  served?: number;
-  /** Clicks found invalid after billing, with the money given back (on the click's own day and place). */
-  refundedClicks?: number;
-  refundedSpendMicros?: number;
-  refundedPublisherIncomeMicros?: number;
-}
+// The serving module still imports these from here; its imports are to move to vocabulary.ts,
+// and then this re-export goes.
+export { DEVICES, type DeviceId, dayOf, GOALS, type GoalId, ROLLUP_COUNTERS, type TrafficEvent } from './vocabulary.ts';
 
 type RollupRow = {
   day: string;
@@ -48,49 +16,7 @@ type RollupRow = {
   block_id: number;
   device: number;
   country: string;
-  views: number;
-  clicks: number;
-  spend_micros: number;
-  publisher_income_micros: number;
-  conversions_purchase: number;
-  conversions_registration: number;
-  conversions_intermediate: number;
-  served: number;
-  refunded_clicks: number;
-  refunded_spend_micros: number;
-  refunded_publisher_income_micros: number;
-};
-
-interface DayFormatter {
-  format: Intl.DateTimeFormat;
-  /** The last minute asked for and its day: time zone offsets are whole minutes, so it holds for that minute. */
-  minute: number;
-  day: string;
-}
-
-const dayFormatters = new Map<string, DayFormatter>();
-
-/**
- * The calendar day (YYYY-MM-DD) of an instant in a time zone. Called for every served teaser and
- * every rollup line, so the last minute's answer is kept (formatting costs microseconds).
- */
-export function dayOf(epochMs: number, timeZone: string): string {
-  let formatter = dayFormatters.get(timeZone);
-  if (formatter === undefined) {
-    formatter = {
-      format: new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
-      minute: Number.NaN,
-      day: '',
-    };
-    dayFormatters.set(timeZone, formatter);
-  }
-  const minute = Math.floor(epochMs / 60_000);
-  if (minute !== formatter.minute) {
-    formatter.day = formatter.format.format(epochMs);
-    formatter.minute = minute;
-  }
-  return formatter.day;
-}
+} & Record<RollupCounter, number>;
 
 /**
  * Adds events to the daily rollup. Events with the same key are summed in memory first, then
@@ -151,21 +77,6 @@ export function rollupWrites(events: readonly TrafficEvent[], timeZone: string, 
   ];
 }
 
-/** The summed columns of both rollup tables. */
-export const ROLLUP_COUNTERS = [
-  'views',
-  'clicks',
-  'spend_micros',
-  'publisher_income_micros',
-  'conversions_purchase',
-  'conversions_registration',
-  'conversions_intermediate',
-  'served',
-  'refunded_clicks',
-  'refunded_spend_micros',
-  'refunded_publisher_income_micros',
-] as const;
-export type RollupCounter = (typeof ROLLUP_COUNTERS)[number];
 const COUNTER_NAMES = sql.join(ROLLUP_COUNTERS.map((counter) => sql.ref(counter)));
 /** An upsert's update: each counter of the row (`s`) plus the one being inserted. */
 const ADD_COUNTERS = sql.join(
@@ -193,41 +104,12 @@ function rollupRows(events: readonly TrafficEvent[], timeZone: string): RollupRo
     const day = dayOf(event.at, timeZone);
     const country = (event.country ?? '').toUpperCase();
     const key = `${day}|${event.campaignId}|${event.offerId}|${event.siteId}|${event.blockId}|${event.device}|${country}`;
-    let row = rows.get(key);
+    const counters = eventCounters(event);
+    const row = rows.get(key);
     if (row === undefined) {
-      row = {
-        day,
-        campaign_id: event.campaignId,
-        offer_id: event.offerId,
-        site_id: event.siteId,
-        block_id: event.blockId,
-        device: event.device,
-        country,
-        views: 0,
-        clicks: 0,
-        spend_micros: 0,
-        publisher_income_micros: 0,
-        conversions_purchase: 0,
-        conversions_registration: 0,
-        conversions_intermediate: 0,
-        served: 0,
-        refunded_clicks: 0,
-        refunded_spend_micros: 0,
-        refunded_publisher_income_micros: 0,
-      };
-      rows.set(key, row);
-    }
-    row.views += event.views ?? 0;
-    row.clicks += event.clicks ?? 0;
-    row.spend_micros += event.spendMicros ?? 0;
-    row.publisher_income_micros += event.publisherIncomeMicros ?? 0;
-    row.conversions_purchase += event.conversions?.[GOALS.purchase] ?? 0;
-    row.conversions_registration += event.conversions?.[GOALS.registration] ?? 0;
-    row.conversions_intermediate += event.conversions?.[GOALS.intermediate] ?? 0;
-    row.served += event.served ?? 0;
-    row.refunded_clicks += event.refundedClicks ?? 0;
-    row.refunded_spend_micros += event.refundedSpendMicros ?? 0;
-    row.refunded_publisher_income_micros += event.refundedPublisherIncomeMicros ?? 0;
+      const place = { campaign_id: event.campaignId, offer_id: event.offerId, site_id: event.siteId, block_id: event.blockId };
+      rows.set(key, { day, ...place, device: event.device, country, ...counters });
+    } else for (const counter of ROLLUP_COUNTERS) row[counter] += counters[counter];
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
 }

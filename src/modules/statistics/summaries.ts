@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
-import { GOALS, ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from './record-events.ts';
 import { ALL_START, enclosingSpans, SPANS } from './span-plan.ts';
+import { eventCounters, ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from './vocabulary.ts';
 
 export { SPANS };
 
@@ -80,20 +80,6 @@ export function localHourOf(epochMs: number, timeZone: string): { day: string; h
   return { day: local.day, hour: local.hour };
 }
 
-const eventCounters = (event: TrafficEvent): Record<RollupCounter, number> => ({
-  views: event.views ?? 0,
-  clicks: event.clicks ?? 0,
-  spend_micros: event.spendMicros ?? 0,
-  publisher_income_micros: event.publisherIncomeMicros ?? 0,
-  conversions_purchase: event.conversions?.[GOALS.purchase] ?? 0,
-  conversions_registration: event.conversions?.[GOALS.registration] ?? 0,
-  conversions_intermediate: event.conversions?.[GOALS.intermediate] ?? 0,
-  served: event.served ?? 0,
-  refunded_clicks: event.refundedClicks ?? 0,
-  refunded_spend_micros: event.refundedSpendMicros ?? 0,
-  refunded_publisher_income_micros: event.refundedPublisherIncomeMicros ?? 0,
-});
-
 /** Events summed per summary key (every shape but the publisher's, every span), sorted by key. */
 export function summaryRows(events: readonly TrafficEvent[], timeZone: string): SummaryRow[] {
   const rows = new Map<string, SummaryRow>();
@@ -135,9 +121,7 @@ export function summaryRows(events: readonly TrafficEvent[], timeZone: string): 
   return [...rows.values()];
 }
 
-// A function, not a constant: record-events imports this module, so its exports are not yet
-// initialised while this module's top level runs.
-const counterNames = () => sql.join(ROLLUP_COUNTERS.map((counter) => sql.ref(counter)));
+const COUNTER_NAMES = sql.join(ROLLUP_COUNTERS.map((counter) => sql.ref(counter)));
 const KEY = sql`shape, key_a, span, day, hour, key_b, key_c`;
 
 /**
@@ -151,13 +135,13 @@ export function summaryWrite(events: readonly TrafficEvent[], timeZone: string, 
   const column = <K extends keyof SummaryRow>(key: K) => rows.map((row) => row[key]);
   const sums = sql.join(ROLLUP_COUNTERS.map((counter) => sql`sum(r.${sql.ref(counter)})`));
   return sql`
-    INSERT INTO stats_rollups AS s (${KEY}, ${counterNames()})
+    INSERT INTO stats_rollups AS s (${KEY}, ${COUNTER_NAMES})
     SELECT k.shape, k.key_a, r.span, r.day, r.hour, k.key_b, k.key_c, ${sums}
     FROM unnest(
       ${column('shape')}::smallint[], ${column('key_a')}::integer[], ${column('span')}::smallint[],
       ${column('day')}::date[], ${column('hour')}::smallint[], ${column('key_b')}::integer[], ${column('key_c')}::integer[],
       ${sql.join(ROLLUP_COUNTERS.map((counter) => sql`${column(counter)}::bigint[]`))}
-    ) AS r(shape, key_a, span, day, hour, key_b, key_c, ${counterNames()})
+    ) AS r(shape, key_a, span, day, hour, key_b, key_c, ${COUNTER_NAMES})
     LEFT JOIN sites p ON r.shape = ${SUMMARY_SHAPES.block} AND p.id = r.key_a
     CROSS JOIN LATERAL (VALUES
       (r.shape, r.key_a, r.key_b, r.key_c),
@@ -186,11 +170,11 @@ export function summaryNamedWrite(events: readonly TrafficEvent[], timeZone: str
 export async function rebuildSummaries(trx: Db): Promise<void> {
   const sums = sql.join(ROLLUP_COUNTERS.map((counter) => sql`sum(${sql.ref(counter)})`));
   const days = (shape: number, keyA: string, keyB: string, keyC: string) => sql`
-    INSERT INTO stats_rollups (${KEY}, ${counterNames()})
+    INSERT INTO stats_rollups (${KEY}, ${COUNTER_NAMES})
     SELECT ${shape}, ${sql.raw(keyA)}, ${SPANS.day}, day, 0, ${sql.raw(keyB)}, ${sql.raw(keyC)}, ${sums}
     FROM stats_daily GROUP BY ${sql.raw([keyA, 'day', keyB, keyC].filter((key) => key !== '0').join(', '))}`;
   const coarser = (span: number, from: number, start: RawBuilder<unknown>) => sql`
-    INSERT INTO stats_rollups (${KEY}, ${counterNames()})
+    INSERT INTO stats_rollups (${KEY}, ${COUNTER_NAMES})
     SELECT shape, key_a, ${span}, ${start}, 0, key_b, key_c, ${sums}
     FROM stats_rollups WHERE span = ${from}
     GROUP BY shape, key_a, ${start}, key_b, key_c`;
@@ -202,7 +186,7 @@ export async function rebuildSummaries(trx: Db): Promise<void> {
   await days(SUMMARY_SHAPES.block, 'site_id', 'block_id', '0').execute(trx);
   await days(SUMMARY_SHAPES.campaignSite, 'campaign_id', 'site_id', '0').execute(trx);
   await sql`
-    INSERT INTO stats_rollups (${KEY}, ${counterNames()})
+    INSERT INTO stats_rollups (${KEY}, ${COUNTER_NAMES})
     SELECT ${SUMMARY_SHAPES.publisher}, p.publisher_id, ${SPANS.day}, r.day, 0, 0, 0, ${sums}
     FROM stats_rollups r JOIN sites p ON p.id = r.key_a
     WHERE r.shape = ${SUMMARY_SHAPES.block} AND r.span = ${SPANS.day}

@@ -2,9 +2,9 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Period } from './period.ts';
-import { ROLLUP_COUNTERS, type RollupCounter } from './record-events.ts';
 import { planPeriod, SPANS } from './span-plan.ts';
 import type { SummaryShape } from './summaries.ts';
+import { ROLLUP_COUNTERS, type RollupCounter } from './vocabulary.ts';
 
 /** An inclusive range of days; an open end is unbounded. */
 interface DayRange {

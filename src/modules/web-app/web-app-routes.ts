@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 
@@ -62,7 +62,7 @@ const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>N
 export function registerWebAppRoutes(app: App, context: AppContext): void {
   const files = readBuild(WEB_DIST);
   const index = files.get('/index.html');
-  const hidden = { schema: { hide: true }, config: { access: 'public' as const } };
+  const hidden = { schema: { hide: true }, config: { access: 'public' as const, page: true } };
 
   for (const appPath of APP_PATHS) {
     app.get(appPath, hidden, async (_request, reply) => {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { microsToAmount } from '../../money.ts';
+import { accountBalances } from '../accounts/index.ts';
 import type { TEST_EVENT_TYPE, WebhookEventType } from './event-types.ts';
-import { accountBalances, balanceWatchers, insertDeliveries, insertEvent } from './webhook-repository.ts';
+import { balanceWatchers, insertDeliveries, insertEvent } from './webhook-repository.ts';
 
 export type { WebhookEventType };
 

@@ -153,15 +153,6 @@ export async function insertEvent(
   return inserted !== undefined;
 }
 
-export async function accountBalances(db: Db, accountIds: readonly number[]) {
-  if (accountIds.length === 0) return [];
-  return db
-    .selectFrom('accounts')
-    .select(['id', 'balance_micros'])
-    .where('id', 'in', [...accountIds])
-    .execute();
-}
-
 /**
  * One delivery of the event per active endpoint subscribed to its type: the account's own
  * endpoints and every operator's (platform-wide), or exactly `endpointIds` when given.

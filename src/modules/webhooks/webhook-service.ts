@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { type FieldError, invalidField, notFound, validationFailed } from '../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../errors.ts';
 import { readMoney } from '../../http/money-input.ts';
 import { urlRefusal } from './address-guard.ts';
 import { emitWebhookEvent } from './emit.ts';

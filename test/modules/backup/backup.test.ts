@@ -127,5 +127,30 @@ describe(`nativa backup and restore (${postgresUrl ? 'PostgreSQL: pg_dump, pg_re
       // A restore never overwrites a database.
       await assert.rejects(nativa(['restore', file], { DATA_DIR: fresh }), /is not empty: stop the server and move it away/);
     });
+
+    it('takes one backup at a time: requests that arrive together share one dump', async () => {
+      const database = server.server.context.database;
+      const dump = database.backup;
+      assert.ok(dump);
+      let dumps = 0;
+      database.backup = () => {
+        dumps += 1;
+        return dump.call(database);
+      };
+      try {
+        const answers = await Promise.all(Array.from({ length: 4 }, () => server.operator.post('/api/admin/backup')));
+        assert.deepEqual(
+          answers.map((answer) => answer.status),
+          [200, 200, 200, 200],
+        );
+        assert.equal(dumps, 1, 'one dump for four requests');
+        assert.equal(new Set(answers.map((answer) => answer.body.toString('base64'))).size, 1, 'the same copy for all');
+        // Once it is done, the next request takes a fresh one.
+        assert.equal((await server.operator.post('/api/admin/backup')).status, 200);
+        assert.equal(dumps, 2);
+      } finally {
+        database.backup = dump;
+      }
+    });
   }
 });

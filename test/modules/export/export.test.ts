@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { parquetReadObjects } from 'hyparquet';
 import type { Db } from '../../../src/db/database.ts';
 import { statisticsExport } from '../../../src/modules/export/export-service.ts';
-import { DEVICES, type DeviceId, dayOf, type TrafficEvent } from '../../../src/modules/statistics/record-events.ts';
+import { DEVICES, type DeviceId, dayOf, type TrafficEvent } from '../../../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../helpers/fixtures.ts';
 import { seededRandom } from '../../helpers/random.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../helpers/server.ts';
@@ -294,6 +294,12 @@ describe('statistics and click log export', () => {
       ],
     );
     assert.equal(rows[3]?.time, new Date(TEST_EPOCH_MS - 1000).toISOString());
+    // The last ISO date there is ends the period today, like no end at all (it was a 500).
+    const farEnd = await owner.client.get(
+      `/api/advertiser/clicks/export?dateFrom=${dayOf(TEST_EPOCH_MS - 10 * DAY, 'UTC')}&dateTo=9999-12-31`,
+    );
+    assert.equal(farEnd.status, 200, farEnd.text);
+    assert.equal(farEnd.text, response.text);
     const parquet = await owner.client.get('/api/advertiser/clicks/export?format=parquet');
     const file = parquet.body.buffer.slice(
       parquet.body.byteOffset,

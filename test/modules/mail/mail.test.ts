@@ -84,7 +84,7 @@ describe('registration e-mail and mailbox confirmation', () => {
     return response.json()[0];
   };
 
-  it('sends the password and a confirmation link over SMTP; the link confirms the mailbox once', async () => {
+  it('sends a link to choose a password and a confirmation link over SMTP; the link confirms the mailbox once', async () => {
     const parent = await server.createAccount('advertiser', { name: 'Acme Agency' });
     const created = await parent.client.post('/api/advertiser/users', { user: 'mail_client', email: 'mail.client@example.test' });
     assert.equal(created.status, 201, created.text);
@@ -98,11 +98,12 @@ describe('registration e-mail and mailbox confirmation', () => {
     assert.match(raw, /^Subject: Your Nativa account: confirm your e-mail$/m);
     assert.match(raw, /Acme Agency has opened a Nativa advertiser account for you/);
     assert.match(raw, /Login: mail_client/);
-    assert.match(raw, /Password: [A-Za-z0-9]{16}\b/);
+    assert.doesNotMatch(raw, /password:/i);
+    assert.match(raw, new RegExp(`${server.url}/password\\?token=[A-Za-z0-9_-]{43}`));
     const link = new RegExp(`${server.url}/api/confirm/([A-Za-z0-9_-]{43})`).exec(raw);
     assert.ok(link, raw);
 
-    // Delivered: the outbox says so, and the password no longer sits in the database.
+    // Delivered: the outbox says so, and the links no longer sit in the database.
     await mailer().idle();
     const sent = await outboxOf(user.id);
     assert.equal(sent.status, 'sent');
@@ -173,7 +174,7 @@ describe('registration e-mail and mailbox confirmation', () => {
     assert.equal(failed.status, 'failed');
     assert.equal(failed.attempts, 1);
     assert.notEqual(failed.error, '');
-    assert.match(failed.text, /Password: /);
+    assert.match(failed.text, /\/password\?token=…$/m, 'an operator sees where the link leads, not its token');
 
     const failedList = await server.operator.get('/api/admin/outbox?status=failed', { accept: 'application/xml' });
     assert.equal(failedList.status, 200);
@@ -186,6 +187,7 @@ describe('registration e-mail and mailbox confirmation', () => {
     assert.equal(resent.json().attempts, 2);
     const message = await mailbox.next();
     assert.deepEqual(message.to, ['offline@example.test']);
+    assert.match(decodeQuotedPrintable(message.raw), /\/password\?token=[A-Za-z0-9_-]{43}/, 'the e-mail carries the whole link');
     const twice = await server.operator.post(`/api/admin/outbox/${failed.id}/send`);
     assert.equal(twice.status, 422);
     assert.equal(twice.json().errors[0].field, 'id');

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Value } from '@sinclair/typebox/value';
+import Fastify from 'fastify';
 import type { AdEntry } from '../../../src/modules/serving/snapshot/snapshot.ts';
-import { TeaserAnswerWriter, teaserAnswer } from '../../../src/modules/serving/teaser-answer.ts';
+import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from '../../../src/modules/serving/teaser-answer.ts';
 import type { ServedTeaser } from '../../../src/modules/serving/tracking/tracker.ts';
 
 function ad(offerId: number, fields: Partial<AdEntry>): AdEntry {
@@ -39,4 +41,29 @@ describe('the teasers answer written as text', () => {
       assert.equal(text, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers)));
     });
   }
+
+  it('is what the route schema accepts and its serializer writes, fields in schema order', async () => {
+    // The schema's own serializer, as the teasers route compiles it for the XML-less JSON path.
+    const app = Fastify();
+    let answer: ReturnType<typeof teaserAnswer> | undefined;
+    app.get('/', { schema: { response: { 200: TeasersAnswerSchema } } }, async () => answer);
+    try {
+      const teaserKeys = Object.keys(TeasersAnswerSchema.properties.teasers.items.properties);
+      for (const [name, base, teasers] of cases) {
+        answer = teaserAnswer(77, 'Sponsored', 'EUR', base, teasers);
+        const text = writer.write(77, 'Sponsored', base, teasers);
+        const parsed = JSON.parse(text);
+        assert.ok(
+          Value.Check(TeasersAnswerSchema, parsed),
+          `${name}: ${[...Value.Errors(TeasersAnswerSchema, parsed)].map((error) => error.message)}`,
+        );
+        assert.deepEqual(Object.keys(parsed), Object.keys(TeasersAnswerSchema.properties), name);
+        for (const teaser of parsed.teasers) assert.deepEqual(Object.keys(teaser), teaserKeys, name);
+        const serialized = await app.inject({ method: 'GET', url: '/' });
+        assert.equal(text, serialized.body, name);
+      }
+    } finally {
+      await app.close();
+    }
+  });
 });

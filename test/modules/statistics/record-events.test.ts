@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dayOf } from '../../../src/modules/statistics/record-events.ts';
+import { dayOf } from '../../../src/modules/statistics/vocabulary.ts';
 
 describe('dayOf', () => {
   it('gives the calendar day in the time zone, also across midnight within the same UTC hour', () => {

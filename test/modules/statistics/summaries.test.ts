@@ -4,15 +4,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Db } from '../../../src/db/database.ts';
-import { publisherFigures } from '../../../src/modules/publisher/statistics/figures.ts';
-import { advertiserFigures, totalsOf } from '../../../src/modules/statistics/rates.ts';
-import {
-  ROLLUP_COUNTERS,
-  type RollupCounter,
-  rebuildCampaignRollup,
-  type TrafficEvent,
-} from '../../../src/modules/statistics/record-events.ts';
+import { advertiserFigures, publisherFigures, totalsOf } from '../../../src/modules/statistics/figures.ts';
+import { rebuildCampaignRollup } from '../../../src/modules/statistics/record-events.ts';
 import { planPeriod, SPANS, type SpanTerm } from '../../../src/modules/statistics/span-plan.ts';
+import { ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from '../../../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../helpers/fixtures.ts';
 import { seededRandom } from '../../helpers/random.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../helpers/server.ts';

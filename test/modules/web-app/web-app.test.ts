@@ -30,6 +30,27 @@ describe('the web app and the security headers', () => {
     assert.equal(page.header('referrer-policy'), 'strict-origin-when-cross-origin');
   });
 
+  it('answers its pages to any Accept that admits HTML, `text/html` alone included', async () => {
+    const index = (await server.anonymous.get('/')).text;
+    const accepts = ['text/html', 'text/html;q=0.9', 'application/xhtml+xml, text/html', 'text/*'];
+    for (const path of ['/', '/sign-in', '/password?token=abc', '/advertiser/campaigns/12', '/operator/outbox']) {
+      for (const accept of accepts) {
+        const page = await server.anonymous.get(path, { accept });
+        assert.equal(page.status, 200, `${path} with Accept: ${accept}`);
+        assert.equal(page.text, index, path);
+      }
+    }
+    // The links in e-mails and teasers are followed by browsers too.
+    const confirm = await server.anonymous.get('/api/confirm/no-such-link', { accept: 'text/html' });
+    assert.equal(confirm.status, 404);
+    assert.match(confirm.header('content-type') ?? '', /^text\/html/);
+    const click = await server.anonymous.get('/api/serve/click/no-such-link', { accept: 'text/html' });
+    assert.equal(click.status, 404);
+    assert.match(click.header('content-type') ?? '', /^text\/html/);
+    // The API itself still answers only what it can write.
+    assert.equal((await server.anonymous.get('/api/platform', { accept: 'text/html' })).status, 415);
+  });
+
   it('answers every page of the app with index.html, and keeps the API’s 404 and 405 elsewhere', async () => {
     const index = (await server.anonymous.get('/')).text;
     for (const path of [

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { dayLabel } from '../format.ts';
@@ -79,4 +79,15 @@ export function DailyChart({ days, series, label }: { days: string[]; series: Se
     };
   }, [days, series]);
   return <div className="chart" ref={box} role="img" aria-label={label} />;
+}
+
+/** uPlot draws on a canvas, which needs real colours, not CSS variables. */
+export function useResolvedColors<T extends { color: string }>(series: T[]): T[] {
+  return useMemo(() => {
+    const style = getComputedStyle(document.documentElement);
+    return series.map((entry) => {
+      const variable = /^var\((--[a-z-]+)\)$/.exec(entry.color)?.[1];
+      return variable ? { ...entry, color: style.getPropertyValue(variable).trim() || '#0b6e4f' } : entry;
+    });
+  }, [series]);
 }

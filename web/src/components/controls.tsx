@@ -94,3 +94,27 @@ export function Notice({ kind, children }: { kind: 'error' | 'ok'; children: Rea
     </p>
   );
 }
+
+/** A form's buttons: submit (saying `busy` while it is sent, when given) and cancel. */
+export function FormActions({
+  submit,
+  busy,
+  pending,
+  onCancel,
+}: {
+  submit: string;
+  busy?: string;
+  pending: boolean;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="actions">
+      <button type="submit" className="primary" disabled={pending}>
+        {pending && busy ? busy : submit}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}

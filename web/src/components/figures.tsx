@@ -43,3 +43,14 @@ export function FigureCells<F extends Figure>({ figures, row }: { figures: reado
     </td>
   ));
 }
+
+/** One figure in large type, with what it is (and, if given, what it counts) beneath. */
+export function Tile({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div className="tile">
+      <span className="tile-label">{label}</span>
+      <strong>{value}</strong>
+      {note && <span className="tile-note">{note}</span>}
+    </div>
+  );
+}

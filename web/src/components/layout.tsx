@@ -3,31 +3,8 @@ import type { ReactNode } from 'react';
 import { api } from '../api.ts';
 import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
+import { homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
-
-const ADVERTISER_LINKS = [
-  { href: '/advertiser', label: 'Overview' },
-  { href: '/advertiser/campaigns', label: 'Campaigns' },
-  { href: '/advertiser/clients', label: 'Clients' },
-  { href: '/advertiser/conversions', label: 'Conversions' },
-  { href: '/advertiser/webhooks', label: 'Webhooks' },
-];
-
-const PUBLISHER_LINKS = [
-  { href: '/publisher', label: 'Overview' },
-  { href: '/publisher/sites', label: 'Sites' },
-  { href: '/publisher/statistics', label: 'Statistics' },
-  { href: '/publisher/payouts', label: 'Payouts' },
-  { href: '/publisher/webhooks', label: 'Webhooks' },
-];
-
-const OPERATOR_LINKS = [
-  { href: '/operator', label: 'Moderation' },
-  { href: '/operator/accounts', label: 'Accounts' },
-  { href: '/operator/payouts', label: 'Payouts' },
-  { href: '/operator/outbox', label: 'Outbox' },
-  { href: '/operator/webhooks', label: 'Webhooks' },
-];
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
   const { path } = useLocation();
@@ -40,16 +17,8 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
       navigate('/sign-in', { replace: true });
     },
   });
-  const roleLinks =
-    user.type === 'advertiser'
-      ? ADVERTISER_LINKS
-      : user.type === 'publisher'
-        ? PUBLISHER_LINKS
-        : user.type === 'operator'
-          ? OPERATOR_LINKS
-          : [];
-  const links = [...roleLinks, { href: '/tokens', label: 'API tokens' }];
-  const home = roleLinks[0]?.href;
+  const links = menuOf(user);
+  const home = homeOf(user);
   const current = (href: string) => (href === home ? path === href : path === href || path.startsWith(`${href}/`));
   return (
     <>

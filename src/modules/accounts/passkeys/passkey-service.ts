@@ -8,7 +8,7 @@ import {
 } from '@simplewebauthn/server';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { ApiError, invalidField, notFound, unauthorized } from '../../../http/errors.ts';
+import { DomainError, invalidField, notFound } from '../../../errors.ts';
 import type { Actor } from '../../../http/request-write.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { TicketPurpose } from '../account-keys.ts';
@@ -130,7 +130,7 @@ export async function registerPasskey(
       backedUp: credentialBackedUp,
       now,
     });
-    if (row === undefined) throw new ApiError(409, 'This passkey is already registered.');
+    if (row === undefined) throw new DomainError('passkey_exists', 'This passkey is already registered.');
     await recordAudit(
       trx,
       actor,
@@ -151,7 +151,8 @@ export async function signInOptions(dependencies: SessionDependencies, rp: Relyi
   });
 }
 
-const refusedSignIn = () => unauthorized('This passkey was not accepted. Use another one, or your password.');
+const refusedSignIn = () =>
+  new DomainError('passkey_refused', 'This passkey was not accepted. Use another one, or your password.');
 
 /**
  * Signs in with a passkey: the credential must be one of ours, its answer signed over our

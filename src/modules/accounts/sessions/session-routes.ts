@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.ts';
-import { forbidden } from '../../../http/errors.ts';
+import { DomainError } from '../../../errors.ts';
 import { actorOf } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { isSameOrigin, sessionCookie } from '../../../http/session-cookie.ts';
-import { absoluteUrl, created } from '../../../http/urls.ts';
+import { created, emailLink } from '../../../http/urls.ts';
 import { issueToken, listAccountTokens, revokeTokenById } from '../account-service.ts';
 import { toUser, UserSchema } from '../user-schema.ts';
 import {
@@ -37,6 +37,7 @@ import {
   signIn,
   signOut,
 } from './session-service.ts';
+import { RESET_LIMITS } from './sign-in-throttle.ts';
 
 /** The browser making a request, as a new session records it. */
 export function signInClientOf(request: FastifyRequest): SignInClient {
@@ -47,7 +48,7 @@ export function signInClientOf(request: FastifyRequest): SignInClient {
 /** Refuses a sign-in that a page elsewhere started: it must not sign a visitor into an account of its choosing (login CSRF). */
 export function refuseForeignSignIn(request: FastifyRequest, publicUrl: string | undefined): void {
   if (request.headers.origin !== undefined && !isSameOrigin(request, publicUrl)) {
-    throw forbidden('Sign in from this server’s own pages.');
+    throw new DomainError('cross_site_request', 'Sign in from this server’s own pages.');
   }
 }
 
@@ -229,17 +230,19 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'requestPasswordReset',
         summary: 'Ask for a password-reset link by e-mail.',
-        description:
-          'When `login` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. The answer is 202 in every case, so it does not tell which accounts exist.',
+        description: `When \`login\` (username or e-mail) names an account, its mailbox receives a link that sets a new password once, within one hour. At most ${RESET_LIMITS.perAccount} links per account and ${RESET_LIMITS.perAddress} requests per address are honoured an hour; further requests send nothing. The answer is 202 in every case, so it does not tell which accounts exist or whether a limit was reached.`,
         security: [],
         body: ResetRequestBody,
         response: { 202: Accepted, ...errorResponses(422) },
       },
     },
     async (request, reply) => {
-      await requestPasswordReset({ db, mailer, now: new Date(clock.now()) }, request.body.login, (token) =>
-        absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
+      const outcome = await requestPasswordReset(
+        { db, mailer, now: new Date(clock.now()), throttle: context.resetThrottle },
+        { login: request.body.login, address: request.ip },
+        (token) => emailLink(request, `${SET_PASSWORD_PATH}${token}`),
       );
+      if (outcome === 'throttled') request.log.info('password reset over its limit: no e-mail');
       reply.code(202);
     },
   );

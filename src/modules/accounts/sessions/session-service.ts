@@ -4,8 +4,8 @@ import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import type { AccountKind, SessionMethod } from '../../../db/schema.ts';
 import { inTransaction } from '../../../db/transaction.ts';
+import { DomainError, invalidField, notFound } from '../../../errors.ts';
 import type { Principal, SessionAuthentication } from '../../../http/conventions.ts';
-import { invalidField, notFound, unauthorized } from '../../../http/errors.ts';
 import type { Actor } from '../../../http/request-write.ts';
 import { sessionCookie } from '../../../http/session-cookie.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
@@ -14,7 +14,13 @@ import { queueAccountMessage } from '../../mail/outbox-service.ts';
 import type { AccountKeys } from '../account-keys.ts';
 import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
-import { checkSecondFactor, hasTwoFactor, spendTicket, tooManyAttempts } from '../two-factor/two-factor-service.ts';
+import {
+  checkSecondFactor,
+  hasTwoFactor,
+  signInExpired,
+  spendTicket,
+  tooManyAttempts,
+} from '../two-factor/two-factor-service.ts';
 import { invitationMessage, passwordResetMessage } from './password-messages.ts';
 import {
   extendSession,
@@ -28,7 +34,7 @@ import {
   spendPasswordToken,
   spendPasswordTokensOf,
 } from './session-repository.ts';
-import type { SignInThrottle } from './sign-in-throttle.ts';
+import type { ResetThrottle, SignInThrottle } from './sign-in-throttle.ts';
 
 /** The path of the web app's page that sets a password from an e-mailed link (reset or invitation). */
 export const SET_PASSWORD_PATH = '/password?token=';
@@ -111,7 +117,7 @@ export async function signIn(
   const matches = await verifyPassword(credentials.password, storedHash);
   if (account === undefined || account.password_hash === null || !matches) {
     await throttle.failed(accountKey, credentials.address);
-    throw unauthorized('Wrong login or password.');
+    throw new DomainError('sign_in_failed', 'Wrong login or password.');
   }
   if (await hasTwoFactor(db, account.id)) {
     const expiresAtMs = clock.now() + SECOND_FACTOR_TTL_MS;
@@ -133,7 +139,7 @@ export async function completeSecondFactor(
   const { db, clock, throttle, keys } = dependencies;
   const now = new Date(clock.now());
   const ticket = keys.readTicket(attempt.ticket, 'second-factor', now.getTime());
-  if (ticket === undefined) throw unauthorized('This sign-in has expired. Enter your password again.');
+  if (ticket === undefined) throw signInExpired();
   const accountKey = String(ticket.accountId);
   const retryAfter = await throttle.blocked(accountKey, attempt.address);
   if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
@@ -141,10 +147,10 @@ export async function completeSecondFactor(
     const used = await checkSecondFactor(trx, keys, ticket.accountId, attempt.code, now);
     if (used === undefined) {
       await throttle.failed(accountKey, attempt.address);
-      throw unauthorized('Wrong code.');
+      throw new DomainError('second_factor_failed', 'Wrong code.');
     }
     if (!(await spendTicket(trx, attempt.ticket, ticket.expiresAtMs, now))) {
-      throw unauthorized('This sign-in has expired. Enter your password again.');
+      throw signInExpired();
     }
     const account = await getAccount(trx, ticket.accountId);
     return openSession(trx, dependencies, account, used === 'totp' ? 'password+totp' : 'password+recovery-code', attempt);
@@ -312,20 +318,22 @@ export async function queuePasswordLink(
 }
 
 /**
- * Mails a reset link when `login` names an account. The caller answers the same whatever
- * happened, and delivery is not waited for, so neither the answer nor its timing tells whether
- * the account exists.
+ * Mails a reset link when `login` names an account and the throttle allows it. The caller answers
+ * the same whatever happened, and delivery is not waited for, so neither the answer nor its timing
+ * tells whether the account exists or the limit was reached.
  */
 export async function requestPasswordReset(
-  dependencies: { db: Db; mailer: Mailer; now: Date },
-  login: string,
+  dependencies: { db: Db; mailer: Mailer; now: Date; throttle: ResetThrottle },
+  request: { login: string; address: string },
   linkFor: (token: string) => string,
-): Promise<void> {
-  const { db, mailer, now } = dependencies;
-  const account = await findAccountForSignIn(db, login);
-  if (account === undefined) return;
+): Promise<'queued' | 'unknown' | 'throttled'> {
+  const { db, mailer, now, throttle } = dependencies;
+  const account = await findAccountForSignIn(db, request.login);
+  if (!(await throttle.allow(request.address, account?.id))) return 'throttled';
+  if (account === undefined) return 'unknown';
   await inTransaction(db, (trx) => queuePasswordLink(trx, account, 'reset', now, linkFor));
   mailer.wake();
+  return 'queued';
 }
 
 /**

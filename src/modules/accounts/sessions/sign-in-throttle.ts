@@ -82,3 +82,32 @@ export class SignInThrottle {
     ]);
   }
 }
+
+/** Password-reset requests allowed per window, per account and per client address. */
+export const RESET_LIMITS = { perAccount: 3, perAddress: 10, windowMs: 60 * 60_000 };
+
+/**
+ * Limits password-reset e-mails, in the sign-in throttle's store: every request counts against its
+ * address, and one that names an account against that account too (by id, so its username and
+ * its e-mail share one count). A request over either limit sends nothing but is answered like any
+ * other, so the limit tells nothing about which accounts exist.
+ */
+export class ResetThrottle {
+  private readonly counter: FailureCounter;
+  private readonly clock: Clock;
+
+  constructor(counter: FailureCounter, clock: Clock) {
+    this.counter = counter;
+    this.clock = clock;
+  }
+
+  /** Counts one request; true when it is within both limits and may send its e-mail. */
+  async allow(address: string, accountId: number | undefined): Promise<boolean> {
+    const now = this.clock.now();
+    const start = now - (now % RESET_LIMITS.windowMs);
+    const keys = [`reset-ip:${address}`, ...(accountId === undefined ? [] : [`reset-a:${accountId}`])];
+    const [fromAddress = 0, forAccount = 0] = await Promise.all(keys.map((key) => this.counter.count(key, start)));
+    await Promise.all(keys.map((key) => this.counter.add(key, start, RESET_LIMITS.windowMs)));
+    return fromAddress < RESET_LIMITS.perAddress && forAccount < RESET_LIMITS.perAccount;
+  }
+}

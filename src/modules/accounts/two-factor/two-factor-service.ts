@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { ApiError, invalidField, notFound } from '../../../http/errors.ts';
+import { DomainError, invalidField, notFound } from '../../../errors.ts';
 import type { Actor } from '../../../http/request-write.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { AccountKeys, TicketPurpose } from '../account-keys.ts';
@@ -63,7 +63,7 @@ export async function hasTwoFactor(db: Db, accountId: number): Promise<boolean> 
 const totpOf = (secret: string, issuer: string, label: string) =>
   new TOTP({ issuer, label, algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD_S, secret: Secret.fromBase32(secret) });
 
-const alreadyOn = () => new ApiError(409, 'Two-factor sign-in is already on for this account. Turn it off first.');
+const alreadyOn = () => new DomainError('two_factor_on', 'Two-factor sign-in is already on for this account. Turn it off first.');
 
 /**
  * Starts enrolment: a new secret, sealed and kept unconfirmed until a code made from it comes
@@ -105,7 +105,8 @@ export async function confirmEnrolment(
   const credential = await findTotpCredential(db, accountId);
   if (credential?.confirmed_at != null) throw alreadyOn();
   const secret = credential === undefined ? undefined : keys.open(credential.sealed_secret, accountId);
-  if (secret === undefined) throw new ApiError(409, 'Start the enrolment first: it gives the secret to scan.');
+  if (secret === undefined)
+    throw new DomainError('two_factor_not_started', 'Start the enrolment first: it gives the secret to scan.');
   const step = matchingStep(secret, code.trim(), now.getTime());
   if (step === undefined) throw invalidField('code', 'This is not the current code of the authenticator app.');
   const { codes, hashes } = newRecoveryCodes(keys);
@@ -164,7 +165,10 @@ async function requireSecondFactor(
 }
 
 export const tooManyAttempts = (retryAfterSeconds: number) =>
-  new ApiError(429, 'Too many failed sign-ins. Try again later.', { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  new DomainError('too_many_sign_ins', 'Too many failed sign-ins. Try again later.', { retryAfterSeconds });
+
+/** A sign-in ticket (or passkey challenge) that has expired or was already used. */
+export const signInExpired = () => new DomainError('sign_in_expired', 'This sign-in has expired. Enter your password again.');
 
 /** Turns two-factor sign-in off, with a current code or a recovery code; refused where it is required. */
 export async function disableTwoFactor(
@@ -173,10 +177,10 @@ export async function disableTwoFactor(
   account: { id: number; required: boolean },
   code: string,
 ): Promise<void> {
-  if (account.required) throw new ApiError(409, 'Two-factor sign-in is required for this kind of account.');
+  if (account.required) throw new DomainError('two_factor_mandatory', 'Two-factor sign-in is required for this kind of account.');
   const now = new Date(dependencies.clock.now());
   await inTransaction(dependencies.db, async (trx) => {
-    if (!(await hasTwoFactor(trx, account.id))) throw new ApiError(409, 'Two-factor sign-in is not on.');
+    if (!(await hasTwoFactor(trx, account.id))) throw new DomainError('two_factor_off', 'Two-factor sign-in is not on.');
     await requireSecondFactor(dependencies, trx, actor, account.id, code, now);
     await deleteTwoFactor(trx, account.id);
     await recordAudit(trx, actor, { action: 'two_factor.disable', objectType: 'account', objectId: account.id }, now);
@@ -193,7 +197,7 @@ export async function renewRecoveryCodes(
   const now = new Date(dependencies.clock.now());
   const { codes, hashes } = newRecoveryCodes(dependencies.keys);
   await inTransaction(dependencies.db, async (trx) => {
-    if (!(await hasTwoFactor(trx, accountId))) throw new ApiError(409, 'Two-factor sign-in is not on.');
+    if (!(await hasTwoFactor(trx, accountId))) throw new DomainError('two_factor_off', 'Two-factor sign-in is not on.');
     await requireSecondFactor(dependencies, trx, actor, accountId, code, now);
     await replaceRecoveryCodes(trx, accountId, hashes, now);
     await recordAudit(trx, actor, { action: 'two_factor.recovery_codes_renew', objectType: 'account', objectId: accountId }, now);
@@ -206,7 +210,7 @@ export async function resetTwoFactor(db: Db, actor: Actor, accountId: number, no
   await inTransaction(db, async (trx) => {
     if ((await findAccount(trx, accountId)) === undefined) throw notFound('User');
     const wasOn = await deleteTwoFactor(trx, accountId);
-    if (!wasOn) throw new ApiError(409, 'This account has no two-factor sign-in to reset.');
+    if (!wasOn) throw new DomainError('two_factor_off', 'This account has no two-factor sign-in to reset.');
     await recordAudit(
       trx,
       actor,

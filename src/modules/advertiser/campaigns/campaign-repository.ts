@@ -179,3 +179,12 @@ export async function findModerationStatusForUpdate(db: Db, id: number): Promise
   const row = await db.selectFrom('campaigns').select('moderation_status').where('id', '=', id).forUpdate().executeTakeFirst();
   return row?.moderation_status;
 }
+
+/** The advertiser's campaigns (archived ones included): all of them, or those among `ids`. */
+export async function ownCampaignIds(db: Db, advertiserId: number, ids?: readonly number[]): Promise<number[]> {
+  if (ids?.length === 0) return [];
+  let query = db.selectFrom('campaigns').select('id').where('advertiser_id', '=', advertiserId);
+  if (ids !== undefined) query = query.where('id', 'in', [...ids]);
+  const rows = await query.orderBy('id').execute();
+  return rows.map((row) => row.id);
+}

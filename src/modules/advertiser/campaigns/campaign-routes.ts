@@ -9,9 +9,8 @@ import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
+import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';
-import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
-import { TargetIdParameter } from '../statistics/filters.ts';
 import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
 import {
   type CampaignInput,

@@ -3,7 +3,8 @@ import type { Selectable } from 'kysely';
 import type { CampaignsTable } from '../../../db/schema.ts';
 import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
-import { advertiserFigures, type Totals } from '../../statistics/rates.ts';
+import { advertiserFigures } from '../../statistics/figures.ts';
+import type { Totals } from '../../statistics/vocabulary.ts';
 
 /** Extensions reported beside views, clicks and money wherever the advertiser's statistics are. */
 export const servedAndRefundedProperties = {

@@ -1,15 +1,15 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
 import { asModerationStatus, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
 import type { Period } from '../../statistics/period.ts';
+import { totalsByCampaign } from '../../statistics/statistics-service.ts';
+import { readIdList, type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { offersWithTotals } from '../offers/offer-service.ts';
-import { type TargetId, totalsByCampaign, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
-import { readIdList } from '../statistics/filters.ts';
 import {
   type CampaignDelivery,
   type CampaignListFilter,

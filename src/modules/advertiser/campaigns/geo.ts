@@ -1,4 +1,4 @@
-import type { FieldError } from '../../../http/errors.ts';
+import type { FieldError } from '../../../errors.ts';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 

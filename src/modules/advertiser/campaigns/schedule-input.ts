@@ -1,4 +1,4 @@
-import type { FieldError } from '../../../http/errors.ts';
+import type { FieldError } from '../../../errors.ts';
 import { HOURS_PER_WEEK, isTimeZone } from '../../serving/selection/schedule.ts';
 
 /**

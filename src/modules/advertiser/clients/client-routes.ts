@@ -8,16 +8,15 @@ import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { actorOf, inRequestTransaction, requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
-import { absoluteUrl, created } from '../../../http/urls.ts';
+import { created, emailLink } from '../../../http/urls.ts';
 import { listAccountsPage } from '../../accounts/account-service.ts';
 import { SET_PASSWORD_PATH } from '../../accounts/sessions/session-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import { readPeriod } from '../../statistics/period.ts';
+import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
-import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
-import { TargetIdParameter } from '../statistics/filters.ts';
 import { clientFieldErrors, createClient, getClient, moveClientBalance } from './client-service.ts';
 
 const text = (description: string, maxLength = 255) => Type.Optional(Text(description, { maxLength }));
@@ -124,7 +123,7 @@ export function registerClientRoutes(app: App, context: AppContext): void {
         operationId: 'createClient',
         summary: 'Register an advertiser account as your referral.',
         description:
-          'The new account gets a generated password and an unconfirmed mailbox; an e-mail with the password, a confirmation link and a single-use link to choose its own password instead (7 days) is sent to it.',
+          'The new account has no password yet and an unconfirmed mailbox; an e-mail with a confirmation link and a single-use link to choose its password (7 days) is sent to it. No e-mail ever carries a password.',
         body: CreateClientBody,
         response: { 201: UserSchema, ...errorResponses(401, 403, 422) },
       },
@@ -136,8 +135,10 @@ export function registerClientRoutes(app: App, context: AppContext): void {
         { db: requestDb(request, db), mailer, now: new Date(clock.now()) },
         accountOf(request),
         { ...fields, username: user },
-        (token) => absoluteUrl(request, `/api/confirm/${token}`),
-        (token) => absoluteUrl(request, `${SET_PASSWORD_PATH}${token}`),
+        {
+          confirmation: (token) => emailLink(request, `/api/confirm/${token}`),
+          password: (token) => emailLink(request, `${SET_PASSWORD_PATH}${token}`),
+        },
       );
       return created(request, reply, `/api/advertiser/users/${account.id}`, toUser(account));
     },

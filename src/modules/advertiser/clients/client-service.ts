@@ -1,9 +1,8 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { ApiError, type FieldError, invalidField, validationFailed } from '../../../http/errors.ts';
+import { DomainError, type FieldError, invalidField, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { type AccountRow, createAccount, getAccount, getReferral, identityFieldErrors } from '../../accounts/account-service.ts';
-import { generatePassword, hashPassword } from '../../accounts/password.ts';
 import { createPasswordToken } from '../../accounts/sessions/session-service.ts';
 import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';
 import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
@@ -30,7 +29,7 @@ export interface CreatedClient {
 
 /** The API calls the login `user`; the accounts module names it `username`. */
 function renameUsernameField(error: unknown): never {
-  if (error instanceof ApiError && error.fieldErrors) {
+  if (error instanceof DomainError && error.fieldErrors) {
     throw validationFailed(error.fieldErrors.map((entry) => (entry.field === 'username' ? { ...entry, field: 'user' } : entry)));
   }
   throw error;
@@ -42,40 +41,34 @@ export function clientFieldErrors(db: Db, input: Unchecked<{ user: string; email
 }
 
 /**
- * Registers an advertiser as a referral of `parentId`, the way site registration does: a generated
- * password (only its scrypt hash is kept), an unconfirmed mailbox, and an e-mail with the password
- * and a confirmation link. The account, the link and the queued e-mail are one transaction; the
- * e-mail is delivered after it commits, and a delivery failure does not undo the registration
- * (the message stays `failed` in the outbox for the operator to see and resend).
+ * Registers an advertiser as a referral of `parentId`: no password yet, an unconfirmed mailbox, and
+ * an e-mail with a confirmation link and a single-use link to choose a password (an invitation).
+ * No password is ever generated or mailed: nobody needs to see one. The account, the links and the
+ * queued e-mail are one transaction; the e-mail is delivered after it commits, and a delivery
+ * failure does not undo the registration (the message stays `failed` in the outbox for the
+ * operator to see and resend).
  */
 export async function createClient(
   dependencies: { db: Db; mailer: Mailer; now: Date },
   parentId: number,
   input: NewClientInput,
-  confirmationUrl: (token: string) => string,
-  passwordUrl?: (token: string) => string,
+  links: { confirmation: (token: string) => string; password: (token: string) => string },
 ): Promise<CreatedClient> {
   const { db, mailer, now } = dependencies;
   const problems = await clientFieldErrors(db, { user: input.username, email: input.email });
   if (problems.length > 0) throw validationFailed(problems);
 
-  const password = generatePassword();
-  const passwordHash = await hashPassword(password);
   const created = await inTransaction(db, async (trx) => {
     const parent = await getAccount(trx, parentId);
-    const account = await createAccount(
-      trx,
-      { ...input, kind: 'advertiser', parentId, passwordHash, emailConfirmed: false },
-      now,
-    ).catch(renameUsernameField);
+    const account = await createAccount(trx, { ...input, kind: 'advertiser', parentId, emailConfirmed: false }, now).catch(
+      renameUsernameField,
+    );
     const token = await createEmailConfirmation(trx, account, now);
-    const passwordLink = passwordUrl?.(await createPasswordToken(trx, account.id, 'invitation', now));
     const message = registrationMessage({
       username: account.username,
-      password,
-      link: confirmationUrl(token),
+      link: links.confirmation(token),
       invitedBy: parent.name || parent.username,
-      passwordLink,
+      passwordLink: links.password(await createPasswordToken(trx, account.id, 'invitation', now)),
     });
     const outbox = await queueAccountMessage(trx, { kind: 'email_confirmation', account, message, now, sensitive: true });
     const data = { clientId: account.id, user: account.username, email: account.email };

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
-import { notFound } from '../../../http/errors.ts';
+import { notFound } from '../../../errors.ts';
 import { Count, Id, Text } from '../../../http/input-types.ts';
 import { pageParameters, slicePage } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
 import { readPeriod } from '../../statistics/period.ts';
-import type { TargetId } from './coefficient-repository.ts';
+import type { TargetId } from '../../statistics/vocabulary.ts';
 import { CoefficientSchema, DeviceStatisticsSchema, SiteStatisticsSchema } from './coefficient-schema.ts';
 import {
   campaignSiteCoefficients,

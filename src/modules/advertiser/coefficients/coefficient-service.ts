@@ -1,21 +1,18 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { notFound } from '../../../http/errors.ts';
+import { notFound } from '../../../errors.ts';
+import { blockBelongsToSite } from '../../publisher/blocks/index.ts';
+import { siteExists } from '../../publisher/sites/index.ts';
+import { advertiserFigures } from '../../statistics/figures.ts';
 import type { Period } from '../../statistics/period.ts';
-import { advertiserFigures, type Totals, ZERO_TOTALS } from '../../statistics/rates.ts';
-import { DEVICES, type DeviceId } from '../../statistics/record-events.ts';
+import { trafficByBlock, trafficByDevice, trafficBySite } from '../../statistics/statistics-service.ts';
+import { DEVICES, type DeviceId, type TargetId, type Totals, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
-  blockBelongsToSite,
   type DeviceCoefficientRow,
   listDeviceCoefficients,
   listSiteCoefficients,
   type SiteCoefficientRow,
-  siteExists,
-  type TargetId,
-  trafficByBlock,
-  trafficByDevice,
-  trafficBySite,
   upsertDeviceCoefficient,
   upsertSiteCoefficient,
 } from './coefficient-repository.ts';

@@ -107,3 +107,27 @@ export async function findOfferModerationStatusForUpdate(db: Db, id: number): Pr
     .executeTakeFirst();
   return row?.moderation_status;
 }
+
+/** The campaigns of the given ads (deleted ads included: their statistics are kept). */
+export async function campaignsOfOffers(db: Db, offerIds: readonly number[]): Promise<number[]> {
+  if (offerIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('offers')
+    .select('campaign_id')
+    .distinct()
+    .where('id', 'in', [...offerIds])
+    .execute();
+  return rows.map((row) => row.campaign_id);
+}
+
+/** The campaign of the advertiser's ad `id` (deleted ads included), or undefined when it is not the advertiser's. */
+export async function campaignOfOwnOffer(db: Db, advertiserId: number, id: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('offers')
+    .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
+    .select('offers.campaign_id')
+    .where('offers.id', '=', id)
+    .where('campaigns.advertiser_id', '=', advertiserId)
+    .executeTakeFirst();
+  return row?.campaign_id;
+}

@@ -7,9 +7,8 @@ import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams, NoContent } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
+import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
-import type { TargetId } from '../statistics/advertiser-stats-repository.ts';
-import { TargetIdParameter } from '../statistics/filters.ts';
 import { DISCOUNT_TYPES } from './discount-types.ts';
 import { AdSchema, toAd } from './offer-schema.ts';
 import {

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
+import { type FieldError, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
@@ -8,9 +8,10 @@ import { asModerationStatus, MODERATION, type ModerationDecision, type Moderatio
 import type { ImageStore } from '../../images/image-store.ts';
 import { readImageDataUri } from '../../images/image-validation.ts';
 import type { Period } from '../../statistics/period.ts';
+import { totalsByOffer } from '../../statistics/statistics-service.ts';
+import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
-import { findCampaign } from '../campaigns/campaign-repository.ts';
-import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../statistics/advertiser-stats-repository.ts';
+import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
   findOffer,

@@ -65,3 +65,14 @@ export async function ownBlockSites(db: Db, publisherId: number, blockIds: reado
     .execute();
   return new Map(rows.map((row) => [row.id, row.site_id]));
 }
+
+/** Whether the block belongs to the site. */
+export async function blockBelongsToSite(db: Db, siteId: number, blockId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('blocks')
+    .select('id')
+    .where('id', '=', blockId)
+    .where('site_id', '=', siteId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

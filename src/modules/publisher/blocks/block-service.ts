@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { ApiError, type FieldError, notFound, validationFailed } from '../../../http/errors.ts';
+import { DomainError, type FieldError, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
 import { getOwnSite } from '../sites/site-service.ts';
@@ -53,7 +53,7 @@ export async function createBlock(
   const teaserCount = input.count ?? input.size ?? DEFAULT_TEASERS;
   return inTransaction(db, async (trx) => {
     const site = await getOwnSite(trx, publisherId, siteId);
-    if (site.status === BANNED) throw new ApiError(409, `Site ${siteId} is banned: no blocks can be added to it.`);
+    if (site.status === BANNED) throw new DomainError('site_banned', `Site ${siteId} is banned: no blocks can be added to it.`);
     return insertBlock(trx, {
       siteId,
       title: input.title,

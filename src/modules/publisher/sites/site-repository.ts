@@ -106,3 +106,8 @@ export async function ownSiteIds(db: Db, publisherId: number, siteIds: readonly 
     .execute();
   return new Set(rows.map((row) => row.id));
 }
+
+/** Whether a site with this id exists, whoever it belongs to (advertisers set coefficients per site). */
+export async function siteExists(db: Db, siteId: number): Promise<boolean> {
+  return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
+}

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SitesTable } from '../../../db/schema.ts';
+import { publisherFigureFields } from '../../statistics/figures.ts';
 import { BlockSchema } from '../blocks/block-schema.ts';
-import { publisherFigureFields } from '../statistics/figures.ts';
 
 export type SiteRow = Selectable<SitesTable>;
 

@@ -1,14 +1,15 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { type FieldError, invalidField, notFound, validationFailed } from '../../../http/errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
+import { publisherFigures } from '../../statistics/figures.ts';
 import type { Period } from '../../statistics/period.ts';
+import { totalsBySite } from '../../statistics/statistics-service.ts';
+import { ZERO_PUBLISHER_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
-import { countBlocksBySite, listBlocksOfSite } from '../blocks/block-repository.ts';
 import { type Block, toBlock } from '../blocks/block-schema.ts';
-import { publisherFigures, ZERO_TOTALS } from '../statistics/figures.ts';
-import { totalsBySite } from '../statistics/statistics-repository.ts';
+import { countBlocksBySite, listBlocksOfSite } from '../blocks/index.ts';
 import { findOwnSite, findSiteByUrl, insertSite, siteCategoryExists, updateSiteStatus } from './site-repository.ts';
 import { type SiteRow, siteStatusName } from './site-schema.ts';
 import { normalizeSiteUrl } from './site-url.ts';
@@ -32,7 +33,7 @@ export async function presentSites(db: Db, rows: readonly (SiteRow & { blocks_co
     category_id: row.category_id === null ? '' : String(row.category_id),
     monthly_uniq_users: String(row.monthly_uniq_users),
     blocks_count: row.blocks_count ?? blockCounts?.get(row.id) ?? 0,
-    ...publisherFigures(totals.get(row.id) ?? ZERO_TOTALS),
+    ...publisherFigures(totals.get(row.id) ?? ZERO_PUBLISHER_TOTALS),
   }));
 }
 

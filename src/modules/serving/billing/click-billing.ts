@@ -5,6 +5,7 @@ import type { GoalId } from '../../statistics/record-events.ts';
 import { type AcceptanceVerdict, acceptClicks, type IncomingClick } from './acceptance.ts';
 import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';
+import { settleLoggedClicks } from './logged-settlement.ts';
 import {
   type ClickOutcome,
   type ConversionOutcome,
@@ -27,7 +28,7 @@ export interface ClickBillingOptions {
 /**
  * Billing of one instance: clicks accepted in group commits on their requests, settled in the
  * background right after (and, at start and on a sweep, those another instance left), and
- * conversions of settled clicks (docs/adr/0007).
+ * conversions of settled clicks (docs/adr/0031).
  */
 export class ClickBilling {
   private readonly options: ClickBillingOptions;
@@ -62,6 +63,12 @@ export class ClickBilling {
   /** Accepts a click durably (with the next group commit); its settlement follows in the background. */
   accept(click: IncomingClick): Promise<AcceptanceVerdict> {
     return this.acceptance.submit(click);
+  }
+
+  /** Settles a batch of clicks read from the event log (docs/adr/0029), telling onSettled of each. */
+  async settleLogged(clicks: readonly IncomingClick[]): Promise<void> {
+    const outcomes = await settleLoggedClicks(this.options.db, clicks, await this.settlementSettings());
+    for (const outcome of outcomes.values()) this.options.onSettled(outcome);
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */

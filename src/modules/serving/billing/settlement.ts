@@ -44,28 +44,42 @@ export async function settleClicks(
   clickIds: readonly string[],
   settings: SettlementSettings,
 ): Promise<Map<string, ClickOutcome>> {
+  if (clickIds.length === 0) return new Map();
+  return inTransaction(db, async (trx) => settleTakenClicks(trx, await takeAcceptedClicks(trx, clickIds), settings));
+}
+
+/** A click taken for settlement, saying whether its id is already in `clicks`. */
+export type TakenClick = AcceptedClick & { recorded: boolean };
+
+/**
+ * The settlement proper, in the caller's transaction, of clicks taken oldest first: those already
+ * recorded are duplicates and move nothing; the others get their `clicks` rows, money and rollup
+ * lines. Shared by the settlement of accepted clicks and that of the event log's clicks
+ * (docs/adr/0029), which takes its clicks from the log's events instead of `accepted_clicks`.
+ */
+export async function settleTakenClicks(
+  trx: Db,
+  taken: readonly TakenClick[],
+  settings: SettlementSettings,
+): Promise<Map<string, ClickOutcome>> {
   const outcomes = new Map<string, ClickOutcome>();
-  if (clickIds.length === 0) return outcomes;
-  return inTransaction(db, async (trx) => {
-    const taken = await takeAcceptedClicks(trx, clickIds);
-    const fresh = taken.filter((click) => {
-      if (!click.recorded) return true;
-      outcomes.set(click.click_id, 'duplicate');
-      return false;
-    });
-    if (fresh.length === 0) return outcomes;
-    const billable = fresh.filter((click) => click.refusal === null);
-    let billed = new Set(billable.map((click) => click.click_id));
-    if (!(await recordSettlement(trx, fresh, billed, settings))) {
-      billed = await clicksThatFit(trx, billable, settings.platformAccountId);
-      if (!(await recordSettlement(trx, fresh, billed, settings))) {
-        throw new Error('a settlement was refused with every balance it moves locked');
-      }
-    }
-    for (const click of fresh) outcomes.set(click.click_id, click.refusal ?? (billed.has(click.click_id) ? 'billed' : 'funds'));
-    await emitSettlementEvents(trx, fresh, billed, settings.timeZone);
-    return outcomes;
+  const fresh = taken.filter((click) => {
+    if (!click.recorded) return true;
+    outcomes.set(click.click_id, 'duplicate');
+    return false;
   });
+  if (fresh.length === 0) return outcomes;
+  const billable = fresh.filter((click) => click.refusal === null);
+  let billed = new Set(billable.map((click) => click.click_id));
+  if (!(await recordSettlement(trx, fresh, billed, settings))) {
+    billed = await clicksThatFit(trx, billable, settings.platformAccountId);
+    if (!(await recordSettlement(trx, fresh, billed, settings))) {
+      throw new Error('a settlement was refused with every balance it moves locked');
+    }
+  }
+  for (const click of fresh) outcomes.set(click.click_id, click.refusal ?? (billed.has(click.click_id) ? 'billed' : 'funds'));
+  await emitSettlementEvents(trx, fresh, billed, settings.timeZone);
+  return outcomes;
 }
 
 /**
@@ -75,8 +89,8 @@ export async function settleClicks(
  * the same clicks (a sweep, a conversion, another instance) lock them in the same order; should
  * PostgreSQL still find them deadlocked, one fails and its clicks stay accepted for a later sweep.
  */
-async function takeAcceptedClicks(trx: Db, clickIds: readonly string[]): Promise<(AcceptedClick & { recorded: boolean })[]> {
-  const result = await sql<AcceptedClick & { recorded: boolean }>`
+async function takeAcceptedClicks(trx: Db, clickIds: readonly string[]): Promise<TakenClick[]> {
+  const result = await sql<TakenClick>`
     WITH taken AS (
       DELETE FROM accepted_clicks WHERE click_id = ANY(${clickIds}::text[]) RETURNING *
     )

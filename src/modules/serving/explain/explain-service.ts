@@ -2,6 +2,7 @@ import type { Db } from '../../../db/database.ts';
 import { ApiError, invalidField, notFound } from '../../../http/errors.ts';
 import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
+import { SKIP_REASONS } from '../selection/judgement.ts';
 import type { ExplainQuery, ServingEngine } from '../serving-engine.ts';
 import type { Explanation, RankedAd } from './explain-impression.ts';
 import { type ImpressionQuery, readImpression } from './explain-query.ts';
@@ -17,18 +18,8 @@ import { type CampaignAdsRow, findOwnCampaignAds, publisherOwnsBlock } from './e
 /** Reasons an ad is not in serving at all, read from the database. */
 export const STORED_REASONS = ['campaign_paused', 'campaign_not_approved', 'ad_paused', 'moderation', 'not_indexed'] as const;
 
-/** Reasons an ad in serving does not compete for this impression, from the serving engine. */
-export const SERVING_REASONS = [
-  'balance',
-  'budget',
-  'daily_limit',
-  'geo',
-  'audience',
-  'page_repeat',
-  'frequency',
-  'schedule',
-  'filtered',
-] as const;
+/** Reasons an ad in serving does not compete for this impression: selection's own (judgeAd). */
+export const SERVING_REASONS = SKIP_REASONS;
 
 export type ExplainReason = (typeof STORED_REASONS)[number] | (typeof SERVING_REASONS)[number];
 

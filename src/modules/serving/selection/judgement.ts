@@ -1,5 +1,5 @@
 import type { AdEntry, BlockEntry, CampaignState } from '../snapshot/snapshot.ts';
-import { adExclusion, campaignExclusion, type FilterReason, type ImpressionFilters } from './eligibility.ts';
+import { adExclusion, campaignExclusion, FILTER_REASONS, type FilterReason, type ImpressionFilters } from './eligibility.ts';
 
 export interface Impression {
   block: BlockEntry;
@@ -54,7 +54,8 @@ export function campaignFactor(
 }
 
 /** A spent limit: the balance, a daily budget (campaign or advertiser), the daily click limit. */
-export type LimitReason = 'balance' | 'budget' | 'daily_limit';
+export const LIMIT_REASONS = ['balance', 'budget', 'daily_limit'] as const;
+export type LimitReason = (typeof LIMIT_REASONS)[number];
 
 /**
  * Why a per-request filter refused an ad (one ad per page view, frequency caps, schedules); a
@@ -62,15 +63,13 @@ export type LimitReason = 'balance' | 'budget' | 'daily_limit';
  */
 export type RequestFilterReason = FilterReason | 'filtered';
 
-/** Why an ad visited by the selection did not become a candidate (for an explanation of a choice). */
-export type SkipReason =
-  | LimitReason
-  /** The campaign targets other countries. */
-  | 'geo'
-  /** A retargeting campaign and the visitor is not in its advertiser's audience. */
-  | 'audience'
-  /** A per-request filter of the caller refused it. */
-  | RequestFilterReason;
+/**
+ * Why an ad visited by the selection did not become a candidate, in the order an explanation
+ * counts them: a spent limit; `geo`, the campaign targets other countries; `audience`, a
+ * retargeting campaign and the visitor is not in its advertiser's audience; a per-request filter.
+ */
+export const SKIP_REASONS = [...LIMIT_REASONS, 'geo', 'audience', ...FILTER_REASONS, 'filtered'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** A caller's per-request filter of single ads: `true` lets the ad compete, anything else says why not. */
 export type AdFilter = (ad: AdEntry) => boolean | RequestFilterReason;

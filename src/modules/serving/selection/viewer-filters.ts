@@ -21,7 +21,7 @@ export interface ViewerFiltersOptions {
 }
 
 /**
- * The per-request filters of a viewer (docs/adr/0018): what the page showed, the visitor's views
+ * The per-request filters of a viewer (docs/adr/0033): what the page showed, the visitor's views
  * today, the hour. When a store fails (Redis down) the impression is served without that filter
  * rather than not at all.
  */

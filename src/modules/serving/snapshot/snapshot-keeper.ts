@@ -13,6 +13,14 @@ export interface SnapshotKeeperOptions {
   clock: Clock;
   timeZone: string;
   onError(error: unknown, what: string): void;
+  /**
+   * Spend the database does not know yet (the event log's unsettled clicks, docs/adr/0029): told
+   * to forget what is settled before a refresh reads, and added to the snapshot after it.
+   */
+  unsettled?: {
+    forgetSettled(db: Db, day: string): Promise<void>;
+    applyTo(snapshot: Snapshot): void;
+  };
 }
 
 /**
@@ -50,7 +58,10 @@ export class SnapshotKeeper {
   private async rebuild(): Promise<void> {
     const version = await readChangeCounter(this.options.db, 'serving');
     const now = this.options.clock.now();
+    const { unsettled } = this.options;
+    await unsettled?.forgetSettled(this.options.db, dayOf(now, this.options.timeZone));
     this.snapshot = await buildSnapshot(this.options.db, now, this.options.timeZone);
+    unsettled?.applyTo(this.snapshot);
     this.version = version;
     this.builtAt = this.options.clock.now();
   }
@@ -85,7 +96,9 @@ export class SnapshotKeeper {
       await this.rebuild();
       return;
     }
+    await this.options.unsettled?.forgetSettled(this.options.db, this.snapshot.day);
     await refreshSpend(this.options.db, this.snapshot);
+    this.options.unsettled?.applyTo(this.snapshot);
   }
 
   /** Refreshes run one after another, never interleaved. */

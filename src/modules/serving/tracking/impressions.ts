@@ -106,19 +106,10 @@ export class ImpressionBuffer {
   private async write(served: Map<string, TrafficEvent>, views: Map<string, ViewClaims>): Promise<ViewClaims[]> {
     const now = this.options.now();
     const purge = now - this.purgedAt >= PURGE_EVERY_MS;
-    // An id must be kept while its token still verifies: until it was issued plus the TTL, where
-    // a token may be stamped up to the skew ahead of this clock, and the purging instance's clock
-    // may run up to the skew ahead as well. One expiry for the whole flush covers all of them.
-    const expiresAt = new Date(now + this.options.tokenTtlMs + 2 * VIEW_TOKEN_SKEW_MS);
+    const expiresAt = seenUntil(now, this.options.tokenTtlMs);
     const counted = await this.options.db.transaction().execute(async (trx) => {
       if (purge) await forgetExpiredImpressions(trx, new Date(now));
-      const replayed = await claimImpressions(trx, [...views.keys()], expiresAt);
-      const fresh: ViewClaims[] = [];
-      for (const claim of views.values()) if (!replayed.has(claim.impressionId)) fresh.push(claim);
-      // A view is counted on the day its teaser was served, in the place it was served, so that a
-      // day's views never exceed its served teasers.
-      await recordEvents(trx, [...served.values(), ...viewEvents(fresh)], this.options.timeZone);
-      return fresh;
+      return countViews(trx, [...views.values()], [...served.values()], { timeZone: this.options.timeZone, expiresAt });
     });
     if (purge) this.purgedAt = now;
     return counted;
@@ -138,6 +129,43 @@ export class ImpressionBuffer {
     this.timer = undefined;
     await this.flush();
   }
+}
+
+/**
+ * An id must be kept while its token still verifies: until it was issued plus the TTL, where a
+ * token may be stamped up to the skew ahead of this clock, and the purging instance's clock may run
+ * up to the skew ahead as well. One expiry for a whole batch covers all of them.
+ */
+export function seenUntil(nowMs: number, tokenTtlMs: number): Date {
+  return new Date(nowMs + tokenTtlMs + 2 * VIEW_TOKEN_SKEW_MS);
+}
+
+/**
+ * Counts views once each, in the caller's transaction: claims their ids in the seen-set and adds
+ * the views of the ids it claimed (with `served`, the served teasers' counts) to the rollup.
+ * Returns the views counted. Both paths use it: the buffer's flush, and the settlement of views
+ * from the event log, where a batch delivered again after its commit finds every id claimed.
+ */
+export async function countViews(
+  trx: Db,
+  views: readonly ViewClaims[],
+  served: readonly TrafficEvent[],
+  options: { timeZone: string; expiresAt: Date },
+): Promise<ViewClaims[]> {
+  // One view per id: a batch of logged events may hold an event twice (delivered again while its
+  // first delivery still waited), and the claim reports an id given twice as seen for both.
+  const unique = [...new Map(views.map((view) => [view.impressionId, view])).values()];
+  const replayed = await claimImpressions(
+    trx,
+    unique.map((view) => view.impressionId),
+    options.expiresAt,
+  );
+  const fresh = unique.filter((view) => !replayed.has(view.impressionId));
+  // A view is counted on the day its teaser was served, in the place it was served, so that a
+  // day's views never exceed its served teasers.
+  const events = [...served, ...viewEvents(fresh)];
+  if (events.length > 0) await recordEvents(trx, events, options.timeZone);
+  return fresh;
 }
 
 /**

@@ -113,24 +113,38 @@ export class Tracker {
    * and expired tokens count nothing; every token is tallied by what became of it.
    */
   recordViews(tokens: readonly string[], userAgent: string | undefined): void {
+    for (const claims of this.verifyViews(tokens, userAgent)) {
+      if (!this.impressions.addView(claims)) this.options.tally.viewRefusals.replayed += 1;
+    }
+  }
+
+  /**
+   * A beacon's valid views, each impression once (a token twice in one beacon is tallied as
+   * replayed); robots' beacons, forged and expired tokens are tallied and left out. The event log
+   * (NATS_URL) appends these instead of queueing them.
+   */
+  verifyViews(tokens: readonly string[], userAgent: string | undefined): ViewClaims[] {
     const { viewRefusals } = this.options.tally;
     if (visitorTraits(userAgent).bot) {
       viewRefusals.bot += tokens.length;
-      return;
+      return [];
     }
     const nowMs = this.options.clock.now();
+    const valid = new Map<string, ViewClaims>();
     for (const token of tokens) {
       const verdict = this.viewSigner.verify(token, nowMs);
       if (verdict.kind !== 'valid') viewRefusals[verdict.kind] += 1;
-      else if (!this.impressions.addView(verdict.claims)) viewRefusals.replayed += 1;
+      else if (valid.has(verdict.claims.impressionId)) viewRefusals.replayed += 1;
+      else valid.set(verdict.claims.impressionId, verdict.claims);
     }
+    return [...valid.values()];
   }
 
   /**
    * Counts committed views of capped campaigns' teasers toward their visitors' caps, on the day
    * each teaser was served. A failing store is reported: the views stay counted in the statistics.
    */
-  private async countTowardCaps(views: readonly ViewClaims[]): Promise<void> {
+  async countTowardCaps(views: readonly ViewClaims[]): Promise<void> {
     await Promise.all(
       views.flatMap(({ visitor, campaignId, issuedAt }) =>
         visitor === undefined
@@ -144,3 +158,6 @@ export class Tracker {
     );
   }
 }
+
+/** The view counting both paths share (the buffer's flush, the event log's settlement). */
+export { countViews, seenUntil } from './impressions.ts';

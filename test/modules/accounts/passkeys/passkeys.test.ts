@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
+import { ERRORS } from '../../../../src/errors.ts';
 import { relyingPartyOf } from '../../../../src/modules/accounts/passkeys/passkey-routes.ts';
 import { asBrowser, sessionOf, setPassword, TEST_PASSWORD } from '../../../helpers/accounts.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
@@ -51,6 +52,7 @@ describe('passkeys: options, refusals and the relying party', () => {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const refused = await server.anonymous.post('/api/session/passkey', { credential: forgedAssertion('AAAA', challenge) });
       assert.equal(refused.status, 401, refused.text);
+      assert.equal(refused.json().code, ERRORS.passkey_refused.code);
       assert.equal(refused.header('set-cookie'), undefined);
     }
     const blocked = await server.anonymous.post('/api/session/passkey', { credential: forgedAssertion('AAAA', challenge) });

@@ -215,6 +215,70 @@ describe('browser sessions, passwords and self-service tokens', () => {
     assert.equal((await signIn(account.username, newPassword)).status, 200);
   });
 
+  it('builds e-mailed links on the configured address, whatever Host the request names', async () => {
+    const evil = { headers: { Host: 'evil.example' } };
+    const account = await accountWithPassword();
+    assert.equal((await server.anonymous.post('/api/password-reset', { login: account.username }, evil)).status, 202);
+    const reset = await mailbox.next(account.email);
+    const parent = await server.createAccount('advertiser');
+    await mailbox.next((await parent.client.get('/api/me')).json().email);
+    const created = await parent.client.post(
+      '/api/advertiser/users',
+      { user: `hosted${process.pid}`, email: 'hosted@shop.test' },
+      evil,
+    );
+    assert.equal(created.status, 201, created.text);
+    const registration = await mailbox.next('hosted@shop.test');
+    const invited = await server.operator.post(
+      '/api/admin/users',
+      { type: 'publisher', username: `invited${process.pid}`, email: 'invited@news.test' },
+      evil,
+    );
+    assert.equal(invited.status, 201, invited.text);
+    const invitation = await mailbox.next('invited@news.test');
+    for (const mail of [reset, registration, invitation]) {
+      assert.doesNotMatch(mail.text, /evil\.example/);
+      const links = mail.text.match(/https:\/\/[^\s"<>]+/g) ?? [];
+      assert.ok(links.length > 0, mail.text);
+      for (const link of links) assert.ok(link.startsWith(`${server.url}/`), `${link} is on ${server.url}`);
+    }
+  });
+
+  it('throttles reset e-mails per account and per address, answering every request alike', async () => {
+    const db = server.server.context.db;
+    const resetsOf = async (accountId: number) =>
+      (
+        await db
+          .selectFrom('mail_outbox')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('kind', '=', 'password_reset')
+          .execute()
+      ).length;
+    const account = await accountWithPassword();
+    const other = await accountWithPassword();
+    // Leave the windows other tests used, so this one counts from zero.
+    server.clock.advance(3600_000);
+    const answers = new Set<string>();
+    for (let attempt = 0; attempt < 15; attempt++) {
+      const login = attempt % 2 === 0 ? account.username : account.email;
+      const response = await server.anonymous.post('/api/password-reset', { login });
+      answers.add(`${response.status} ${response.text}`);
+    }
+    assert.equal(await resetsOf(account.id), 3, 'three links an hour per account, by username or e-mail alike');
+    // 15 requests from this address so far: it has used its 10, so another account gets nothing either.
+    const unknown = await server.anonymous.post('/api/password-reset', { login: 'nobody-at-all' });
+    answers.add(`${unknown.status} ${unknown.text}`);
+    const blocked = await server.anonymous.post('/api/password-reset', { login: other.username });
+    answers.add(`${blocked.status} ${blocked.text}`);
+    assert.equal(await resetsOf(other.id), 0, 'the address has used its requests');
+    assert.deepEqual([...answers], [`202 ${unknown.text}`], 'every request got the same answer');
+
+    server.clock.advance(3600_000);
+    assert.equal((await server.anonymous.post('/api/password-reset', { login: other.username })).status, 202);
+    assert.equal(await resetsOf(other.id), 1, 'the next hour starts afresh');
+  });
+
   it('signs in with the generated password of a client account (its existing scrypt hash)', async () => {
     const account = await server.createAccount('advertiser');
     const me = (await account.client.get('/api/me')).json<{ email: string; username: string }>();
@@ -228,12 +292,19 @@ describe('browser sessions, passwords and self-service tokens', () => {
     assert.equal((await signIn(me.username, 'Generated9PassWd')).status, 200);
   });
 
-  it('sends a client account created by an advertiser a link to choose its own password', async () => {
+  it('sends a client account created by an advertiser a link to choose its password, and no password', async () => {
     const parent = await server.createAccount('advertiser');
     const client = await parent.client.post('/api/advertiser/users', { user: `client${process.pid}`, email: 'client@shop.test' });
     assert.equal(client.status, 201, client.text);
     const mail = await mailbox.next('client@shop.test');
-    assert.match(mail.text, /Password: [A-Za-z0-9]{16}/, 'the generated password still comes');
+    assert.doesNotMatch(mail.text, /password:/i, 'no e-mail carries a password');
+    assert.match(mail.text, /Choose your password within 7 days/);
+    const stored = await server.server.context.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('id', '=', client.json().id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.password_hash, null, 'no password exists until its owner chooses one');
     const token = /\/password\?token=([A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? '';
     assert.equal((await server.anonymous.post('/api/password-reset/confirm', { token, password: PASSWORD })).status, 204);
     const signedIn = await signIn('client@shop.test', PASSWORD);

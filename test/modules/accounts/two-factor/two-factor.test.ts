@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../../../src/db/database.ts';
-import { ENROLMENT_REQUIRED_CODE } from '../../../../src/http/conventions.ts';
+import { ERRORS } from '../../../../src/errors.ts';
 import { asBrowser, sessionOf, setPassword, TEST_PASSWORD, totpCode } from '../../../helpers/accounts.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 
@@ -85,7 +85,9 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     assert.equal(status.enabled, true);
     assert.equal(status.recoveryCodesLeft, 10);
     // The secret is never answered again.
-    assert.equal((await browser('POST', '/api/me/two-factor/enrolment')).status, 409);
+    const restarted = await browser('POST', '/api/me/two-factor/enrolment');
+    assert.equal(restarted.status, 409);
+    assert.equal(restarted.json().code, ERRORS.two_factor_on.code);
 
     // At rest: neither the secret nor a recovery code is in the database as written.
     const stored = await db
@@ -116,7 +118,9 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     assert.equal(kind, 'totp');
     assert.equal(Date.parse(expires), server.clock.now() + 5 * 60_000);
 
-    assert.equal((await secondFactor(ticket, '123456')).status, 401);
+    const wrong = await secondFactor(ticket, '123456');
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.json().code, ERRORS.second_factor_failed.code);
     const code = totpCode(account.secret, server.clock.now());
     const opened = await secondFactor(ticket, code);
     assert.equal(opened.status, 200, opened.text);
@@ -134,7 +138,9 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     // A ticket past its 5 minutes, and a forged one, open nothing.
     const late = (await signIn(account.username)).json().ticket;
     server.clock.advance(5 * 60_000 + 1);
-    assert.equal((await secondFactor(late, totpCode(account.secret, server.clock.now()))).status, 401);
+    const expired = await secondFactor(late, totpCode(account.secret, server.clock.now()));
+    assert.equal(expired.status, 401);
+    assert.equal(expired.json().code, ERRORS.sign_in_expired.code);
     const [payload, mac] = (await signIn(account.username)).json().ticket.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const forged = `${Buffer.from(JSON.stringify({ ...claims, a: 1 })).toString('base64url')}.${mac}`;
@@ -178,6 +184,7 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     for (let attempt = 0; attempt < 5; attempt += 1) assert.equal((await secondFactor(ticket, '000000')).status, 401);
     const blocked = await secondFactor(ticket, totpCode(account.secret, server.clock.now()));
     assert.equal(blocked.status, 429);
+    assert.equal(blocked.json().code, ERRORS.too_many_sign_ins.code);
     assert.ok(Number(blocked.header('retry-after')) > 0);
     assert.equal((await signIn(account.username)).status, 429, 'the password step shares the count');
     server.clock.advance(15 * 60_000);
@@ -198,7 +205,9 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     assert.equal((await publisher.client.delete(`/api/admin/users/${other.id}/two-factor`)).status, 403);
     const reset = await server.operator.delete(`/api/admin/users/${other.id}/two-factor`);
     assert.equal(reset.status, 204, reset.text);
-    assert.equal((await server.operator.delete(`/api/admin/users/${other.id}/two-factor`)).status, 409);
+    const none = await server.operator.delete(`/api/admin/users/${other.id}/two-factor`);
+    assert.equal(none.status, 409);
+    assert.equal(none.json().code, ERRORS.two_factor_off.code);
     assert.equal((await server.operator.delete('/api/admin/users/999999/two-factor')).status, 404);
     assert.equal((await signIn(other.username)).status, 200);
     const entries = (await server.operator.get(`/api/admin/audit?action=two_factor.reset&accountId=${other.id}`)).json();
@@ -228,7 +237,7 @@ describe('REQUIRE_2FA_FOR=operator', () => {
     const browser = asBrowser(server, sessionOf(signedIn));
     const refused = await browser('GET', '/api/admin/users');
     assert.equal(refused.status, 403);
-    assert.equal(refused.json().code, ENROLMENT_REQUIRED_CODE);
+    assert.equal(refused.json().code, ERRORS.two_factor_required.code);
     assert.equal((await browser('GET', '/api/me')).status, 200);
     assert.equal((await browser('GET', '/api/me/two-factor')).json().required, true);
     // Its API token (scripts) is not held back.
@@ -255,5 +264,6 @@ describe('REQUIRE_2FA_FOR=operator', () => {
     server.clock.advance(30_000);
     const off = await browser('DELETE', '/api/me/two-factor', { code: totpCode(secret, server.clock.now()) });
     assert.equal(off.status, 409, 'it cannot be turned off where it is required');
+    assert.equal(off.json().code, ERRORS.two_factor_mandatory.code);
   });
 });

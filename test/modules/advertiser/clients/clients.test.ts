@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { verifyPassword } from '../../../../src/modules/accounts/password.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 let counter = 0;
@@ -28,7 +27,7 @@ describe('advertiser clients', () => {
     return response.json<{ id: number; username: string; email: string }>();
   };
 
-  it('registers a referral: 201, Location, parentId, unconfirmed, hashed generated password', async () => {
+  it('registers a referral: 201, Location, parentId, unconfirmed, no password, nothing secret in the outbox', async () => {
     const parent = await server.createAccount('advertiser');
     const response = await parent.client.post('/api/advertiser/users', {
       user: 'acme_client',
@@ -55,17 +54,23 @@ describe('advertiser clients', () => {
       .select(['password_hash', 'email_confirmed_at'])
       .where('id', '=', user.id)
       .executeTakeFirstOrThrow();
-    assert.match(row.password_hash ?? '', /^scrypt\$16384\$8\$1\$/);
+    assert.equal(row.password_hash, null, 'no password until its owner chooses one');
     assert.equal(row.email_confirmed_at, null);
-    // The generated password is only in the e-mail: no SMTP here, so the message stays queued in the outbox.
+    // No SMTP here, so the message stays queued in the outbox, which shows nothing secret.
     const outbox = await server.operator.get(`/api/admin/outbox?userId=${user.id}`);
     assert.equal(outbox.status, 200);
     const [message] = outbox.json();
     assert.equal(message.status, 'queued');
     assert.equal(message.to, 'Client@Acme.test');
-    const password = /Password: (\S+)/.exec(message.text)?.[1] ?? '';
-    assert.equal(await verifyPassword(password, row.password_hash ?? ''), true);
-    assert.equal(await verifyPassword(`${password}x`, row.password_hash ?? ''), false);
+    assert.doesNotMatch(message.text, /password:/i);
+    assert.match(message.text, /\/password\?token=…$/m, 'the link to choose a password, its token hidden');
+    assert.match(message.text, /\/api\/confirm\/…$/m, 'the confirmation link, its token hidden');
+    const stored = await server.server.context.db
+      .selectFrom('mail_outbox')
+      .select('body_text')
+      .where('id', '=', message.id)
+      .executeTakeFirstOrThrow();
+    assert.match(stored.body_text, /\/password\?token=[A-Za-z0-9_-]{20,}$/m, 'the e-mail itself carries the whole link');
   });
 
   it('refuses a taken login or e-mail (422 naming user and email), whatever the case', async () => {

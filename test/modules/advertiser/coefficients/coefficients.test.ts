@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEVICES } from '../../../../src/modules/statistics/record-events.ts';
+import { DEVICES } from '../../../../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../../helpers/fixtures.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../../helpers/server.ts';
 import { NO_ADVERTISER_TRAFFIC } from '../../../helpers/statistics.ts';

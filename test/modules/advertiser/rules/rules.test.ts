@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../../../src/db/database.ts';
-import { DEVICES, type DeviceId, type TrafficEvent } from '../../../../src/modules/statistics/record-events.ts';
+import { DEVICES, type DeviceId, type TrafficEvent } from '../../../../src/modules/statistics/vocabulary.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../../helpers/fixtures.ts';
 import { seededRandom } from '../../../helpers/random.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../../../helpers/server.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ERRORS } from '../../../../src/errors.ts';
 import { embedCode } from '../../../../src/modules/publisher/blocks/embed-code.ts';
 import { normalizeSiteUrl } from '../../../../src/modules/publisher/sites/site-url.ts';
 import { insertCampaign, insertOffer, recordTraffic } from '../../../helpers/fixtures.ts';
@@ -214,7 +215,7 @@ describe('publisher sites and blocks', () => {
       assert.deepEqual(refused.json(), {
         name: 'Conflict',
         message: `Site ${site.id} is banned: no blocks can be added to it.`,
-        code: 0,
+        code: ERRORS.site_banned.code,
         status: 409,
       });
       assert.equal((await publisher.client.get(`/api/webmaster/sites/${site.id}`)).json().blocks_count, 0);

@@ -18,7 +18,8 @@ import {
   settleClicks,
 } from '../../../../src/modules/serving/billing/settlement.ts';
 import { newClickId } from '../../../../src/modules/serving/tracking/click-token.ts';
-import { GOALS, recordEvents, type TrafficEvent } from '../../../../src/modules/statistics/record-events.ts';
+import { recordEvents } from '../../../../src/modules/statistics/record-events.ts';
+import { GOALS, type TrafficEvent } from '../../../../src/modules/statistics/vocabulary.ts';
 import { openTestDatabase } from '../../../helpers/database.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../../../helpers/fixtures.ts';
 import {

@@ -3,9 +3,9 @@ import { type FormEvent, useState } from 'react';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { moment } from '../../format.ts';
+import { useTwoFactor } from '../../session.ts';
 import { QrCode } from './qr-code.tsx';
 import { RecoveryCodes } from './recovery-codes.tsx';
-import { useTwoFactor } from './two-factor-status.ts';
 
 /**
  * Two-factor sign-in: turn it on (scan, confirm with a code, keep the recovery codes), renew the

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, data, fieldErrors, problem } from '../../api.ts';
+import { api, data, fieldErrors, isNotFound, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, percent } from '../../format.ts';
-import { Link, setQuery, useLocation } from '../../router.tsx';
-import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
+import { setQuery, useLocation } from '../../router.tsx';
+import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 
 type Device = 'desktop' | 'mobile' | 'tablet';
 const DEVICES: { value: Device; label: string }[] = [
@@ -44,11 +44,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
   const country = query.get('country') ?? '';
   const [form, setForm] = useState({ block, device, country });
 
-  const campaign = useQuery({
-    queryKey: ['campaign', id, 'title'],
-    queryFn: () => data(api.GET('/api/advertiser/campaigns/{id}', { params: { path: { id }, query: { archived: 0 } } })),
-    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
-  });
+  const campaign = useCampaign(id);
   const explanation = useQuery({
     queryKey: ['explain', id, block, device, country],
     queryFn: () =>
@@ -73,19 +69,13 @@ export function CampaignExplainPage({ id }: { id: number }) {
   };
   const errors = fieldErrors(explanation.error);
 
-  if (campaign.error instanceof ApiError && campaign.error.status === 404) {
+  if (isNotFound(campaign.error)) {
     return <CampaignNotFound id={id} />;
   }
   const result = explanation.data;
   return (
     <>
-      <p className="crumbs">
-        <Link href="/advertiser/campaigns">Campaigns</Link> /
-      </p>
-      <div className="page-head">
-        <h1>{campaign.data?.title ?? 'Campaign'}</h1>
-      </div>
-      <CampaignTabs id={id} current={'/explain'} />
+      <CampaignHead id={id} title={campaign.data?.title} current={'/explain'} />
       <p className="lead">
         Pick a block (its number is in the “Sites and devices” table, e.g. 45 in 123s45), a device and a country: you see what
         serving would do with each of your ads for that visitor now. Competing ads of other advertisers stay anonymous.

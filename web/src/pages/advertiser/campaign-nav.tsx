@@ -1,3 +1,7 @@
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { api, data, noRetryOnRefusal } from '../../api.ts';
+import { Missing } from '../../components/missing.tsx';
 import { keepingView } from '../../components/period-picker.tsx';
 import { Link } from '../../router.tsx';
 
@@ -10,8 +14,45 @@ const TABS = [
   { path: '/rules', label: 'Rules', keepsView: false },
 ] as const;
 
+/** A campaign as its tabs' heads need it (its title), or the API's 404 for another account's id. */
+export function useCampaign(id: number) {
+  return useQuery({
+    queryKey: ['campaign', id, 'title'],
+    queryFn: () => data(api.GET('/api/advertiser/campaigns/{id}', { params: { path: { id }, query: { archived: 0 } } })),
+    retry: noRetryOnRefusal,
+  });
+}
+
+type Tab = (typeof TABS)[number]['path'];
+
+/** The head of a campaign's pages: the way back to the list, its title, the page's pickers, its tabs. */
+export function CampaignHead({
+  id,
+  title,
+  current,
+  children,
+}: {
+  id: number;
+  title?: string;
+  current: Tab;
+  children?: ReactNode;
+}) {
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/advertiser/campaigns">Campaigns</Link> /
+      </p>
+      <div className="page-head">
+        <h1>{title ?? 'Campaign'}</h1>
+        {children && <div className="pickers">{children}</div>}
+      </div>
+      <CampaignTabs id={id} current={current} />
+    </>
+  );
+}
+
 /** The tabs of one campaign's pages, the current one marked. */
-export function CampaignTabs({ id, current }: { id: number; current: (typeof TABS)[number]['path'] }) {
+function CampaignTabs({ id, current }: { id: number; current: Tab }) {
   return (
     <nav className="subnav" aria-label="Campaign">
       {TABS.map((tab) => {
@@ -34,11 +75,11 @@ export function CampaignTabs({ id, current }: { id: number; current: (typeof TAB
 /** What a campaign page shows for an id that is not one of the advertiser's campaigns. */
 export function CampaignNotFound({ id }: { id: number }) {
   return (
-    <>
-      <h1>Campaign not found</h1>
-      <p>
-        There is no campaign {id} in your account. <Link href="/advertiser/campaigns">Back to campaigns</Link>
-      </p>
-    </>
+    <Missing
+      what="Campaign"
+      text={`There is no campaign ${id} in your account.`}
+      back="/advertiser/campaigns"
+      backLabel="Back to campaigns"
+    />
   );
 }

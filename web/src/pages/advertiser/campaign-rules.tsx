@@ -1,13 +1,12 @@
 import type { operations } from '@nativa/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { ApiError, api, data, listPage, problem } from '../../api.ts';
+import { api, data, isNotFound, listPage, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, moment, money, percent } from '../../format.ts';
-import { Link } from '../../router.tsx';
-import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
+import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 import { ACTIONS, COMPARISONS, METRICS, type Rule, RuleForm, SCOPES } from './rule-form.tsx';
 
 type RunResult = operations['runRule']['responses'][200]['content']['application/json'];
@@ -60,11 +59,7 @@ export function CampaignRulesPage({ id }: { id: number }) {
     newRule.current?.focus();
   };
   const [result, setResult] = useState<RunResult | undefined>();
-  const campaign = useQuery({
-    queryKey: ['campaign', id, 'title'],
-    queryFn: () => data(api.GET('/api/advertiser/campaigns/{id}', { params: { path: { id }, query: { archived: 0 } } })),
-    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
-  });
+  const campaign = useCampaign(id);
   const rules = useQuery({
     queryKey: ['rules', id],
     queryFn: () => data(api.GET('/api/advertiser/campaigns/rules/{campaign}', { params: { path: { campaign: id } } })),
@@ -109,19 +104,13 @@ export function CampaignRulesPage({ id }: { id: number }) {
     },
   });
 
-  if (campaign.error instanceof ApiError && campaign.error.status === 404) return <CampaignNotFound id={id} />;
+  if (isNotFound(campaign.error)) return <CampaignNotFound id={id} />;
   const list = rules.data ?? [];
   const error = campaign.error ?? rules.error ?? toggle.error ?? remove.error ?? run.error;
   const ruleOfResult = list.find((rule) => rule.id === result?.ruleId);
   return (
     <>
-      <p className="crumbs">
-        <Link href="/advertiser/campaigns">Campaigns</Link> /
-      </p>
-      <div className="page-head">
-        <h1>{campaign.data?.title ?? 'Campaign'}</h1>
-      </div>
-      <CampaignTabs id={id} current={'/rules'} />
+      <CampaignHead id={id} title={campaign.data?.title} current={'/rules'} />
       <p className="lead">
         A rule watches each site, block, device type or ad of the campaign over its last days, and changes the coefficient (or
         switches the ad off) of those whose figure crosses the threshold. The scheduler runs enabled rules about once an hour;

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
-import { ApiError, api, data, fieldErrors, problem } from '../../api.ts';
+import { ApiError, api, data, fieldErrors, isNotFound, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
@@ -9,7 +9,7 @@ import { Pager } from '../../components/pager.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { Link } from '../../router.tsx';
-import { CampaignNotFound, CampaignTabs } from './campaign-nav.tsx';
+import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 
 const PER_PAGE = 100;
 const DEVICE_NAMES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' } as const;
@@ -25,11 +25,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
   const [page, setPage] = useState(1);
   const queryClient = useQueryClient();
   const range = { dateFrom: period.from, dateTo: period.to, targetId: goal };
-  const campaign = useQuery({
-    queryKey: ['campaign', id, 'title'],
-    queryFn: () => data(api.GET('/api/advertiser/campaigns/{id}', { params: { path: { id }, query: { archived: 0 } } })),
-    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
-  });
+  const campaign = useCampaign(id);
   const sites = useQuery({
     queryKey: ['traffic', id, 'sites', period.from, period.to, goal, page],
     queryFn: async () => {
@@ -68,23 +64,16 @@ export function CampaignTrafficPage({ id }: { id: number }) {
     await refresh();
   };
 
-  if (campaign.error instanceof ApiError && campaign.error.status === 404) {
+  if (isNotFound(campaign.error)) {
     return <CampaignNotFound id={id} />;
   }
   const noun = goalNoun(goal);
   return (
     <>
-      <p className="crumbs">
-        <Link href="/advertiser/campaigns">Campaigns</Link> /
-      </p>
-      <div className="page-head">
-        <h1>{campaign.data?.title ?? 'Campaign'}</h1>
-        <div className="pickers">
-          <GoalPicker />
-          <PeriodPicker />
-        </div>
-      </div>
-      <CampaignTabs id={id} current={'/traffic'} />
+      <CampaignHead id={id} title={campaign.data?.title} current={'/traffic'}>
+        <GoalPicker />
+        <PeriodPicker />
+      </CampaignHead>
       <p className="lead">
         A coefficient from 0.1 to 10 multiplies your bid for that traffic: raise it where visitors buy, lower it where they do
         not. A block’s own coefficient takes the place of its site’s; the device’s multiplies either. Type a value and press Enter

@@ -1,15 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, data, problem, useFieldErrors, useFormFields } from '../../api.ts';
-import { Field, ListStatus, Notice } from '../../components/controls.tsx';
+import { api, data, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
+import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, moment, money } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
-import { STATUS_NAMES } from '../campaigns.tsx';
+import { CAMPAIGN_STATUS } from './advertiser-data.ts';
 
 /** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
 const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
@@ -44,7 +45,7 @@ export function ClientsPage() {
       </p>
       {created && (
         <Notice kind="ok">
-          {created.username} is created. An e-mail to {created.email} carries its password and a link to choose one of its own.
+          {created.username} is created. An e-mail to {created.email} carries a link to choose its password.
         </Notice>
       )}
       {creating && (
@@ -137,14 +138,7 @@ function CreateClient({
       />
       <Field label="Name (optional)" {...field('name')} />
       <Field label="Website (optional)" type="url" placeholder="https://" {...field('url')} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create client
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Create client" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }
@@ -160,16 +154,16 @@ export function ClientPage({ id }: { id: number }) {
           params: { path: { id }, query: { expand: 'campaigns', dateFrom: period.from, dateTo: period.to, targetId: goal } },
         }),
       ),
-    retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+    retry: noRetryOnRefusal,
   });
-  if (client.error instanceof ApiError && client.error.status === 404) {
+  if (isNotFound(client.error)) {
     return (
-      <>
-        <h1>Client not found</h1>
-        <p>
-          There is no client {id} in your account. <Link href="/advertiser/clients">Back to clients</Link>
-        </p>
-      </>
+      <Missing
+        what="Client"
+        text={`There is no client ${id} in your account.`}
+        back="/advertiser/clients"
+        backLabel="Back to clients"
+      />
     );
   }
   const current = client.data;
@@ -226,7 +220,7 @@ export function ClientPage({ id }: { id: number }) {
                 <tr key={campaign.id}>
                   <th scope="row">{campaign.title}</th>
                   <td>
-                    <span className={`status s${campaign.status}`}>{STATUS_NAMES[campaign.status] ?? campaign.status}</span>
+                    <span className={`status s${campaign.status}`}>{CAMPAIGN_STATUS[campaign.status] ?? campaign.status}</span>
                   </td>
                   <FigureCells figures={CLIENT_CAMPAIGN_FIGURES} row={campaign} />
                 </tr>

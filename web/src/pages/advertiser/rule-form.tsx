@@ -2,7 +2,7 @@ import type { operations } from '@nativa/sdk';
 import { useMutation } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice, Options } from '../../components/controls.tsx';
+import { Field, FormActions, Notice, Options } from '../../components/controls.tsx';
 import { currentPlatform } from '../../format.ts';
 
 export type Rule = operations['getRule']['responses'][200]['content']['application/json'];
@@ -210,14 +210,7 @@ export function RuleForm({
         <input type="checkbox" checked={draft.enabled} onChange={(event) => change('enabled', event.target.checked)} />
         Run on schedule
       </label>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {rule ? 'Save rule' : 'Create rule'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={rule ? 'Save rule' : 'Create rule'} pending={save.isPending} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,12 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, api, data, listPage, problem, useFieldErrors } from '../../api.ts';
+import { api, data, isNotFound, listPage, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { Missing } from '../../components/missing.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { AMOUNT } from './lists.ts';
+import './operator.css';
 
 const LEDGER_PER_PAGE = 20;
 
@@ -26,15 +28,8 @@ export function AccountPage({ id }: { id: number }) {
     queryKey: ['account', id],
     queryFn: () => data(api.GET('/api/admin/users/{id}', { params: { path: { id } } })),
   });
-  if (account.error instanceof ApiError && account.error.status === 404) {
-    return (
-      <>
-        <h1>Account not found</h1>
-        <p>
-          There is no account #{id}. <Link href="/operator/accounts">All accounts</Link>
-        </p>
-      </>
-    );
+  if (isNotFound(account.error)) {
+    return <Missing what="Account" text={`There is no account #${id}.`} back="/operator/accounts" backLabel="All accounts" />;
   }
   if (account.error) return <Notice kind="error">{problem(account.error)}</Notice>;
   const user = account.data;

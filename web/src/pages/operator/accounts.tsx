@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, listPage, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { Field, FormActions, Notice } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
+import './operator.css';
 
 const KINDS = ['advertiser', 'publisher', 'operator'] as const;
 type Kind = (typeof KINDS)[number];
@@ -175,14 +176,7 @@ function CreateAccount({
         onChange={set('email')}
       />
       <Field label="Name (optional)" name="name" value={form.name} error={fields.errors.name} onChange={set('name')} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create and invite'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Create and invite" busy="Creating…" pending={create.isPending} onCancel={onCancel} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { api, type ListPage, listPage, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { count, fineMoney, moment } from '../../format.ts';
 import { Link, useLocation } from '../../router.tsx';
+import './operator.css';
 
 const QUEUES = ['campaigns', 'ads', 'sites'] as const;
 type Queue = (typeof QUEUES)[number];

@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, data, listPage, problem } from '../../api.ts';
+import { api, data, isNotFound, listPage, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { Missing } from '../../components/missing.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
+import './operator.css';
 
 const STATUSES = ['queued', 'sent', 'failed'] as const;
 const PER_PAGE = 25;
@@ -95,15 +97,8 @@ export function OutboxMessagePage({ id }: { id: number }) {
       queryClient.invalidateQueries({ queryKey: ['outbox', 'list'] });
     },
   });
-  if (message.error instanceof ApiError && message.error.status === 404) {
-    return (
-      <>
-        <h1>Message not found</h1>
-        <p>
-          There is no message #{id}. <Link href="/operator/outbox">The outbox</Link>
-        </p>
-      </>
-    );
+  if (isNotFound(message.error)) {
+    return <Missing what="Message" text={`There is no message #${id}.`} back="/operator/outbox" backLabel="The outbox" />;
   }
   if (message.error) return <Notice kind="error">{problem(message.error)}</Notice>;
   const mail = message.data;
@@ -158,7 +153,7 @@ export function OutboxMessagePage({ id }: { id: number }) {
         {mail.text ? (
           <pre className="mail-text">{mail.text}</pre>
         ) : (
-          <p className="empty">The text is no longer kept: it carried a password or a sign-in link and has been delivered.</p>
+          <p className="empty">The text is no longer kept: it carried a link to set a password and has been delivered.</p>
         )}
       </div>
     </>

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { Field, FormActions, Notice } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { AMOUNT, amountText } from './lists.ts';
+import './operator.css';
 
 const STATUSES = ['pending', 'paid', 'cancelled'] as const;
 const PER_PAGE = 25;
@@ -268,14 +269,7 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
           <option value="paid">Paid already</option>
         </select>
       </Field>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={record.isPending}>
-          Record payout
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Record payout" pending={record.isPending} onCancel={onCancel} />
     </form>
   );
 }

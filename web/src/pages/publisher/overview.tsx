@@ -1,12 +1,13 @@
 import { problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
+import { Tile } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count, fineMoney, today } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
-import { SITE_STATUS, type SiteStatus, usePublisherStatistics, useSites } from './publisher-data.ts';
-import { SiteStatusBadge, Tile, useIncomeSeries } from './publisher-ui.tsx';
+import { SITE_STATUS, usePublisherStatistics, useSites } from './publisher-data.ts';
+import { SiteStatusBadge, useIncomeSeries } from './publisher-ui.tsx';
 
 export function PublisherOverviewPage({ user }: { user: User }) {
   const period = usePeriod();
@@ -54,7 +55,7 @@ export function PublisherOverviewPage({ user }: { user: User }) {
             {waiting.map((site) => (
               <li key={site.id}>
                 <Link href={`/publisher/sites/${site.id}`}>{site.url}</Link> <SiteStatusBadge status={site.status} />
-                <p className="hint">{SITE_STATUS[site.status as SiteStatus].meaning}</p>
+                <p className="hint">{SITE_STATUS[site.status].meaning}</p>
               </li>
             ))}
           </ul>

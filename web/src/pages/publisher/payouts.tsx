@@ -2,10 +2,10 @@ import { pages } from '@nativa/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { api, problem } from '../../api.ts';
 import { ListStatus, Notice } from '../../components/controls.tsx';
+import { Tile } from '../../components/figures.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import type { User } from '../../session.ts';
-import { Tile } from './publisher-ui.tsx';
 
 const PAYOUT_STATUS = {
   pending: { label: 'On its way', className: 's0' },

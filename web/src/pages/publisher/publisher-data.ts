@@ -1,10 +1,12 @@
-import { pages } from '@nativa/sdk';
+import { type operations, pages } from '@nativa/sdk';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, api, data } from '../../api.ts';
+import { api, data, noRetryOnRefusal } from '../../api.ts';
 import type { Period } from '../../components/period-picker.tsx';
 import { daysBetween } from '../../format.ts';
 
-export type SiteStatus = 'moderation' | 'active' | 'banned' | 'unconfirmed';
+/** A site as the publisher's API answers it. */
+export type Site = operations['getSite']['responses'][200]['content']['application/json'];
+export type SiteStatus = Site['status'];
 
 /** What each status means for the publisher: shown beside the site, so nobody waits without knowing why. */
 export const SITE_STATUS: Record<SiteStatus, { label: string; meaning: string }> = {
@@ -113,7 +115,6 @@ export function useSites(period?: Period, options: { blocks?: boolean } = {}) {
   });
 }
 
-export type Site = NonNullable<ReturnType<typeof useSites>['data']>[number];
 export type Block = NonNullable<Site['blocks']>[number];
 
 /** Site categories: roots with their children under them, for one grouped select. */
@@ -130,11 +131,6 @@ export function useSiteCategories() {
     },
     staleTime: 10 * 60_000,
   });
-}
-
-/** A 4xx will not change by asking again (another tenant's id, a bad filter). */
-export function noRetryOnRefusal(failures: number, error: unknown): boolean {
-  return !(error instanceof ApiError && error.status < 500) && failures < 2;
 }
 
 function sum(values: number[]): number {

@@ -1,18 +1,9 @@
 import { useMemo } from 'react';
 import type { Series } from '../../components/chart.tsx';
+import { Tile } from '../../components/figures.tsx';
 import { count, fineMoney, percent } from '../../format.ts';
 import { type DailyIncome, type IncomeTotals, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
 import './publisher.css';
-
-export function Tile({ label, value, note }: { label: string; value: string; note?: string }) {
-  return (
-    <div className="tile">
-      <span className="tile-label">{label}</span>
-      <strong>{value}</strong>
-      {note && <span className="tile-note">{note}</span>}
-    </div>
-  );
-}
 
 /** A publisher's figures for the period as tiles, income first: what the sites and blocks brought in. */
 export function IncomeTiles({ label, figures }: { label: string; figures: IncomeTotals }) {

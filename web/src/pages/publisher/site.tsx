@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { ApiError, api, data, problem, useFormFields } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { api, data, isNotFound, noRetryOnRefusal, problem, useFormFields } from '../../api.ts';
+import { Field, FormActions, Notice } from '../../components/controls.tsx';
+import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
-import { type Block, noRetryOnRefusal, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
+import { type Block, SITE_STATUS } from './publisher-data.ts';
 import { IncomeTiles, SiteStatusBadge } from './publisher-ui.tsx';
 
 export function SitePage({ id }: { id: number }) {
@@ -25,18 +26,13 @@ export function SitePage({ id }: { id: number }) {
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<number | null>(null);
 
-  if (site.error instanceof ApiError && site.error.status === 404) {
+  if (isNotFound(site.error)) {
     return (
-      <>
-        <h1>Site not found</h1>
-        <p>
-          There is no site {id} in your account. <Link href="/publisher/sites">Back to sites</Link>
-        </p>
-      </>
+      <Missing what="Site" text={`There is no site ${id} in your account.`} back="/publisher/sites" backLabel="Back to sites" />
     );
   }
   const current = site.data;
-  const status = current?.status as SiteStatus | undefined;
+  const status = current?.status;
   const blocks = [...(current?.blocks ?? [])].reverse();
   return (
     <>
@@ -184,14 +180,7 @@ function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: ()
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
         <Field label="Name" hint="For you only, e.g. “Under the article”." required {...field('title')} />
         <Field label="Teasers shown at once" type="number" min={1} max={20} hint="1 to 20." required {...field('count')} />
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create block'}
-          </button>
-          <button type="button" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Create block" busy="Creating…" pending={create.isPending} onCancel={onDone} />
       </div>
       <BlockPreview
         count={Number.isInteger(teasers) && teasers >= 1 && teasers <= 20 ? teasers : 4}

@@ -1,13 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
-import { Field, ListStatus, Notice } from '../../components/controls.tsx';
+import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
-import { SITE_STATUS, type SiteStatus, useSiteCategories, useSites } from './publisher-data.ts';
+import { SITE_STATUS, useSiteCategories, useSites } from './publisher-data.ts';
 import { SiteStatusBadge } from './publisher-ui.tsx';
 
 export function SitesPage() {
@@ -66,7 +66,7 @@ export function SitesPage() {
                 <td>
                   <SiteStatusBadge status={site.status} />
                   {site.status !== 'active' && (
-                    <span className="sub status-meaning">{SITE_STATUS[site.status as SiteStatus].meaning.split('. ')[0]}.</span>
+                    <span className="sub status-meaning">{SITE_STATUS[site.status].meaning.split('. ')[0]}.</span>
                   )}
                 </td>
                 <td className="num">{count(site.blocks_count)}</td>
@@ -149,14 +149,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
         </select>
       </Field>
       <Field label="Monthly unique visitors (optional)" inputMode="numeric" {...field('monthly_uniq_users')} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add site'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Add site" busy="Adding…" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }

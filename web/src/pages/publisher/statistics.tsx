@@ -1,4 +1,4 @@
-import { ApiError, problem } from '../../api.ts';
+import { isNotFound, problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
@@ -26,7 +26,7 @@ export function PublisherStatisticsPage() {
   );
   const daily = statistics.data?.daily;
   const totals = statistics.data?.totals;
-  const notFound = statistics.error instanceof ApiError && statistics.error.status === 404;
+  const notFound = isNotFound(statistics.error);
   return (
     <>
       <div className="page-head">

@@ -1,0 +1,172 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { wrapPoolClients } from './pool-wrapper.ts';
+
+/**
+ * PostgreSQL going away (a restart, a failover, a managed database's maintenance window) is an
+ * event the server lives through, not a bug: the request that needed it answers 503 with
+ * `Retry-After` (src/http maps this error), background work retries on its timer, and the next
+ * connection after the database's return works again (docs/operating.md has the figures).
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`the database is not available: ${describe(cause)}`, { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** Connection-level failures from Node's sockets: the server is not there, or went away. */
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOENT',
+]);
+
+/**
+ * SQLSTATEs that mean the session, not the statement, failed: class 08 (connection exception),
+ * 57P01 admin_shutdown (`pg_ctl stop -m fast`), 57P02 crash_shutdown, 57P03 cannot_connect_now
+ * (starting up or shutting down), 53300 too_many_connections.
+ */
+const SESSION_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/**
+ * node-postgres reports a connection that ended, and a connect that timed out, with a plain Error
+ * and no code, so these few are recognised by their text; this is the only place that does so.
+ */
+const DRIVER_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'is not queryable',
+  'timeout expired',
+];
+
+/** Whether `error` says the database could not be reached or the connection was lost. */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (SOCKET_ERRORS.has(code) || SESSION_STATES.has(code) || code.startsWith('08'))) return true;
+  if (error instanceof AggregateError) return error.errors.some(isConnectionFailure);
+  return DRIVER_MESSAGES.some((text) => error.message.includes(text));
+}
+
+/** The state of the database as this process last saw it, and the events that moved it. */
+export interface AvailabilityEvents {
+  /** A connection failed or was lost (counted; logged once per outage by `onDown`). */
+  connectionFailed(error: unknown): void;
+  /** A connection was made after failures: the database is back. */
+  connectionMade(): void;
+}
+
+/**
+ * Reports the connections of `pool` to `events`, and turns connection failures of `connect` and
+ * of queries into DatabaseUnavailableError, so every caller (routes, workers) sees one type.
+ */
+export function reportingPool(pool: PostgresPool, events: AvailabilityEvents): PostgresPool {
+  const translate = (error: unknown): unknown => {
+    if (!isConnectionFailure(error) || error instanceof DatabaseUnavailableError) return error;
+    events.connectionFailed(error);
+    return new DatabaseUnavailableError(error);
+  };
+  const wrapped = wrapPoolClients(pool, (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    return {
+      get processID() {
+        return (client as { processID?: number }).processID;
+      },
+      query: (...args: unknown[]) =>
+        query(...args).catch((error: unknown) => {
+          throw translate(error);
+        }),
+      release: (...args: unknown[]) => (client.release as (...rest: unknown[]) => void)(...args),
+    } as unknown as PostgresPoolClient;
+  });
+  return {
+    ...wrapped,
+    connect: async () => {
+      try {
+        const client = await wrapped.connect();
+        events.connectionMade();
+        return client;
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+  } as PostgresPool;
+}
+
+/** `postgres://user:secret@host:5432/db` without its password, to name it in logs and errors. */
+export function redactedUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+/** `host:port` of a database URL (the socket directory for a Unix socket). */
+export function databaseHost(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    const socket = url.searchParams.get('host');
+    return socket ?? `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+  } catch {
+    return '(unknown host)';
+  }
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0]);
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && !error.message.includes(code) ? `${code} ${error.message}` : error.message;
+}
+
+export interface StartWait {
+  /** Give up (and exit) after this long; 0 fails at the first refusal. */
+  maxWaitMs: number;
+  log: { warn(message: string): void; info(message: string): void };
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/**
+ * Start-up with the database away: tries `probe` with backoff (0.25 s doubling to 5 s), logging
+ * what it waits for on every attempt, and gives up after `maxWaitMs` with an error that names the
+ * host and DATABASE_URL (without its password). Errors that are not about reaching the server
+ * (a wrong password, a database that does not exist) are not waited for.
+ */
+export async function waitForDatabase(databaseUrl: string, probe: () => Promise<unknown>, wait: StartWait): Promise<void> {
+  const now = wait.now ?? Date.now;
+  const sleep = wait.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const target = `the database at ${databaseHost(databaseUrl)} (DATABASE_URL=${redactedUrl(databaseUrl)})`;
+  const started = now();
+  let delay = 250;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await probe();
+      if (attempt > 1) wait.log.info(`${target} answers after ${((now() - started) / 1000).toFixed(1)} s`);
+      return;
+    } catch (error) {
+      if (!isConnectionFailure(error)) throw new Error(`cannot use ${target}: ${describe(error)}`, { cause: error });
+      const waited = now() - started;
+      if (waited + delay > wait.maxWaitMs) {
+        throw new Error(
+          `cannot reach ${target} after ${(waited / 1000).toFixed(1)} s (DATABASE_WAIT_SECONDS): ${describe(error)}`,
+          { cause: error },
+        );
+      }
+      wait.log.warn(`waiting for ${target}: ${describe(error)}; next attempt in ${(delay / 1000).toFixed(2)} s`);
+      await sleep(delay);
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * What other modules read of mail: the outbox's size by status (the metrics' gauge).
+ * Other modules never import this module's repository (docs/tables.md, test/source/imports.test.ts),
+ * and this file imports no other module's service, so depending on it never makes an import cycle.
+ */
+export { outboxCountsByStatus } from './outbox-repository.ts';

@@ -1,0 +1,91 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsSettings } from '../../../config.ts';
+import { connectNats, type NatsEvents } from '../../../nats/connection.ts';
+import type { IncomingClick } from '../billing/acceptance.ts';
+import type { ViewClaims } from '../tracking/view-token.ts';
+import { EventConsumer } from './event-consumer.ts';
+import { EventPublisher } from './event-publisher.ts';
+import { ensureEventStream } from './event-stream.ts';
+
+/** What the log's consumers hand their batches to (the serving engine, which tallies them). */
+export interface EventSettlement {
+  settleClicks(clicks: IncomingClick[]): Promise<void>;
+  settleViews(views: ViewClaims[]): Promise<void>;
+}
+
+/**
+ * The event log in front of the database (docs/adr/0029): the connection to NATS, the stream, the
+ * publisher the click and beacon requests append to, and this instance's consumers, which settle
+ * what any instance appended.
+ */
+export class EventLog {
+  readonly publisher: EventPublisher;
+  private consumers: EventConsumer<unknown>[] = [];
+  private readonly connection: NatsConnection;
+  private readonly settings: NatsSettings;
+
+  private constructor(connection: NatsConnection, settings: NatsSettings) {
+    this.connection = connection;
+    this.settings = settings;
+    this.publisher = new EventPublisher(jetstream(connection), settings.stream);
+  }
+
+  /** Connects, and creates (or brings up to date) the stream and its consumers. */
+  static async open(settings: NatsSettings, events: NatsEvents): Promise<EventLog> {
+    const connection = await connectNats(settings.servers, events);
+    try {
+      await ensureEventStream(await jetstreamManager(connection), settings);
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    return new EventLog(connection, settings);
+  }
+
+  /** Starts settling both kinds of event. */
+  async startConsumers(
+    settlement: EventSettlement,
+    options: { onError(error: unknown): void; afterCommit?(): void },
+  ): Promise<void> {
+    const js = jetstream(this.connection);
+    const common = { js, stream: this.settings.stream, onError: options.onError, afterCommit: options.afterCommit };
+    const clicks = new EventConsumer<IncomingClick>({
+      ...common,
+      kind: 'click',
+      decode: (data) => decodeJson<IncomingClick>(data, (event) => typeof event.claims?.clickId === 'string'),
+      settle: (events) => settlement.settleClicks(events),
+    });
+    const views = new EventConsumer<ViewClaims>({
+      ...common,
+      kind: 'view',
+      decode: (data) => decodeJson<ViewClaims>(data, (event) => typeof event.impressionId === 'string'),
+      settle: (events) => settlement.settleViews(events),
+    });
+    await clicks.start();
+    await views.start();
+    this.consumers = [clicks, views] as EventConsumer<unknown>[];
+  }
+
+  /** Settlements committed and the events in them, per kind, since start. */
+  get counts(): { settlements: number; events: number }[] {
+    return this.consumers.map((consumer) => ({ ...consumer.counts }));
+  }
+
+  /** Settles what was delivered, then drains the connection (publishes in flight get their PubAcks). */
+  async close(): Promise<void> {
+    await Promise.all(this.consumers.map((consumer) => consumer.close()));
+    await this.connection.drain().catch(() => undefined);
+  }
+}
+
+function decodeJson<T>(data: Uint8Array, isEvent: (value: Partial<T> & Record<string, unknown>) => boolean): T | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as unknown;
+    return typeof value === 'object' && value !== null && isEvent(value as Partial<T> & Record<string, unknown>)
+      ? (value as T)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,110 @@
+import { Type } from '@sinclair/typebox';
+import { microsToAmount, microsToCents } from '../../money.ts';
+import type { PublisherTotals, RollupCounter, TargetId, Totals } from './vocabulary.ts';
+
+/** The advertiser's totals of summed rollup counters, `orders` counting the goals of `targetId`. */
+export function totalsOf(sums: Record<RollupCounter, number>, targetId: TargetId): Totals {
+  const goals = [sums.conversions_purchase, sums.conversions_registration, sums.conversions_intermediate] as const;
+  return {
+    views: sums.views,
+    clicks: sums.clicks,
+    spendMicros: sums.spend_micros,
+    orders: targetId === 0 ? goals[0] + goals[1] + goals[2] : (goals[targetId - 1] ?? 0),
+    served: sums.served,
+    refundedClicks: sums.refunded_clicks,
+    refundedSpendMicros: sums.refunded_spend_micros,
+  };
+}
+
+export interface Rates {
+  ctr: number;
+  cr: number;
+  cpm: number;
+  cpc: number;
+  cpo: number;
+}
+
+const round4 = (value: number): number => Math.round(value * 10_000) / 10_000;
+
+/**
+ * The derived rates of DESIGN.md §4: ctr = clicks/views·100, cr = orders/clicks·100,
+ * cpm = money/views·1000, cpc = money/clicks, cpo = money/orders; 0 when the divisor is 0.
+ * Money is in currency units, every rate rounded to 4 fraction digits.
+ */
+export function deriveRates(totals: Pick<Totals, 'views' | 'clicks' | 'spendMicros' | 'orders'>): Rates {
+  const money = totals.spendMicros / 1_000_000;
+  return {
+    ctr: totals.views > 0 ? round4((totals.clicks / totals.views) * 100) : 0,
+    cr: totals.clicks > 0 ? round4((totals.orders / totals.clicks) * 100) : 0,
+    cpm: totals.views > 0 ? round4((money / totals.views) * 1000) : 0,
+    cpc: totals.clicks > 0 ? round4(money / totals.clicks) : 0,
+    cpo: totals.orders > 0 ? round4(money / totals.orders) : 0,
+  };
+}
+
+/** The statistics block of Campaign, Ad and Campaign Statistics: counts, money and rates. */
+export function advertiserFigures(totals: Totals) {
+  return {
+    views: totals.views,
+    clicks: totals.clicks,
+    money: microsToAmount(totals.spendMicros),
+    orders: totals.orders,
+    ...deriveRates(totals),
+    served: totals.served,
+    refundedClicks: totals.refundedClicks,
+    refundedSpend: microsToAmount(totals.refundedSpendMicros),
+  };
+}
+
+/** The statistics fields shared by Website and publisher Statistics rows, with their spec types. */
+export const publisherFigureFields = {
+  views: Type.Integer({
+    description: 'Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them.',
+  }),
+  clicks: Type.Integer({ description: 'Clicks on teasers in the period.' }),
+  ctr: Type.Number({ description: 'Click-through rate: clicks / views * 100.' }),
+  cpm: Type.Number({ description: 'Income per thousand viewable impressions, in currency units: income / views * 1000.' }),
+  money: Type.Integer({ description: 'Income in whole cents of the account currency (rounded down).' }),
+  income: Type.Number({ description: 'The same income as a number in currency units, 4 fraction digits.' }),
+  served: Type.Integer({
+    description:
+      'Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured.',
+  }),
+  refundedClicks: Type.Integer({
+    description:
+      'Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them.',
+  }),
+  refundedIncome: Type.Number({
+    description:
+      'Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds.',
+  }),
+};
+
+/**
+ * The publisher's view of a total: the rates of DESIGN.md §4 computed on the publisher's income
+ * (not on what advertisers paid), `money` in cents as the spec types it, `income` in units.
+ */
+export function publisherFigures(totals: PublisherTotals) {
+  const rates = deriveRates({ views: totals.views, clicks: totals.clicks, spendMicros: totals.incomeMicros, orders: 0 });
+  return {
+    views: totals.views,
+    clicks: totals.clicks,
+    ctr: rates.ctr,
+    cpm: rates.cpm,
+    money: microsToCents(totals.incomeMicros),
+    income: microsToAmount(totals.incomeMicros),
+    served: totals.served,
+    refundedClicks: totals.refundedClicks,
+    refundedIncome: microsToAmount(totals.refundedIncomeMicros),
+  };
+}
+
+/** The publisher's totals of summed rollup counters. */
+export const publisherTotalsOf = (sums: Record<RollupCounter, number>): PublisherTotals => ({
+  views: sums.views,
+  clicks: sums.clicks,
+  incomeMicros: sums.publisher_income_micros,
+  served: sums.served,
+  refundedClicks: sums.refunded_clicks,
+  refundedIncomeMicros: sums.refunded_publisher_income_micros,
+});

@@ -1,0 +1,16 @@
+import { Link } from '../router.tsx';
+
+/**
+ * What the page of one object shows when the API answers 404 for its id (it does not exist, or
+ * is another account's): what is missing, and the way back to the list.
+ */
+export function Missing({ what, text, back, backLabel }: { what: string; text: string; back: string; backLabel: string }) {
+  return (
+    <>
+      <h1>{what} not found</h1>
+      <p>
+        {text} <Link href={back}>{backLabel}</Link>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+import type { operations } from '@nativa/sdk';
+import { useQuery } from '@tanstack/react-query';
+import { api, data } from '../../api.ts';
+import type { Period } from '../../components/period-picker.tsx';
+import { daysBetween } from '../../format.ts';
+
+export interface DailyFigures {
+  days: string[];
+  views: number[];
+  clicks: number[];
+  money: number[];
+  orders: number[];
+}
+
+/** A row of the advertiser's statistics, as the API answers it. */
+type StatisticsRow = operations['getAdvertiserStatistics']['responses'][200]['content']['application/json'][number];
+
+/** A period's figures: the statistics row without its grouping fields. */
+export type Totals = Pick<StatisticsRow, 'views' | 'clicks' | 'money' | 'orders' | 'ctr' | 'cpc' | 'cr' | 'cpo'>;
+
+type Campaign = operations['getCampaign']['responses'][200]['content']['application/json'];
+type Ad = NonNullable<Campaign['offers']>[number];
+
+/** The names of a campaign's moderation statuses (`status` of the API). */
+export const CAMPAIGN_STATUS: Record<Campaign['status'], string> = {
+  0: 'In moderation',
+  1: 'Approved',
+  2: 'Rejected',
+  3: 'Archived',
+};
+
+/** The names of an ad's moderation statuses. */
+export const AD_STATUS: Record<Ad['status'], string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected' };
+
+/** Daily campaign statistics (all campaigns, or the given ones), every day of the period present. */
+export function useDailyStatistics(period: Period, campaignIds?: string, goal = 0) {
+  return useQuery({
+    queryKey: ['statistics', 'daily', period.from, period.to, campaignIds ?? '', goal],
+    queryFn: async (): Promise<DailyFigures> => {
+      const rows = await data(
+        api.GET('/api/advertiser/statistics', {
+          params: {
+            query: {
+              groupDate: true,
+              targetId: goal,
+              filter: { dateFrom: period.from, dateTo: period.to, ...(campaignIds ? { id: campaignIds } : {}) },
+            },
+          },
+        }),
+      );
+      const byDay = new Map(rows.map((row) => [row.date, row]));
+      const days = daysBetween(period.from, period.to);
+      const pick = (field: 'views' | 'clicks' | 'money' | 'orders') => days.map((day) => byDay.get(day)?.[field] ?? 0);
+      return { days, views: pick('views'), clicks: pick('clicks'), money: pick('money'), orders: pick('orders') };
+    },
+  });
+}
+
+/** Campaign statistics summed over a period. */
+export function useTotals(period: Period, campaignIds?: string, goal = 0) {
+  return useQuery({
+    queryKey: ['statistics', 'total', period.from, period.to, campaignIds ?? '', goal],
+    queryFn: async (): Promise<Totals> => {
+      const rows = await data(
+        api.GET('/api/advertiser/statistics', {
+          params: {
+            query: {
+              targetId: goal,
+              filter: { dateFrom: period.from, dateTo: period.to, ...(campaignIds ? { id: campaignIds } : {}) },
+            },
+          },
+        }),
+      );
+      const row = rows[0];
+      return row ?? { views: 0, clicks: 0, money: 0, orders: 0, ctr: 0, cpc: 0, cr: 0, cpo: 0 };
+    },
+  });
+}

@@ -1,0 +1,202 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, data, problem, useFormFields } from '../../api.ts';
+import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
+import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count } from '../../format.ts';
+import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
+import { CAMPAIGN_STATUS } from './advertiser-data.ts';
+
+export function CampaignsPage() {
+  const period = usePeriod();
+  const goal = useGoal();
+  const { query } = useLocation();
+  const showArchived = query.get('archived') === '1';
+  const type = query.get('type') ?? '';
+  const search = query.get('q') ?? '';
+  const queryClient = useQueryClient();
+  const campaigns = useQuery({
+    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal],
+    queryFn: () =>
+      data(
+        api.GET('/api/advertiser/campaigns', {
+          params: {
+            query: {
+              dateFrom: period.from,
+              dateTo: period.to,
+              archived: showArchived ? 0 : 1,
+              targetId: goal,
+              ...(type ? { type: Number(type) } : {}),
+              'per-page': 100,
+            },
+          },
+        }),
+      ),
+  });
+  const change = useMutation({
+    mutationFn: ({ id, body }: { id: number; body: { active?: boolean; archived?: boolean } }) =>
+      api.PUT('/api/advertiser/campaigns/{id}', { params: { path: { id } }, body }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
+  });
+  const [creating, setCreating] = useState(false);
+  const rows = (campaigns.data ?? []).filter((row) => row.title.toLowerCase().includes(search.toLowerCase()));
+  return (
+    <>
+      <div className="page-head">
+        <h1>Campaigns</h1>
+        <div className="pickers">
+          <GoalPicker />
+          <PeriodPicker />
+        </div>
+      </div>
+      <div className="toolbar">
+        <label>
+          <span className="visually-hidden">Search campaigns</span>
+          <input
+            type="search"
+            placeholder="Search by title"
+            value={search}
+            onChange={(event) => setQuery({ q: event.target.value })}
+          />
+        </label>
+        <label>
+          <span className="visually-hidden">Campaign type</span>
+          <select value={type} onChange={(event) => setQuery({ type: event.target.value })}>
+            <option value="">All types</option>
+            <option value="2">Standard</option>
+            <option value="1">Retargeting</option>
+          </select>
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={showArchived}
+            onChange={(event) => setQuery({ archived: event.target.checked ? '1' : '' })}
+          />
+          Show archived
+        </label>
+        <button type="button" className="primary" onClick={() => setCreating(!creating)} aria-expanded={creating}>
+          New campaign
+        </button>
+      </div>
+      {creating && <CreateCampaign onDone={() => setCreating(false)} />}
+      {(campaigns.error || change.error) && <Notice kind="error">{problem(campaigns.error ?? change.error)}</Notice>}
+      <ScrollRegion label="Campaigns">
+        <table>
+          <caption className="visually-hidden">Campaigns with their figures for the period</caption>
+          <thead>
+            <tr>
+              <th scope="col">On</th>
+              <th scope="col">Campaign</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Ads
+              </th>
+              <FigureHeads figures={ADVERTISER_FIGURES} goal={goalNoun(goal)} />
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.id} className={row.archived ? 'archived' : undefined}>
+                <td>
+                  <Switch
+                    checked={row.active}
+                    label={`${row.title} is on`}
+                    disabled={row.archived}
+                    onChange={(active) => change.mutate({ id: row.id, body: { active } })}
+                  />
+                </td>
+                <th scope="row">
+                  <Link href={keepingView(`/advertiser/campaigns/${row.id}`)}>{row.title}</Link>
+                  {row.isRetarget && <span className="tag">Retargeting</span>}
+                </th>
+                <td>
+                  <span className={`status s${row.status}`}>{CAMPAIGN_STATUS[row.status] ?? row.status}</span>
+                </td>
+                <td className="num">{count(row.items)}</td>
+                <FigureCells figures={ADVERTISER_FIGURES} row={row} />
+                <td>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => change.mutate({ id: row.id, body: { archived: !row.archived } })}
+                  >
+                    {row.archived ? 'Restore' : 'Archive'}
+                    <span className="visually-hidden"> {row.title}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <ListStatus query={campaigns} empty={rows.length === 0}>
+          No campaigns yet. Create one to start advertising.
+        </ListStatus>
+      </ScrollRegion>
+    </>
+  );
+}
+
+function CreateCampaign({ onDone }: { onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const categories = useQuery({ queryKey: ['categories'], queryFn: () => data(api.GET('/api/advertiser/categories')) });
+  const [form, setForm] = useState({ title: '', category_id: '', geo: '', maxmoney: '', maxclicks: '', isRetarget: false });
+  const create = useMutation({
+    mutationFn: () =>
+      data(
+        api.POST('/api/advertiser/campaigns', {
+          body: {
+            title: form.title,
+            category_id: Number(form.category_id),
+            geo: form.geo,
+            isRetarget: form.isRetarget,
+            ...(form.maxmoney ? { maxmoney: form.maxmoney } : {}),
+            ...(form.maxclicks ? { maxclicks: Number(form.maxclicks) } : {}),
+          },
+        }),
+      ),
+    onSuccess: (campaign) => {
+      queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+      onDone();
+      navigate(`/advertiser/campaigns/${campaign.id}`);
+    },
+  });
+  const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
+  return (
+    <form className="card form-grid" onSubmit={submit} noValidate aria-label="New campaign">
+      <h2>New campaign</h2>
+      {general && <Notice kind="error">{problem(create.error)}</Notice>}
+      <Field label="Title" required {...field('title')} />
+      <Field label="Category" name="category_id" error={errors.category_id}>
+        <select id="field-category_id" required value={form.category_id} onChange={set('category_id')}>
+          <option value="">Choose…</option>
+          {(categories.data ?? [])
+            .filter((category) => category.parent_id === null)
+            .map((category) => (
+              <option key={category.id} value={category.id}>
+                {category.title}
+              </option>
+            ))}
+        </select>
+      </Field>
+      <Field label="Countries" hint="ISO codes, comma-separated (e.g. TH, VN); empty for everywhere." {...field('geo')} />
+      <Field label="Daily spend limit" inputMode="decimal" hint="Empty for no limit." {...field('maxmoney')} />
+      <Field label="Daily click limit" inputMode="numeric" hint="Empty for no limit." {...field('maxclicks')} />
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={form.isRetarget}
+          onChange={(event) => setForm({ ...form, isRetarget: event.target.checked })}
+        />
+        Retargeting campaign
+      </label>
+      <FormActions submit="Create campaign" pending={create.isPending} onCancel={onDone} />
+    </form>
+  );
+}

@@ -1,0 +1,55 @@
+import { useMemo } from 'react';
+import { problem } from '../../api.ts';
+import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
+import { Notice } from '../../components/controls.tsx';
+import { Tile } from '../../components/figures.tsx';
+import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { count, money, today } from '../../format.ts';
+import type { User } from '../../session.ts';
+import { useDailyStatistics, useTotals } from './advertiser-data.ts';
+
+export function OverviewPage({ user }: { user: User }) {
+  const period = usePeriod();
+  const goal = useGoal();
+  const day = today();
+  const todays = useTotals({ from: day, to: day });
+  const totals = useTotals(period, undefined, goal);
+  const daily = useDailyStatistics(period);
+  const series = useMemo(
+    () =>
+      daily.data
+        ? [
+            { label: 'Spend', values: daily.data.money, color: 'var(--accent)', format: money },
+            { label: 'Clicks', values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
+          ]
+        : [],
+    [daily.data],
+  );
+  const resolvedSeries = useResolvedColors(series);
+  return (
+    <>
+      <div className="page-head">
+        <h1>Overview</h1>
+        <div className="pickers">
+          <GoalPicker />
+          <PeriodPicker />
+        </div>
+      </div>
+      {(totals.error || daily.error) && <Notice kind="error">{problem(totals.error ?? daily.error)}</Notice>}
+      <section className="tiles" aria-label="Figures">
+        <Tile label="Balance" value={money(user.balance)} />
+        <Tile label="Spent today" value={todays.data ? money(todays.data.money) : '…'} />
+        <Tile label="Spent in the period" value={totals.data ? money(totals.data.money) : '…'} />
+        <Tile label="Clicks in the period" value={totals.data ? count(totals.data.clicks) : '…'} />
+        <Tile label={`${goalNoun(goal)} in the period`} value={totals.data ? count(totals.data.orders) : '…'} />
+      </section>
+      <section className="card">
+        <h2>Spend and clicks per day</h2>
+        {daily.data && (
+          <DailyChart days={daily.data.days} series={resolvedSeries} label="Daily spend and clicks over the period" />
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,126 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { api, data, problem, useFieldErrors } from '../../../api.ts';
+import { Field, FormActions, Notice } from '../../../components/controls.tsx';
+import { currentPlatform } from '../../../format.ts';
+import { type Endpoint, EVENTS, type EventType, PREFIX, type WebhookKind } from './webhook-events.ts';
+
+export type EndpointWithSecret = Endpoint & { secret: string };
+
+/**
+ * Adds an endpoint (the answer carries its secret, shown once by the page) or changes one. The
+ * balance threshold goes as the decimal string typed: it is money, never sent through a float.
+ */
+export function EndpointForm({
+  kind,
+  endpoint,
+  onCreated,
+  onSaved,
+  onCancel,
+}: {
+  kind: WebhookKind;
+  endpoint?: Endpoint;
+  onCreated: (created: EndpointWithSecret) => void;
+  onSaved: () => void;
+  onCancel: () => void;
+}) {
+  const [url, setUrl] = useState(endpoint?.url ?? 'https://');
+  const form = useRef<HTMLFormElement>(null);
+  // Opened by a button: the keyboard goes on in the form's first field.
+  useEffect(() => form.current?.querySelector<HTMLElement>('input, select')?.focus(), []);
+  const [description, setDescription] = useState(endpoint?.description ?? '');
+  const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
+  const [threshold, setThreshold] = useState(endpoint?.balanceThreshold === null ? '' : String(endpoint?.balanceThreshold ?? ''));
+  const [active, setActive] = useState(endpoint?.active ?? true);
+  const chosen = EVENTS[kind].map((event) => event.type).filter((type): type is EventType => events.includes(type));
+  const body = { url: url.trim(), description, events: chosen, active, balanceThreshold: threshold.trim() || null };
+  const save = useMutation({
+    mutationFn: async () => {
+      if (endpoint) {
+        await data(api.PUT(`${PREFIX[kind]}/webhooks/{id}`, { params: { path: { id: endpoint.id } }, body }));
+        return undefined;
+      }
+      return data(api.POST(`${PREFIX[kind]}/webhooks`, { body }));
+    },
+    onSuccess: (created) => (created ? onCreated(created) : onSaved()),
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(save.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    save.mutate();
+  };
+  const heading = endpoint ? `Change endpoint ${endpoint.url}` : 'New endpoint';
+  return (
+    <form ref={form} className="card form-grid" onSubmit={submit} noValidate aria-label={heading}>
+      <h2>{heading}</h2>
+      {general && <Notice kind="error">{problem(save.error)}</Notice>}
+      <Field
+        label="URL"
+        name="url"
+        type="url"
+        inputMode="url"
+        hint="https:// on a public address; redirects are not followed."
+        value={url}
+        error={errors.url}
+        onChange={(event) => {
+          setUrl(event.target.value);
+          edited('url');
+        }}
+      />
+      <Field
+        label="Note (optional)"
+        name="description"
+        hint="What receives the events, for you."
+        value={description}
+        error={errors.description}
+        onChange={(event) => {
+          setDescription(event.target.value);
+          edited('description');
+        }}
+      />
+      <fieldset className="events" aria-describedby={errors.events ? 'events-error' : undefined}>
+        <legend>Events</legend>
+        {EVENTS[kind].map((event) => (
+          <label key={event.type} className="check">
+            <input
+              type="checkbox"
+              checked={events.includes(event.type)}
+              onChange={(change) => {
+                setEvents((current) =>
+                  change.target.checked ? [...current, event.type] : current.filter((type) => type !== event.type),
+                );
+                edited('events');
+              }}
+            />
+            <span>
+              <code>{event.type}</code> <span className="sub">{event.meaning}</span>
+            </span>
+          </label>
+        ))}
+        {errors.events && (
+          <p className="error" id="events-error">
+            {errors.events}
+          </p>
+        )}
+      </fieldset>
+      <Field
+        label={`Balance threshold (${currentPlatform().currency}, optional)`}
+        name="balanceThreshold"
+        inputMode="decimal"
+        hint="balance.below_threshold fires when the balance falls below it. Empty: never."
+        value={threshold}
+        error={errors.balanceThreshold}
+        onChange={(event) => {
+          setThreshold(event.target.value);
+          edited('balanceThreshold');
+        }}
+      />
+      <label className="check">
+        <input type="checkbox" checked={active} onChange={(event) => setActive(event.target.checked)} />
+        Deliver events to it
+      </label>
+      <FormActions submit={endpoint ? 'Save endpoint' : 'Add endpoint'} pending={save.isPending} onCancel={onCancel} />
+    </form>
+  );
+}

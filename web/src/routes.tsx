@@ -1,0 +1,156 @@
+import { type ComponentType, use } from 'react';
+import { matchPath } from './router.tsx';
+import type { User } from './session.ts';
+
+/** What every page is given: the signed-in account and the `:id` of its path (0 when it has none). */
+export interface PageProps {
+  user: User;
+  id: number;
+}
+
+interface RouteBase {
+  /** The address, with `:id` for a number (see matchPath). */
+  path: string;
+  /** The document title (before "· Nativa"). */
+  title: string;
+  /** Its link in the main menu, in the order of this table. */
+  menu?: string;
+}
+
+/** A page's component, loaded the first time it shows, or earlier by `preload()`. */
+export type LazyPage<Props> = ComponentType<Props> & { preload: () => void };
+
+/** A page of a signed-in account: of one kind of account, or of every one (`account`). */
+export interface AccountRoute extends RouteBase {
+  access: User['type'] | 'account';
+  page: LazyPage<PageProps>;
+}
+
+/** A page anybody opens, signed in or not, shown without the menu (signing in, setting a password). */
+export interface PublicRoute extends RouteBase {
+  access: 'public';
+  page: LazyPage<object>;
+}
+
+export type Route = AccountRoute | PublicRoute;
+
+/**
+ * A page loaded the first time it is opened (or preloaded): the pages of an area are one chunk
+ * (vite.config.ts), so the first page loads the app and its role's pages, never another role's.
+ */
+function page<Module extends Record<Name, ComponentType<PageProps>>, Name extends string>(
+  load: () => Promise<Module>,
+  name: Name,
+): LazyPage<PageProps> {
+  return lazyPage(load, name);
+}
+
+/** A public page, loaded as `page` is; it is given nothing, as nobody may be signed in. */
+function publicPage<Module extends Record<Name, ComponentType>, Name extends string>(
+  load: () => Promise<Module>,
+  name: Name,
+): LazyPage<object> {
+  return lazyPage(load, name);
+}
+
+function lazyPage<Props extends object, Module extends Record<Name, ComponentType<Props>>, Name extends string>(
+  load: () => Promise<Module>,
+  name: Name,
+): LazyPage<Props> {
+  let loaded: ComponentType<Props> | undefined;
+  let loading: Promise<ComponentType<Props>> | undefined;
+  const start = () => {
+    loading ??= load().then((module) => {
+      loaded = module[name];
+      return loaded;
+    });
+    return loading;
+  };
+  // Not React.lazy: it suspends on every first render, even of a module already loaded, and React
+  // then holds the page back behind its fallback for up to 300 ms. A loaded page renders at once;
+  // one still loading suspends (`use`) until it is there.
+  function Page(props: Props) {
+    const Component = loaded ?? use(start());
+    return <Component {...props} />;
+  }
+  return Object.assign(Page, { preload: () => void start() });
+}
+
+/** Where an account that is not signed in is sent from every page that is not public. */
+export const SIGN_IN = '/sign-in';
+export const SIGN_IN_PAGE = publicPage(() => import('./pages/account/sign-in.tsx'), 'SignInPage');
+
+/**
+ * What an account that must have two-factor sign-in (`REQUIRE_2FA_FOR`) and has not sees at every
+ * address, until it has: no route of its own, the app shows it in place of any page.
+ */
+export const ENROLMENT_PAGE = page(() => import('./pages/account/enrolment-required.tsx'), 'EnrolmentRequiredPage');
+
+const webhooks = page(() => import('./pages/shared/webhooks/webhooks-page.tsx'), 'WebhooksPage');
+
+/** Every page of the app: the one place that says which address shows what, to whom, under what title. */
+// biome-ignore format: one route a line reads as the table it is.
+export const ROUTES: Route[] = [
+  { path: SIGN_IN, title: 'Sign in', access: 'public', page: SIGN_IN_PAGE },
+  { path: '/password', title: 'Password', access: 'public', page: publicPage(() => import('./pages/account/password.tsx'), 'PasswordPage') },
+  { path: '/account', title: 'Your account', access: 'account', page: page(() => import('./pages/account/account.tsx'), 'AccountPage') },
+
+  { path: '/advertiser', title: 'Overview', access: 'advertiser', menu: 'Overview', page: page(() => import('./pages/advertiser/overview.tsx'), 'OverviewPage') },
+  { path: '/advertiser/campaigns', title: 'Campaigns', access: 'advertiser', menu: 'Campaigns', page: page(() => import('./pages/advertiser/campaigns.tsx'), 'CampaignsPage') },
+  { path: '/advertiser/campaigns/:id', title: 'Campaign', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign.tsx'), 'CampaignPage') },
+  { path: '/advertiser/campaigns/:id/traffic', title: 'Sites and devices', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-traffic.tsx'), 'CampaignTrafficPage') },
+  { path: '/advertiser/campaigns/:id/explain', title: 'Why ads show', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-explain.tsx'), 'CampaignExplainPage') },
+  { path: '/advertiser/campaigns/:id/rules', title: 'Rules', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-rules.tsx'), 'CampaignRulesPage') },
+  { path: '/advertiser/clients', title: 'Clients', access: 'advertiser', menu: 'Clients', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientsPage') },
+  { path: '/advertiser/clients/:id', title: 'Clients', access: 'advertiser', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientPage') },
+  { path: '/advertiser/conversions', title: 'Conversions', access: 'advertiser', menu: 'Conversions', page: page(() => import('./pages/advertiser/conversions.tsx'), 'ConversionsPage') },
+  { path: '/advertiser/webhooks', title: 'Webhooks', access: 'advertiser', menu: 'Webhooks', page: webhooks },
+
+  { path: '/publisher', title: 'Overview', access: 'publisher', menu: 'Overview', page: page(() => import('./pages/publisher/overview.tsx'), 'PublisherOverviewPage') },
+  { path: '/publisher/sites', title: 'Sites', access: 'publisher', menu: 'Sites', page: page(() => import('./pages/publisher/sites.tsx'), 'SitesPage') },
+  { path: '/publisher/sites/:id', title: 'Site', access: 'publisher', page: page(() => import('./pages/publisher/site.tsx'), 'SitePage') },
+  { path: '/publisher/statistics', title: 'Statistics', access: 'publisher', menu: 'Statistics', page: page(() => import('./pages/publisher/statistics.tsx'), 'PublisherStatisticsPage') },
+  { path: '/publisher/payouts', title: 'Payouts', access: 'publisher', menu: 'Payouts', page: page(() => import('./pages/publisher/payouts.tsx'), 'PayoutsPage') },
+  { path: '/publisher/webhooks', title: 'Webhooks', access: 'publisher', menu: 'Webhooks', page: webhooks },
+
+  { path: '/operator', title: 'Moderation', access: 'operator', menu: 'Moderation', page: page(() => import('./pages/operator/moderation.tsx'), 'ModerationPage') },
+  { path: '/operator/accounts', title: 'Accounts', access: 'operator', menu: 'Accounts', page: page(() => import('./pages/operator/accounts.tsx'), 'AccountsPage') },
+  { path: '/operator/accounts/:id', title: 'Accounts', access: 'operator', page: page(() => import('./pages/operator/account.tsx'), 'AccountPage') },
+  { path: '/operator/payouts', title: 'Payouts', access: 'operator', menu: 'Payouts', page: page(() => import('./pages/operator/payouts.tsx'), 'PayoutsPage') },
+  { path: '/operator/outbox', title: 'Outbox', access: 'operator', menu: 'Outbox', page: page(() => import('./pages/operator/outbox.tsx'), 'OutboxPage') },
+  { path: '/operator/outbox/:id', title: 'Outbox', access: 'operator', page: page(() => import('./pages/operator/outbox.tsx'), 'OutboxMessagePage') },
+  { path: '/operator/webhooks', title: 'Webhooks', access: 'operator', menu: 'Webhooks', page: webhooks },
+
+  { path: '/tokens', title: 'API tokens', access: 'account', menu: 'API tokens', page: page(() => import('./pages/account/tokens.tsx'), 'TokensPage') },
+];
+
+export const NOT_FOUND = publicPage(() => import('./pages/shared/not-found.tsx'), 'NotFoundPage');
+
+/** The route of a path and the `:id` in it; null for an address the app does not have. */
+export function findRoute(path: string): { route: Route; id: number } | null {
+  for (const route of ROUTES) {
+    const params = matchPath(route.path, path);
+    if (params) return { route, id: Number(params.id ?? 0) };
+  }
+  return null;
+}
+
+/** Whether an account may open a page of signed-in accounts. */
+export function mayOpen(route: AccountRoute, user: User): boolean {
+  return route.access === 'account' || route.access === user.type;
+}
+
+/** The main menu of an account kind: its pages' links, then those of every account. */
+export function menuOf(user: User): { href: string; label: string }[] {
+  const links = (access: Route['access']) =>
+    ROUTES.filter((route) => route.access === access && route.menu !== undefined).map((route) => ({
+      href: route.path,
+      label: route.menu ?? '',
+    }));
+  return [...links(user.type), ...links('account')];
+}
+
+/** The first page of an account kind, where signing in leads: the first link of its menu. */
+export function homeOf(user: User): string {
+  return menuOf(user)[0]?.href ?? '/tokens';
+}
