@@ -21,10 +21,11 @@ const VOCABULARIES: Record<string, string> = {
   'password_tokens.purpose': 'PasswordTokenPurpose',
   'payouts.status': 'PayoutStatus',
   'refunds.reason': 'RefundReason',
+  'sessions.method': 'SessionMethod',
   'webhook_deliveries.status': 'WebhookDeliveryStatus',
 };
 /** Vocabularies also needed as a list at run time (a route's enum schema). */
-const LISTS: Record<string, string> = { RefundReason: 'REFUND_REASONS' };
+const LISTS: Record<string, string> = { RefundReason: 'REFUND_REASONS', SessionMethod: 'SESSION_METHODS' };
 
 /** What the JSON columns hold: the database knows only that they are JSON. */
 const JSON_SHAPES: Record<string, string> = { 'idempotency_keys.headers': 'Record<string, string>' };

@@ -3,6 +3,8 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import type { DependencyMonitor } from './dependencies.ts';
+import type { AccountKeys } from './modules/accounts/account-keys.ts';
+import type { ResetThrottle, SignInThrottle } from './modules/accounts/sessions/sign-in-throttle.ts';
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
@@ -23,6 +25,15 @@ export interface AppContext {
   db: Db;
   clock: Clock;
   tokens: TokenAuthenticator;
+  /**
+   * Counts failed sign-ins and second factors per account and address: in Redis when there is one,
+   * in this process while it is away (the guard's `sign_in` store).
+   */
+  signInThrottle: SignInThrottle;
+  /** Limits password-reset e-mails, in the sign-in throttle's counter. */
+  resetThrottle: ResetThrottle;
+  /** Keys derived from the signing secret: sealed TOTP secrets, recovery-code hashes, signed tickets. */
+  accountKeys: AccountKeys;
   redis: Redis | undefined;
   /** Bounded access to `redis` for the stores shared between instances, with in-process fallbacks. */
   redisGuard: RedisGuard | undefined;

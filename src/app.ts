@@ -14,9 +14,11 @@ import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
 import { loggerOptions } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
+import { registerPasskeyRoutes } from './modules/accounts/passkeys/passkey-routes.ts';
 import { registerSessionRoutes } from './modules/accounts/sessions/session-routes.ts';
-import { authenticateSession } from './modules/accounts/sessions/session-service.ts';
+import { authenticateSession, sessionPolicyOf } from './modules/accounts/sessions/session-service.ts';
 import { registerTokenAdminRoutes } from './modules/accounts/token-admin-routes.ts';
+import { registerTwoFactorRoutes } from './modules/accounts/two-factor/two-factor-routes.ts';
 import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
 import { registerCategoryAdminRoutes } from './modules/advertiser/categories/category-admin-routes.ts';
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
@@ -63,6 +65,8 @@ export interface BuildOptions {
 const MODULES: RegisterRoutes[] = [
   registerMeRoutes,
   registerSessionRoutes,
+  registerTwoFactorRoutes,
+  registerPasskeyRoutes,
   registerAccountAdminRoutes,
   registerTokenAdminRoutes,
   registerSiteRoutes,
@@ -125,7 +129,8 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   );
   registerHttpConventions(app, {
     authenticate: (token) => context.tokens.authenticate(token),
-    authenticateSession: (cookieValue) => authenticateSession(context.db, context.clock, cookieValue),
+    authenticateSession: (cookieValue, address) =>
+      authenticateSession(context.db, context.clock, sessionPolicyOf(config), cookieValue, address),
     publicUrl: config.publicUrl,
     rateLimit: createRateLimiter(store, config.rateLimitPerSecond, context.clock),
     trustProxy: config.trustProxy,

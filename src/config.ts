@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
+import type { AccountKind } from './db/schema.ts';
 import type { ClickFloodRule } from './modules/refunds/click-flood-detector.ts';
 
 /** Everything the server needs from its environment, validated once at start. */
@@ -52,6 +53,10 @@ export interface Config {
   webhookCa: string | undefined;
   /** Bound on one webhook delivery attempt (connect to last byte); the delivery lease is three times this. */
   webhookTimeoutMs: number;
+  /** Account kinds whose browser sessions must have two-factor sign-in (REQUIRE_2FA_FOR, e.g. `operator`). */
+  require2faFor: AccountKind[];
+  /** A browser session ends this long after sign-in, however busy (SESSION_MAX_AGE_DAYS). */
+  sessionMaxAgeMs: number;
   /**
    * Test only (NATIVA_TEST_CRASH_MID_SETTLEMENT): on SIGUSR2 the process arms itself to SIGKILL
    * right after the next committed settlement of logged events, before acknowledging them.
@@ -168,6 +173,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('SIGNING_SECRET: must be at least 32 characters');
   }
 
+  const require2faFor = kindList('REQUIRE_2FA_FOR', env.REQUIRE_2FA_FOR, problems);
+
   const config: Config = {
     port: int('PORT', 8443, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -202,6 +209,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),
     webhookCa,
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    require2faFor,
+    sessionMaxAgeMs: int('SESSION_MAX_AGE_DAYS', 30, 1, 365) * 86_400_000,
     crashAfterCommit: bool('NATIVA_TEST_CRASH_AFTER_COMMIT'),
     crashMidSettlement: bool('NATIVA_TEST_CRASH_MID_SETTLEMENT'),
     clock: systemClock,
@@ -209,6 +218,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const ACCOUNT_KINDS: readonly AccountKind[] = ['advertiser', 'publisher', 'operator'];
+
+/** A comma-separated list of account kinds (`operator`, `operator,advertiser`, `all`); empty is none. */
+function kindList(name: string, raw: string | undefined, problems: string[]): AccountKind[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const items = raw.split(',').map((item) => item.trim().toLowerCase());
+  if (items.includes('all')) return [...ACCOUNT_KINDS];
+  const unknown = items.filter((item) => !(ACCOUNT_KINDS as readonly string[]).includes(item));
+  if (unknown.length > 0) problems.push(`${name}=${raw}: expected account kinds (${ACCOUNT_KINDS.join(', ')}) or all`);
+  return ACCOUNT_KINDS.filter((kind) => items.includes(kind));
 }
 
 /** The click flood rule from its variables: none when the allowance is 0. */

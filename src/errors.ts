@@ -42,6 +42,19 @@ export const ERRORS = {
   },
   rate_limited: { code: 2006, description: 'Too many requests for this token; retry after `Retry-After` seconds.' },
   too_many_sign_ins: { code: 2007, description: 'Too many failed sign-ins; retry after `Retry-After` seconds.' },
+  two_factor_required: {
+    code: 2008,
+    description: 'The account must turn on two-factor sign-in before anything else (its kind requires it).',
+  },
+  second_factor_failed: { code: 2009, description: 'Wrong authenticator or recovery code at the second step of a sign-in.' },
+  sign_in_expired: {
+    code: 2010,
+    description: 'The ticket of the password step has expired or was used; start the sign-in again.',
+  },
+  passkey_refused: {
+    code: 2011,
+    description: 'The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.',
+  },
   // The objects asked for.
   not_found: { code: 3000, description: 'The object does not exist or belongs to another account.' },
   link_expired: { code: 3001, description: 'The confirmation link has expired.' },
@@ -58,6 +71,14 @@ export const ERRORS = {
     description: 'A request with this Idempotency-Key is still running; retry when it has answered.',
   },
   backup_unavailable: { code: 4005, description: 'This server runs on PostgreSQL: back it up with pg_dump.' },
+  passkey_exists: { code: 4006, description: 'This passkey is already registered.' },
+  two_factor_on: { code: 4007, description: 'Two-factor sign-in is already on; turn it off first.' },
+  two_factor_not_started: { code: 4008, description: 'Two-factor enrolment was not started: start it to get the secret.' },
+  two_factor_mandatory: {
+    code: 4009,
+    description: 'Two-factor sign-in is required for this kind of account: it cannot be turned off.',
+  },
+  two_factor_off: { code: 4010, description: 'Two-factor sign-in is not on for this account.' },
   // The server.
   internal_error: {
     code: 9000,

@@ -12,9 +12,16 @@ import { migrate } from './db/migrate.ts';
 import { DependencyMonitor } from './dependencies.ts';
 import { emailLinkBase, ownUrl } from './http/urls.ts';
 import { createLogger } from './logger.ts';
+import { AccountKeys } from './modules/accounts/account-keys.ts';
 import { createAccount, issueToken } from './modules/accounts/account-service.ts';
 import { operatorExists } from './modules/accounts/index.ts';
 import { createPasswordToken, SET_PASSWORD_PATH } from './modules/accounts/sessions/session-service.ts';
+import {
+  memoryFailureCounter,
+  ResetThrottle,
+  redisFailureCounter,
+  SignInThrottle,
+} from './modules/accounts/sessions/sign-in-throttle.ts';
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
@@ -22,8 +29,9 @@ import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
+import { loadSigningSecret } from './modules/serving/tracking/click-token.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
-import { closeRedis, connectRedis, firstConnection, RedisGuard } from './redis-guard.ts';
+import { closeRedis, connectRedis, firstConnection, RedisGuard, sharedOrLocal } from './redis-guard.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 
 export interface RunningServer {
@@ -72,12 +80,22 @@ export async function createContext(
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
   await tokens.readChanges();
   const serving = await createServingEngine(config, db.db, redisGuard);
+  // One counter for wrong passwords, wrong second factors and password-reset e-mails.
+  const signInFailures = sharedOrLocal(
+    redisGuard,
+    'sign_in',
+    (shared) => redisFailureCounter(shared, config.redisKeyPrefix),
+    memoryFailureCounter,
+  );
   const context: AppContext = {
     config,
     database: db,
     db: db.db,
     clock: config.clock,
     tokens,
+    signInThrottle: new SignInThrottle(signInFailures, config.clock),
+    resetThrottle: new ResetThrottle(signInFailures, config.clock),
+    accountKeys: new AccountKeys(loadSigningSecret(config.signingSecret, config.dataDir)),
     redis,
     redisGuard,
     dependencies,

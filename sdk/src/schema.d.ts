@@ -440,6 +440,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/users/{id}/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Reset an account’s two-factor sign-in (a lost phone and lost recovery codes).
+         * @description Deletes its secret and recovery codes, so its password alone signs in again (and, where it is required, the account must enrol again). Recorded in the audit trail as `two_factor.reset`. An unknown account is a 404; one without two-factor sign-in a 409.
+         */
+        delete: operations["adminResetTwoFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/webhooks": {
         parameters: {
             query?: never;
@@ -1231,6 +1251,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your passkeys. */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Register a passkey: the authenticator’s answer to the options.
+         * @description Checks the answer against the options’ challenge (once, within 5 minutes), this server’s origin and RP ID (`PUBLIC_URL`), and user verification, then keeps the public key. An answer that does not check out is a 422 on `credential`; a passkey already registered a 409. Recorded in the audit trail as `passkey.add`.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of your passkeys; it signs in no more.
+         * @description Another account’s passkey is a 404. Recorded in the audit trail as `passkey.remove`.
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to create a passkey for your account (the first step of registering one).
+         * @description Hand them to `navigator.credentials.create()` (or `startRegistration` of `@simplewebauthn/browser`) and send its answer to `POST /api/me/passkeys` within 5 minutes. The passkey is discoverable and needs user verification (a PIN, a fingerprint); the account’s passkeys are excluded. Nothing is stored yet.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/password": {
         parameters: {
             query?: never;
@@ -1246,6 +1327,47 @@ export interface paths {
         put: operations["changePassword"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where you are signed in: your live browser sessions, the most recently used first. */
+        get: operations["listOwnSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere else: every session of your account but this one.
+         * @description Made with an API token, it ends every session of the account. API tokens are not affected.
+         */
+        delete: operations["endOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out one of your sessions (another browser, or this one).
+         * @description Its next request answers 401. Another account’s session, or one already ended, is a 404.
+         */
+        delete: operations["endOwnSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1284,6 +1406,87 @@ export interface paths {
         post?: never;
         /** Revoke one of your API tokens; it answers 401 from then on. */
         delete: operations["revokeOwnToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether your sign-in asks for a code, and how many recovery codes are left. */
+        get: operations["getTwoFactor"];
+        put?: never;
+        post?: never;
+        /**
+         * Turn off two-factor sign-in.
+         * @description Needs a current code (or an unused recovery code) in the body. The secret and the recovery codes are deleted. A 409 where it is required for the account’s kind or is not on.
+         */
+        delete: operations["disableTwoFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/two-factor/enrolment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start turning on two-factor sign-in: a new secret to scan.
+         * @description Answers a new TOTP secret and its `otpauth://` URI (show it as a QR code). Nothing changes at sign-in until a code from it is confirmed; starting again replaces an unconfirmed secret. A 409 when it is already on. The secret is kept sealed (AES-256-GCM, key derived from the signing secret) and never answered again.
+         */
+        post: operations["startTwoFactorEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/two-factor/enrolment/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn on two-factor sign-in with a first code; answers the recovery codes, once.
+         * @description The code must come from the secret of the enrolment (the current 30-second step, or the one before or after). From now on, a sign-in with the password asks for a code. A wrong code is a 422 on `code`; no enrolment started is a 409.
+         */
+        post: operations["confirmTwoFactorEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/two-factor/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ten new recovery codes in place of the old ones.
+         * @description Needs a current code of the authenticator app (or an unused recovery code). Wrong codes count against the sign-in limit (429 with `Retry-After`).
+         */
+        post: operations["renewRecoveryCodes"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1505,7 +1708,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in: open a browser session.
-         * @description Checks a username or e-mail and a password and sets the `nativa_session` cookie (HttpOnly, Secure, SameSite=Lax), which then authenticates every `/api` request instead of `Auth-Token`; it expires after 14 days without use. Requests that change something with a session must come from this server’s own pages (`Origin` or `Sec-Fetch-Site`). Failed attempts are limited per account and per address (429 with `Retry-After`); an unknown login and a wrong password get the same 401.
+         * @description Checks a username or e-mail and a password and sets the `nativa_session` cookie (HttpOnly, Secure, SameSite=Lax), which then authenticates every `/api` request instead of `Auth-Token`; it expires after 14 days without use and, however busy, after `SESSION_MAX_AGE_DAYS` (30 by default). An account with two-factor sign-in gets 202 and a ticket instead: the session opens at `POST /api/session/second-factor`. Requests that change something with a session must come from this server’s own pages (`Origin` or `Sec-Fetch-Site`). Failed attempts are limited per account and per address (429 with `Retry-After`); an unknown login and a wrong password get the same 401.
          */
         post: operations["signIn"];
         /**
@@ -1513,6 +1716,66 @@ export interface paths {
          * @description Revokes the session of the cookie and deletes the cookie. With an Auth-Token it only deletes the cookie.
          */
         delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey: open a browser session.
+         * @description Checks the authenticator’s answer (a passkey registered here, signed over the challenge, this origin and RP ID, with user verification; the challenge works once) and sets the session cookie as `POST /api/session` does. A passkey needs no second factor. An answer that is not accepted is a 401 and counts against the sign-in limit (429 with `Retry-After`).
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to sign in with a passkey (no login or password typed).
+         * @description Hand them to `navigator.credentials.get()` (or `startAuthentication` of `@simplewebauthn/browser`) and send its answer to `POST /api/session/passkey` within 5 minutes. The challenge is signed, not stored: asking writes nothing.
+         */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in, second step: the code of the authenticator app or a recovery code.
+         * @description Opens the session (as `POST /api/session` does) for the ticket that the password step answered. A recovery code is spent. A wrong code is a 401 and counts against the same per-account and per-address limit as a wrong password (429 with `Retry-After`); an expired or used ticket is a 401 too.
+         */
+        post: operations["signInSecondFactor"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1873,6 +2136,10 @@ export interface components {
          *     - 2005 `cross_site_request`: A request made with a session cookie did not come from the server’s own pages.
          *     - 2006 `rate_limited`: Too many requests for this token; retry after `Retry-After` seconds.
          *     - 2007 `too_many_sign_ins`: Too many failed sign-ins; retry after `Retry-After` seconds.
+         *     - 2008 `two_factor_required`: The account must turn on two-factor sign-in before anything else (its kind requires it).
+         *     - 2009 `second_factor_failed`: Wrong authenticator or recovery code at the second step of a sign-in.
+         *     - 2010 `sign_in_expired`: The ticket of the password step has expired or was used; start the sign-in again.
+         *     - 2011 `passkey_refused`: The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.
          *     - 3000 `not_found`: The object does not exist or belongs to another account.
          *     - 3001 `link_expired`: The confirmation link has expired.
          *     - 4000 `conflict`: The request conflicts with the current state of the object.
@@ -1881,11 +2148,16 @@ export interface components {
          *     - 4003 `refund_race`: Another refund took some of the same clicks at the same time; nothing changed, retry.
          *     - 4004 `idempotency_in_flight`: A request with this Idempotency-Key is still running; retry when it has answered.
          *     - 4005 `backup_unavailable`: This server runs on PostgreSQL: back it up with pg_dump.
+         *     - 4006 `passkey_exists`: This passkey is already registered.
+         *     - 4007 `two_factor_on`: Two-factor sign-in is already on; turn it off first.
+         *     - 4008 `two_factor_not_started`: Two-factor enrolment was not started: start it to get the secret.
+         *     - 4009 `two_factor_mandatory`: Two-factor sign-in is required for this kind of account: it cannot be turned off.
+         *     - 4010 `two_factor_off`: Two-factor sign-in is not on for this account.
          *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 9000 | 9001;
     };
     responses: never;
     parameters: never;
@@ -4624,6 +4896,72 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminResetTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9709,6 +10047,303 @@ export interface operations {
             };
         };
     };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the authenticator says it is synced (backed up) beyond this device. */
+                        backedUp: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        created: string;
+                        /** @description Passkey id (for removing it). */
+                        id: number;
+                        /** @description Its latest sign-in; null when never used. */
+                        lastUsed: string | null;
+                        /** @description Its label. */
+                        name: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The answer of `navigator.credentials.create()` to the registration options, as JSON. */
+                    credential: {
+                        /** @description Whether the authenticator is built in (`platform`) or roaming. */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description Extension outputs; may be empty. */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The credential id, base64url. */
+                        id: string;
+                        /** @description The same id, base64url. */
+                        rawId: string;
+                        /** @description The authenticator’s attestation response. */
+                        response: {
+                            /** @description The attestation object (CBOR), base64url. */
+                            attestationObject: string;
+                            /** @description The authenticator data, base64url. */
+                            authenticatorData?: string;
+                            /** @description The client data the authenticator signed over, base64url. */
+                            clientDataJSON: string;
+                            /** @description The new public key (SPKI), base64url. */
+                            publicKey?: string;
+                            /** @description COSE algorithm of the new key. */
+                            publicKeyAlgorithm?: number;
+                            transports?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description Always `public-key`.
+                         * @enum {string}
+                         */
+                        type: "public-key";
+                    };
+                    /** @description A label to tell your passkeys apart, e.g. "Laptop" or "Phone". */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A passkey of the account (its public key stays on the server). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the authenticator says it is synced (backed up) beyond this device. */
+                        backedUp: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When it was registered.
+                         */
+                        created: string;
+                        /** @description Passkey id (for removing it). */
+                        id: number;
+                        /** @description Its latest sign-in; null when never used. */
+                        lastUsed: string | null;
+                        /** @description Its label. */
+                        name: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PublicKeyCredentialCreationOptionsJSON (WebAuthn Level 3). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The challenge, base64url: a signed ticket valid 5 minutes, usable once. */
+                        challenge: string;
+                        /** @description The relying party (this server). */
+                        rp: {
+                            /** @description The RP ID: the host of PUBLIC_URL. */
+                            id?: string;
+                            /** @description Shown by the authenticator. */
+                            name: string;
+                        };
+                        /** @description The account the passkey is for. */
+                        user: {
+                            /** @description The e-mail. */
+                            displayName: string;
+                            /** @description The user handle, base64url. */
+                            id: string;
+                            /** @description The username. */
+                            name: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     changePassword: {
         parameters: {
             query?: never;
@@ -9754,6 +10389,179 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOwnSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The address of the session’s latest request. */
+                        address: string;
+                        /**
+                         * Format: date-time
+                         * @description When it signed in.
+                         */
+                        created: string;
+                        /** @description Whether this is the session making the request. */
+                        current: boolean;
+                        /** @description Browser and system, read from the User-Agent, e.g. "Firefox 133 on Windows". */
+                        device: string;
+                        /**
+                         * Format: date-time
+                         * @description When it ends unless used again: 14 days after its latest request, and never later than its absolute lifetime.
+                         */
+                        expires: string;
+                        /** @description Session id (for ending it). */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description Its latest request (kept to the minute).
+                         */
+                        lastSeen: string;
+                        /** @description How it signed in: password alone, password and an authenticator code, password and a recovery code, or a passkey. */
+                        method: "password" | "password+totp" | "password+recovery-code" | "passkey";
+                        /** @description The User-Agent the browser signed in with (up to 512 characters). */
+                        userAgent: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many sessions ended. */
+                        ended: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endOwnSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9931,6 +10739,334 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Two-factor sign-in (TOTP, RFC 6238) of the account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether sign-in with a password also asks for a code. */
+                        enabled: boolean;
+                        /** @description When it was turned on; null while off. */
+                        enabledAt: string | null;
+                        /** @description Recovery codes not used yet (of 10); 0 while off. */
+                        recoveryCodesLeft: number;
+                        /** @description Whether this kind of account must have it (`REQUIRE_2FA_FOR`): it cannot be turned off, and a session without it may only enrol. */
+                        required: boolean;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The 6-digit code the authenticator app shows now, or an unused recovery code (`xxxxx-xxxxx`). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startTwoFactorEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new secret, waiting for a first code to confirm it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The shared secret in base32, to type into an authenticator app that cannot scan. Shown in this answer only. */
+                        secret: string;
+                        /** @description The `otpauth://totp/…` URI (SHA-1, 6 digits, 30 s) that the QR code carries. */
+                        uri: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmTwoFactorEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The 6-digit code the authenticator app shows now, or an unused recovery code (`xxxxx-xxxxx`). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recovery codes, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ten single-use codes (`xxxxx-xxxxx`) that stand in for the authenticator app. Shown in this answer only; the server keeps only keyed hashes. */
+                        recoveryCodes: string[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renewRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The 6-digit code the authenticator app shows now, or an unused recovery code (`xxxxx-xxxxx`). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recovery codes, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ten single-use codes (`xxxxx-xxxxx`) that stand in for the authenticator app. Shown in this answer only; the server keeps only keyed hashes. */
+                        recoveryCodes: string[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10431,6 +11567,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The password was right and the account has two-factor sign-in: no session yet. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the ticket ends (5 minutes); then the password is asked again.
+                         */
+                        expires: string;
+                        /**
+                         * @description What comes next: a code of the authenticator app, or one of the recovery codes.
+                         * @enum {string}
+                         */
+                        secondFactor: "totp";
+                        /** @description Bring it to `POST /api/session/second-factor` with the code. It works once and only for this sign-in. */
+                        ticket: string;
+                    };
+                };
+            };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
@@ -10496,6 +11654,267 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The answer of `navigator.credentials.get()` to the sign-in options, as JSON. */
+                    credential: {
+                        /** @description Whether the authenticator is built in (`platform`) or roaming. */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description Extension outputs; may be empty. */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The credential id, base64url. */
+                        id: string;
+                        /** @description The same id, base64url. */
+                        rawId: string;
+                        /** @description The authenticator’s assertion response. */
+                        response: {
+                            /** @description The authenticator data, base64url. */
+                            authenticatorData: string;
+                            /** @description The client data the authenticator signed over, base64url. */
+                            clientDataJSON: string;
+                            /** @description The signature, base64url. */
+                            signature: string;
+                            /** @description The user handle the passkey keeps, base64url. */
+                            userHandle?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description Always `public-key`.
+                         * @enum {string}
+                         */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description An account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Current account balance, in currency units (4 fraction digits). */
+                        balance: number;
+                        /**
+                         * Format: date-time
+                         * @description Registration date, ISO 8601.
+                         */
+                        date: string;
+                        /** @description E-mail. */
+                        email: string;
+                        /** @description Whether the mailbox has been confirmed. */
+                        emailConfirmed: boolean;
+                        /** @description User id. */
+                        id: number;
+                        /** @description Daily budget across all campaigns (advertiser); 0 means none. */
+                        maxmoney: number;
+                        /** @description Personal name. */
+                        name: string;
+                        /** @description Id of the User of whom this account is a referral; null when none. */
+                        parentId: number | null;
+                        /** @description Phone. */
+                        phone: string;
+                        /** @description Messenger contact. */
+                        skype: string;
+                        /** @description Messenger contact. */
+                        telegram: string;
+                        /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
+                        type: "advertiser" | "publisher" | "operator";
+                        /** @description Company website (advertiser). */
+                        url: string;
+                        /** @description Login. */
+                        username: string;
+                        /** @description Messenger contact. */
+                        whatsapp: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The challenge, base64url: a signed ticket valid 5 minutes, usable once. */
+                        challenge: string;
+                        /** @description The RP ID: the host of PUBLIC_URL. */
+                        rpId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signInSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The 6-digit code of the authenticator app, or an unused recovery code (`xxxxx-xxxxx`). */
+                    code: string;
+                    /** @description The ticket `POST /api/session` answered. */
+                    ticket: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Current account balance, in currency units (4 fraction digits). */
+                        balance: number;
+                        /**
+                         * Format: date-time
+                         * @description Registration date, ISO 8601.
+                         */
+                        date: string;
+                        /** @description E-mail. */
+                        email: string;
+                        /** @description Whether the mailbox has been confirmed. */
+                        emailConfirmed: boolean;
+                        /** @description User id. */
+                        id: number;
+                        /** @description Daily budget across all campaigns (advertiser); 0 means none. */
+                        maxmoney: number;
+                        /** @description Personal name. */
+                        name: string;
+                        /** @description Id of the User of whom this account is a referral; null when none. */
+                        parentId: number | null;
+                        /** @description Phone. */
+                        phone: string;
+                        /** @description Messenger contact. */
+                        skype: string;
+                        /** @description Messenger contact. */
+                        telegram: string;
+                        /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
+                        type: "advertiser" | "publisher" | "operator";
+                        /** @description Company website (advertiser). */
+                        url: string;
+                        /** @description Login. */
+                        username: string;
+                        /** @description Messenger contact. */
+                        whatsapp: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

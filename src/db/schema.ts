@@ -249,6 +249,19 @@ export interface OffersTable {
   url_mobile: Generated<string>;
 }
 
+export interface PasskeysTable {
+  account_id: number;
+  backed_up: boolean;
+  counter: Generated<number>;
+  created_at: Timestamp;
+  credential_id: string;
+  id: Generated<number>;
+  last_used_at: Timestamp | null;
+  name: string;
+  public_key: Buffer;
+  transports: Generated<string[]>;
+}
+
 export interface PasswordTokensTable {
   account_id: number;
   created_at: Generated<Timestamp>;
@@ -267,6 +280,14 @@ export interface PayoutsTable {
   status: Generated<"pending" | "paid" | "cancelled">;
   updated_at: Generated<Timestamp>;
   wallet: string;
+}
+
+export interface RecoveryCodesTable {
+  account_id: number;
+  code_hash: Buffer;
+  created_at: Timestamp;
+  id: Generated<number>;
+  used_at: Timestamp | null;
 }
 
 export interface RefundedClicksTable {
@@ -321,8 +342,11 @@ export interface SessionsTable {
   expires_at: Timestamp;
   id: Generated<number>;
   last_seen_at: Timestamp;
+  method: Generated<"password" | "password+totp" | "password+recovery-code" | "passkey">;
+  remote_address: Generated<string>;
   revoked_at: Timestamp | null;
   token_hash: Buffer;
+  user_agent: Generated<string>;
 }
 
 export interface SiteCategoriesTable {
@@ -348,6 +372,11 @@ export interface SitesTable {
   publisher_id: number;
   status: Generated<number>;
   url: string;
+}
+
+export interface SpentChallengesTable {
+  challenge_hash: Buffer;
+  expires_at: Timestamp;
 }
 
 export interface StatsCampaignDailyTable {
@@ -406,6 +435,14 @@ export interface StatsRollupsTable {
   span: number;
   spend_micros: Generated<number>;
   views: Generated<number>;
+}
+
+export interface TotpCredentialsTable {
+  account_id: number;
+  confirmed_at: Timestamp | null;
+  created_at: Timestamp;
+  last_step: Generated<number>;
+  sealed_secret: Buffer;
 }
 
 export interface ViewedImpressionsTable {
@@ -483,8 +520,10 @@ export interface DatabaseSchema {
   ledger_entries: LedgerEntriesTable;
   mail_outbox: MailOutboxTable;
   offers: OffersTable;
+  passkeys: PasskeysTable;
   password_tokens: PasswordTokensTable;
   payouts: PayoutsTable;
+  recovery_codes: RecoveryCodesTable;
   refunded_clicks: RefundedClicksTable;
   refunds: RefundsTable;
   rule_changes: RuleChangesTable;
@@ -492,9 +531,11 @@ export interface DatabaseSchema {
   site_categories: SiteCategoriesTable;
   site_coefficients: SiteCoefficientsTable;
   sites: SitesTable;
+  spent_challenges: SpentChallengesTable;
   stats_campaign_daily: StatsCampaignDailyTable;
   stats_daily: StatsDailyTable;
   stats_rollups: StatsRollupsTable;
+  totp_credentials: TotpCredentialsTable;
   viewed_impressions: ViewedImpressionsTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -523,5 +564,9 @@ export type RuleComparison = "gt" | "gte" | "lt" | "lte";
 export type RuleMetric = "cpa" | "ctr" | "conversions" | "spend_without_conversion";
 
 export type RuleScope = "site" | "block" | "device" | "ad";
+
+export const SESSION_METHODS = ["password", "password+totp", "password+recovery-code", "passkey"] as const;
+
+export type SessionMethod = (typeof SESSION_METHODS)[number];
 
 export type WebhookDeliveryStatus = "pending" | "delivered" | "failed";

@@ -31,6 +31,11 @@ export interface Principal {
   tokenId: number;
   /** The browser session used, when there is one. */
   sessionId?: number;
+  /**
+   * The session's account must have two-factor sign-in (REQUIRE_2FA_FOR) and has not: only the
+   * routes marked `duringEnrolment` answer it, until it enrols.
+   */
+  mustEnrol?: boolean;
 }
 
 /** A session the cookie named, and the cookie to send back when its expiry moved. */
@@ -42,6 +47,8 @@ export interface SessionAuthentication {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** The route answers a session that must first enrol in two-factor sign-in (the enrolment itself, sign-out). */
+    duringEnrolment?: boolean;
     /**
      * The route answers browsers a page (HTML, or a file) whatever `Accept` says, so an `Accept`
      * the API cannot answer (`text/html` alone) is no 415 there; its errors are JSON then.
@@ -57,8 +64,8 @@ declare module 'fastify' {
 export interface ConventionDependencies {
   /** A token's principal: at once when it is cached, through a promise when it has to be looked up. */
   authenticate(token: string): Principal | undefined | Promise<Principal | undefined>;
-  /** Resolves the session cookie's value; requests without an Auth-Token header use it. */
-  authenticateSession(cookieValue: string): Promise<SessionAuthentication | undefined>;
+  /** Resolves the session cookie's value (and notes the request's address); requests without an Auth-Token header use it. */
+  authenticateSession(cookieValue: string, address: string): Promise<SessionAuthentication | undefined>;
   publicUrl: string | undefined;
   rateLimit: RateLimiter;
   trustProxy: boolean;
@@ -76,6 +83,12 @@ const ENTRY_POINT_NAMES: Record<AccountKind, string> = {
   publisher: 'publishers',
   operator: 'operators',
 };
+
+/** What a route asks of its caller, fixed when it is registered. */
+interface RouteAccess {
+  access: Access;
+  duringEnrolment: boolean;
+}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -103,7 +116,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
 
   const knownRoutes = FindMyWay();
   app.addHook('onRoute', (routeOptions) => {
-    const config = (routeOptions.config ?? {}) as { access?: Access };
+    const config = (routeOptions.config ?? {}) as { access?: Access; duringEnrolment?: boolean };
     if (config.access === undefined) {
       config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
     }
@@ -113,7 +126,9 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     // route that answers no GET no ETag step (the 404 handler gets neither: it is public and
     // answers no 200).
     const access = config.access;
-    if (access !== 'public') routeOptions.onRequest = withHook(routeOptions.onRequest, authorizeFor(access));
+    if (access !== 'public') {
+      routeOptions.onRequest = withHook(routeOptions.onRequest, authorizeFor(access, config.duringEnrolment === true));
+    }
     if ([routeOptions.method].flat().includes('GET')) routeOptions.onSend = withHook(routeOptions.onSend, etagHook);
     for (const method of [routeOptions.method].flat()) {
       try {
@@ -148,8 +163,8 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   });
 
   /** The onRequest step of a route that needs a principal: its access is fixed when it is registered. */
-  function authorizeFor(access: Exclude<Access, 'public'>): onRequestHookHandler {
-    return (request, reply, done) => authorize(request, reply, access, done);
+  function authorizeFor(access: Exclude<Access, 'public'>, duringEnrolment: boolean): onRequestHookHandler {
+    return (request, reply, done) => authorize(request, reply, { access, duringEnrolment }, done);
   }
 
   /**
@@ -157,7 +172,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
    * token and the in-memory limiter every step answers at once and the request goes on without a
    * promise; a token looked up in the database, a session or Redis resume it when they answer.
    */
-  function authorize(request: FastifyRequest, reply: FastifyReply, access: Access, done: HookHandlerDoneFunction): void {
+  function authorize(request: FastifyRequest, reply: FastifyReply, access: RouteAccess, done: HookHandlerDoneFunction): void {
     const token = request.headers['auth-token'];
     const principal =
       typeof token === 'string' && token !== '' ? dependencies.authenticate(token) : authorizeSession(request, reply);
@@ -168,7 +183,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   function admit(
     request: FastifyRequest,
     reply: FastifyReply,
-    access: Access,
+    access: RouteAccess,
     principal: Principal | undefined,
     done: HookHandlerDoneFunction,
   ): void {
@@ -188,7 +203,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   /** Sets the rate-limit headers, and returns why the request may not go on, if it may not. */
   function refusal(
     reply: FastifyReply,
-    access: Access,
+    { access, duringEnrolment }: RouteAccess,
     principal: Principal,
     decision: RateLimitDecision,
   ): DomainError | undefined {
@@ -201,13 +216,16 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     if (access !== 'authenticated' && principal.kind !== access) {
       return new DomainError('wrong_account_kind', `This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
     }
+    if (principal.mustEnrol === true && !duringEnrolment) {
+      return new DomainError('two_factor_required', 'Turn on two-factor sign-in first: it is required for your account.');
+    }
     return undefined;
   }
 
   async function authorizeSession(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const cookie = readSessionCookie(request.headers.cookie);
     if (cookie === undefined) throw unauthenticated('The Auth-Token header is missing.');
-    const session = await dependencies.authenticateSession(cookie);
+    const session = await dependencies.authenticateSession(cookie, request.ip);
     if (session === undefined) throw unauthenticated('Your session has ended. Please sign in again.');
     if (session.setCookie !== undefined) reply.header('Set-Cookie', session.setCookie);
     // The browser sends the cookie with requests other sites make: only this server's pages may change things with it.

@@ -6,8 +6,8 @@ import { Notice } from './components/controls.tsx';
 import { Layout } from './components/layout.tsx';
 import { setPlatform } from './format.ts';
 import { navigate, useLocation } from './router.tsx';
-import { findRoute, homeOf, mayOpen, NOT_FOUND, SIGN_IN, SIGN_IN_PAGE } from './routes.tsx';
-import { useMe } from './session.ts';
+import { ENROLMENT_PAGE, findRoute, homeOf, mayOpen, NOT_FOUND, SIGN_IN, SIGN_IN_PAGE } from './routes.tsx';
+import { useMe, useTwoFactor } from './session.ts';
 import './styles.css';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
@@ -24,6 +24,8 @@ function App() {
     staleTime: Number.POSITIVE_INFINITY,
   });
   const me = useMe();
+  // An account that must have two-factor sign-in and has not sees its enrolment before anything else.
+  const twoFactor = useTwoFactor(Boolean(me.data));
   const user = me.data;
   const found = findRoute(path);
   const route = found?.route;
@@ -50,6 +52,9 @@ function App() {
   if (!platform.data || me.isPending || leaving) return <Loading />;
   if (route?.access === 'public') return lazily(<route.page />);
   if (!user) return lazily(<SIGN_IN_PAGE />);
+  if (twoFactor.data?.required && !twoFactor.data.enabled) {
+    return <Layout user={user}>{lazily(<ENROLMENT_PAGE user={user} id={0} />)}</Layout>;
+  }
   if (!found || !route || !mayOpen(route, user)) return <Layout user={user}>{lazily(<NOT_FOUND />)}</Layout>;
   return <Layout user={user}>{lazily(<route.page user={user} id={found.id} />)}</Layout>;
 }

@@ -80,6 +80,12 @@ function lazyPage<Props extends object, Module extends Record<Name, ComponentTyp
 export const SIGN_IN = '/sign-in';
 export const SIGN_IN_PAGE = publicPage(() => import('./pages/account/sign-in.tsx'), 'SignInPage');
 
+/**
+ * What an account that must have two-factor sign-in (`REQUIRE_2FA_FOR`) and has not sees at every
+ * address, until it has: no route of its own, the app shows it in place of any page.
+ */
+export const ENROLMENT_PAGE = page(() => import('./pages/account/enrolment-required.tsx'), 'EnrolmentRequiredPage');
+
 const webhooks = page(() => import('./pages/shared/webhooks/webhooks-page.tsx'), 'WebhooksPage');
 
 /** Every page of the app: the one place that says which address shows what, to whom, under what title. */

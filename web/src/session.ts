@@ -22,3 +22,11 @@ export function useMe() {
     staleTime: 30_000,
   });
 }
+
+/**
+ * Whether the account has two-factor sign-in, and must (`REQUIRE_2FA_FOR`): the app shows an
+ * account that must and has not its enrolment before anything else.
+ */
+export function useTwoFactor(enabled = true) {
+  return useQuery({ queryKey: ['two-factor'], queryFn: () => data(api.GET('/api/me/two-factor')), enabled });
+}

@@ -9,6 +9,7 @@ export function registerMeRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/me',
     {
+      config: { duringEnrolment: true },
       schema: {
         tags: ['User'],
         operationId: 'getMe',

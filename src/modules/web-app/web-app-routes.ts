@@ -93,7 +93,7 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/platform',
     {
-      config: { access: 'public' },
+      config: { access: 'public', duringEnrolment: true },
       schema: {
         tags: ['Service'],
         operationId: 'getPlatform',

@@ -1,7 +1,18 @@
 import type { Db } from '../../../db/database.ts';
-import type { PasswordTokenPurpose } from '../../../db/schema.ts';
+import type { PasswordTokenPurpose, SessionMethod } from '../../../db/schema.ts';
 
-export async function insertSession(db: Db, session: { accountId: number; tokenHash: Buffer; now: Date; expiresAt: Date }) {
+export async function insertSession(
+  db: Db,
+  session: {
+    accountId: number;
+    tokenHash: Buffer;
+    now: Date;
+    expiresAt: Date;
+    userAgent: string;
+    address: string;
+    method: SessionMethod;
+  },
+) {
   return db
     .insertInto('sessions')
     .values({
@@ -11,30 +22,66 @@ export async function insertSession(db: Db, session: { accountId: number; tokenH
       last_seen_at: session.now,
       expires_at: session.expiresAt,
       revoked_at: null,
+      user_agent: session.userAgent,
+      remote_address: session.address,
+      method: session.method,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
 }
 
-/** A live session (not revoked, not expired at `now`) with its account's kind. */
-export async function findLiveSession(db: Db, tokenHash: Buffer, now: Date) {
+/**
+ * A live session (not revoked, not idle past its expiry, not older than `createdAfter`) with its
+ * account's kind and whether the account has two-factor sign-in on.
+ */
+export async function findLiveSession(db: Db, tokenHash: Buffer, now: Date, createdAfter: Date) {
   return db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-    .select(['sessions.id', 'sessions.account_id', 'sessions.last_seen_at', 'accounts.kind'])
+    .leftJoin('totp_credentials', 'totp_credentials.account_id', 'sessions.account_id')
+    .select(['sessions.id', 'sessions.account_id', 'sessions.last_seen_at', 'sessions.created_at', 'accounts.kind'])
+    .select((eb) => eb('totp_credentials.confirmed_at', 'is not', null).as('two_factor'))
     .where('sessions.token_hash', '=', tokenHash)
     .where('sessions.revoked_at', 'is', null)
     .where('sessions.expires_at', '>', now)
+    .where('sessions.created_at', '>', createdAfter)
     .executeTakeFirst();
 }
 
-export async function extendSession(db: Db, id: number, now: Date, expiresAt: Date): Promise<void> {
+export async function extendSession(db: Db, id: number, now: Date, expiresAt: Date, address: string): Promise<void> {
   await db
     .updateTable('sessions')
-    .set({ last_seen_at: now, expires_at: expiresAt })
+    .set({ last_seen_at: now, expires_at: expiresAt, remote_address: address })
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+/** An account's live sessions, the most recently used first. */
+export async function listLiveSessions(db: Db, accountId: number, now: Date, createdAfter: Date) {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'created_at', 'last_seen_at', 'expires_at', 'user_agent', 'remote_address', 'method'])
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('created_at', '>', createdAfter)
+    .orderBy('last_seen_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Revokes one live session of the account; false when it has no such session. */
+export async function revokeAccountSession(db: Db, accountId: number, id: number, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function revokeSession(db: Db, id: number, now: Date): Promise<void> {
@@ -42,14 +89,15 @@ export async function revokeSession(db: Db, id: number, now: Date): Promise<void
 }
 
 /** Revokes every live session of an account except `keepId` (the one making the change, if any). */
-export async function revokeSessionsOf(db: Db, accountId: number, now: Date, keepId?: number): Promise<void> {
+export async function revokeSessionsOf(db: Db, accountId: number, now: Date, keepId?: number): Promise<number> {
   let query = db
     .updateTable('sessions')
     .set({ revoked_at: now })
     .where('account_id', '=', accountId)
     .where('revoked_at', 'is', null);
   if (keepId !== undefined) query = query.where('id', '<>', keepId);
-  await query.execute();
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export async function insertPasswordToken(

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../app-context.ts';
-
 import { DomainError } from '../../../errors.ts';
+import { actorOf } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { isSameOrigin, sessionCookie } from '../../../http/session-cookie.ts';
 import { created, emailLink } from '../../../http/urls.ts';
-import { sharedOrLocal } from '../../../redis-guard.ts';
 import { issueToken, listAccountTokens, revokeTokenById } from '../account-service.ts';
 import { toUser, UserSchema } from '../user-schema.ts';
 import {
@@ -15,31 +15,48 @@ import {
   OwnTokenSchema,
   PasswordChangeBody,
   ResetRequestBody,
+  RevokedSessionsSchema,
+  SecondFactorBody,
+  SecondFactorRequiredSchema,
+  SessionSchema,
   SetPasswordBody,
   SignInBody,
   TokenNameBody,
 } from './session-schema.ts';
 import {
   changePassword,
+  completeSecondFactor,
+  listSessions,
   requestPasswordReset,
+  revokeOtherSessions,
+  revokeOwnSession,
   SET_PASSWORD_PATH,
+  type SignInClient,
+  sessionPolicyOf,
   setPasswordWithToken,
   signIn,
   signOut,
 } from './session-service.ts';
-import { memoryFailureCounter, RESET_LIMITS, ResetThrottle, redisFailureCounter, SignInThrottle } from './sign-in-throttle.ts';
+import { RESET_LIMITS } from './sign-in-throttle.ts';
 
-/** Sign-in, sign-out, passwords and an account's own API tokens. */
+/** The browser making a request, as a new session records it. */
+export function signInClientOf(request: FastifyRequest): SignInClient {
+  const userAgent = request.headers['user-agent'];
+  return { address: request.ip, userAgent: typeof userAgent === 'string' ? userAgent : '', requestId: String(request.id) };
+}
+
+/** Refuses a sign-in that a page elsewhere started: it must not sign a visitor into an account of its choosing (login CSRF). */
+export function refuseForeignSignIn(request: FastifyRequest, publicUrl: string | undefined): void {
+  if (request.headers.origin !== undefined && !isSameOrigin(request, publicUrl)) {
+    throw new DomainError('cross_site_request', 'Sign in from this server’s own pages.');
+  }
+}
+
+/** Sign-in, sign-out, sessions, passwords and an account's own API tokens. */
 export function registerSessionRoutes(app: App, context: AppContext): void {
   const { db, clock, mailer, config } = context;
-  const counter = sharedOrLocal(
-    context.redisGuard,
-    'sign_in',
-    (redis) => redisFailureCounter(redis, config.redisKeyPrefix),
-    memoryFailureCounter,
-  );
-  const throttle = new SignInThrottle(counter, clock);
-  const resetThrottle = new ResetThrottle(counter, clock);
+  const policy = sessionPolicyOf(config);
+  const sessions = { db, clock, throttle: context.signInThrottle, keys: context.accountKeys, policy };
   const tags = ['Session'];
 
   app.post(
@@ -51,18 +68,43 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
         operationId: 'signIn',
         summary: 'Sign in: open a browser session.',
         description:
-          'Checks a username or e-mail and a password and sets the `nativa_session` cookie (HttpOnly, Secure, SameSite=Lax), which then authenticates every `/api` request instead of `Auth-Token`; it expires after 14 days without use. Requests that change something with a session must come from this server’s own pages (`Origin` or `Sec-Fetch-Site`). Failed attempts are limited per account and per address (429 with `Retry-After`); an unknown login and a wrong password get the same 401.',
+          'Checks a username or e-mail and a password and sets the `nativa_session` cookie (HttpOnly, Secure, SameSite=Lax), which then authenticates every `/api` request instead of `Auth-Token`; it expires after 14 days without use and, however busy, after `SESSION_MAX_AGE_DAYS` (30 by default). An account with two-factor sign-in gets 202 and a ticket instead: the session opens at `POST /api/session/second-factor`. Requests that change something with a session must come from this server’s own pages (`Origin` or `Sec-Fetch-Site`). Failed attempts are limited per account and per address (429 with `Retry-After`); an unknown login and a wrong password get the same 401.',
         security: [],
         body: SignInBody,
+        response: { 200: UserSchema, 202: SecondFactorRequiredSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      refuseForeignSignIn(request, config.publicUrl);
+      const result = await signIn(sessions, { ...request.body, ...signInClientOf(request) });
+      reply.header('Cache-Control', 'no-store');
+      if (result.step === 'second-factor') {
+        reply.code(202);
+        return { secondFactor: 'totp' as const, ticket: result.ticket, expires: result.expiresAt.toISOString() };
+      }
+      reply.header('Set-Cookie', result.setCookie);
+      return toUser(result.account);
+    },
+  );
+
+  app.post(
+    '/api/session/second-factor',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        operationId: 'signInSecondFactor',
+        summary: 'Sign in, second step: the code of the authenticator app or a recovery code.',
+        description:
+          'Opens the session (as `POST /api/session` does) for the ticket that the password step answered. A recovery code is spent. A wrong code is a 401 and counts against the same per-account and per-address limit as a wrong password (429 with `Retry-After`); an expired or used ticket is a 401 too.',
+        security: [],
+        body: SecondFactorBody,
         response: { 200: UserSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
     async (request, reply) => {
-      // A page elsewhere must not sign a visitor into an account of its choosing (login CSRF).
-      if (request.headers.origin !== undefined && !isSameOrigin(request, config.publicUrl)) {
-        throw new DomainError('cross_site_request', 'Sign in from this server’s own pages.');
-      }
-      const signedIn = await signIn({ db, clock, throttle }, { ...request.body, address: request.ip });
+      refuseForeignSignIn(request, config.publicUrl);
+      const signedIn = await completeSecondFactor(sessions, { ...request.body, ...signInClientOf(request) });
       reply.header('Set-Cookie', signedIn.setCookie);
       reply.header('Cache-Control', 'no-store');
       return toUser(signedIn.account);
@@ -72,7 +114,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
   app.delete(
     '/api/session',
     {
-      config: { access: 'authenticated' },
+      config: { access: 'authenticated', duringEnrolment: true },
       schema: {
         tags,
         operationId: 'signOut',
@@ -83,9 +125,75 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const sessionId = request.principal?.sessionId;
-      if (sessionId !== undefined) await signOut(db, sessionId, new Date(clock.now()));
+      if (sessionId !== undefined) await signOut(db, actorOf(request), sessionId, new Date(clock.now()));
       reply.header('Set-Cookie', sessionCookie('', 0));
       reply.code(204);
+    },
+  );
+
+  app.get(
+    '/api/me/sessions',
+    {
+      config: { duringEnrolment: true },
+      schema: {
+        tags,
+        operationId: 'listOwnSessions',
+        summary: 'Where you are signed in: your live browser sessions, the most recently used first.',
+        response: { 200: Type.Array(SessionSchema), ...errorResponses(401, 429) },
+      },
+    },
+    async (request) => {
+      const now = new Date(clock.now());
+      const rows = await listSessions(db, policy, accountOf(request), request.principal?.sessionId, now);
+      return rows.map((row) => ({
+        id: row.id,
+        current: row.current,
+        device: row.device,
+        userAgent: row.user_agent,
+        address: row.remote_address,
+        method: row.method,
+        created: row.created_at.toISOString(),
+        lastSeen: row.last_seen_at.toISOString(),
+        expires: row.expires_at.toISOString(),
+      }));
+    },
+  );
+
+  app.delete(
+    '/api/me/sessions/:id',
+    {
+      config: { duringEnrolment: true },
+      schema: {
+        tags,
+        operationId: 'endOwnSession',
+        summary: 'Sign out one of your sessions (another browser, or this one).',
+        description: 'Its next request answers 401. Another account’s session, or one already ended, is a 404.',
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      await revokeOwnSession(db, actorOf(request), accountOf(request), request.params.id, new Date(clock.now()));
+      reply.code(204);
+    },
+  );
+
+  app.delete(
+    '/api/me/sessions',
+    {
+      config: { duringEnrolment: true },
+      schema: {
+        tags,
+        operationId: 'endOtherSessions',
+        summary: 'Sign out everywhere else: every session of your account but this one.',
+        description: 'Made with an API token, it ends every session of the account. API tokens are not affected.',
+        response: { 200: RevokedSessionsSchema, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const now = new Date(clock.now());
+      const ended = await revokeOtherSessions(db, actorOf(request), accountOf(request), request.principal?.sessionId, now);
+      return { ended };
     },
   );
 
@@ -130,7 +238,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const outcome = await requestPasswordReset(
-        { db, mailer, now: new Date(clock.now()), throttle: resetThrottle },
+        { db, mailer, now: new Date(clock.now()), throttle: context.resetThrottle },
         { login: request.body.login, address: request.ip },
         (token) => emailLink(request, `${SET_PASSWORD_PATH}${token}`),
       );

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { SESSION_METHODS } from '../../../db/schema.ts';
 import { Text } from '../../../http/input-types.ts';
 
 const Password = (description: string) => Text(description, { minLength: 10, maxLength: 200 });
@@ -53,3 +54,59 @@ export const OwnTokenSchema = Type.Object({
 });
 
 export const Accepted = Type.Null({ description: 'Accepted; an e-mail is sent if the login names an account.' });
+
+export const SecondFactorRequiredSchema = Type.Object(
+  {
+    secondFactor: Type.Literal('totp', {
+      description: 'What comes next: a code of the authenticator app, or one of the recovery codes.',
+    }),
+    ticket: Type.String({
+      description: 'Bring it to `POST /api/session/second-factor` with the code. It works once and only for this sign-in.',
+    }),
+    expires: Type.String({
+      format: 'date-time',
+      description: 'When the ticket ends (5 minutes); then the password is asked again.',
+    }),
+  },
+  { description: 'The password was right and the account has two-factor sign-in: no session yet.' },
+);
+
+export const SecondFactorBody = Type.Object(
+  {
+    ticket: Text('The ticket `POST /api/session` answered.', { minLength: 1, maxLength: 400 }),
+    code: Text('The 6-digit code of the authenticator app, or an unused recovery code (`xxxxx-xxxxx`).', {
+      minLength: 1,
+      maxLength: 40,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionSchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'Session id (for ending it).' }),
+    current: Type.Boolean({ description: 'Whether this is the session making the request.' }),
+    device: Type.String({ description: 'Browser and system, read from the User-Agent, e.g. "Firefox 133 on Windows".' }),
+    userAgent: Type.String({ description: 'The User-Agent the browser signed in with (up to 512 characters).' }),
+    address: Type.String({ description: 'The address of the session’s latest request.' }),
+    method: Type.Union(
+      SESSION_METHODS.map((method) => Type.Literal(method)),
+      {
+        description:
+          'How it signed in: password alone, password and an authenticator code, password and a recovery code, or a passkey.',
+      },
+    ),
+    created: Type.String({ format: 'date-time', description: 'When it signed in.' }),
+    lastSeen: Type.String({ format: 'date-time', description: 'Its latest request (kept to the minute).' }),
+    expires: Type.String({
+      format: 'date-time',
+      description:
+        'When it ends unless used again: 14 days after its latest request, and never later than its absolute lifetime.',
+    }),
+  },
+  { description: 'A browser signed in to the account.' },
+);
+
+export const RevokedSessionsSchema = Type.Object({
+  ended: Type.Integer({ description: 'How many sessions ended.' }),
+});

@@ -1,20 +1,34 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { UAParser } from 'ua-parser-js';
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
+import type { AccountKind, SessionMethod } from '../../../db/schema.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { DomainError, invalidField } from '../../../errors.ts';
-import type { SessionAuthentication } from '../../../http/conventions.ts';
+import { DomainError, invalidField, notFound } from '../../../errors.ts';
+import type { Principal, SessionAuthentication } from '../../../http/conventions.ts';
+import type { Actor } from '../../../http/request-write.ts';
 import { sessionCookie } from '../../../http/session-cookie.ts';
+import { recordAudit } from '../../audit/audit-service.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { queueAccountMessage } from '../../mail/outbox-service.ts';
+import type { AccountKeys } from '../account-keys.ts';
 import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
+import {
+  checkSecondFactor,
+  hasTwoFactor,
+  signInExpired,
+  spendTicket,
+  tooManyAttempts,
+} from '../two-factor/two-factor-service.ts';
 import { invitationMessage, passwordResetMessage } from './password-messages.ts';
 import {
   extendSession,
   findLiveSession,
   insertPasswordToken,
   insertSession,
+  listLiveSessions,
+  revokeAccountSession,
   revokeSession,
   revokeSessionsOf,
   spendPasswordToken,
@@ -33,10 +47,44 @@ const SESSION_RENEW_AFTER_MS = 60_000;
 export const RESET_TTL_MS = 3600_000;
 /** How long an invitation to choose a first password works. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
+/** How long the code may take to arrive after the password (the second step of a sign-in). */
+export const SECOND_FACTOR_TTL_MS = 5 * 60_000;
 
 const newSecret = (): string => randomBytes(32).toString('base64url');
 const hashSecret = (secret: string): Buffer => createHash('sha256').update(secret).digest();
-const cookieFor = (secret: string) => sessionCookie(secret, SESSION_IDLE_MS / 1000);
+
+/** Whose sessions need what: the absolute lifetime, and the kinds that must have two-factor sign-in. */
+export interface SessionPolicy {
+  maxAgeMs: number;
+  require2faFor: readonly AccountKind[];
+}
+
+export function sessionPolicyOf(config: { sessionMaxAgeMs: number; require2faFor: readonly AccountKind[] }): SessionPolicy {
+  return { maxAgeMs: config.sessionMaxAgeMs, require2faFor: config.require2faFor };
+}
+
+export interface SessionDependencies {
+  db: Db;
+  clock: Clock;
+  throttle: SignInThrottle;
+  keys: AccountKeys;
+  policy: SessionPolicy;
+}
+
+/** The browser a sign-in comes from, as the session list and the audit trail show it. */
+export interface SignInClient {
+  address: string;
+  userAgent: string;
+  requestId: string;
+}
+
+/** When a session ends at the latest: idle past SESSION_IDLE_MS, or older than the absolute lifetime. */
+function expiryOf(createdAtMs: number, nowMs: number, policy: SessionPolicy): number {
+  return Math.min(nowMs + SESSION_IDLE_MS, createdAtMs + policy.maxAgeMs);
+}
+
+const cookieFor = (secret: string, expiresAtMs: number, nowMs: number) =>
+  sessionCookie(secret, Math.max(0, Math.floor((expiresAtMs - nowMs) / 1000)));
 
 /** A scrypt hash of no one's password: unknown logins cost the same time as wrong passwords. */
 let dummyHash: Promise<string> | undefined;
@@ -46,22 +94,24 @@ export interface SignedIn {
   setCookie: string;
 }
 
+/** The answer to a right password: a session, or a ticket to bring with the second factor. */
+export type SignInResult = ({ step: 'signed-in' } & SignedIn) | { step: 'second-factor'; ticket: string; expiresAt: Date };
+
 /**
- * Checks a login (username or e-mail) and password and opens a session. Unknown logins, accounts
- * without a password and wrong passwords get the same 401 after the same work; failures are
- * counted per account and per address, and past the limit every attempt is a 429.
+ * Checks a login (username or e-mail) and password. Unknown logins, accounts without a password
+ * and wrong passwords get the same 401 after the same work; failures are counted per account and
+ * per address, and past the limit every attempt is a 429. An account with two-factor sign-in gets
+ * a short-lived signed ticket instead of a session: the code comes next.
  */
 export async function signIn(
-  dependencies: { db: Db; clock: Clock; throttle: SignInThrottle },
-  credentials: { login: string; password: string; address: string },
-): Promise<SignedIn> {
-  const { db, clock, throttle } = dependencies;
+  dependencies: SessionDependencies,
+  credentials: { login: string; password: string } & SignInClient,
+): Promise<SignInResult> {
+  const { db, clock, throttle, keys } = dependencies;
   const account = await findAccountForSignIn(db, credentials.login);
   const accountKey = account === undefined ? `login:${credentials.login.toLowerCase()}` : String(account.id);
   const retryAfter = await throttle.blocked(accountKey, credentials.address);
-  if (retryAfter !== undefined) {
-    throw new DomainError('too_many_sign_ins', 'Too many failed sign-ins. Try again later.', { retryAfterSeconds: retryAfter });
-  }
+  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
   dummyHash ??= hashPassword(newSecret());
   const storedHash = account?.password_hash ?? (await dummyHash);
   const matches = await verifyPassword(credentials.password, storedHash);
@@ -69,31 +119,146 @@ export async function signIn(
     await throttle.failed(accountKey, credentials.address);
     throw new DomainError('sign_in_failed', 'Wrong login or password.');
   }
-  const secret = newSecret();
+  if (await hasTwoFactor(db, account.id)) {
+    const expiresAtMs = clock.now() + SECOND_FACTOR_TTL_MS;
+    const ticket = keys.signTicket({ purpose: 'second-factor', accountId: account.id, expiresAtMs });
+    return { step: 'second-factor', ticket, expiresAt: new Date(expiresAtMs) };
+  }
+  const signedIn = await inTransaction(db, (trx) => openSession(trx, dependencies, account, 'password', credentials));
+  return { step: 'signed-in', ...signedIn };
+}
+
+/**
+ * The second step of a sign-in: the ticket of the first and a TOTP code or a recovery code. Wrong
+ * codes count against the same sign-in throttle as wrong passwords; the ticket works once.
+ */
+export async function completeSecondFactor(
+  dependencies: SessionDependencies,
+  attempt: { ticket: string; code: string } & SignInClient,
+): Promise<SignedIn> {
+  const { db, clock, throttle, keys } = dependencies;
   const now = new Date(clock.now());
-  await insertSession(db, {
+  const ticket = keys.readTicket(attempt.ticket, 'second-factor', now.getTime());
+  if (ticket === undefined) throw signInExpired();
+  const accountKey = String(ticket.accountId);
+  const retryAfter = await throttle.blocked(accountKey, attempt.address);
+  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
+  return inTransaction(db, async (trx) => {
+    const used = await checkSecondFactor(trx, keys, ticket.accountId, attempt.code, now);
+    if (used === undefined) {
+      await throttle.failed(accountKey, attempt.address);
+      throw new DomainError('second_factor_failed', 'Wrong code.');
+    }
+    if (!(await spendTicket(trx, attempt.ticket, ticket.expiresAtMs, now))) {
+      throw signInExpired();
+    }
+    const account = await getAccount(trx, ticket.accountId);
+    return openSession(trx, dependencies, account, used === 'totp' ? 'password+totp' : 'password+recovery-code', attempt);
+  });
+}
+
+/** Opens a session in `trx` and records the sign-in in the audit trail. */
+export async function openSession(
+  trx: Db,
+  dependencies: { clock: Clock; policy: SessionPolicy },
+  account: { id: number; kind: AccountKind },
+  method: SessionMethod,
+  client: SignInClient,
+): Promise<SignedIn> {
+  const secret = newSecret();
+  const nowMs = dependencies.clock.now();
+  const now = new Date(nowMs);
+  const expiresAtMs = expiryOf(nowMs, nowMs, dependencies.policy);
+  const { id } = await insertSession(trx, {
     accountId: account.id,
     tokenHash: hashSecret(secret),
     now,
-    expiresAt: new Date(now.getTime() + SESSION_IDLE_MS),
+    expiresAt: new Date(expiresAtMs),
+    userAgent: client.userAgent.slice(0, 512),
+    address: client.address,
+    method,
   });
-  return { account: await getAccount(db, account.id), setCookie: cookieFor(secret) };
+  const actor: Actor = {
+    accountId: account.id,
+    kind: account.kind,
+    tokenId: null,
+    sessionId: id,
+    remoteAddress: client.address,
+    requestId: client.requestId,
+  };
+  await recordAudit(trx, actor, { action: 'session.sign_in', objectType: 'session', objectId: id, after: { method } }, now);
+  return { account: await getAccount(trx, account.id), setCookie: cookieFor(secret, expiresAtMs, nowMs) };
 }
 
-/** The session a cookie names, if it is live; its expiry slides forward with use. */
-export async function authenticateSession(db: Db, clock: Clock, secret: string): Promise<SessionAuthentication | undefined> {
+/**
+ * The session a cookie names, if it is live; its expiry slides forward with use, up to the
+ * absolute lifetime. A session of an account whose kind must have two-factor sign-in, and has
+ * not, is marked: it may only enrol (see http/conventions.ts).
+ */
+export async function authenticateSession(
+  db: Db,
+  clock: Clock,
+  policy: SessionPolicy,
+  secret: string,
+  address: string,
+): Promise<SessionAuthentication | undefined> {
   if (secret.length > 100) return undefined;
-  const now = new Date(clock.now());
-  const session = await findLiveSession(db, hashSecret(secret), now);
+  const nowMs = clock.now();
+  const now = new Date(nowMs);
+  const session = await findLiveSession(db, hashSecret(secret), now, new Date(nowMs - policy.maxAgeMs));
   if (session === undefined) return undefined;
-  const principal = { accountId: session.account_id, kind: session.kind, tokenId: 0, sessionId: session.id };
-  if (now.getTime() - session.last_seen_at.getTime() < SESSION_RENEW_AFTER_MS) return { principal };
-  await extendSession(db, session.id, now, new Date(now.getTime() + SESSION_IDLE_MS));
-  return { principal, setCookie: cookieFor(secret) };
+  const principal: Principal = { accountId: session.account_id, kind: session.kind, tokenId: 0, sessionId: session.id };
+  if (!session.two_factor && policy.require2faFor.includes(session.kind)) principal.mustEnrol = true;
+  if (nowMs - session.last_seen_at.getTime() < SESSION_RENEW_AFTER_MS) return { principal };
+  const expiresAtMs = expiryOf(session.created_at.getTime(), nowMs, policy);
+  await extendSession(db, session.id, now, new Date(expiresAtMs), address);
+  return { principal, setCookie: cookieFor(secret, expiresAtMs, nowMs) };
 }
 
-export async function signOut(db: Db, sessionId: number, now: Date): Promise<void> {
-  await revokeSession(db, sessionId, now);
+export async function signOut(db: Db, actor: Actor, sessionId: number, now: Date): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await revokeSession(trx, sessionId, now);
+    await recordAudit(trx, actor, { action: 'session.sign_out', objectType: 'session', objectId: sessionId }, now);
+  });
+}
+
+/** The account's live sessions for the "where you're signed in" list, the current one marked. */
+export async function listSessions(db: Db, policy: SessionPolicy, accountId: number, currentId: number | undefined, now: Date) {
+  const rows = await listLiveSessions(db, accountId, now, new Date(now.getTime() - policy.maxAgeMs));
+  return rows.map((row) => ({ ...row, current: row.id === currentId, device: deviceOf(row.user_agent) }));
+}
+
+/** "Firefox 133 on Windows", "Safari on iOS (mobile)"; "Unknown device" without a User-Agent. */
+export function deviceOf(userAgent: string): string {
+  if (userAgent === '') return 'Unknown device';
+  const parsed = new UAParser(userAgent).getResult();
+  const browser = [parsed.browser.name, parsed.browser.major].filter(Boolean).join(' ');
+  const system = parsed.os.name ?? '';
+  const type = parsed.device.type === 'mobile' || parsed.device.type === 'tablet' ? ` (${parsed.device.type})` : '';
+  if (browser === '' && system === '') return userAgent.slice(0, 60);
+  return `${browser || 'A browser'}${system === '' ? '' : ` on ${system}`}${type}`;
+}
+
+/** Ends one of the account's sessions (404 for another account's, or one already ended). */
+export async function revokeOwnSession(db: Db, actor: Actor, accountId: number, sessionId: number, now: Date): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    if (!(await revokeAccountSession(trx, accountId, sessionId, now))) throw notFound('Session');
+    await recordAudit(trx, actor, { action: 'session.revoke', objectType: 'session', objectId: sessionId }, now);
+  });
+}
+
+/** Ends every session of the account but the one asking (all of them when a token asks); answers how many. */
+export async function revokeOtherSessions(db: Db, actor: Actor, accountId: number, keepId: number | undefined, now: Date) {
+  return inTransaction(db, async (trx) => {
+    const count = await revokeSessionsOf(trx, accountId, now, keepId);
+    await recordAudit(
+      trx,
+      actor,
+      { action: 'session.revoke_others', objectType: 'account', objectId: accountId, after: { sessions: count } },
+      now,
+    );
+    return count;
+  });
 }
 
 /** Changes a password knowing the current one; every other session of the account ends. */

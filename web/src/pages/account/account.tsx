@@ -1,10 +1,12 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import type { User } from '../../session.ts';
 
-/** The signed-in account: who it is, and changing its password. */
+const SecuritySections = lazy(() => import('./security.tsx').then((module) => ({ default: module.SecuritySections })));
+
+/** The signed-in account: who it is, its password, two-factor sign-in, passkeys and where it is signed in. */
 export function AccountPage({ user }: { user: User }) {
   const [form, setForm] = useState({ current: '', new: '' });
   const change = useMutation({
@@ -74,6 +76,9 @@ export function AccountPage({ user }: { user: User }) {
           </button>
         </div>
       </form>
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <SecuritySections />
+      </Suspense>
     </>
   );
 }

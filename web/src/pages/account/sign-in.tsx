@@ -3,35 +3,89 @@ import { type FormEvent, useState } from 'react';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { Link } from '../../router.tsx';
+import type { User } from '../../session.ts';
+import { ceremonyProblem } from './passkeys.tsx';
+import { signInWithPasskey } from './webauthn.ts';
 
+/** Sign-in: password (then, with two-factor sign-in, a code), or a passkey. */
 export function SignInPage() {
   const queryClient = useQueryClient();
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
+  const [ticket, setTicket] = useState<string | null>(null);
+  const [code, setCode] = useState('');
+  // The app leads a signed-in account from the sign-in page to its first page.
+  const signedIn = (user: User) => queryClient.setQueryData(['me'], user);
   const signIn = useMutation({
     mutationFn: () => data(api.POST('/api/session', { body: { login, password } })),
-    // The app leads a signed-in account from the sign-in page to its first page.
-    onSuccess: (user) => queryClient.setQueryData(['me'], user),
+    onSuccess: (answer) => {
+      if ('ticket' in answer) setTicket(answer.ticket);
+      else signedIn(answer);
+    },
+  });
+  const second = useMutation({
+    mutationFn: () => data(api.POST('/api/session/second-factor', { body: { ticket: ticket ?? '', code } })),
+    onSuccess: signedIn,
+  });
+  const passkey = useMutation({
+    mutationFn: signInWithPasskey,
+    onSuccess: signedIn,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     signIn.mutate();
   };
+  const submitCode = (event: FormEvent) => {
+    event.preventDefault();
+    second.mutate();
+  };
   const errors = fieldErrors(signIn.error);
+  const heading = (
+    <h1>
+      <span className="logo" aria-hidden="true">
+        N
+      </span>{' '}
+      Sign in to Nativa
+    </h1>
+  );
+  if (ticket !== null) {
+    return (
+      <main className="auth">
+        {heading}
+        <form onSubmit={submitCode} className="card" noValidate aria-label="Two-factor code">
+          {second.error && <Notice kind="error">{problem(second.error)}</Notice>}
+          <Field
+            label="Code from your authenticator app"
+            name="code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            required
+            autoFocus
+            hint="6 digits. Lost your phone? Enter one of your recovery codes instead."
+            value={code}
+            onChange={(event) => setCode(event.target.value)}
+          />
+          <button type="submit" className="primary" disabled={second.isPending}>
+            {second.isPending ? 'Checking…' : 'Sign in'}
+          </button>
+          <p>
+            <button type="button" className="link" onClick={() => setTicket(null)}>
+              Start again
+            </button>
+          </p>
+        </form>
+      </main>
+    );
+  }
   return (
     <main className="auth">
-      <h1>
-        <span className="logo" aria-hidden="true">
-          N
-        </span>{' '}
-        Sign in to Nativa
-      </h1>
+      {heading}
       <form onSubmit={submit} className="card" noValidate>
         {signIn.error && !errors.login && !errors.password && <Notice kind="error">{problem(signIn.error)}</Notice>}
         <Field
           label="Username or e-mail"
           name="login"
-          autoComplete="username"
+          autoComplete="username webauthn"
           required
           value={login}
           error={errors.login}
@@ -54,6 +108,12 @@ export function SignInPage() {
           <Link href="/password">Forgot your password?</Link>
         </p>
       </form>
+      <div className="card">
+        {passkey.error && <Notice kind="error">{ceremonyProblem(passkey.error)}</Notice>}
+        <button type="button" disabled={passkey.isPending} onClick={() => passkey.mutate()}>
+          Use a passkey
+        </button>
+      </div>
     </main>
   );
 }
