@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 
 import { DomainError, STATUS_OF } from '../../http/errors.ts';
+import { sendHtmlPage } from '../../http/html-page.ts';
 import { Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
@@ -25,12 +26,11 @@ const ConfirmedSchema = Type.Object(
 const wantsHtml = (request: FastifyRequest): boolean => /\btext\/html\b/.test(request.headers.accept ?? '');
 
 function page(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(
-      `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>\n`,
-    );
+  return sendHtmlPage(
+    reply,
+    status,
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>\n`,
+  );
 }
 
 /** Mailbox confirmation links, public (the operator's outbox: outbox-admin-routes.ts). */

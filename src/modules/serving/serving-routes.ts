@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../errors.ts';
+import { sendHtmlPage } from '../../http/html-page.ts';
 import { acceptPlainTextList } from '../../http/input.ts';
 import { Id, Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
@@ -320,10 +321,8 @@ const DEAD_LINK_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><title>Link not found</title><p>This link leads nowhere.</p></html>\n';
 
 function sendDeadLink(reply: FastifyReply) {
-  reply.code(404);
   reply.header('Cache-Control', 'no-store');
-  reply.type('text/html; charset=utf-8');
-  return reply.send(DEAD_LINK_PAGE);
+  return sendHtmlPage(reply, 404, DEAD_LINK_PAGE);
 }
 
 function sendPixel(reply: FastifyReply) {

@@ -131,7 +131,7 @@ describe('serving: teasers, clicks, billing', () => {
     assert.equal(response.status, 404, response.text);
     assert.equal(response.header('location'), undefined);
     assert.match(response.header('content-type') ?? '', /^text\/html/);
-    assert.match(response.text, /<title>Link not found<\/title>/);
+    assert.match(response.text, /^<!doctype html><html lang="en">.*<title>Link not found<\/title>/);
   }
 
   /** The token of a click link with another ad id written into its payload (the MAC no longer fits). */
@@ -157,6 +157,13 @@ describe('serving: teasers, clicks, billing', () => {
     assertDeadLink(await server.anonymous.get(`/api/serve/click/${withOfferId(token, refusedId)}`, desktop));
     const flipped = token.slice(0, 70) + (token[70] === 'A' ? 'B' : 'A') + token.slice(71);
     assertDeadLink(await server.anonymous.get(`/api/serve/click/${flipped}`, desktop));
+    // A browser's Accept admits XML (q=0.9): the page still goes out as HTML, not wrapped in XML.
+    assertDeadLink(
+      await server.anonymous.get(`/api/serve/click/${flipped}`, {
+        ...desktop,
+        accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+      }),
+    );
     assertDeadLink(await server.anonymous.get('/api/serve/click/not-a-token', desktop));
     assertDeadLink(await server.anonymous.get('/api/serve/click/%01', desktop));
     await engineOf(server).settled();
