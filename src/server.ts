@@ -79,7 +79,7 @@ export async function createContext(
   const redisGuard = redis === undefined ? undefined : new RedisGuard(redis, dependencies, config.redisTimeoutMs);
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
   await tokens.readChanges();
-  const serving = await createServingEngine(config, db.db, redisGuard);
+  const serving = await createServingEngine(config, db.db, redisGuard, log);
   // One counter for wrong passwords, wrong second factors and password-reset e-mails.
   const signInFailures = sharedOrLocal(
     redisGuard,

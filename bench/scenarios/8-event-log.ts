@@ -13,7 +13,9 @@ import { loadConfig, type NatsSettings } from '../../src/config.ts';
 import { applyLedgerChange, findOrCreatePlatformAccount } from '../../src/modules/ledger/ledger.ts';
 import type { IncomingClick } from '../../src/modules/serving/billing/acceptance.ts';
 import { settleLoggedClicks } from '../../src/modules/serving/billing/logged-settlement.ts';
+import { decodeEvents } from '../../src/modules/serving/event-log/event-batcher.ts';
 import { EventConsumer } from '../../src/modules/serving/event-log/event-consumer.ts';
+import { isClickEvent } from '../../src/modules/serving/event-log/event-log.ts';
 import { EventPublisher } from '../../src/modules/serving/event-log/event-publisher.ts';
 import { ensureEventStream } from '../../src/modules/serving/event-log/event-stream.ts';
 import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
@@ -261,7 +263,7 @@ async function measureConsumer(
       js,
       stream: settings.stream,
       kind: 'click',
-      decode: (data) => JSON.parse(Buffer.from(data).toString()) as IncomingClick,
+      decode: (data) => decodeEvents<IncomingClick>(data, isClickEvent),
       settle: async (events) => {
         await settleLoggedClicks(db, events, settlement);
       },
