@@ -61,7 +61,13 @@ export async function createContext(
 ): Promise<AppContext> {
   mkdirSync(config.dataDir, { recursive: true });
   const dependencies = new DependencyMonitor(() => config.clock.now(), log);
-  const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const db =
+    database ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+    }));
   db.reportAvailability?.(dependencies.database);
   try {
     if (db.kind === 'postgres' && config.databaseUrl !== undefined && database === undefined) {
