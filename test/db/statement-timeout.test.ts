@@ -16,7 +16,9 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 const TIMEOUT_MS = 300;
 const serverUrl = process.env.TEST_DATABASE_URL;
 
-describe('the statement timeout', { skip: serverUrl ? false : 'PGlite has no statement timeout (TEST_DATABASE_URL runs it)' }, () => {
+describe('the statement timeout', {
+  skip: serverUrl ? false : 'PGlite has no statement timeout (TEST_DATABASE_URL runs it)',
+}, () => {
   let database: Database;
   let server: TestServer;
   let locker: pg.Client;
