@@ -17,7 +17,7 @@ import { decodeEvents } from '../../src/modules/serving/event-log/event-batcher.
 import { EventConsumer } from '../../src/modules/serving/event-log/event-consumer.ts';
 import { isClickEvent } from '../../src/modules/serving/event-log/event-log.ts';
 import { EventPublisher } from '../../src/modules/serving/event-log/event-publisher.ts';
-import { ensureEventStream } from '../../src/modules/serving/event-log/event-stream.ts';
+import { ensureEventStream, subjectOf } from '../../src/modules/serving/event-log/event-stream.ts';
 import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
 import { newClickId } from '../../src/modules/serving/tracking/click-token.ts';
 import { startServer } from '../../src/server.ts';
@@ -120,6 +120,7 @@ async function measure(context: BenchContext, databaseUrl: string, servers: stri
       counts: { 'clicks settled': lags.length, 'p99 lag ms': p99 },
     });
     rows.push(await measureConsumer(servers, stream, server.context.db, ads));
+    rows.push(...(await measurePublishCpu(servers, stream, context)));
     return rows;
   } finally {
     await bare.app.close();
@@ -293,6 +294,86 @@ async function measureConsumer(
       },
       counts: { events: consumer.counts.events, settlements: consumer.counts.settlements },
     };
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * The process's CPU per logged click on the publish path alone, without HTTP or settlement:
+ * `connections` requests in a loop, each awaiting its click's PubAck, first one JetStream message
+ * per click (Nats-Msg-Id = the click, as before docs/adr/0036), then the batched publisher. CPU
+ * time, not throughput, so a loaded machine moves it less than the ratios above.
+ */
+async function measurePublishCpu(servers: string, name: string, context: BenchContext): Promise<BenchRow[]> {
+  const settings: NatsSettings = { servers: servers.split(','), stream: `${name}_PUBLISH`, replicas: 1, ackWaitMs: 60_000 };
+  const connection = await connect({ servers: settings.servers });
+  try {
+    await ensureEventStream(await jetstreamManager(connection), settings);
+    const js = jetstream(connection);
+    const subject = subjectOf(settings.stream, 'click');
+    const publisher = new EventPublisher(js, settings.stream);
+    const click = (): IncomingClick => ({
+      claims: {
+        clickId: newClickId(),
+        offerId: 1,
+        campaignId: 1,
+        siteId: 1,
+        blockId: 1,
+        device: 1,
+        country: '',
+        chargeMicros: 10_000,
+        issuedAt: Date.now(),
+      },
+      advertiserId: 1,
+      publisherId: 1,
+      nowMs: Date.now(),
+      address: null,
+      refusal: null,
+    });
+    const variants: [string, (event: IncomingClick) => Promise<unknown>][] = [
+      [
+        'one message per click',
+        (event) => js.publish(subject, JSON.stringify(event), { msgID: `click:${event.claims.clickId}`, timeout: 3000 }),
+      ],
+      ['batched (1 ms window)', (event) => publisher.publishClick(event)],
+    ];
+    const rows: BenchRow[] = [];
+    for (const [label, publish] of variants) {
+      const seconds = Math.max(2, context.durationSeconds / 2);
+      const deadline = performance.now() + seconds * 1000;
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      let published = 0;
+      await Promise.all(
+        Array.from({ length: context.connections }, async () => {
+          while (performance.now() < deadline) {
+            await publish(click());
+            published += 1;
+          }
+        }),
+      );
+      const elapsed = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuPerClick = (cpu.user + cpu.system) / published;
+      process.stderr.write(`bench: publish path, ${label}: ${published} clicks, ${cpuPerClick.toFixed(1)} µs CPU each\n`);
+      rows.push({
+        scenario: `publish path alone, ${context.connections} in flight: ${label} (clicks/s)`,
+        result: {
+          requestsPerSecond: published / elapsed,
+          p50: 0,
+          p99: 0,
+          total: published,
+          errors: 0,
+          timeouts: 0,
+          statuses: {},
+          tool: 'node',
+        },
+        counts: { clicks: published, 'process CPU µs per click': Math.round(cpuPerClick * 10) / 10 },
+      });
+    }
+    await jetstreamManager(connection).then((manager) => manager.streams.delete(settings.stream));
+    return rows;
   } finally {
     await connection.close();
   }
