@@ -100,6 +100,7 @@ async function measure(context: BenchContext, databaseUrl: string, servers: stri
     await engine.refresh();
     const rows = await paired('the clicks', 0.4, () => measureClicks(context, server.url, databaseUrl, engine, ads));
     const lags = [...engine.eventLagMs];
+    rows.push(await measureExpiredLinks(context, server.url, databaseUrl, engine, ads));
     rows.push(...(await paired('the beacons', 0.5, () => measureBeacons(context, server.url, databaseUrl, engine, ads))));
     const p99 = percentile(lags, 0.99);
     process.stderr.write(
@@ -177,6 +178,46 @@ async function measureClicks(
       'clicks billed': billed,
       'taken by the database instead': engine.tally.logFallbacks,
     },
+    cpu,
+  };
+}
+
+/**
+ * The same route and redirect with links past their lifetime: verified, redirected without a click
+ * id, nothing accepted, published or settled. Its CPU per response is what a logged click costs
+ * before its acceptance: the subtraction in docs/operating.md starts from it.
+ */
+async function measureExpiredLinks(
+  context: BenchContext,
+  url: string,
+  databaseUrl: string,
+  engine: ServingEngine,
+  ads: Ads,
+): Promise<BenchRow> {
+  const issuedAt = Date.now() - 2 * 3_600_000;
+  const paths = Array.from({ length: 20_000 }, (_, index) => {
+    const ad = ads[index % ads.length];
+    if (ad === undefined) throw new Error('no ads to click');
+    const claims = { ...ad, chargeMicros: 10_000, clickId: newClickId(), device: 1, country: '', issuedAt };
+    return `/api/serve/click/${engine.signer.sign(claims)}`;
+  });
+  const acceptedBefore = engine.tally.clicksAccepted;
+  const { result, cpu } = await withCpu(
+    () =>
+      load({
+        url: `${url}/`,
+        connections: context.connections,
+        durationSeconds: context.durationSeconds,
+        headers: { 'User-Agent': USER_AGENT },
+        paths,
+      }),
+    databaseUrl,
+  );
+  return {
+    scenario: 'GET /api/serve/click/{token}, expired links (redirect, nothing accepted)',
+    result,
+    met: (result.statuses['3xx'] ?? 0) === result.total && engine.tally.clicksAccepted === acceptedBefore,
+    counts: { 'redirects within the run': result.statuses['3xx'] ?? 0 },
     cpu,
   };
 }
@@ -271,12 +312,15 @@ async function measureConsumer(
       onError: (error) => process.stderr.write(`bench: settling the backlog failed: ${(error as Error).message}\n`),
     });
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     await consumer.start();
     const deadline = Date.now() + 120_000;
     while (consumer.counts.events < BACKLOG && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     await consumer.close();
     const perSecond = consumer.counts.events / seconds;
+    const cpuPerEvent = (cpu.user + cpu.system) / Math.max(1, consumer.counts.events);
     process.stderr.write(
       `bench: one consumer settled ${consumer.counts.events} click events in ${seconds.toFixed(1)} s (${consumer.counts.settlements} settlements)\n`,
     );
@@ -292,7 +336,11 @@ async function measureConsumer(
         statuses: {},
         tool: 'node',
       },
-      counts: { events: consumer.counts.events, settlements: consumer.counts.settlements },
+      counts: {
+        events: consumer.counts.events,
+        settlements: consumer.counts.settlements,
+        'process CPU µs per event': Math.round(cpuPerEvent * 10) / 10,
+      },
     };
   } finally {
     await connection.close();
