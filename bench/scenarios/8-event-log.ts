@@ -384,7 +384,7 @@ async function measurePublishCpu(servers: string, name: string, context: BenchCo
         'one message per click',
         (event) => js.publish(subject, JSON.stringify(event), { msgID: `click:${event.claims.clickId}`, timeout: 3000 }),
       ],
-      ['batched (1 ms window)', (event) => publisher.publishClick(event)],
+      ['batched (2 ms window)', (event) => publisher.publishClick(event)],
     ];
     const rows: BenchRow[] = [];
     for (const [label, publish] of variants) {

@@ -10,7 +10,7 @@ export interface BatchWindow {
   maxBytes: number;
 }
 
-export const DEFAULT_BATCH_WINDOW: BatchWindow = { maxWaitMs: 1, maxEvents: 1000, maxBytes: 512 * 1024 };
+export const DEFAULT_BATCH_WINDOW: BatchWindow = { maxWaitMs: 2, maxEvents: 1000, maxBytes: 512 * 1024 };
 
 /** Runs `flush` after `ms`; returns what cancels it. Tests pass their own to hold a window open. */
 export type Schedule = (flush: () => void, ms: number) => () => void;
