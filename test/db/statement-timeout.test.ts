@@ -9,11 +9,25 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../src/db/database.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { ERRORS } from '../../src/errors.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const TIMEOUT_MS = 300;
+
+describe('DATABASE_STATEMENT_TIMEOUT_MS', () => {
+  it('is 10 s unless set, 0 turns it off, and a bad value is reported by name', () => {
+    assert.equal(loadConfig({}).databaseStatementTimeoutMs, 10_000);
+    assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).databaseStatementTimeoutMs, 0);
+    assert.equal(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2500' }).databaseStatementTimeoutMs, 2500);
+    assert.throws(
+      () => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.problems.some((line) => line.startsWith('DATABASE_STATEMENT_TIMEOUT_MS')),
+    );
+  });
+});
 const serverUrl = process.env.TEST_DATABASE_URL;
 
 describe('the statement timeout', {
