@@ -17,6 +17,8 @@ export interface Config {
   redisTimeoutMs: number;
   /** How long start-up waits for an unreachable database before it exits (ms; 0: exits at once). */
   databaseWaitMs: number;
+  /** PostgreSQL: statements of the server's pool longer than this are cancelled (0: never). */
+  databaseStatementTimeoutMs: number;
   tlsCertPath: string | undefined;
   tlsKeyPath: string | undefined;
   trustProxy: boolean;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'nativa:',
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 50, 5, 10_000),
     databaseWaitMs: int('DATABASE_WAIT_SECONDS', 60, 0, 86_400) * 1000,
+    databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 0, 86_400_000),
     tlsCertPath,
     tlsKeyPath,
     trustProxy: bool('TRUST_PROXY'),

@@ -86,7 +86,8 @@ export const ERRORS = {
   },
   database_unavailable: {
     code: 9001,
-    description: 'The database is unavailable for a moment (a restart, a failover); retry after `Retry-After` seconds.',
+    description:
+      'The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.',
   },
 } as const satisfies Record<string, { code: number; description: string }>;
 

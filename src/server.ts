@@ -61,7 +61,13 @@ export async function createContext(
 ): Promise<AppContext> {
   mkdirSync(config.dataDir, { recursive: true });
   const dependencies = new DependencyMonitor(() => config.clock.now(), log);
-  const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const db =
+    database ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+    }));
   db.reportAvailability?.(dependencies.database);
   try {
     if (db.kind === 'postgres' && config.databaseUrl !== undefined && database === undefined) {
@@ -79,7 +85,7 @@ export async function createContext(
   const redisGuard = redis === undefined ? undefined : new RedisGuard(redis, dependencies, config.redisTimeoutMs);
   const tokens = new TokenAuthenticator(db.db, config.clock, undefined, () => db.writeGeneration?.('api_tokens') ?? 0);
   await tokens.readChanges();
-  const serving = await createServingEngine(config, db.db, redisGuard);
+  const serving = await createServingEngine(config, db.db, redisGuard, log);
   // One counter for wrong passwords, wrong second factors and password-reset e-mails.
   const signInFailures = sharedOrLocal(
     redisGuard,

@@ -13,9 +13,11 @@ import { loadConfig, type NatsSettings } from '../../src/config.ts';
 import { applyLedgerChange, findOrCreatePlatformAccount } from '../../src/modules/ledger/ledger.ts';
 import type { IncomingClick } from '../../src/modules/serving/billing/acceptance.ts';
 import { settleLoggedClicks } from '../../src/modules/serving/billing/logged-settlement.ts';
+import { decodeEvents } from '../../src/modules/serving/event-log/event-batcher.ts';
 import { EventConsumer } from '../../src/modules/serving/event-log/event-consumer.ts';
+import { isClickEvent } from '../../src/modules/serving/event-log/event-log.ts';
 import { EventPublisher } from '../../src/modules/serving/event-log/event-publisher.ts';
-import { ensureEventStream } from '../../src/modules/serving/event-log/event-stream.ts';
+import { ensureEventStream, subjectOf } from '../../src/modules/serving/event-log/event-stream.ts';
 import type { ServingEngine } from '../../src/modules/serving/serving-engine.ts';
 import { newClickId } from '../../src/modules/serving/tracking/click-token.ts';
 import { startServer } from '../../src/server.ts';
@@ -98,6 +100,7 @@ async function measure(context: BenchContext, databaseUrl: string, servers: stri
     await engine.refresh();
     const rows = await paired('the clicks', 0.4, () => measureClicks(context, server.url, databaseUrl, engine, ads));
     const lags = [...engine.eventLagMs];
+    rows.push(await measureExpiredLinks(context, server.url, databaseUrl, engine, ads));
     rows.push(...(await paired('the beacons', 0.5, () => measureBeacons(context, server.url, databaseUrl, engine, ads))));
     const p99 = percentile(lags, 0.99);
     process.stderr.write(
@@ -118,6 +121,7 @@ async function measure(context: BenchContext, databaseUrl: string, servers: stri
       counts: { 'clicks settled': lags.length, 'p99 lag ms': p99 },
     });
     rows.push(await measureConsumer(servers, stream, server.context.db, ads));
+    rows.push(...(await measurePublishCpu(servers, stream, context)));
     return rows;
   } finally {
     await bare.app.close();
@@ -174,6 +178,46 @@ async function measureClicks(
       'clicks billed': billed,
       'taken by the database instead': engine.tally.logFallbacks,
     },
+    cpu,
+  };
+}
+
+/**
+ * The same route and redirect with links past their lifetime: verified, redirected without a click
+ * id, nothing accepted, published or settled. Its CPU per response is what a logged click costs
+ * before its acceptance: the subtraction in docs/operating.md starts from it.
+ */
+async function measureExpiredLinks(
+  context: BenchContext,
+  url: string,
+  databaseUrl: string,
+  engine: ServingEngine,
+  ads: Ads,
+): Promise<BenchRow> {
+  const issuedAt = Date.now() - 2 * 3_600_000;
+  const paths = Array.from({ length: 20_000 }, (_, index) => {
+    const ad = ads[index % ads.length];
+    if (ad === undefined) throw new Error('no ads to click');
+    const claims = { ...ad, chargeMicros: 10_000, clickId: newClickId(), device: 1, country: '', issuedAt };
+    return `/api/serve/click/${engine.signer.sign(claims)}`;
+  });
+  const acceptedBefore = engine.tally.clicksAccepted;
+  const { result, cpu } = await withCpu(
+    () =>
+      load({
+        url: `${url}/`,
+        connections: context.connections,
+        durationSeconds: context.durationSeconds,
+        headers: { 'User-Agent': USER_AGENT },
+        paths,
+      }),
+    databaseUrl,
+  );
+  return {
+    scenario: 'GET /api/serve/click/{token}, expired links (redirect, nothing accepted)',
+    result,
+    met: (result.statuses['3xx'] ?? 0) === result.total && engine.tally.clicksAccepted === acceptedBefore,
+    counts: { 'redirects within the run': result.statuses['3xx'] ?? 0 },
     cpu,
   };
 }
@@ -261,19 +305,22 @@ async function measureConsumer(
       js,
       stream: settings.stream,
       kind: 'click',
-      decode: (data) => JSON.parse(Buffer.from(data).toString()) as IncomingClick,
+      decode: (data) => decodeEvents<IncomingClick>(data, isClickEvent),
       settle: async (events) => {
         await settleLoggedClicks(db, events, settlement);
       },
       onError: (error) => process.stderr.write(`bench: settling the backlog failed: ${(error as Error).message}\n`),
     });
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     await consumer.start();
     const deadline = Date.now() + 120_000;
     while (consumer.counts.events < BACKLOG && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     await consumer.close();
     const perSecond = consumer.counts.events / seconds;
+    const cpuPerEvent = (cpu.user + cpu.system) / Math.max(1, consumer.counts.events);
     process.stderr.write(
       `bench: one consumer settled ${consumer.counts.events} click events in ${seconds.toFixed(1)} s (${consumer.counts.settlements} settlements)\n`,
     );
@@ -289,8 +336,92 @@ async function measureConsumer(
         statuses: {},
         tool: 'node',
       },
-      counts: { events: consumer.counts.events, settlements: consumer.counts.settlements },
+      counts: {
+        events: consumer.counts.events,
+        settlements: consumer.counts.settlements,
+        'process CPU µs per event': Math.round(cpuPerEvent * 10) / 10,
+      },
     };
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * The process's CPU per logged click on the publish path alone, without HTTP or settlement:
+ * `connections` requests in a loop, each awaiting its click's PubAck, first one JetStream message
+ * per click (Nats-Msg-Id = the click, as before docs/adr/0036), then the batched publisher. CPU
+ * time, not throughput, so a loaded machine moves it less than the ratios above.
+ */
+async function measurePublishCpu(servers: string, name: string, context: BenchContext): Promise<BenchRow[]> {
+  const settings: NatsSettings = { servers: servers.split(','), stream: `${name}_PUBLISH`, replicas: 1, ackWaitMs: 60_000 };
+  const connection = await connect({ servers: settings.servers });
+  try {
+    await ensureEventStream(await jetstreamManager(connection), settings);
+    const js = jetstream(connection);
+    const subject = subjectOf(settings.stream, 'click');
+    const publisher = new EventPublisher(js, settings.stream);
+    const click = (): IncomingClick => ({
+      claims: {
+        clickId: newClickId(),
+        offerId: 1,
+        campaignId: 1,
+        siteId: 1,
+        blockId: 1,
+        device: 1,
+        country: '',
+        chargeMicros: 10_000,
+        issuedAt: Date.now(),
+      },
+      advertiserId: 1,
+      publisherId: 1,
+      nowMs: Date.now(),
+      address: null,
+      refusal: null,
+    });
+    const variants: [string, (event: IncomingClick) => Promise<unknown>][] = [
+      [
+        'one message per click',
+        (event) => js.publish(subject, JSON.stringify(event), { msgID: `click:${event.claims.clickId}`, timeout: 3000 }),
+      ],
+      ['batched (2 ms window)', (event) => publisher.publishClick(event)],
+    ];
+    const rows: BenchRow[] = [];
+    for (const [label, publish] of variants) {
+      const seconds = Math.max(2, context.durationSeconds / 2);
+      const deadline = performance.now() + seconds * 1000;
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      let published = 0;
+      await Promise.all(
+        Array.from({ length: context.connections }, async () => {
+          while (performance.now() < deadline) {
+            await publish(click());
+            published += 1;
+          }
+        }),
+      );
+      const elapsed = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuPerClick = (cpu.user + cpu.system) / published;
+      process.stderr.write(`bench: publish path, ${label}: ${published} clicks, ${cpuPerClick.toFixed(1)} µs CPU each\n`);
+      rows.push({
+        scenario: `publish path alone, ${context.connections} in flight: ${label} (clicks/s)`,
+        result: {
+          requestsPerSecond: published / elapsed,
+          p50: 0,
+          p99: 0,
+          total: published,
+          errors: 0,
+          timeouts: 0,
+          statuses: {},
+          tool: 'node',
+        },
+        counts: { clicks: published, 'process CPU µs per click': Math.round(cpuPerClick * 10) / 10 },
+      });
+    }
+    await jetstreamManager(connection).then((manager) => manager.streams.delete(settings.stream));
+    return rows;
   } finally {
     await connection.close();
   }

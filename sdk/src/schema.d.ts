@@ -2154,7 +2154,7 @@ export interface components {
          *     - 4009 `two_factor_mandatory`: Two-factor sign-in is required for this kind of account: it cannot be turned off.
          *     - 4010 `two_factor_off`: Two-factor sign-in is not on for this account.
          *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
-         *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover); retry after `Retry-After` seconds.
+         *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
         ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 9000 | 9001;

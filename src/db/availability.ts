@@ -56,6 +56,15 @@ export function isConnectionFailure(error: unknown): boolean {
   return DRIVER_MESSAGES.some((text) => error.message.includes(text));
 }
 
+/**
+ * Whether `error` is a statement the server cancelled (SQLSTATE 57014, query_canceled): the
+ * statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) ran out, since nothing else here cancels
+ * statements. The database is too slow or a lock is held: the request answers 503 as when it is away.
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === '57014';
+}
+
 /** The state of the database as this process last saw it, and the events that moved it. */
 export interface AvailabilityEvents {
   /** A connection failed or was lost (counted; logged once per outage by `onDown`). */

@@ -70,6 +70,12 @@ export interface DatabaseOptions {
   /** Keep the PGlite database in memory only (tests). */
   inMemory?: boolean;
   poolSize?: number;
+  /**
+   * PostgreSQL only: a statement running longer is cancelled by the server (`statement_timeout`),
+   * so a slow or locked database answers 503 instead of holding requests and connections. Sessions
+   * of `withSession` (migrations) run without it. Undefined or 0: none.
+   */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -102,11 +108,14 @@ const IGNORE: AvailabilityEvents = { connectionFailed: () => undefined, connecti
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
+    const statementTimeout = options.statementTimeoutMs ?? 0;
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       options: SESSION_OPTIONS,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // A startup parameter of its own, so an `options` parameter in DATABASE_URL does not drop it.
+      statement_timeout: statementTimeout || undefined,
       types: {
         getTypeParser: ((oid: number, format?: string) => {
           if (oid === INT8 || oid === NUMERIC) return toNumber;
@@ -139,14 +148,23 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       async withSession(work) {
         const client = await pool.connect();
+        // Migrations may wait for another instance's migration lock and rewrite large tables: no
+        // statement timeout while they run; RESET gives the connection its startup value back.
+        let broken: Error | undefined;
         try {
+          if (statementTimeout > 0) await client.query('SET statement_timeout = 0');
           return await work(async (sqlText, parameters) => {
             const result = await client.query(sqlText, parameters);
             const last = Array.isArray(result) ? result[result.length - 1] : result;
             return last?.rows ?? [];
           });
         } finally {
-          client.release();
+          if (statementTimeout > 0) {
+            await client.query('RESET statement_timeout').catch((error: Error) => {
+              broken = error;
+            });
+          }
+          client.release(broken);
           writes.bumpAll();
         }
       },

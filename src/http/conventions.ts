@@ -9,7 +9,7 @@ import type {
   onSendHookHandler,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { DatabaseUnavailableError } from '../db/availability.ts';
+import { DatabaseUnavailableError, isStatementTimeout } from '../db/availability.ts';
 import type { AccountKind } from '../db/schema.ts';
 import { DomainError, type ErrorCode, errorBody, type FieldError, generalCodeOf, STATUS_OF, unauthenticated } from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
@@ -302,7 +302,7 @@ function validationMessage(fieldErrors: FieldError[]): string {
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 function classify(error: FastifyError | DomainError): Failure {
-  if (error instanceof DatabaseUnavailableError) {
+  if (error instanceof DatabaseUnavailableError || isStatementTimeout(error)) {
     return {
       status: 503,
       message: 'The database is unavailable for a moment. Please try again shortly.',

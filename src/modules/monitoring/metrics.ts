@@ -154,6 +154,12 @@ function servingMetrics(registry: Registry, tally: ServingTally | undefined): vo
     'Viewable views counted: impression tokens of beacons, each counted once, written to the rollup.',
     () => tally.views,
   );
+  countedFrom(
+    registry,
+    'nativa_view_flush_failures_total',
+    'Flushes of served teasers and views that failed (database away); what they held is written by the next that succeeds.',
+    () => tally.viewFlushFailures,
+  );
   new Counter({
     name: 'nativa_view_refusals_total',
     help: 'Impression tokens of beacons counted as no view, by reason: bot, forged, expired, replayed.',

@@ -53,6 +53,8 @@ export interface ServingOptions {
   /** Called between a committed settlement of logged events and their acknowledgement (the crash test). */
   afterEventCommit?(): void;
   onError(error: unknown, what: string): void;
+  /** Where recoveries are told (the view buffer's first flush after failures). */
+  onInfo?(details: object, message: string): void;
 }
 
 /** Where the engine writes what it decided about a click (the request's logger). */
@@ -72,6 +74,8 @@ export interface ServingTally {
   served: number;
   /** Viewable views counted: beacons' tokens claimed and written to the rollup. */
   views: number;
+  /** Flushes of served teasers and views that failed (database away); their counts were kept for the next. */
+  viewFlushFailures: number;
   /** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
   viewRefusals: ViewRefusals;
   clicksAccepted: number;
@@ -107,6 +111,7 @@ export class ServingEngine implements EventSettlement {
     impressions: 0,
     served: 0,
     views: 0,
+    viewFlushFailures: 0,
     viewRefusals: { bot: 0, forged: 0, expired: 0, replayed: 0 },
     clicksAccepted: 0,
     clicksUnrecorded: 0,
@@ -139,6 +144,7 @@ export class ServingEngine implements EventSettlement {
       frequency,
       tally: this.tally,
       onError,
+      onInfo: options.onInfo,
     });
     this.billing = new ClickBilling({
       db,
@@ -247,7 +253,7 @@ export class ServingEngine implements EventSettlement {
     }
     // With the log, the beacon's answer waits until its views are stored.
     const views = this.tracker.verifyViews(tokens, userAgent);
-    this.tally.viewRefusals.replayed += await logViews(events.publisher, views, this.logFallback, this.tally);
+    await logViews(events.publisher, views, this.logFallback, this.tally);
   }
 
   /** The database path, for events the log did not acknowledge in time. */
@@ -375,7 +381,12 @@ function countAgainstLimits(campaign: CampaignState, chargeMicros: number, click
 }
 
 /** Makes and starts the engine from the configuration (the signing secret may be generated). */
-export async function createServingEngine(config: Config, db: Db, redis?: RedisGuard): Promise<ServingEngine> {
+export async function createServingEngine(
+  config: Config,
+  db: Db,
+  redis?: RedisGuard,
+  log?: { info(details: object, message: string): void },
+): Promise<ServingEngine> {
   const prefix = config.redisKeyPrefix;
   const warn = (what: string, message: string) => process.emitWarning(`serving engine: ${what}: ${message}`);
   const events =
@@ -396,6 +407,7 @@ export async function createServingEngine(config: Config, db: Db, redis?: RedisG
     refreshMs: config.servingRefreshMs,
     flushMs: 500,
     onError: (error, what) => process.emitWarning(`serving engine: ${what} failed: ${(error as Error).message}`),
+    onInfo: log === undefined ? undefined : (details, message) => log.info(details, `serving engine: ${message}`),
   });
   await engine.start();
   return engine;

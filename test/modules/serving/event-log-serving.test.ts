@@ -80,6 +80,7 @@ describe('clicks and views through JetStream', { skip: natsSkipReason() }, () =>
       .where('id', '=', world.advertiserId)
       .executeTakeFirstOrThrow();
 
+    const duplicatesBefore = engine.tally.refusals.duplicate;
     outage.away = true;
     const clickIds: string[] = [];
     for (const teaser of teasers) clickIds.push(await follow(teaser));
@@ -105,6 +106,15 @@ describe('clicks and views through JetStream', { skip: natsSkipReason() }, () =>
       intervalMs: 100,
     });
     await engine.impressions.flush();
+    await waitFor('the link followed again to be settled', () => engine.tally.refusals.duplicate > duplicatesBefore, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    assert.equal(
+      engine.tally.refusals.duplicate - duplicatesBefore,
+      1,
+      'the link followed again was settled as a duplicate, once',
+    );
     const rows = await db.selectFrom('clicks').select(['status', 'charge_micros']).where('click_id', 'in', clickIds).execute();
     assert.equal(rows.length, 6, 'one click row per click');
     assert.ok(rows.every((row) => row.status === 'billed'));

@@ -69,6 +69,8 @@ export class ClickBilling {
   async settleLogged(clicks: readonly IncomingClick[]): Promise<void> {
     const outcomes = await settleLoggedClicks(this.options.db, clicks, await this.settlementSettings());
     for (const outcome of outcomes.values()) this.options.onSettled(outcome);
+    // A link followed twice within one settlement is one outcome: the other event is a duplicate.
+    for (let repeat = outcomes.size; repeat < clicks.length; repeat += 1) this.options.onSettled('duplicate');
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */

@@ -10,29 +10,39 @@ export interface EventConsumerOptions<T> {
   js: JetStreamClient;
   stream: string;
   kind: EventKind;
-  /** Reads an event's payload; undefined when it is not one of ours (it is then dropped). */
-  decode(data: Uint8Array): T | undefined;
+  /** Reads a message's events (a batch's, or an older message's one); none when it is not ours (it is then dropped). */
+  decode(data: Uint8Array): T[];
   /** Writes a batch of events to the database in its own transactions; resolves after the commit. */
   settle(events: T[]): Promise<void>;
   /** Called between a batch's commit and its acknowledgement (the crash test kills the process there). */
   afterCommit?(): void;
   onError(error: unknown): void;
-  /** Events per settlement, at most. */
+  /** Events per settlement, at most (unless one message holds more). */
   maxBatch?: number;
   /** How long a settlement waits for more events to join it, unless a full batch is waiting. */
   gatherMs?: number;
 }
 
+/** Bytes of messages pulled ahead of the settlements: thousands of events, batched or not. */
+const PULL_MAX_BYTES = 4 * 1024 * 1024;
+
+interface Delivered<T> {
+  message: JsMsg;
+  events: T[];
+}
+
 /**
- * Settles one kind of logged event from its durable pull consumer: events are pulled continuously,
- * gathered into batches, settled, and acknowledged only after the settlement committed. A process
+ * Settles one kind of logged event from its durable pull consumer: messages (each a batch of
+ * events, or one event) are pulled continuously, their events gathered into settlements, settled,
+ * and the messages acknowledged only after the settlement committed. A process
  * that dies between the commit and the acknowledgement has its events delivered again (after the
  * consumer's ack wait) to whichever instance pulls next, and the settlement, idempotent by each
  * event's id, changes nothing the second time. A failed settlement hands its events back with a
  * delay that grows with their deliveries.
  */
 export class EventConsumer<T> {
-  private queue: JsMsg[] = [];
+  private queue: Delivered<T>[] = [];
+  private queuedEvents = 0;
   private messages: ConsumerMessages | undefined;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -53,7 +63,7 @@ export class EventConsumer<T> {
     const { js, stream, kind } = this.options;
     const consumer = await js.consumers.get(stream, durableOf(kind));
     this.messages = await consumer.consume({
-      max_messages: this.maxBatch * 2,
+      max_bytes: PULL_MAX_BYTES,
       // A pull waits at most this long: when the consumer's leader is lost (a NATS node dies), the
       // client notices missed heartbeats (half of this) and pulls again from the new leader within
       // seconds, not the library's default 30 s during which nothing would settle.
@@ -64,8 +74,14 @@ export class EventConsumer<T> {
 
   private add(message: JsMsg): void {
     if (this.stopped) return;
-    this.queue.push(message);
-    if (this.queue.length >= this.maxBatch) this.wake?.();
+    const events = this.options.decode(message.data);
+    if (events.length === 0) {
+      message.term();
+      return;
+    }
+    this.queue.push({ message, events });
+    this.queuedEvents += events.length;
+    if (this.queuedEvents >= this.maxBatch) this.wake?.();
     this.running ??= this.drain().finally(() => {
       this.running = undefined;
     });
@@ -74,17 +90,7 @@ export class EventConsumer<T> {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       await this.gather();
-      const batch = this.queue.splice(0, this.maxBatch);
-      const events: T[] = [];
-      const kept: JsMsg[] = [];
-      for (const message of batch) {
-        const event = this.options.decode(message.data);
-        if (event === undefined) message.term();
-        else {
-          events.push(event);
-          kept.push(message);
-        }
-      }
+      const { events, kept } = this.take();
       try {
         await this.options.settle(events);
       } catch (error) {
@@ -107,9 +113,28 @@ export class EventConsumer<T> {
     }
   }
 
+  /** Takes whole messages from the queue, up to `maxBatch` events (at least one message). */
+  private take(): { events: T[]; kept: JsMsg[] } {
+    let count = 0;
+    let size = 0;
+    for (const next of this.queue) {
+      if (count > 0 && size + next.events.length > this.maxBatch) break;
+      count += 1;
+      size += next.events.length;
+    }
+    const events: T[] = [];
+    const kept: JsMsg[] = [];
+    for (const taken of this.queue.splice(0, count)) {
+      kept.push(taken.message);
+      for (const event of taken.events) events.push(event);
+    }
+    this.queuedEvents -= size;
+    return { events, kept };
+  }
+
   /** Waits `gatherMs` for more events, unless a full batch is already waiting or the consumer stops. */
   private gather(): Promise<void> {
-    if (this.queue.length >= this.maxBatch || this.stopped) return Promise.resolve();
+    if (this.queuedEvents >= this.maxBatch || this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

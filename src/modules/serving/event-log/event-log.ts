@@ -4,6 +4,7 @@ import type { NatsSettings } from '../../../config.ts';
 import { connectNats, type NatsEvents } from '../../../nats/connection.ts';
 import type { IncomingClick } from '../billing/acceptance.ts';
 import type { ViewClaims } from '../tracking/view-token.ts';
+import { decodeEvents } from './event-batcher.ts';
 import { EventConsumer } from './event-consumer.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { ensureEventStream } from './event-stream.ts';
@@ -53,13 +54,13 @@ export class EventLog {
     const clicks = new EventConsumer<IncomingClick>({
       ...common,
       kind: 'click',
-      decode: (data) => decodeJson<IncomingClick>(data, (event) => typeof event.claims?.clickId === 'string'),
+      decode: (data) => decodeEvents<IncomingClick>(data, isClickEvent),
       settle: (events) => settlement.settleClicks(events),
     });
     const views = new EventConsumer<ViewClaims>({
       ...common,
       kind: 'view',
-      decode: (data) => decodeJson<ViewClaims>(data, (event) => typeof event.impressionId === 'string'),
+      decode: (data) => decodeEvents<ViewClaims>(data, isViewEvent),
       settle: (events) => settlement.settleViews(events),
     });
     await clicks.start();
@@ -77,20 +78,24 @@ export class EventLog {
     await this.connection.flush();
   }
 
-  /** Settles what was delivered, then drains the connection (publishes in flight get their PubAcks). */
+  /**
+   * Sends the batches being gathered, settles what was delivered, then drains the connection
+   * (publishes in flight get their PubAcks).
+   */
   async close(): Promise<void> {
+    this.publisher.flush();
     await Promise.all(this.consumers.map((consumer) => consumer.close()));
     await this.connection.drain().catch(() => undefined);
   }
 }
 
-function decodeJson<T>(data: Uint8Array, isEvent: (value: Partial<T> & Record<string, unknown>) => boolean): T | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as unknown;
-    return typeof value === 'object' && value !== null && isEvent(value as Partial<T> & Record<string, unknown>)
-      ? (value as T)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+/** A click event: its claims name the click. */
+export function isClickEvent(event: Record<string, unknown>): boolean {
+  const claims = event.claims as { clickId?: unknown } | undefined;
+  return typeof claims === 'object' && claims !== null && typeof claims.clickId === 'string';
+}
+
+/** A view event: the claims of an impression token. */
+export function isViewEvent(event: Record<string, unknown>): boolean {
+  return typeof event.impressionId === 'string';
 }

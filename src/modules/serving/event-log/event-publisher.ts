@@ -1,49 +1,61 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { IncomingClick } from '../billing/acceptance.ts';
 import type { ViewClaims } from '../tracking/view-token.ts';
+import { type BatchWindow, DEFAULT_BATCH_WINDOW, EventBatcher, type Schedule } from './event-batcher.ts';
 import { type EventKind, subjectOf } from './event-stream.ts';
 
 /**
- * How long a request waits for its event's PubAck: long enough for a stream leader's election
+ * How long a request waits for its batch's PubAck: long enough for a stream leader's election
  * after a server is lost (a few seconds on 2.9), short enough that the visitor is not kept
  * waiting when the log is away (the click then falls back to the database).
  */
 export const PUBLISH_TIMEOUT_MS = 3000;
 
+export interface EventPublisherOptions {
+  window?: BatchWindow;
+  /** What holds a batch's window open (tests hold it themselves). */
+  schedule?: Schedule;
+}
+
 /**
- * Appends clicks and views to the JetStream log. Each event's message id is its token's id (with
- * its kind: a teaser's click and view share one id), so a link or beacon sent twice within the
- * duplicate window is stored once and acknowledged as a duplicate. A returned promise resolves
- * only after the PubAck, i.e. once the event is stored on a majority of the stream's replicas.
+ * Appends clicks and views to the JetStream log, the events of concurrent requests gathered into
+ * one message per kind (event-batcher.ts, docs/adr/0036). A returned promise resolves only after
+ * the PubAck of the message holding the event, i.e. once it is stored on a majority of the
+ * stream's replicas. A click or beacon sent twice is two events in the log; the settlement, which
+ * writes each event's id once, counts it once.
  */
 export class EventPublisher {
-  private readonly js: JetStreamClient;
-  private readonly subjects: Record<EventKind, string>;
+  private readonly batchers: Record<EventKind, EventBatcher>;
 
-  constructor(js: JetStreamClient, stream: string) {
-    this.js = js;
-    this.subjects = { click: subjectOf(stream, 'click'), view: subjectOf(stream, 'view') };
+  constructor(js: JetStreamClient, stream: string, options: EventPublisherOptions = {}) {
+    const batcher = (kind: EventKind) => {
+      const subject = subjectOf(stream, kind);
+      const send = async (body: string, msgID: string) => {
+        await js.publish(subject, body, { msgID, timeout: PUBLISH_TIMEOUT_MS });
+      };
+      return new EventBatcher(kind, send, options.window ?? DEFAULT_BATCH_WINDOW, options.schedule);
+    };
+    this.batchers = { click: batcher('click'), view: batcher('view') };
   }
 
-  /** True when the log took the click, false when it already had it (a duplicate). */
-  async publishClick(click: IncomingClick): Promise<boolean> {
-    const ack = await this.js.publish(this.subjects.click, JSON.stringify(click), {
-      msgID: `click:${click.claims.clickId}`,
-      timeout: PUBLISH_TIMEOUT_MS,
-    });
-    return !ack.duplicate;
+  /** Resolves once the click is stored. */
+  publishClick(click: IncomingClick): Promise<void> {
+    return this.batchers.click.add([JSON.stringify(click)]);
   }
 
-  /** Logs each view; resolves when every one is stored, with whether each was new. */
-  publishViews(views: readonly ViewClaims[]): Promise<boolean[]> {
-    return Promise.all(
-      views.map(async (view) => {
-        const ack = await this.js.publish(this.subjects.view, JSON.stringify(view), {
-          msgID: `view:${view.impressionId}`,
-          timeout: PUBLISH_TIMEOUT_MS,
-        });
-        return !ack.duplicate;
-      }),
-    );
+  /** Resolves once every one of a beacon's views is stored (they travel in one batch). */
+  publishViews(views: readonly ViewClaims[]): Promise<void> {
+    return this.batchers.view.add(views.map((view) => JSON.stringify(view)));
+  }
+
+  /** Sends what is gathered now (shutdown: before the connection drains). */
+  flush(): void {
+    this.batchers.click.flush();
+    this.batchers.view.flush();
+  }
+
+  /** Messages published and the events in them, per kind, since start. */
+  get counts(): Record<EventKind, { batches: number; events: number }> {
+    return { click: { ...this.batchers.click.counts }, view: { ...this.batchers.view.counts } };
   }
 }

@@ -16,8 +16,9 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 /** Events older than this are dropped unsettled: a database away for a week is a disaster of its own. */
 const MAX_AGE_MS = 7 * 86_400_000;
 /**
- * A click link used twice within this window is one event (JetStream remembers each message id
- * that long, in memory); a later reuse is caught by the settlement (`clicks` has the id).
+ * A batch's message sent twice within this window (a publish the client retried) is stored once:
+ * JetStream remembers each message id that long, in memory. A click link used twice is two events,
+ * told apart by the settlement (`clicks` has the id; docs/adr/0036).
  */
 export const DUPLICATE_WINDOW_MS = 120_000;
 /** Events delivered to a consumer and not yet acknowledged, at most (a batch is a few thousand). */

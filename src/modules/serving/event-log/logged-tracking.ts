@@ -11,8 +11,8 @@ export interface LogFallback {
 }
 
 /**
- * A click's acceptance through the event log: accepted once its event is stored (PubAck), a
- * duplicate when the log already had its id. When the log cannot take it (no PubAck within the
+ * A click's acceptance through the event log: accepted once its event is stored (the PubAck of
+ * the batch holding it; a click followed twice is settled once, the second as a duplicate). When the log cannot take it (no PubAck within the
  * publish timeout: servers lost, a leader being elected) the click is accepted by the database as
  * without a log, so it is durable either way before its redirect; should the event have been
  * stored after all, its settlement finds the click already accepted or settled and bills it once.
@@ -24,7 +24,8 @@ export async function acceptThroughLog(
   tally: { logFallbacks: number },
 ): Promise<AcceptanceVerdict> {
   try {
-    return (await publisher.publishClick(click)) ? (click.refusal ?? 'accepted') : 'duplicate';
+    await publisher.publishClick(click);
+    return click.refusal ?? 'accepted';
   } catch (error) {
     fallback.onError(error, 'logging a click');
     tally.logFallbacks += 1;
@@ -35,22 +36,20 @@ export async function acceptThroughLog(
 /**
  * A beacon's views through the event log; resolves once every one is stored (or, when the log
  * cannot take them, counted in the database), so its 204 is sent for views that are durable.
- * Returns how many the log already had (replays within the duplicate window).
+ * Replays are told apart at settlement, which claims each view's id once.
  */
 export async function logViews(
   publisher: EventPublisher,
   views: ViewClaims[],
   fallback: LogFallback,
   tally: { logFallbacks: number },
-): Promise<number> {
-  if (views.length === 0) return 0;
+): Promise<void> {
+  if (views.length === 0) return;
   try {
-    const fresh = await publisher.publishViews(views);
-    return fresh.filter((stored) => !stored).length;
+    await publisher.publishViews(views);
   } catch (error) {
     fallback.onError(error, 'logging views');
     tally.logFallbacks += 1;
     await fallback.countViews(views);
-    return 0;
   }
 }

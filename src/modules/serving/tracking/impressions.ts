@@ -23,7 +23,23 @@ export interface ImpressionBufferOptions {
    * many beacons' tokens were found already counted; the flush waits for it (frequency caps).
    */
   onFlushed(counted: readonly ViewClaims[], replayed: number): Promise<void>;
+  /**
+   * A flush failed after the last one succeeded (the database went away): called once per run of
+   * failures, not on each flush of it, so an outage is one warning.
+   */
   onError(error: unknown): void;
+  /** Every failed flush, counted (the metric), whether or not it was reported. */
+  onFailedFlush?(): void;
+  /** The first flush that succeeded after failures: how many failed and for how long. */
+  onRecovered?(recovery: FlushRecovery): void;
+}
+
+export interface FlushRecovery {
+  failedFlushes: number;
+  /** From the first failure to the success. */
+  failingForMs: number;
+  /** Distinct served-teaser rows and views this flush wrote, held in memory meanwhile. */
+  written: number;
 }
 
 /**
@@ -43,6 +59,8 @@ export class ImpressionBuffer {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private purgedAt = Number.NEGATIVE_INFINITY;
+  /** The current run of failed flushes: when it began and how long it is; undefined while flushes succeed. */
+  private failing: { since: number; flushes: number } | undefined;
   private readonly options: ImpressionBufferOptions;
 
   constructor(options: ImpressionBufferOptions) {
@@ -51,7 +69,7 @@ export class ImpressionBuffer {
 
   start(intervalMs: number): void {
     this.timer = setInterval(() => {
-      this.flush().catch(this.options.onError);
+      this.flush().catch(() => undefined);
     }, intervalMs);
     this.timer.unref();
   }
@@ -79,7 +97,10 @@ export class ImpressionBuffer {
     return this.served.size + this.views.size;
   }
 
-  /** Writes what is pending; flushes never overlap, and a failed batch is put back. */
+  /**
+   * Writes what is pending; flushes never overlap, and a failed batch is put back. A failure is
+   * reported (onError) when it starts a run of failures, and the run's end (onRecovered) once.
+   */
   flush(): Promise<void> {
     this.flushing = this.flushing
       .catch(() => undefined)
@@ -94,7 +115,22 @@ export class ImpressionBuffer {
           counted = await this.write(served, views);
         } catch (error) {
           this.putBack(served, views);
+          this.options.onFailedFlush?.();
+          if (this.failing === undefined) {
+            this.failing = { since: this.options.now(), flushes: 0 };
+            this.options.onError(error);
+          }
+          this.failing.flushes += 1;
           throw error;
+        }
+        if (this.failing !== undefined) {
+          const { since, flushes } = this.failing;
+          this.failing = undefined;
+          this.options.onRecovered?.({
+            failedFlushes: flushes,
+            failingForMs: this.options.now() - since,
+            written: served.size + views.size,
+          });
         }
         // After the commit, never put back: what onFlushed does with a view happens once at most.
         await this.options.onFlushed(counted, views.size - counted.length);

@@ -27,9 +27,11 @@ export interface TrackerOptions {
   signingSecret: string;
   /** Where views of capped campaigns' teasers are counted toward their visitors' caps. */
   frequency: FrequencyStore;
-  /** The engine's tally of views counted and refused. */
-  tally: { views: number; viewRefusals: ViewRefusals };
+  /** The engine's tally of views counted and refused, and of failed flushes. */
+  tally: { views: number; viewRefusals: ViewRefusals; viewFlushFailures: number };
   onError(error: unknown, what: string): void;
+  /** Where the end of an outage is told (with its counts). */
+  onInfo?(details: object, message: string): void;
 }
 
 /**
@@ -57,7 +59,11 @@ export class Tracker {
         options.tally.viewRefusals.replayed += replayed;
         await this.countTowardCaps(counted);
       },
-      onError: (error) => options.onError(error, 'flushing views'),
+      onError: (error) => options.onError(error, 'flushing views (reported once until a flush succeeds)'),
+      onFailedFlush: () => {
+        options.tally.viewFlushFailures += 1;
+      },
+      onRecovered: (recovery) => options.onInfo?.(recovery, 'flushing views works again'),
     });
   }
 
