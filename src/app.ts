@@ -108,6 +108,9 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
       : { loggerInstance: options.loggerInstance }),
     requestIdHeader: false,
     genReqId: requestIdGenerator(),
+    // The serving path's requests are counted by the request metrics per route; a log line each
+    // (two JSON objects per teasers answer) only when asked for (docs/operating.md, Logs).
+    disableRequestLogging: servingRequestsUnlogged(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { querystringParser: parseQueryString },
@@ -173,4 +176,12 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   for (const registerModule of MODULES) registerModule(typed, context);
   return app;
+}
+
+/** Fastify's `disableRequestLogging`: serving routes' requests are logged at LOG_LEVEL debug or trace only. */
+function servingRequestsUnlogged(
+  logLevel: string,
+): false | ((request: { routeOptions?: { config?: { serving?: boolean } } }) => boolean) {
+  if (logLevel === 'debug' || logLevel === 'trace') return false;
+  return (request) => request.routeOptions?.config?.serving === true;
 }

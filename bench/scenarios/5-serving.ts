@@ -155,7 +155,7 @@ async function measureClicks(
       country: '',
       issuedAt,
     };
-    return `/api/serve/click/${engine.signer.sign(claims)}`;
+    return `/api/serve/click/${engine.signer.sign(claims).click}`;
   });
   const acceptedBefore = engine.tally.clicksAccepted;
   const { result: clicks, cpu } = await withCpu(async () => {
