@@ -11,7 +11,7 @@ import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './
 import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
 import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
-import { loggerOptions } from './logger.ts';
+import { loggerOptions, requestLogController } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerPasskeyRoutes } from './modules/accounts/passkeys/passkey-routes.ts';
@@ -108,9 +108,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
       : { loggerInstance: options.loggerInstance }),
     requestIdHeader: false,
     genReqId: requestIdGenerator(),
-    // The serving path's requests are counted by the request metrics per route; a log line each
-    // (two JSON objects per teasers answer) only when asked for (docs/operating.md, Logs).
-    disableRequestLogging: servingRequestsUnlogged(config.logLevel),
+    logController: requestLogController(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { querystringParser: parseQueryString },
@@ -176,12 +174,4 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   for (const registerModule of MODULES) registerModule(typed, context);
   return app;
-}
-
-/** Fastify's `disableRequestLogging`: serving routes' requests are logged at LOG_LEVEL debug or trace only. */
-function servingRequestsUnlogged(
-  logLevel: string,
-): false | ((request: { routeOptions?: { config?: { serving?: boolean } } }) => boolean) {
-  if (logLevel === 'debug' || logLevel === 'trace') return false;
-  return (request) => request.routeOptions?.config?.serving === true;
 }

@@ -61,6 +61,8 @@ declare module 'fastify' {
      * unless LOG_LEVEL is debug or trace (the request metrics count them per route).
      */
     serving?: boolean;
+    /** `false`: a GET route without the ETag step (`/api/me`: docs/adr/0037). */
+    etag?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -123,7 +125,12 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
 
   const knownRoutes = FindMyWay();
   app.addHook('onRoute', (routeOptions) => {
-    const config = (routeOptions.config ?? {}) as { access?: Access; duringEnrolment?: boolean; serving?: boolean };
+    const config = (routeOptions.config ?? {}) as {
+      access?: Access;
+      duringEnrolment?: boolean;
+      serving?: boolean;
+      etag?: boolean;
+    };
     if (config.access === undefined) {
       config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
     }
@@ -137,7 +144,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
       routeOptions.onRequest = withHook(routeOptions.onRequest, authorizeFor(access, config.duringEnrolment === true));
     }
     // A serving answer is never stored (fresh teasers, signed links): nothing to revalidate.
-    if (config.serving !== true && [routeOptions.method].flat().includes('GET')) {
+    if (config.serving !== true && config.etag !== false && [routeOptions.method].flat().includes('GET')) {
       routeOptions.onSend = withHook(routeOptions.onSend, etagHook);
     }
     for (const method of [routeOptions.method].flat()) {
