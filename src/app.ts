@@ -11,7 +11,7 @@ import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './
 import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
 import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
-import { loggerOptions } from './logger.ts';
+import { loggerOptions, requestLogController } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerPasskeyRoutes } from './modules/accounts/passkeys/passkey-routes.ts';
@@ -108,6 +108,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
       : { loggerInstance: options.loggerInstance }),
     requestIdHeader: false,
     genReqId: requestIdGenerator(),
+    logController: requestLogController(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { querystringParser: parseQueryString },

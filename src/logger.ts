@@ -1,4 +1,10 @@
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { type DestinationStream, type LoggerOptions, pino } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.ts';
@@ -45,4 +51,29 @@ export function createLogger(
   };
   const { stream, ...rest } = options;
   return (stream === undefined ? pino(rest) : pino(rest, stream)) as FastifyBaseLogger;
+}
+
+/**
+ * Fastify's request log lines, except the serving path's (routes with `config.serving`: teasers,
+ * beacons, clicks) below LOG_LEVEL debug: two JSON objects per teasers answer would be most of
+ * what the log holds and a good part of the answer's CPU; the request metrics count those
+ * requests per route and status instead (docs/operating.md, Logs). Errors are logged as for any route.
+ */
+export function requestLogController(logLevel: string): LogController {
+  const verbose = logLevel === 'debug' || logLevel === 'trace';
+  return new (class extends LogController {
+    override incomingRequest(request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+      if (verbose || request.routeOptions?.config?.serving !== true) super.incomingRequest(request, reply, metadata);
+    }
+
+    override requestCompleted(
+      error: Error | null | undefined,
+      request: FastifyRequest,
+      reply: FastifyReply,
+      metadata?: Record<string, unknown>,
+    ): void {
+      if (verbose || error || request.routeOptions?.config?.serving !== true)
+        super.requestCompleted(error, request, reply, metadata);
+    }
+  })();
 }

@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/database.ts';
 import { newClickId } from '../../src/modules/serving/tracking/click-token.ts';
-import { ViewSigner } from '../../src/modules/serving/tracking/view-token.ts';
+import { TeaserSigner } from '../../src/modules/serving/tracking/teaser-token.ts';
 import { startServer } from '../../src/server.ts';
 import { generateSelfSigned } from '../../src/tls.ts';
 import { withCpu } from '../lib/cpu.ts';
@@ -92,11 +92,12 @@ export async function seed(db: Db) {
 
 /** The load process: signs every beacon's tokens, then posts one beacon per request. */
 async function loadBeacons(spec: BeaconLoadSpec): Promise<BeaconLoadResult> {
-  const signer = new ViewSigner(spec.secret);
+  const signer = new TeaserSigner(spec.secret);
   const bodies: string[] = [];
   for (let index = 0; index < spec.beacons; index += 1) {
-    const tokens = spec.ads.map((ad) =>
-      signer.sign({ ...ad, impressionId: newClickId(), device: 1, country: '', issuedAt: spec.issuedAt }),
+    const tokens = spec.ads.map(
+      (ad) =>
+        signer.sign({ ...ad, clickId: newClickId(), device: 1, country: '', chargeMicros: 10_000, issuedAt: spec.issuedAt }).view,
     );
     bodies.push(tokens.join('\n'));
   }

@@ -80,12 +80,13 @@ export interface DatabaseOptions {
 
 /**
  * PGlite's PostgreSQL sets its shared buffers up in WebAssembly memory at start, so all of
- * `shared_buffers` (128 MB by default) is resident from the first second. 32 MB holds an embedded
- * installation's working set; what falls out of it is read again from the kernel's page cache
- * (NODEFS files), not from the disk. Measured idle RSS: docs/performance.md, "Memory". PGlite's own start
- * parameters (fsync off among them: docs/adr/0009) are kept.
+ * `shared_buffers` (128 MB by default) is resident from the first second. 16 MB holds an embedded
+ * installation's working set (32 MB cost 20 MB more of idle RSS, issue 31); what falls out of it
+ * is read again from the kernel's page cache (NODEFS files), not from the disk. Measured idle RSS:
+ * docs/performance.md, "Memory". PGlite's own start parameters (fsync off among them:
+ * docs/adr/0009) are kept.
  */
-const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 /**
  * Settings of every PostgreSQL session the server opens (docs/adr/0021). Its statements read a few

@@ -16,7 +16,7 @@ import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
-import { setSecurityHeaders } from './security-headers.ts';
+import { setSecurityHeaders, setServingSecurityHeaders } from './security-headers.ts';
 import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
 import { toXml } from './xml.ts';
 
@@ -54,6 +54,15 @@ declare module 'fastify' {
      * the API cannot answer (`text/html` alone) is no 415 there; its errors are JSON then.
      */
     page?: boolean;
+    /**
+     * An answer of the serving path to publishers' pages (teasers, beacons, clicks: docs/adr/0037):
+     * it carries only the headers a cross-origin answer uses (no request id, `Vary: Accept`, ETag;
+     * security-headers.ts `setServingSecurityHeaders`), and its requests are not logged one by one
+     * unless LOG_LEVEL is debug or trace (the request metrics count them per route).
+     */
+    serving?: boolean;
+    /** `false`: a GET route without the ETag step (`/api/me`: docs/adr/0037). */
+    etag?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -116,7 +125,12 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
 
   const knownRoutes = FindMyWay();
   app.addHook('onRoute', (routeOptions) => {
-    const config = (routeOptions.config ?? {}) as { access?: Access; duringEnrolment?: boolean };
+    const config = (routeOptions.config ?? {}) as {
+      access?: Access;
+      duringEnrolment?: boolean;
+      serving?: boolean;
+      etag?: boolean;
+    };
     if (config.access === undefined) {
       config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
     }
@@ -129,7 +143,10 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     if (access !== 'public') {
       routeOptions.onRequest = withHook(routeOptions.onRequest, authorizeFor(access, config.duringEnrolment === true));
     }
-    if ([routeOptions.method].flat().includes('GET')) routeOptions.onSend = withHook(routeOptions.onSend, etagHook);
+    // A serving answer is never stored (fresh teasers, signed links): nothing to revalidate.
+    if (config.serving !== true && config.etag !== false && [routeOptions.method].flat().includes('GET')) {
+      routeOptions.onSend = withHook(routeOptions.onSend, etagHook);
+    }
     for (const method of [routeOptions.method].flat()) {
       try {
         knownRoutes.on(method.toUpperCase() as 'GET', routeOptions.url, () => undefined);
@@ -143,14 +160,21 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   // request. Every response names its request's id, the one its log lines carry, and carries its
   // security headers, errors too. The route's own authentication step (added above) runs after it.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    setSecurityHeaders(request.url, reply);
+    const { config } = request.routeOptions;
+    const serving = config.serving === true;
+    if (serving) {
+      setServingSecurityHeaders(reply, config.page === true);
+    } else {
+      reply.header('x-request-id', request.id);
+      setSecurityHeaders(request.url, reply);
+    }
     try {
       request.format = negotiateFormat(request.headers.accept);
     } catch (error) {
-      if (request.routeOptions.config.page !== true) throw error;
+      if (config.page !== true) throw error;
     }
-    reply.header('Vary', 'Accept');
+    // A serving answer is no-store: no cache keeps it, so none needs to know what it varies by.
+    if (!serving) reply.header('Vary', 'Accept');
     if (request.format === 'xml') {
       reply.serializer(toXml);
       reply.type(XML_TYPE);

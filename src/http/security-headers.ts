@@ -50,3 +50,17 @@ export function setSecurityHeaders(url: string, reply: FastifyReply): void {
   reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
   reply.header('Cross-Origin-Opener-Policy', 'same-origin');
 }
+
+/**
+ * The security headers of a serving answer (a route with `config.serving`: teasers, beacons, click
+ * links), which publishers' pages fetch across origins or visitors follow: nosniff, so a browser
+ * never runs a JSON answer as script or style (it also lets the browser's cross-origin read
+ * blocking recognise it), and on the click link, a top-level navigation that is often a visitor's
+ * first contact with this host, HSTS. No policy (nothing in a JSON answer or a redirect runs), and
+ * no HSTS on the fetched answers: a browser learns it from the loader script and the pages, and
+ * it would be one more header on the hottest answers.
+ */
+export function setServingSecurityHeaders(reply: FastifyReply, navigation: boolean): void {
+  if (navigation) reply.header('Strict-Transport-Security', 'max-age=31536000');
+  reply.header('X-Content-Type-Options', 'nosniff');
+}

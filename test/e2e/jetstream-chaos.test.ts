@@ -31,8 +31,8 @@ const METRICS_TOKEN = 'chaos-metrics-token-0123456789';
 
 const get = (agent: https.Agent, url: string) => request(agent, 'GET', url, { headers: { 'User-Agent': DESKTOP_UA } });
 
-/** The impression id of a view token: its first 16 bytes (view-token.ts), the same as its teaser's click id. */
-const impressionIdOf = (token: string) => Buffer.from(token, 'base64url').subarray(0, 16).toString('base64url');
+/** The impression id of a view token: its 16 bytes after the format byte (teaser-token.ts), its teaser's click id. */
+const impressionIdOf = (token: string) => Buffer.from(token, 'base64url').subarray(1, 17).toString('base64url');
 
 describe('clicks and views survive a lost NATS node and a consumer killed mid-batch', { skip: natsSkipReason() }, () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-chaos-'));

@@ -199,25 +199,36 @@ describe('HTTP conventions', () => {
     for (const { name, accept } of FORMATS) {
       it(`${name}: GET has an ETag; If-None-Match with it → 304 without a body; a change → a new ETag`, async () => {
         const account = await server.createAccount('advertiser');
-        const first = await account.client.get('/api/me', { accept });
+        const url = `/api/admin/users/${account.id}`;
+        const first = await server.operator.get(url, { accept });
         const etag = first.header('etag');
         assert.ok(etag);
-        const again = await account.client.get('/api/me', { accept, headers: { 'If-None-Match': etag } });
+        const again = await server.operator.get(url, { accept, headers: { 'If-None-Match': etag } });
         assert.equal(again.status, 304);
         assert.equal(again.text, '');
-        const other = await account.client.get('/api/me', { accept, headers: { 'If-None-Match': '"something-else"' } });
+        const other = await server.operator.get(url, { accept, headers: { 'If-None-Match': '"something-else"' } });
         assert.equal(other.status, 200);
         await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: 1, comment: 'etag' });
-        const changed = await account.client.get('/api/me', { accept, headers: { 'If-None-Match': etag } });
+        const changed = await server.operator.get(url, { accept, headers: { 'If-None-Match': etag } });
         assert.equal(changed.status, 200);
         assert.notEqual(changed.header('etag'), etag);
       });
     }
     it('the JSON and XML forms have different ETags', async () => {
-      const json = await advertiser.client.get('/api/me');
-      const xml = await advertiser.client.get('/api/me', { accept: 'application/xml' });
+      const url = `/api/admin/users/${advertiser.id}`;
+      const json = await server.operator.get(url);
+      const xml = await server.operator.get(url, { accept: 'application/xml' });
+      assert.ok(json.header('etag'));
       assert.notEqual(json.header('etag'), xml.header('etag'));
       assert.equal(json.header('vary'), 'Accept');
+    });
+    it('/api/me answers without an ETag, and If-None-Match changes nothing (docs/adr/0037)', async () => {
+      const me = await advertiser.client.get('/api/me');
+      assert.equal(me.status, 200);
+      assert.equal(me.header('etag'), undefined);
+      const again = await advertiser.client.get('/api/me', { headers: { 'If-None-Match': '*' } });
+      assert.equal(again.status, 200);
+      assert.deepEqual(again.json(), me.json());
     });
   });
 

@@ -51,6 +51,8 @@ async function serveOneRequest(format: 'pretty' | 'json'): Promise<string> {
       });
       exited.then(() => reject(new Error(`the server exited: ${log}`)));
     });
+    // A serving request (an unknown block's teasers) is counted by the metrics, not logged.
+    assert.equal(await get(`https://127.0.0.1:${port}/api/serve/blocks/1/teasers`, { 'X-Request-Id': 'edge-serve' }), 404);
     assert.equal(await get(`https://127.0.0.1:${port}/api/me`, { 'X-Request-Id': 'edge-42' }), 401);
     // The completion line is written after the response; wait for it rather than for a time.
     await new Promise<void>((resolve) => {
@@ -80,6 +82,11 @@ describe('logs', () => {
       ['incoming request', 'request completed'],
     );
     assert.equal(ofRequest[1].res.statusCode, 401);
+    assert.deepEqual(
+      lines.filter((line) => line.reqId === 'edge-serve'),
+      [],
+      'serving requests are not logged one by one at LOG_LEVEL info',
+    );
     // Without PUBLIC_URL, a warning at start says once which base e-mail links use.
     const base = lines.filter((line) => /^e-mail links will use/.test(line.msg));
     assert.equal(base.length, 1);

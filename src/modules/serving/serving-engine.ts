@@ -159,7 +159,7 @@ export class ServingEngine implements EventSettlement {
     });
   }
 
-  /** The click signer (tests and benchmarks sign and read links with it). */
+  /** The teaser token signer (tests and benchmarks sign and read links and impression tokens with it). */
   get signer() {
     return this.tracker.signer;
   }
@@ -275,7 +275,7 @@ export class ServingEngine implements EventSettlement {
   async settleViews(views: ViewClaims[]): Promise<void> {
     const counted = await settleLoggedViews(this.options.db, views, {
       timeZone: this.options.timeZone,
-      tokenTtlMs: this.tracker.viewSigner.ttlMs,
+      tokenTtlMs: this.tracker.signer.ttlMs,
       nowMs: this.options.clock.now(),
     });
     this.tally.views += counted.length;
@@ -300,7 +300,7 @@ export class ServingEngine implements EventSettlement {
     address: string | null = null,
   ): Promise<string | undefined> {
     const nowMs = this.options.clock.now();
-    const verdict = this.tracker.signer.verify(token, nowMs);
+    const verdict = this.tracker.signer.verifyClick(token, nowMs);
     const { claims } = verdict;
     if (claims === undefined) return undefined;
     const traits = visitorTraits(userAgent);

@@ -13,13 +13,15 @@ import { GOALS } from '../statistics/vocabulary.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
-import { VIEW_TOKEN_LENGTH } from './tracking/view-token.ts';
+import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
 import { clickAddress, countryOf, visitorTraits } from './tracking/visitor.ts';
 import { LOADER_ID_PATTERN } from './tracking/visitor-id.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
 const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
 const PUBLIC = { access: 'public' as const };
+/** The serving path's answers: only the headers a cross-origin answer uses, no per-request log lines (src/http/conventions.ts). */
+const SERVING = { ...PUBLIC, serving: true };
 const tags = ['Serving'];
 const LABEL = 'Sponsored';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -46,7 +48,7 @@ const TeasersQuery = Type.Object({
 });
 
 const ClickParams = Type.Object({
-  token: Text('The signed click token.', { maxLength: 100 }),
+  token: Text('The signed click token.', { maxLength: MAX_TEASER_TOKEN_LENGTH }),
 });
 
 const GoalNames = Type.Union(
@@ -71,7 +73,7 @@ const MAX_TOKENS_PER_BEACON = 100;
 const ViewsBody = Type.Object(
   {
     tokens: Type.Array(
-      Text('An impression token (the `view` of a served teaser).', { minLength: 1, maxLength: VIEW_TOKEN_LENGTH * 2 }),
+      Text('An impression token (the `view` of a served teaser).', { minLength: 1, maxLength: MAX_TEASER_TOKEN_LENGTH }),
       {
         minItems: 1,
         maxItems: MAX_TOKENS_PER_BEACON,
@@ -117,7 +119,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/serve/blocks/:blockId/teasers',
     {
-      config: PUBLIC,
+      config: SERVING,
       schema: {
         tags,
         operationId: 'serveTeasers',
@@ -161,7 +163,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     scope.post(
       '/api/serve/views',
       {
-        config: PUBLIC,
+        config: SERVING,
         bodyLimit: 16 * 1024,
         schema: {
           tags,
@@ -185,7 +187,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/serve/click/:token',
     {
-      config: { ...PUBLIC, page: true },
+      config: { ...SERVING, page: true },
       schema: {
         tags,
         operationId: 'followClick',
@@ -301,7 +303,7 @@ function allowCors(request: FastifyRequest, reply: FastifyReply): void {
   if (typeof origin === 'string' && origin !== '' && origin !== 'null') {
     reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Access-Control-Allow-Credentials', 'true');
-    reply.header('Vary', 'Accept, Origin');
+    // No `Vary: Origin`: the answer is no-store, so no cache holds it for another origin.
   } else {
     reply.header('Access-Control-Allow-Origin', '*');
   }

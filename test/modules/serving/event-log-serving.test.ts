@@ -143,7 +143,7 @@ describe('clicks and views through JetStream', { skip: natsSkipReason() }, () =>
     for (let index = 0; index < 12; index += 1) teasers.push(...(await teasersOf(world)));
     const [unused] = await teasersOf(world);
     const charges = teasers.map((teaser) => {
-      const verdict = engine.signer.verify(pathOf(teaser.url).split('/').pop() ?? '', server.clock.now());
+      const verdict = engine.signer.verifyClick(pathOf(teaser.url).split('/').pop() ?? '', server.clock.now());
       assert.equal(verdict.kind, 'valid');
       return verdict.claims?.chargeMicros ?? 0;
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { CAPPED_VIEW_TOKEN_LENGTH, VIEW_TOKEN_LENGTH } from '../../../src/modules/serving/tracking/view-token.ts';
+import { CAPPED_TEASER_TOKEN_LENGTH, TEASER_TOKEN_LENGTH } from '../../../src/modules/serving/tracking/teaser-token.ts';
 import { insertBlock, insertOffer } from '../../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf, type World } from '../../helpers/serving.ts';
@@ -126,7 +126,7 @@ describe('serving: one page without repeats, frequency caps, schedules', () => {
     );
     const [first, second, third] = unseen;
     assert.ok(first && second && third);
-    assert.equal(first.view.length, CAPPED_VIEW_TOKEN_LENGTH, "a capped campaign's token carries the visitor");
+    assert.equal(first.view.length, CAPPED_TEASER_TOKEN_LENGTH, "a capped campaign's token carries the visitor");
     // One viewable view, then its beacon replayed (in the same flush and after it): one view.
     await viewed([first.view, first.view]);
     await viewed([first.view]);
@@ -135,7 +135,7 @@ describe('serving: one page without repeats, frequency caps, schedules', () => {
     await viewed([second.view]);
     const [shown] = await teasers(world.blockId, { visitor });
     assert.equal(shown?.id, otherAd);
-    assert.equal(shown?.view.length, VIEW_TOKEN_LENGTH, "an uncapped campaign's token names no visitor");
+    assert.equal(shown?.view.length, TEASER_TOKEN_LENGTH, "an uncapped campaign's token names no visitor");
     // The other ad's views count toward no cap, and more views of the capped ad change nothing.
     await viewed([shown?.view ?? '', third.view]);
     assert.deepEqual(await teaserIds(world.blockId, { visitor }), [otherAd]);

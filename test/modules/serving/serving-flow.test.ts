@@ -27,7 +27,7 @@ describe('serving: teasers, clicks, billing', () => {
     assert.equal(response.status, 200, response.text);
     return response.json<{
       block: number;
-      teasers: { id: number; title: string; price: string; image: string | null; url: string }[];
+      teasers: { id: number; title: string; price: string; image: string | null; url: string; view: string }[];
     }>();
   }
 
@@ -137,7 +137,7 @@ describe('serving: teasers, clicks, billing', () => {
   /** The token of a click link with another ad id written into its payload (the MAC no longer fits). */
   function withOfferId(token: string, offerId: number): string {
     const bytes = Buffer.from(token, 'base64url');
-    bytes.writeUInt32BE(offerId, 16);
+    bytes.writeUInt32BE(offerId, 17);
     return bytes.toString('base64url');
   }
 
@@ -164,6 +164,8 @@ describe('serving: teasers, clicks, billing', () => {
         accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
       }),
     );
+    // The teaser's impression token carries the same payload under the other half of the MAC: no click.
+    assertDeadLink(await server.anonymous.get(`/api/serve/click/${teaser.view}`, desktop));
     assertDeadLink(await server.anonymous.get('/api/serve/click/not-a-token', desktop));
     assertDeadLink(await server.anonymous.get('/api/serve/click/%01', desktop));
     await engineOf(server).settled();
@@ -444,6 +446,37 @@ describe('serving: teasers, clicks, billing', () => {
     assert.match(script.text, /data-nativa-block/);
     // About 7 KB with the viewability observer and the page and visitor ids (about 2.5 KB gzipped).
     assert.ok(script.text.length < 7500, 'the script stays small');
+  });
+
+  it('answers the serving path with only the headers a cross-origin answer uses', async () => {
+    const world = await createWorld(server, { ads: [{ bidMicros: 100_000 }] });
+    const answer = await server.anonymous.get(`/api/serve/blocks/${world.blockId}/teasers`, {
+      headers: { ...desktop.headers, Origin: 'https://news.example.test' },
+    });
+    assert.equal(answer.status, 200);
+    const [teaser] = answer.json<{ teasers: { url: string; view: string }[] }>().teasers;
+    assert.ok(teaser);
+    const beacon = await server.anonymous.request('POST', '/api/serve/views', { raw: teaser.view, contentType: 'text/plain' });
+    assert.equal(beacon.status, 204);
+    const click = await server.anonymous.get(pathOf(teaser.url), desktop);
+    assert.equal(click.status, 302);
+    for (const [name, response] of [
+      ['teasers', answer],
+      ['beacon', beacon],
+      ['click', click],
+    ] as const) {
+      for (const header of ['etag', 'content-security-policy', 'x-request-id', 'vary']) {
+        assert.equal(response.header(header), undefined, `${name}: no ${header}`);
+      }
+    }
+    assert.equal(answer.header('x-content-type-options'), 'nosniff');
+    assert.equal(answer.header('cache-control'), 'no-store');
+    assert.equal(answer.header('strict-transport-security'), undefined, 'HSTS comes with the loader and pages');
+    assert.equal(click.header('strict-transport-security'), 'max-age=31536000', 'a click link is a navigation');
+    // The rest of the API keeps its conventions.
+    const health = await server.anonymous.get('/api/health');
+    assert.ok(health.header('x-request-id'));
+    assert.equal(health.header('vary'), 'Accept');
   });
 
   it('echoes a browser origin with credentials so the visitor cookie travels', async () => {

@@ -48,6 +48,11 @@ const PAYLOAD_BYTES = 16 + 4 * 4 + 1 + 2 + 6 + 6;
 /** HMAC-SHA256 truncated to 128 bits (as RFC 2104 allows): keeps links short. */
 const MAC_BYTES = 16;
 
+/**
+ * Format-1 click links (84 characters, their own MAC). Serving signs format 2 now
+ * (teaser-token.ts, docs/adr/0037); TeaserSigner still verifies these for the hour after an
+ * upgrade in which links handed out before it are followed.
+ */
 export class ClickSigner {
   readonly ttlMs: number;
   private readonly hmac: FastHmac;

@@ -5,9 +5,10 @@ import type { Winner } from '../selection/auction.ts';
 import type { FrequencyStore } from '../selection/frequency.ts';
 import type { Impression } from '../selection/judgement.ts';
 import type { AdEntry } from '../snapshot/snapshot.ts';
-import { type ClickClaims, ClickSigner, newClickId } from './click-token.ts';
+import { newClickId } from './click-token.ts';
 import { ImpressionBuffer } from './impressions.ts';
-import { type ViewClaims, ViewSigner } from './view-token.ts';
+import { TeaserSigner } from './teaser-token.ts';
+import type { ViewClaims } from './view-token.ts';
 import { visitorTraits } from './visitor.ts';
 
 export interface ServedTeaser {
@@ -40,19 +41,18 @@ export interface TrackerOptions {
  * on any instance, and toward capped campaigns' frequency caps).
  */
 export class Tracker {
-  readonly signer: ClickSigner;
-  readonly viewSigner: ViewSigner;
+  /** Signs a teaser's click link and impression token under one MAC, and verifies either (teaser-token.ts). */
+  readonly signer: TeaserSigner;
   readonly impressions: ImpressionBuffer;
   private readonly options: TrackerOptions;
 
   constructor(options: TrackerOptions) {
     this.options = options;
-    this.signer = new ClickSigner(options.signingSecret);
-    this.viewSigner = new ViewSigner(options.signingSecret);
+    this.signer = new TeaserSigner(options.signingSecret);
     this.impressions = new ImpressionBuffer({
       db: options.db,
       timeZone: options.timeZone,
-      tokenTtlMs: this.viewSigner.ttlMs,
+      tokenTtlMs: this.signer.ttlMs,
       now: () => options.clock.now(),
       onFlushed: async (counted, replayed) => {
         options.tally.views += counted.length;
@@ -72,44 +72,35 @@ export class Tracker {
    * campaign's token names the `visitor` (when known), for its beacon to count the view toward the cap.
    */
   issue(winners: readonly Winner<AdEntry>[], impression: Impression, now: number, day: string, visitor?: string): ServedTeaser[] {
+    const { siteId, id: blockId } = impression.block;
     return winners.map((winner) => {
       const { ad } = winner;
-      const claims: ClickClaims = {
-        clickId: newClickId(),
-        offerId: ad.offerId,
-        campaignId: ad.campaign.id,
-        siteId: impression.block.siteId,
-        blockId: impression.block.id,
-        device: impression.device,
-        country: impression.country,
-        chargeMicros: winner.chargeMicros,
-        issuedAt: now,
-      };
       this.impressions.add(
         {
           at: now,
           campaignId: ad.campaign.id,
           offerId: ad.offerId,
-          siteId: impression.block.siteId,
-          blockId: impression.block.id,
+          siteId,
+          blockId,
           device: impression.device,
           country: impression.country,
         },
         day,
       );
-      const viewToken = this.viewSigner.sign({
-        impressionId: claims.clickId,
-        offerId: claims.offerId,
-        campaignId: claims.campaignId,
-        siteId: claims.siteId,
-        blockId: claims.blockId,
-        device: claims.device,
-        country: claims.country,
+      const tokens = this.signer.sign({
+        clickId: newClickId(),
+        offerId: ad.offerId,
+        campaignId: ad.campaign.id,
+        siteId,
+        blockId,
+        device: impression.device,
+        country: impression.country,
+        chargeMicros: winner.chargeMicros,
         issuedAt: now,
-        // Only a capped campaign's token names the visitor, for its beacon to count the view toward the cap.
+        // Only a capped campaign's teaser names the visitor, for its beacon to count the view toward the cap.
         ...(visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0 ? { visitor } : {}),
       });
-      return { ad, clickToken: this.signer.sign(claims), viewToken };
+      return { ad, clickToken: tokens.click, viewToken: tokens.view };
     });
   }
 
@@ -138,7 +129,7 @@ export class Tracker {
     const nowMs = this.options.clock.now();
     const valid = new Map<string, ViewClaims>();
     for (const token of tokens) {
-      const verdict = this.viewSigner.verify(token, nowMs);
+      const verdict = this.signer.verifyView(token, nowMs);
       if (verdict.kind !== 'valid') viewRefusals[verdict.kind] += 1;
       else if (valid.has(verdict.claims.impressionId)) viewRefusals.replayed += 1;
       else valid.set(verdict.claims.impressionId, verdict.claims);

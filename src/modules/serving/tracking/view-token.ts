@@ -48,6 +48,11 @@ export const VIEW_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + MAC_BYTES) * 4) / 3
 export const CAPPED_VIEW_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + VISITOR_BYTES + MAC_BYTES) * 4) / 3);
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
 
+/**
+ * Format-1 impression tokens (76 or 98 characters, their own MAC). Serving signs format 2 now
+ * (teaser-token.ts, docs/adr/0037); TeaserSigner still verifies these for the hour after an
+ * upgrade in which tokens handed out before it come back.
+ */
 export class ViewSigner {
   readonly ttlMs: number;
   private readonly hmac: FastHmac;

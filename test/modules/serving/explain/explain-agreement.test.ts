@@ -127,7 +127,7 @@ describe('explain agrees with serving', () => {
           assert.equal(response.status, 200, response.text);
           const teasers = response.json<{ teasers: { id: number; url: string }[] }>().teasers.map((teaser, index) => {
             const token = pathOf(teaser.url).split('/').pop() ?? '';
-            const claims = engine.signer.verify(token, server.clock.now()).claims;
+            const claims = engine.signer.verifyClick(token, server.clock.now()).claims;
             assert.ok(claims, 'a readable click token');
             return { id: teaser.id, rank: index + 1, price: microsToAmount(claims.chargeMicros) };
           });
@@ -160,7 +160,7 @@ describe('explain agrees with serving', () => {
             const served: { id: number; rank: number; price: number | undefined }[] = (
               await engine.serve({ block, device, country, visitorId })
             ).map((teaser, index) => {
-              const claims = engine.signer.verify(teaser.clickToken, server.clock.now()).claims;
+              const claims = engine.signer.verifyClick(teaser.clickToken, server.clock.now()).claims;
               return { id: teaser.ad.offerId, rank: index + 1, price: claims?.chargeMicros };
             });
             const winners = explanation.ranked

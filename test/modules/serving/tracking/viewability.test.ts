@@ -210,9 +210,9 @@ describe('viewable impressions: the beacon counts views once', () => {
     assert.ok(teaser);
     await beacon(server, [teaser.view]);
     await flush();
-    // The click link's token begins with the click id's 16 bytes.
+    // The click link's token begins with its format byte and the click id's 16 bytes.
     const impressionId = Buffer.from(teaser.url.split('/').pop() ?? '', 'base64url')
-      .subarray(0, 16)
+      .subarray(1, 17)
       .toString('base64url');
     const seen = async () =>
       (await db.selectFrom('viewed_impressions').select('token_id').where('token_id', '=', impressionId).execute()).length;
