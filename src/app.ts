@@ -44,6 +44,7 @@ import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-ro
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
+import { registerOpenRtbRoutes } from './modules/serving/openrtb/openrtb-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
@@ -90,6 +91,7 @@ const MODULES: RegisterRoutes[] = [
   registerExportRoutes,
   registerImageRoutes,
   registerServingRoutes,
+  registerOpenRtbRoutes,
   registerRefundRoutes,
   registerExplainRoutes,
   registerMonitoringRoutes,

@@ -1509,6 +1509,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openrtb2/auction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenRTB 2.6 bid request with native impressions (Native 1.2): a bid per impression Nativa can fill, or 204.
+         * @description `site.publisher.id` is the Nativa publisher account, each `imp.tagid` one of its block ids; an unknown or foreign block gets no bid. The bid’s `price` is a CPM (bid per click × smoothed CTR × 1000, in the platform currency); billing stays per click: a win is not a charge. `adm` is the Native 1.2 response, with the signed click link and the view pixel. Honours `cur`, `badv`, `bcat` (any blocked category: no bid, Nativa’s categories are not IAB’s), `regs` (COPPA: no bid; GDPR or a CCPA opt-out: the device keys no frequency cap), `device.ua` and `device.ip`. A malformed request is a 400 with the reason.
+         */
+        post: operations["openRtbAuction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/password-reset": {
         parameters: {
             query?: never;
@@ -1669,6 +1689,26 @@ export interface paths {
         };
         /** Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal. */
         get: operations["recordConversionPixel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/view.gif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * View pixel (1×1 GIF, whatever happens): counts the viewable view of one impression token, once.
+         * @description What the native markup of `/api/openrtb2/auction` fires (its `imptrackers` and `eventtrackers`): the same token and rules as `/api/serve/views`.
+         */
+        get: operations["recordViewPixel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -14038,6 +14078,161 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
+    openRtbAuction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An OpenRTB 2.6 bid request with native impressions. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Blocked advertiser domains. */
+                    badv?: string[];
+                    /** @description Blocked IAB content categories. */
+                    bcat?: string[];
+                    /** @description Currencies the exchange accepts; Nativa bids only in the platform currency. */
+                    cur?: string[];
+                    /** @description The device. */
+                    device?: {
+                        geo?: {
+                            country?: string;
+                        };
+                        /** @description IPv4 address: the country. */
+                        ip?: string;
+                        /** @description IPv6 address: the country. */
+                        ipv6?: string;
+                        /** @description User-Agent: device type, robots. */
+                        ua?: string;
+                    };
+                    /** @description The bid request id, echoed in the response. */
+                    id: string;
+                    /** @description Impressions offered. */
+                    imp: {
+                        /** @description The lowest CPM accepted, in the platform currency. */
+                        bidfloor?: number;
+                        /** @description Currency of `bidfloor` (ISO 4217). */
+                        bidfloorcur?: string;
+                        /** @description The impression id, echoed as the bid’s `impid`. */
+                        id: string;
+                        /** @description A native impression. */
+                        native?: {
+                            /** @description The Native 1.2 request (its `assets`), as a JSON string (OpenRTB) or the object itself. */
+                            request: string | Record<string, never>;
+                            /** @description Native version; 1.2 is read. */
+                            ver?: string;
+                        };
+                        /** @description The Nativa block id. */
+                        tagid?: string;
+                    }[];
+                    /** @description Regulations in force for this request. */
+                    regs?: {
+                        /** @description 1: the audience is children (COPPA): Nativa does not bid. */
+                        coppa?: number;
+                        /** @description 1: GDPR applies. */
+                        gdpr?: number;
+                        /** @description Global Privacy Platform string. */
+                        gpp?: string;
+                        gpp_sid?: number[];
+                        /** @description CCPA string. */
+                        us_privacy?: string;
+                    };
+                    /** @description The site: `publisher.id` is the Nativa publisher account that owns the block `imp.tagid`. */
+                    site?: {
+                        domain?: string;
+                        id?: string;
+                        page?: string;
+                        publisher?: {
+                            /** @description The Nativa publisher account id. */
+                            id?: string;
+                        };
+                    };
+                    /** @description 1: a test request (answered as usual). */
+                    test?: number;
+                    tmax?: number;
+                    user?: {
+                        consent?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description An OpenRTB 2.6 bid response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The platform currency (ISO 4217). */
+                        cur: string;
+                        /** @description The bid request’s id. */
+                        id: string;
+                        seatbid: {
+                            bid: {
+                                /** @description The Native 1.2 response as a JSON string: assets, `link.url` the signed click link, `imptrackers` and `eventtrackers` (viewable, image) the view pixel. */
+                                adm: string;
+                                /** @description The advertiser’s domain. */
+                                adomain: string[];
+                                /** @description Campaign id. */
+                                cid: string;
+                                /** @description Creative id: the Nativa ad id. */
+                                crid: string;
+                                /** @description Bid id. */
+                                id: string;
+                                /** @description The impression it is for. */
+                                impid: string;
+                                /** @description CPM in `cur`: the ad’s bid per click × its smoothed CTR × 1000. */
+                                price: number;
+                            }[];
+                            /** @description The advertiser account id: one seat per advertiser. */
+                            seat: string;
+                        }[];
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description No bid. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+        };
+    };
     requestPasswordReset: {
         parameters: {
             query?: never;
@@ -14403,6 +14598,31 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description A transparent 1×1 GIF, also when the query is invalid. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+        };
+    };
+    recordViewPixel: {
+        parameters: {
+            query: {
+                /** @description The impression token of a served ad (what `/api/serve/views` takes). */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A transparent 1×1 GIF, also when the token is refused. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
