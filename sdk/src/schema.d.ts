@@ -14115,6 +14115,10 @@ export interface operations {
                         bidfloor?: number;
                         /** @description Currency of `bidfloor` (ISO 4217). */
                         bidfloorcur?: string;
+                        ext?: {
+                            /** @description The Nativa site of the block (the Prebid adapter’s `siteId`). */
+                            siteId?: number;
+                        };
                         /** @description The impression id, echoed as the bid’s `impid`. */
                         id: string;
                         /** @description A native impression. */
@@ -14139,7 +14143,7 @@ export interface operations {
                         /** @description CCPA string. */
                         us_privacy?: string;
                     };
-                    /** @description The site: `publisher.id` is the Nativa publisher account that owns the block `imp.tagid`. */
+                    /** @description The site. When `publisher.id` is given, it is the Nativa publisher account that must own each block `imp.tagid`. */
                     site?: {
                         domain?: string;
                         id?: string;

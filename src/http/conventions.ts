@@ -135,7 +135,7 @@ export function registerHttpConventions(
     config.produces = producedTypes(routeOptions.schema?.response);
     routeOptions.config = config as typeof routeOptions.config;
     documented?.note(routeOptions, {
-      access: config.access,
+      authenticated: config.access !== 'public',
       page: config.page === true,
       answersEverything: routeOptions.errorHandler !== undefined,
     });

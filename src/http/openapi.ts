@@ -1,5 +1,4 @@
 import type { RouteOptions } from 'fastify';
-import type { Access } from './conventions.ts';
 
 /**
  * What the conventions of conventions.ts add to every route, written into the OpenAPI document
@@ -24,7 +23,8 @@ export function producedTypes(response: unknown): readonly string[] {
 
 /** What the document needs to know of a route that its schema does not say. */
 export interface RouteFacts {
-  access: Access;
+  /** The route needs a token or a session (it is not public): rate limited, its session may move. */
+  authenticated: boolean;
   /** A page for browsers (HTML or a file whatever `Accept` says): no 415, no API error shapes to add. */
   page: boolean;
   /** The route's own error handler answers every failure its way (the conversion pixel: a GIF). */
@@ -158,7 +158,7 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
   if (negotiates) {
     responses['415'] ??= { $ref: '#/components/responses/UnsupportedMediaType' };
     if (validates) responses['422'] ??= { $ref: '#/components/responses/ValidationFailed' };
-    if (facts.access !== 'public') responses['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
+    if (facts.authenticated) responses['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
   }
   if (method === 'get' && responses['200'] !== undefined) responses['304'] = { $ref: '#/components/responses/NotModified' };
   for (const [status, response] of Object.entries(responses)) {
@@ -170,7 +170,7 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
     const names: HeaderName[] = [];
     if (method === 'get' && status === '200') names.push('ETag');
     if (paginated && status === '200') names.push(...PAGINATION);
-    if (facts.access !== 'public') names.push(...RATE_LIMIT, 'Set-Cookie');
+    if (facts.authenticated) names.push(...RATE_LIMIT, 'Set-Cookie');
     if (status === '201' || status === '302') names.push('Location');
     if (Object.keys(response.content ?? {}).some((type) => FILE_TYPES.some((file) => type.startsWith(file)))) {
       names.push('Content-Disposition');

@@ -38,7 +38,7 @@ export async function bidFor(
     imp.native === undefined ? undefined : readNativeRequest(imp.native.request, imp.id),
   );
   if (!biddable(request, context.currency)) return undefined;
-  const publisherId = Number(request.site?.publisher?.id);
+  const publisherId = request.site?.publisher?.id === undefined ? undefined : Number(request.site.publisher.id);
   const device = request.device ?? {};
   const userAgent = device.ua ?? context.callerUserAgent;
   const traits = visitorTraits(userAgent);
@@ -59,6 +59,7 @@ export async function bidFor(
       viewer: mayUseDevice ? { pageId: undefined, cookieId: undefined, loaderId: undefined, address, userAgent } : undefined,
       blocked,
       base: context.base,
+      currency: context.currency,
       requestId: request.id,
     });
     if (bid === undefined) continue;
@@ -76,7 +77,7 @@ export async function bidFor(
 
 /**
  * Whether the request may get a bid at all. Nativa prices only in its own currency; it serves
- * sites, not apps; it does not serve audiences of children (COPPA); and its categories are its
+ * sites (a request without `site`, an app's, gets none); it does not serve audiences of children (COPPA); and its categories are its
  * own, not IAB's, so a request that blocks categories (`bcat`) cannot be shown to be outside them
  * and gets no bid (ADR 0041).
  */
@@ -84,7 +85,7 @@ function biddable(request: BidRequest, currency: string): boolean {
   if (request.cur !== undefined && request.cur.length > 0 && !request.cur.includes(currency)) return false;
   if (request.regs?.coppa === 1) return false;
   if (request.bcat !== undefined && request.bcat.length > 0) return false;
-  return request.site?.publisher?.id !== undefined;
+  return request.site !== undefined;
 }
 
 /**
@@ -97,12 +98,14 @@ function defaultMayUseDevice(signals: PrivacySignals): boolean {
 }
 
 interface ImpressionContext {
-  publisherId: number;
+  /** `site.publisher.id`, when the request names it: the block must be that publisher's. */
+  publisherId: number | undefined;
   device: 1 | 2 | 3;
   country: string;
   viewer: Parameters<ServingEngine['serve']>[1];
   blocked: string[];
   base: string;
+  currency: string;
   requestId: string;
 }
 
@@ -114,8 +117,11 @@ async function bidForImpression(
 ): Promise<{ advertiserId: number; bid: BidResponse['seatbid'][number]['bid'][number] } | undefined> {
   const blockId = Number(imp.tagid);
   const block = Number.isSafeInteger(blockId) ? serving.block(blockId) : undefined;
-  // A block of another publisher is as unknown as a missing one.
-  if (block === undefined || block.publisherId !== context.publisherId) return undefined;
+  // A block of another publisher, or of another site than the impression names, is as unknown
+  // as a missing one (a block id alone is public: any page may embed it).
+  if (block === undefined) return undefined;
+  if (context.publisherId !== undefined && block.publisherId !== context.publisherId) return undefined;
+  if (imp.ext?.siteId !== undefined && block.siteId !== imp.ext.siteId) return undefined;
   // One ad fills a native impression; with blocked domains, the block's other places are the
   // fallbacks (the ads selected and not shown count as served, as on a page that shows fewer).
   const places = context.blocked.length === 0 ? 1 : block.teaserCount;
@@ -127,7 +133,10 @@ async function bidForImpression(
     const { ad } = teaser;
     if (isBlocked(ad.domain, context.blocked)) continue;
     const price = cpmOf(ad.bidMicros, ad.ctr);
-    if (imp.bidfloor !== undefined && price < imp.bidfloor) continue;
+    // A floor in another currency is not converted (Nativa keeps no exchange rates): the wrapper's
+    // own floor enforcement applies it.
+    if (imp.bidfloor !== undefined && (imp.bidfloorcur ?? context.currency) === context.currency && price < imp.bidfloor)
+      continue;
     const markup = nativeResponse(assets, {
       ad,
       imageUrl: ad.image === null ? null : `${context.base}/img/${ad.image}/328x328.jpg`,

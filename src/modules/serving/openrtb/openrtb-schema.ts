@@ -27,6 +27,13 @@ const Imp = Type.Object(
     bidfloor: Type.Optional(Type.Number({ minimum: 0, description: 'The lowest CPM accepted, in the platform currency.' })),
     bidfloorcur: Type.Optional(Type.String({ maxLength: 3, description: 'Currency of `bidfloor` (ISO 4217).' })),
     native: Type.Optional(NativeImp),
+    ext: Type.Optional(
+      Type.Object({
+        siteId: Type.Optional(
+          Type.Integer({ minimum: 1, description: 'The Nativa site of the block (the Prebid adapter’s `siteId`).' }),
+        ),
+      }),
+    ),
   },
   { description: 'An impression; only native impressions get bids.' },
 );
@@ -40,7 +47,10 @@ const Site = Type.Object(
       Type.Object({ id: Type.Optional(Type.String({ maxLength: 64, description: 'The Nativa publisher account id.' })) }),
     ),
   },
-  { description: 'The site: `publisher.id` is the Nativa publisher account that owns the block `imp.tagid`.' },
+  {
+    description:
+      'The site. When `publisher.id` is given, it is the Nativa publisher account that must own each block `imp.tagid`.',
+  },
 );
 
 const Device = Type.Object(

@@ -100,6 +100,13 @@ describe('OpenRTB 2.6 native endpoint', () => {
       (await auction(nativeRequestFor({ publisherId: world.publisherId + 1000, blockId: world.blockId }))).status,
       204,
     );
+    const otherSite = await auction(nativeRequestFor(world, (request) => (request.imp[0].ext = { siteId: world.siteId + 1000 })));
+    assert.equal(otherSite.status, 204, 'a block of another site than the impression names');
+    const sameSite = await auction(nativeRequestFor(world, (request) => (request.imp[0].ext = { siteId: world.siteId })));
+    assert.equal(sameSite.status, 200, sameSite.text);
+    // Without site.publisher.id the block id alone decides (any page may embed a block).
+    const anonymous = await auction(nativeRequestFor(world, (request) => delete request.site.publisher));
+    assert.equal(anonymous.status, 200, anonymous.text);
     const banner = fixture('simple-banner.json');
     banner.site.publisher.id = String(world.publisherId);
     banner.imp[0].tagid = String(world.blockId);
@@ -115,6 +122,10 @@ describe('OpenRTB 2.6 native endpoint', () => {
       ['blocked categories', (request) => (request.bcat = ['IAB25'])],
       ['another currency', (request) => (request.cur = ['XTS'])],
       ['a floor above the CPM', (request) => (request.imp[0].bidfloor = 1000)],
+      [
+        'a floor above the CPM, its currency named',
+        (request) => Object.assign(request.imp[0], { bidfloor: 1000, bidfloorcur: 'USD' }),
+      ],
       ['COPPA', (request) => (request.regs = { coppa: 1 })],
       ['a robot device', (request) => (request.device.ua = 'Googlebot/2.1 (+http://www.google.com/bot.html)')],
     ];
