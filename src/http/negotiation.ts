@@ -62,8 +62,13 @@ function parseAccept(accept: string, produces: readonly string[]): ResponseForma
     .filter((range) => range.quality > 0)
     .sort((a, b) => b.quality - a.quality || a.index - b.index);
   for (const range of ranges) {
-    const format = TYPES[range.type] ?? (namesOneOf(range.type, produces) ? 'json' : undefined);
-    if (format === undefined) continue;
+    const format = TYPES[range.type];
+    if (format === undefined) {
+      // One of the route's own types; its parameters are that type's (Prometheus asks for
+      // `text/plain; version=0.0.4`), not the API's version.
+      if (namesOneOf(range.type, produces)) return 'json';
+      continue;
+    }
     if (range.version !== undefined && !SUPPORTED_VERSIONS.has(range.version)) {
       return new DomainError('unsupported_media_type', `Unsupported API version: ${range.version}. The only version is 1.`);
     }
