@@ -7,6 +7,7 @@ import { registerHttpConventions } from './http/conventions.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { parseQueryString } from './http/input.ts';
+import { DocumentedRoutes } from './http/openapi.ts';
 import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './http/rate-limit.ts';
 import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
@@ -43,6 +44,7 @@ import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-ro
 import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
+import { registerOpenRtbRoutes } from './modules/serving/openrtb/openrtb-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
 import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
@@ -89,6 +91,7 @@ const MODULES: RegisterRoutes[] = [
   registerExportRoutes,
   registerImageRoutes,
   registerServingRoutes,
+  registerOpenRtbRoutes,
   registerRefundRoutes,
   registerExplainRoutes,
   registerMonitoringRoutes,
@@ -128,14 +131,20 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     (redis) => redisRateLimitStore(redis, config.redisKeyPrefix),
     memoryRateLimitStore,
   );
-  registerHttpConventions(app, {
-    authenticate: (token) => context.tokens.authenticate(token),
-    authenticateSession: (cookieValue, address) =>
-      authenticateSession(context.db, context.clock, sessionPolicyOf(config), cookieValue, address),
-    publicUrl: config.publicUrl,
-    rateLimit: createRateLimiter(store, config.rateLimitPerSecond, context.clock),
-    trustProxy: config.trustProxy,
-  });
+  // What the conventions add to every route, written into the document once (src/http/openapi.ts).
+  const documented = new DocumentedRoutes();
+  registerHttpConventions(
+    app,
+    {
+      authenticate: (token) => context.tokens.authenticate(token),
+      authenticateSession: (cookieValue, address) =>
+        authenticateSession(context.db, context.clock, sessionPolicyOf(config), cookieValue, address),
+      publicUrl: config.publicUrl,
+      rateLimit: createRateLimiter(store, config.rateLimitPerSecond, context.clock),
+      trustProxy: config.trustProxy,
+    },
+    documented,
+  );
   registerIdempotency(app, {
     db: context.db,
     clock: context.clock,
@@ -167,6 +176,8 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
       },
       security: [{ AuthToken: [] }, { Session: [] }],
     },
+    transformObject: (document) =>
+      documented.complete('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/openapi.json' } });
 

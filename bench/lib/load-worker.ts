@@ -19,6 +19,7 @@ const result = await autocannon({
   duration: spec.durationSeconds,
   ...(spec.amount === undefined ? {} : { amount: spec.amount }),
   headers: spec.headers,
+  ...(spec.body === undefined ? {} : { method: 'POST' as const, body: spec.body }),
   requests: [
     {
       setupRequest: (request) => {

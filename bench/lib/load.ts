@@ -26,6 +26,8 @@ export interface LoadSpec {
   amount?: number;
   /** Header sets to rotate through (e.g. X-Forwarded-For of visitors in many countries). */
   headerSets?: Record<string, string>[];
+  /** A POST with this body (autocannon only); GET without. */
+  body?: string;
 }
 
 export interface LoadResult {

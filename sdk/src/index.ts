@@ -55,7 +55,8 @@ export interface NativaOptions {
   sleep?: (milliseconds: number) => Promise<void>;
 }
 
-export type NativaClient = Client<paths>;
+/** The client asks for JSON (`Accept`), so its answers are typed as the JSON media type of each operation. */
+export type NativaClient = Client<paths, 'application/json'>;
 
 const RETRY_AFTER_NETWORK_ERROR_MS = 500;
 
@@ -104,7 +105,7 @@ export function createNativaClient(options: NativaOptions): NativaClient {
     }
   };
 
-  const client = createClient<paths>({
+  const client = createClient<paths, 'application/json'>({
     baseUrl: options.baseUrl,
     credentials: options.credentials,
     fetch: fetchWaitingOut429,

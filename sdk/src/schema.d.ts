@@ -1509,6 +1509,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openrtb2/auction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenRTB 2.6 bid request with native impressions (Native 1.2): a bid per impression Nativa can fill, or 204.
+         * @description `site.publisher.id` is the Nativa publisher account, each `imp.tagid` one of its block ids; an unknown or foreign block gets no bid. The bid’s `price` is a CPM (bid per click × smoothed CTR × 1000, in the platform currency); billing stays per click: a win is not a charge. `adm` is the Native 1.2 response, with the signed click link and the view pixel. Honours `cur`, `badv`, `bcat` (any blocked category: no bid, Nativa’s categories are not IAB’s), `regs` (COPPA: no bid; GDPR or a CCPA opt-out: the device keys no frequency cap), `device.ua` and `device.ip`. A malformed request is a 400 with the reason.
+         */
+        post: operations["openRtbAuction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/password-reset": {
         parameters: {
             query?: never;
@@ -1669,6 +1689,26 @@ export interface paths {
         };
         /** Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal. */
         get: operations["recordConversionPixel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/view.gif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * View pixel (1×1 GIF, whatever happens): counts the viewable view of one impression token, once.
+         * @description What the native markup of `/api/openrtb2/auction` fires (its `imptrackers` and `eventtrackers`): the same token and rules as `/api/serve/views`.
+         */
+        get: operations["recordViewPixel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2159,10 +2199,88 @@ export interface components {
          */
         ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 9000 | 9001;
     };
-    responses: never;
+    responses: {
+        /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Too Many Requests: the token’s (or session’s) rate limit is spent; `Retry-After` says for how long. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/xml": string;
+            };
+        };
+        /** @description Unsupported Media Type: `Accept` names nothing the route answers (JSON, XML, or the route’s own types), another API version is asked for, or the request body’s `Content-Type` is not JSON, a form or XML. */
+        UnsupportedMediaType: {
+            headers: {
+                "Set-Cookie": components["headers"]["Set-Cookie"];
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/xml": string;
+            };
+        };
+        /** @description Unprocessable Entity: a parameter or body field failed validation; `errors` names each failing field. */
+        ValidationFailed: {
+            headers: {
+                "Set-Cookie": components["headers"]["Set-Cookie"];
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/xml": string;
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The file is an attachment, with its file name. */
+        "Content-Disposition": string;
+        /** @description The version of the answer; send it back in `If-None-Match` to get 304 when it has not changed. */
+        ETag: string;
+        /** @description Pagination links (RFC 8288): `self`, `first`, `prev`, `next`, `last`. Left out when the query is too long to echo. */
+        Link: string;
+        /** @description The URL of the created resource (201) or of the redirect target (302). */
+        Location: string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description A browser session whose expiry moved (or the cookie the route sets): the cookie to keep. */
+        "Set-Cookie": string;
+        /** @description This page, from 1. */
+        "X-Pagination-Current-Page": number;
+        /** @description Pages in the whole list. */
+        "X-Pagination-Page-Count": number;
+        /** @description Items per page. */
+        "X-Pagination-Per-Page": number;
+        /** @description Items in the whole list. */
+        "X-Pagination-Total-Count": number;
+        /** @description Requests allowed per second to this token (or session). */
+        "X-Rate-Limit-Limit": number;
+        /** @description Requests left in the current second. */
+        "X-Rate-Limit-Remaining": number;
+        /** @description Seconds until the allowance is whole again. */
+        "X-Rate-Limit-Reset": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2200,6 +2318,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2235,26 +2363,41 @@ export interface operations {
                          */
                         time: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminBackup: {
@@ -2269,6 +2412,11 @@ export interface operations {
             /** @description The backup: a gzipped tarball of the data directory. */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2278,30 +2426,47 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListCampaigns: {
@@ -2323,6 +2488,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2347,35 +2522,54 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminModerateCampaign: {
@@ -2400,6 +2594,10 @@ export interface operations {
             /** @description The moderation status now in force. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2409,44 +2607,67 @@ export interface operations {
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListCategories: {
@@ -2468,6 +2689,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2479,35 +2710,54 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminCreateCategory: {
@@ -2531,6 +2781,11 @@ export interface operations {
             /** @description A product category. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2542,35 +2797,53 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminGetCategory: {
@@ -2588,6 +2861,11 @@ export interface operations {
             /** @description A product category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2599,35 +2877,54 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminUpdateCategory: {
@@ -2654,6 +2951,10 @@ export interface operations {
             /** @description A product category. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2665,44 +2966,67 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminDeleteCategory: {
@@ -2720,6 +3044,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2727,39 +3055,61 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListOffers: {
@@ -2781,6 +3131,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2829,35 +3189,54 @@ export interface operations {
                         /** @description Target URL. */
                         url: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminModerateOffer: {
@@ -2882,6 +3261,10 @@ export interface operations {
             /** @description The moderation status now in force. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,44 +3274,67 @@ export interface operations {
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListOutbox: {
@@ -2952,6 +3358,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2982,35 +3398,54 @@ export interface operations {
                         /** @description The account the message is about. */
                         userId: number | null;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminGetOutboxMessage: {
@@ -3028,6 +3463,11 @@ export interface operations {
             /** @description An e-mail in the outbox. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,35 +3498,54 @@ export interface operations {
                         /** @description The account the message is about. */
                         userId: number | null;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminResendOutboxMessage: {
@@ -3104,6 +3563,10 @@ export interface operations {
             /** @description An e-mail in the outbox. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3134,44 +3597,67 @@ export interface operations {
                         /** @description The account the message is about. */
                         userId: number | null;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListPayouts: {
@@ -3195,6 +3681,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3215,35 +3711,54 @@ export interface operations {
                         /** @description Payment method and destination. */
                         wallet: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminCreatePayout: {
@@ -3274,6 +3789,11 @@ export interface operations {
             /** @description A payout as the operator sees it. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3294,44 +3814,67 @@ export interface operations {
                         /** @description Payment method and destination. */
                         wallet: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminGetPayout: {
@@ -3349,6 +3892,11 @@ export interface operations {
             /** @description A payout as the operator sees it. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3369,35 +3917,54 @@ export interface operations {
                         /** @description Payment method and destination. */
                         wallet: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminUpdatePayout: {
@@ -3425,6 +3992,10 @@ export interface operations {
             /** @description A payout as the operator sees it. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3445,53 +4016,81 @@ export interface operations {
                         /** @description Payment method and destination. */
                         wallet: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListPublisherBalances: {
@@ -3511,6 +4110,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,26 +4135,41 @@ export interface operations {
                         /** @description Login. */
                         username: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListRefunds: {
@@ -3567,6 +4191,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3626,26 +4260,41 @@ export interface operations {
                             why: "unknown" | "not_billed" | "refunded";
                         }[];
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminCreateRefund: {
@@ -3692,6 +4341,10 @@ export interface operations {
             /** @description A refund of invalid clicks: what it moved (or, dry run, would move) and for whom. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3751,11 +4404,17 @@ export interface operations {
                             why: "unknown" | "not_billed" | "refunded";
                         }[];
                     };
+                    "application/xml": string;
                 };
             };
             /** @description A refund of invalid clicks: what it moved (or, dry run, would move) and for whom. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3815,44 +4474,67 @@ export interface operations {
                             why: "unknown" | "not_billed" | "refunded";
                         }[];
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminGetRefund: {
@@ -3870,6 +4552,11 @@ export interface operations {
             /** @description A refund of invalid clicks: what it moved (or, dry run, would move) and for whom. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3929,35 +4616,54 @@ export interface operations {
                             why: "unknown" | "not_billed" | "refunded";
                         }[];
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListSites: {
@@ -3981,6 +4687,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4018,35 +4734,54 @@ export interface operations {
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminModerateSite: {
@@ -4071,6 +4806,10 @@ export interface operations {
             /** @description A site as the operator sees it: the Website fields (lifetime statistics) and its owner. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4108,44 +4847,67 @@ export interface operations {
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminRevokeToken: {
@@ -4163,6 +4925,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4170,30 +4936,47 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListUsers: {
@@ -4215,6 +4998,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,26 +5046,41 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminCreateUser: {
@@ -4320,6 +5128,11 @@ export interface operations {
             /** @description An account. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4358,44 +5171,67 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminGetUser: {
@@ -4413,6 +5249,11 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4451,35 +5292,54 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminAdjustBalance: {
@@ -4509,6 +5369,10 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4547,53 +5411,81 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminSendEmailConfirmation: {
@@ -4611,6 +5503,11 @@ export interface operations {
             /** @description An e-mail in the outbox. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4641,44 +5538,67 @@ export interface operations {
                         /** @description The account the message is about. */
                         userId: number | null;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListLedgerEntries: {
@@ -4701,6 +5621,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4725,35 +5655,55 @@ export interface operations {
                         /** @description Business object behind the entry: a payout id, or for click_* entries the billing batch (the clicks' billing_batch): one entry per account and kind sums that batch's clicks. */
                         reference: string | null;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminListTokens: {
@@ -4776,6 +5726,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4794,44 +5754,68 @@ export interface operations {
                         /** @description Owner account. */
                         userId: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminIssueToken: {
@@ -4856,6 +5840,11 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4865,44 +5854,67 @@ export interface operations {
                         /** @description The token. It is shown only in this response. */
                         token: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     adminResetTwoFactor: {
@@ -4920,6 +5932,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4927,46 +5943,73 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -4988,6 +6031,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5012,26 +6065,41 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createAdminWebhook: {
@@ -5061,6 +6129,11 @@ export interface operations {
             /** @description A webhook endpoint with its signing secret. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5087,35 +6160,53 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getAdminWebhook: {
@@ -5133,6 +6224,11 @@ export interface operations {
             /** @description A webhook endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5157,35 +6253,54 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     changeAdminWebhook: {
@@ -5218,6 +6333,10 @@ export interface operations {
             /** @description A webhook endpoint. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5242,44 +6361,67 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteAdminWebhook: {
@@ -5297,6 +6439,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5304,30 +6450,47 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listAdminWebhookAttempts: {
@@ -5350,6 +6513,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5376,35 +6549,55 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listAdminWebhookDeliveries: {
@@ -5429,6 +6622,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5453,44 +6656,68 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     redeliverAdminWebhook: {
@@ -5510,6 +6737,10 @@ export interface operations {
             /** @description One event on its way to one endpoint. */
             202: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,44 +6765,67 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     rotateAdminWebhookSecret: {
@@ -5596,6 +6850,10 @@ export interface operations {
             /** @description A webhook endpoint with its signing secret. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5622,44 +6880,67 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     testAdminWebhook: {
@@ -5677,6 +6958,10 @@ export interface operations {
             /** @description One event on its way to one endpoint. */
             202: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5701,35 +6986,53 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listCampaigns: {
@@ -5766,6 +7069,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5823,35 +7136,54 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createCampaign: {
@@ -5894,6 +7226,11 @@ export interface operations {
             /** @description A campaign with its statistics for the requested period (lifetime when no dates are given). */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5951,44 +7288,67 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getCampaign: {
@@ -6019,6 +7379,11 @@ export interface operations {
             /** @description A campaign with its statistics for the requested period (lifetime when no dates are given). */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6143,44 +7508,68 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateCampaign: {
@@ -6213,6 +7602,10 @@ export interface operations {
             /** @description A campaign with its statistics for the requested period (lifetime when no dates are given). */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6270,44 +7663,67 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     explainCampaign: {
@@ -6334,6 +7750,11 @@ export interface operations {
             /** @description Why a campaign’s ads would or would not show in a block, now. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6382,44 +7803,68 @@ export interface operations {
                         /** @description How many teasers the block shows at once. */
                         teaserCount: number;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listCampaignSiteStatistics: {
@@ -6448,6 +7893,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6481,44 +7936,68 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listCampaignDeviceStatistics: {
@@ -6543,6 +8022,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6576,44 +8060,68 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     setDeviceCoefficient: {
@@ -6640,6 +8148,10 @@ export interface operations {
             /** @description A quality coefficient of a campaign for a site, a block of a site, or a device type. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6655,44 +8167,67 @@ export interface operations {
                         /** @description Site id; 0 for a device coefficient. */
                         siteId: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listSiteCoefficients: {
@@ -6715,6 +8250,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6730,35 +8275,55 @@ export interface operations {
                         /** @description Site id; 0 for a device coefficient. */
                         siteId: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getSiteCoefficients: {
@@ -6778,6 +8343,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6793,35 +8363,54 @@ export interface operations {
                         /** @description Site id; 0 for a device coefficient. */
                         siteId: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     setSiteCoefficient: {
@@ -6848,6 +8437,10 @@ export interface operations {
             /** @description A quality coefficient of a campaign for a site, a block of a site, or a device type. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6863,44 +8456,67 @@ export interface operations {
                         /** @description Site id; 0 for a device coefficient. */
                         siteId: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listRules: {
@@ -6918,6 +8534,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6954,35 +8575,54 @@ export interface operations {
                         /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
                         windowDays: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createRule: {
@@ -7026,6 +8666,11 @@ export interface operations {
             /** @description An optimisation rule of a campaign. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7062,44 +8707,67 @@ export interface operations {
                         /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
                         windowDays: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getRule: {
@@ -7119,6 +8787,11 @@ export interface operations {
             /** @description An optimisation rule of a campaign. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7155,35 +8828,54 @@ export interface operations {
                         /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
                         windowDays: number;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     replaceRule: {
@@ -7229,6 +8921,10 @@ export interface operations {
             /** @description An optimisation rule of a campaign. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7265,44 +8961,67 @@ export interface operations {
                         /** @description The window: the last N days (today included, platform time zone), 1 to 366. */
                         windowDays: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteRule: {
@@ -7322,6 +9041,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7329,30 +9052,47 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     runRule: {
@@ -7375,6 +9115,10 @@ export interface operations {
             /** @description What a run of a rule changed, or would change. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7419,35 +9163,54 @@ export interface operations {
                         /** @description Rule id. */
                         ruleId: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listRuleChanges: {
@@ -7472,6 +9235,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7516,35 +9289,55 @@ export interface operations {
                         /** @description Viewable impressions in the window. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listRuleChangeRules: {
@@ -7562,6 +9355,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7573,35 +9371,54 @@ export interface operations {
                         /** @description The rule's name; a deleted rule's is the one it had when deleted. Empty when it had none, or was deleted before the names of deleted rules were kept. */
                         title: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listCategories: {
@@ -7621,6 +9438,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7632,26 +9459,41 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     exportClicks: {
@@ -7675,6 +9517,12 @@ export interface operations {
             /** @description The click log (Content-Disposition: attachment). */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7682,42 +9530,65 @@ export interface operations {
                     "text/csv; charset=utf-8": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listDiscountTypes: {
@@ -7735,6 +9606,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7744,35 +9620,54 @@ export interface operations {
                         /** @description What it means. */
                         title: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createOffer: {
@@ -7821,6 +9716,11 @@ export interface operations {
             /** @description An ad (teaser, offer) with its statistics for the requested period (lifetime without dates). */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7890,44 +9790,67 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getOffer: {
@@ -7952,6 +9875,11 @@ export interface operations {
             /** @description An ad (teaser, offer) with its statistics for the requested period (lifetime without dates). */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8021,44 +9949,68 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateOffer: {
@@ -8083,6 +10035,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8090,39 +10046,61 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteOffer: {
@@ -8140,6 +10118,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8147,30 +10129,47 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listRefundedClicks: {
@@ -8194,6 +10193,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8225,26 +10234,41 @@ export interface operations {
                         /** @description Site the click came from. */
                         siteId: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getAdvertiserStatistics: {
@@ -8281,6 +10305,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8316,44 +10345,68 @@ export interface operations {
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     exportAdvertiserStatistics: {
@@ -8379,6 +10432,12 @@ export interface operations {
             /** @description The statistics file (Content-Disposition: attachment). */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8386,42 +10445,65 @@ export interface operations {
                     "text/csv; charset=utf-8": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listSubCategories: {
@@ -8443,6 +10525,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8454,44 +10546,68 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listClients: {
@@ -8511,6 +10627,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8549,26 +10675,41 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createClient: {
@@ -8610,6 +10751,11 @@ export interface operations {
             /** @description An account. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8648,44 +10794,67 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getClient: {
@@ -8714,6 +10883,11 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8807,44 +10981,68 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     moveClientBalance: {
@@ -8872,6 +11070,10 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8910,53 +11112,81 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listAdvertiserWebhooks: {
@@ -8976,6 +11206,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9000,26 +11240,41 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createAdvertiserWebhook: {
@@ -9049,6 +11304,11 @@ export interface operations {
             /** @description A webhook endpoint with its signing secret. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9075,35 +11335,53 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getAdvertiserWebhook: {
@@ -9121,6 +11399,11 @@ export interface operations {
             /** @description A webhook endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9145,35 +11428,54 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     changeAdvertiserWebhook: {
@@ -9206,6 +11508,10 @@ export interface operations {
             /** @description A webhook endpoint. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9230,44 +11536,67 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deleteAdvertiserWebhook: {
@@ -9285,6 +11614,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9292,30 +11625,47 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listAdvertiserWebhookAttempts: {
@@ -9338,6 +11688,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9364,35 +11724,55 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listAdvertiserWebhookDeliveries: {
@@ -9417,6 +11797,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9441,44 +11831,68 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     redeliverAdvertiserWebhook: {
@@ -9498,6 +11912,10 @@ export interface operations {
             /** @description One event on its way to one endpoint. */
             202: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9522,44 +11940,67 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     rotateAdvertiserWebhookSecret: {
@@ -9584,6 +12025,10 @@ export interface operations {
             /** @description A webhook endpoint with its signing secret. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9610,44 +12055,67 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     testAdvertiserWebhook: {
@@ -9665,6 +12133,10 @@ export interface operations {
             /** @description One event on its way to one endpoint. */
             202: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9689,35 +12161,53 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     confirmEmail: {
@@ -9735,6 +12225,7 @@ export interface operations {
             /** @description A confirmed mailbox. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9746,8 +12237,10 @@ export interface operations {
                         /** @description The account whose mailbox is now confirmed. */
                         userId: number;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             404: {
                 headers: {
@@ -9755,6 +12248,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -9764,6 +12258,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -9780,6 +12275,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9790,8 +12286,10 @@ export interface operations {
                          */
                         status: "ok";
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             403: {
                 headers: {
@@ -9799,8 +12297,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getReadiness: {
@@ -9815,6 +12315,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9828,8 +12329,10 @@ export interface operations {
                         /** @description ok when every dependency answers. */
                         status: "ok" | "unavailable";
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             403: {
                 headers: {
@@ -9837,11 +12340,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Default Response */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9855,6 +12361,7 @@ export interface operations {
                         /** @description ok when every dependency answers. */
                         status: "ok" | "unavailable";
                     };
+                    "application/xml": string;
                 };
             };
         };
@@ -9876,19 +12383,14 @@ export interface operations {
             /** @description The JPEG image. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/jpeg": string;
                 };
             };
-            /** @description No content. */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             404: {
                 headers: {
@@ -9896,8 +12398,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getMe: {
@@ -9912,6 +12416,11 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9950,24 +12459,38 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -9999,6 +12522,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10034,17 +12567,27 @@ export interface operations {
                          */
                         time: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPasskeys: {
@@ -10059,6 +12602,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10077,24 +12625,38 @@ export interface operations {
                         /** @description Its label. */
                         name: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10152,6 +12714,11 @@ export interface operations {
             /** @description A passkey of the account (its public key stays on the server). */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10170,51 +12737,79 @@ export interface operations {
                         /** @description Its label. */
                         name: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10234,6 +12829,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10241,37 +12840,59 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10288,6 +12909,10 @@ export interface operations {
             /** @description PublicKeyCredentialCreationOptionsJSON (WebAuthn Level 3). */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10313,33 +12938,51 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10365,6 +13008,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10372,37 +13019,59 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10419,6 +13088,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10451,24 +13125,38 @@ export interface operations {
                         /** @description The User-Agent the browser signed in with (up to 512 characters). */
                         userAgent: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10485,6 +13173,10 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10492,33 +13184,51 @@ export interface operations {
                         /** @description How many sessions ended. */
                         ended: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10538,6 +13248,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10545,37 +13259,59 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10592,6 +13328,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10608,24 +13349,38 @@ export interface operations {
                         /** @description When it was revoked; null while valid. */
                         revoked: string | null;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10649,6 +13404,11 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10660,42 +13420,65 @@ export interface operations {
                         /** @description The token, for the Auth-Token header. It is shown only in this response. */
                         token: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10715,6 +13498,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10722,37 +13509,59 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10769,6 +13578,11 @@ export interface operations {
             /** @description Two-factor sign-in (TOTP, RFC 6238) of the account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10782,24 +13596,38 @@ export interface operations {
                         /** @description Whether this kind of account must have it (`REQUIRE_2FA_FOR`): it cannot be turned off, and a session without it may only enrol. */
                         required: boolean;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10823,6 +13651,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10830,46 +13662,73 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10886,6 +13745,10 @@ export interface operations {
             /** @description A new secret, waiting for a first code to confirm it. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10895,42 +13758,65 @@ export interface operations {
                         /** @description The `otpauth://totp/…` URI (SHA-1, 6 digits, 30 s) that the QR code carries. */
                         uri: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -10954,6 +13840,10 @@ export interface operations {
             /** @description Recovery codes, shown once. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10961,51 +13851,79 @@ export interface operations {
                         /** @description Ten single-use codes (`xxxxx-xxxxx`) that stand in for the authenticator app. Shown in this answer only; the server keeps only keyed hashes. */
                         recoveryCodes: string[];
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11029,6 +13947,10 @@ export interface operations {
             /** @description Recovery codes, shown once. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11036,51 +13958,79 @@ export interface operations {
                         /** @description Ten single-use codes (`xxxxx-xxxxx`) that stand in for the authenticator app. Shown in this answer only; the server keeps only keyed hashes. */
                         recoveryCodes: string[];
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11094,15 +14044,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Prometheus text exposition format. */
+            /** @description Prometheus text exposition format (version 0.0.4). */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/plain": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
@@ -11110,6 +14062,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11119,6 +14072,167 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    openRtbAuction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An OpenRTB 2.6 bid request with native impressions. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Blocked advertiser domains. */
+                    badv?: string[];
+                    /** @description Blocked IAB content categories. */
+                    bcat?: string[];
+                    /** @description Currencies the exchange accepts; Nativa bids only in the platform currency. */
+                    cur?: string[];
+                    /** @description The device. */
+                    device?: {
+                        geo?: {
+                            country?: string;
+                        };
+                        /** @description IPv4 address: the country. */
+                        ip?: string;
+                        /** @description IPv6 address: the country. */
+                        ipv6?: string;
+                        /** @description User-Agent: device type, robots. */
+                        ua?: string;
+                    };
+                    /** @description The bid request id, echoed in the response. */
+                    id: string;
+                    /** @description Impressions offered. */
+                    imp: {
+                        /** @description The lowest CPM accepted, in the platform currency. */
+                        bidfloor?: number;
+                        /** @description Currency of `bidfloor` (ISO 4217). */
+                        bidfloorcur?: string;
+                        ext?: {
+                            /** @description The Nativa site of the block (the Prebid adapter’s `siteId`). */
+                            siteId?: number;
+                        };
+                        /** @description The impression id, echoed as the bid’s `impid`. */
+                        id: string;
+                        /** @description A native impression. */
+                        native?: {
+                            /** @description The Native 1.2 request (its `assets`), as a JSON string (OpenRTB) or the object itself. */
+                            request: string | Record<string, never>;
+                            /** @description Native version; 1.2 is read. */
+                            ver?: string;
+                        };
+                        /** @description The Nativa block id. */
+                        tagid?: string;
+                    }[];
+                    /** @description Regulations in force for this request. */
+                    regs?: {
+                        /** @description 1: the audience is children (COPPA): Nativa does not bid. */
+                        coppa?: number;
+                        /** @description 1: GDPR applies. */
+                        gdpr?: number;
+                        /** @description Global Privacy Platform string. */
+                        gpp?: string;
+                        gpp_sid?: number[];
+                        /** @description CCPA string. */
+                        us_privacy?: string;
+                    };
+                    /** @description The site. When `publisher.id` is given, it is the Nativa publisher account that must own each block `imp.tagid`. */
+                    site?: {
+                        domain?: string;
+                        id?: string;
+                        page?: string;
+                        publisher?: {
+                            /** @description The Nativa publisher account id. */
+                            id?: string;
+                        };
+                    };
+                    /** @description 1: a test request (answered as usual). */
+                    test?: number;
+                    tmax?: number;
+                    user?: {
+                        consent?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description An OpenRTB 2.6 bid response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The platform currency (ISO 4217). */
+                        cur: string;
+                        /** @description The bid request’s id. */
+                        id: string;
+                        seatbid: {
+                            bid: {
+                                /** @description The Native 1.2 response as a JSON string: assets, `link.url` the signed click link, `imptrackers` and `eventtrackers` (viewable, image) the view pixel. */
+                                adm: string;
+                                /** @description The advertiser’s domain. */
+                                adomain: string[];
+                                /** @description Campaign id. */
+                                cid: string;
+                                /** @description Creative id: the Nativa ad id. */
+                                crid: string;
+                                /** @description Bid id. */
+                                id: string;
+                                /** @description The impression it is for. */
+                                impid: string;
+                                /** @description CPM in `cur`: the ad’s bid per click × its smoothed CTR × 1000. */
+                                price: number;
+                            }[];
+                            /** @description The advertiser account id: one seat per advertiser. */
+                            seat: string;
+                        }[];
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description No bid. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11146,6 +14260,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11153,6 +14268,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11182,6 +14298,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11189,6 +14306,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11205,6 +14323,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11214,8 +14333,10 @@ export interface operations {
                         /** @description IANA time zone of the platform’s calendar days. */
                         timeZone: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             403: {
                 headers: {
@@ -11223,8 +14344,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     addToAudience: {
@@ -11242,12 +14365,17 @@ export interface operations {
             /** @description A transparent 1×1 GIF. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    /** @description The visitor cookie (a year), set or renewed. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/gif": string;
                 };
             };
+            304: components["responses"]["NotModified"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11255,6 +14383,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11279,6 +14408,12 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11309,8 +14444,10 @@ export interface operations {
                             view: string;
                         }[];
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             404: {
                 headers: {
@@ -11318,8 +14455,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11327,6 +14466,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11343,13 +14483,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Found: `Location` is the ad’s URL; no body. */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A small HTML page saying the link leads nowhere (no `Location`). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/html": string;
                 };
             };
         };
@@ -11371,6 +14519,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11378,8 +14527,10 @@ export interface operations {
                         /** @description `recorded` the first time for this click and goal, `duplicate` afterwards (not counted again). */
                         result: "recorded" | "duplicate";
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             404: {
                 headers: {
@@ -11387,8 +14538,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11396,6 +14549,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11409,15 +14563,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The embed script (JavaScript). */
+            /** @description The embed script. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/javascript": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             403: {
                 headers: {
@@ -11425,8 +14581,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     recordConversionPixel: {
@@ -11446,12 +14604,39 @@ export interface operations {
             /** @description A transparent 1×1 GIF, also when the query is invalid. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/gif": string;
                 };
             };
+            304: components["responses"]["NotModified"];
+        };
+    };
+    recordViewPixel: {
+        parameters: {
+            query: {
+                /** @description The impression token of a served ad (what `/api/serve/views` takes). */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A transparent 1×1 GIF, also when the token is refused. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
         };
     };
     recordViews: {
@@ -11484,6 +14669,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11493,6 +14679,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11502,6 +14689,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11565,6 +14753,7 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The password was right and the account has two-factor sign-in: no session yet. */
@@ -11587,6 +14776,7 @@ export interface operations {
                         /** @description Bring it to `POST /api/session/second-factor` with the code. It works once and only for this sign-in. */
                         ticket: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11596,6 +14786,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11605,8 +14796,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11614,15 +14807,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11639,6 +14835,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11646,21 +14846,33 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     signInWithPasskey: {
@@ -11749,6 +14961,7 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11758,6 +14971,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11767,8 +14981,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11776,15 +14992,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11812,6 +15031,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11821,8 +15041,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     signInSecondFactor: {
@@ -11884,6 +15106,7 @@ export interface operations {
                         /** @description Messenger contact. */
                         whatsapp: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11893,6 +15116,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
@@ -11902,8 +15126,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
@@ -11911,15 +15137,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
         };
@@ -11939,6 +15168,11 @@ export interface operations {
             /** @description An ad block (informer) of a site. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11956,35 +15190,54 @@ export interface operations {
                         /** @description Block header. */
                         title: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     updateBlock: {
@@ -12009,6 +15262,10 @@ export interface operations {
             /** @description An ad block (informer) of a site. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12026,44 +15283,67 @@ export interface operations {
                         /** @description Block header. */
                         title: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     explainBlock: {
@@ -12088,6 +15368,11 @@ export interface operations {
             /** @description What would fill a block now, and why the other ads in serving would not. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12123,53 +15408,82 @@ export interface operations {
                             title: string;
                         }[];
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listSiteCategories: {
@@ -12189,6 +15503,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12200,35 +15524,54 @@ export interface operations {
                         /** @description Title. */
                         title: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPayouts: {
@@ -12248,6 +15591,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12266,26 +15619,41 @@ export interface operations {
                         /** @description Payment method and destination. */
                         wallet: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPayout: {
@@ -12303,6 +15671,11 @@ export interface operations {
             /** @description A payout to the publisher. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12321,35 +15694,54 @@ export interface operations {
                         /** @description Payment method and destination. */
                         wallet: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listReversedClicks: {
@@ -12373,6 +15765,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12402,26 +15804,41 @@ export interface operations {
                         /** @description The part of its share the balance could not give back (already paid out); the platform bore it. Currency units. */
                         unrecovered: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listSites: {
@@ -12449,6 +15866,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12499,35 +15926,54 @@ export interface operations {
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createSite: {
@@ -12556,6 +16002,11 @@ export interface operations {
             /** @description A publisher site with its statistics for the requested period. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12606,44 +16057,67 @@ export interface operations {
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getSite: {
@@ -12668,6 +16142,11 @@ export interface operations {
             /** @description A publisher site with its statistics for the requested period. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12718,44 +16197,68 @@ export interface operations {
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createBlock: {
@@ -12789,6 +16292,11 @@ export interface operations {
             /** @description An ad block (informer) of a site. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12806,53 +16314,81 @@ export interface operations {
                         /** @description Block header. */
                         title: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             409: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPublisherStatistics: {
@@ -12878,6 +16414,11 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12908,44 +16449,68 @@ export interface operations {
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     exportPublisherStatistics: {
@@ -12969,6 +16534,12 @@ export interface operations {
             /** @description The statistics file (Content-Disposition: attachment). */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12976,42 +16547,65 @@ export interface operations {
                     "text/csv; charset=utf-8": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPublisherWebhooks: {
@@ -13031,6 +16625,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13055,26 +16659,41 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     createPublisherWebhook: {
@@ -13104,6 +16723,11 @@ export interface operations {
             /** @description A webhook endpoint with its signing secret. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13130,35 +16754,53 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPublisherWebhook: {
@@ -13176,6 +16818,11 @@ export interface operations {
             /** @description A webhook endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13200,35 +16847,54 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     changePublisherWebhook: {
@@ -13261,6 +16927,10 @@ export interface operations {
             /** @description A webhook endpoint. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13285,44 +16955,67 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     deletePublisherWebhook: {
@@ -13340,6 +17033,10 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13347,30 +17044,47 @@ export interface operations {
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPublisherWebhookAttempts: {
@@ -13393,6 +17107,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13419,35 +17143,55 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPublisherWebhookDeliveries: {
@@ -13472,6 +17216,16 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13496,44 +17250,68 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     }[];
+                    "application/xml": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     redeliverPublisherWebhook: {
@@ -13553,6 +17331,10 @@ export interface operations {
             /** @description One event on its way to one endpoint. */
             202: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13577,44 +17359,67 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     rotatePublisherWebhookSecret: {
@@ -13639,6 +17444,10 @@ export interface operations {
             /** @description A webhook endpoint with its signing secret. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13665,44 +17474,67 @@ export interface operations {
                         /** @description Where deliveries are POSTed. */
                         url: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The error body of every failed request. */
             422: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     testPublisherWebhook: {
@@ -13720,6 +17552,10 @@ export interface operations {
             /** @description One event on its way to one endpoint. */
             202: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13744,35 +17580,53 @@ export interface operations {
                         /** @description The event type. */
                         type: string;
                     };
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             403: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
             /** @description The error body of every failed request. */
             404: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
 }

@@ -15,6 +15,7 @@ import { DomainError, type ErrorCode, errorBody, type FieldError, generalCodeOf,
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
+import { type DocumentedRoutes, producedTypes } from './openapi.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
 import { setSecurityHeaders, setServingSecurityHeaders } from './security-headers.ts';
 import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
@@ -63,6 +64,8 @@ declare module 'fastify' {
     serving?: boolean;
     /** `false`: a GET route without the ETag step (`/api/me`: docs/adr/0037). */
     etag?: boolean;
+    /** The media types besides JSON and XML that the route's response schema declares (set when it is registered). */
+    produces?: readonly string[];
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -118,7 +121,11 @@ const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
  * future: the request id and security headers, input parsing, format negotiation, authentication,
  * access by entry point, rate limiting, the error body, 404/405/OPTIONS, `fields`, and ETags.
  */
-export function registerHttpConventions(app: FastifyInstance, dependencies: ConventionDependencies): void {
+export function registerHttpConventions(
+  app: FastifyInstance,
+  dependencies: ConventionDependencies,
+  documented?: DocumentedRoutes,
+): void {
   registerBodyParsers(app);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('format', 'json');
@@ -130,11 +137,19 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
       duringEnrolment?: boolean;
       serving?: boolean;
       etag?: boolean;
+      page?: boolean;
+      produces?: readonly string[];
     };
     if (config.access === undefined) {
       config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
     }
+    config.produces = producedTypes(routeOptions.schema?.response);
     routeOptions.config = config as typeof routeOptions.config;
+    documented?.note(routeOptions, {
+      authenticated: config.access !== 'public',
+      page: config.page === true,
+      answersEverything: routeOptions.errorHandler !== undefined,
+    });
     mergeInputsOnRoute(routeOptions);
     // What a route needs is known here, once: a public route runs no authentication step and a
     // route that answers no GET no ETag step (the 404 handler gets neither: it is public and
@@ -169,7 +184,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
       setSecurityHeaders(request.url, reply);
     }
     try {
-      request.format = negotiateFormat(request.headers.accept);
+      request.format = negotiateFormat(request.headers.accept, request.routeOptions.config.produces);
     } catch (error) {
       if (config.page !== true) throw error;
     }

@@ -109,44 +109,57 @@ function bound(schema: InputSchema): void {
 }
 
 /**
- * Turns the strings of a query string, form or XML body (and the loose types of a JSON body)
- * into the types the schema declares, strictly: only plain decimals become numbers (never
- * `Infinity`, `NaN`, `1e99`, `0x10` or ` 1`), only `true/false/1/0` become booleans, and `null`
- * stays null (never 0 or ""). Anything else is left as it is for validation to refuse by name.
- * This replaces Ajv's own coercion, which accepts all of the above.
+ * Where an input's values come from. `text`: a path, query string, form or XML body, whose values
+ * are all strings. `json`: a JSON body, whose values have JSON's types and keep them.
  */
-export function coerceInput(schema: InputSchema, value: unknown): unknown {
+export type InputSource = 'text' | 'json';
+
+/**
+ * Turns the strings of a path, query string, form or XML body into the types the schema
+ * declares, strictly: only plain decimals become numbers (never `Infinity`, `NaN`, `1e99`, `0x10`
+ * or ` 1`), only `true/false/1/0` become booleans, and `null` stays null (never 0 or ""). Anything
+ * else is left as it is for validation to refuse by name. This replaces Ajv's own coercion, which
+ * accepts all of the above.
+ *
+ * A JSON body already has types, and they are the client's word: `{"name": 5}` is no name and
+ * `{"category_id": "1"}` no id (both 422). The one conversion kept is the platform's: a boolean
+ * flag may be written as the integer 0 or 1.
+ */
+export function coerceInput(schema: InputSchema, value: unknown, source: InputSource = 'text'): unknown {
   if (value === undefined || value === null) return value;
   const options = schema.anyOf ?? schema.oneOf;
   if (options) {
     if (options.some((option) => holdsType(option, value))) return value;
     for (const option of options) {
-      const coerced = coerceInput(option, value);
+      const coerced = coerceInput(option, value, source);
       if (coerced !== value) return coerced;
     }
     return value;
   }
+  const json = source === 'json';
   switch (Array.isArray(schema.type) ? schema.type[0] : schema.type) {
     case 'integer':
-      return typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value;
+      return !json && typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value;
     case 'number':
-      return typeof value === 'string' && DECIMAL_TEXT.test(value) ? Number(value) : value;
+      return !json && typeof value === 'string' && DECIMAL_TEXT.test(value) ? Number(value) : value;
     case 'boolean':
-      if (value === 'true' || value === '1' || value === 1) return true;
-      if (value === 'false' || value === '0' || value === 0) return false;
+      if (value === 1 || (!json && (value === 'true' || value === '1'))) return true;
+      if (value === 0 || (!json && (value === 'false' || value === '0'))) return false;
       return value;
     case 'string':
+      if (json) return value;
       return (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' ? String(value) : value;
     case 'array': {
+      if (json && !Array.isArray(value)) return value;
       const items = Array.isArray(value) ? value : [value];
       const itemSchema = Array.isArray(schema.items) ? undefined : schema.items;
-      return itemSchema ? items.map((item) => coerceInput(itemSchema, item)) : items;
+      return itemSchema ? items.map((item) => coerceInput(itemSchema, item, source)) : items;
     }
     case 'object':
       if (typeof value === 'object' && !Array.isArray(value) && schema.properties) {
         const target = value as Record<string, unknown>;
         for (const [key, property] of Object.entries(schema.properties)) {
-          if (Object.hasOwn(target, key)) target[key] = coerceInput(property, target[key]);
+          if (Object.hasOwn(target, key)) target[key] = coerceInput(property, target[key], source);
         }
       }
       return value;

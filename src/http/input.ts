@@ -81,8 +81,8 @@ export function acceptPlainTextList(scope: FastifyInstance, field: string): void
 
 /**
  * On every route: its input schemas get the bounds of input-types.ts, and a preValidation hook
- * turns the raw strings of the path, query and body into the declared types (strictly: see
- * coerceInput). Parameters may also travel in the query string or in the body, the body winning:
+ * turns the raw strings of the path, query and a form or XML body into the declared types
+ * (strictly: see coerceInput); a JSON body keeps its types. Parameters may also travel in the query string or in the body, the body winning:
  * for routes with a body schema, query values of declared fields are merged into the body before
  * validation, so a route validates one object; query parameters the route does not declare are
  * ignored.
@@ -102,10 +102,15 @@ export function mergeInputsOnRoute(routeOptions: RouteOptions): void {
     const query = (request.query ?? {}) as Params;
     if (body) {
       const target = (request.body && typeof request.body === 'object' ? request.body : {}) as Params;
+      const source = isJsonBody(request) ? 'json' : 'text';
       for (const key of bodyKeys) {
-        if (target[key] === undefined && query[key] !== undefined) target[key] = query[key];
+        if (target[key] === undefined && query[key] !== undefined) {
+          // A value from the query string is text, whatever the body is.
+          const property = body.properties?.[key];
+          target[key] = source === 'json' && property ? coerceInput(property, query[key]) : query[key];
+        }
       }
-      request.body = coerceInput(body, target);
+      request.body = coerceInput(body, target, source);
     }
     if (querystring) coerceInput(querystring, query);
     done();
@@ -115,6 +120,12 @@ export function mergeInputsOnRoute(routeOptions: RouteOptions): void {
 }
 
 type SchemaLike = Parameters<typeof coerceInput>[0];
+
+/** Whether the request's body was JSON (its values keep JSON's types). */
+function isJsonBody(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'];
+  return typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trimStart());
+}
 
 interface AjvError {
   keyword: string;

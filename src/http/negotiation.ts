@@ -14,26 +14,37 @@ const TYPES: Record<string, ResponseFormat> = {
 const SUPPORTED_VERSIONS = new Set(['1', '1.0']);
 
 const cache = new Map<string, ResponseFormat | DomainError>();
+const NO_TYPES: readonly string[] = [];
 const CACHE_LIMIT = 256;
 
 /**
  * Picks the response format from `Accept`, honouring q-values and the `version` parameter.
+ * `produces` are the other media types the route answers (a CSV export, an image, a script: what
+ * its response schema declares, lower case, without parameters): asking for one of them, by name
+ * or by a wildcard such as `image/*`, is acceptable too, and the route's errors are then JSON.
  * Throws 415 when nothing acceptable is offered or another version is asked for.
  * Header values repeat a lot (clients send the same one every time), so results are cached.
  */
-export function negotiateFormat(accept: string | undefined): ResponseFormat {
+export function negotiateFormat(accept: string | undefined, produces: readonly string[] = NO_TYPES): ResponseFormat {
   if (accept === undefined || accept.trim() === '') return 'json';
-  let result = cache.get(accept);
+  const key = produces.length === 0 ? accept : `${produces.join(',')}\n${accept}`;
+  let result = cache.get(key);
   if (result === undefined) {
-    result = parseAccept(accept);
+    result = parseAccept(accept, produces);
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(accept, result);
+    cache.set(key, result);
   }
   if (result instanceof DomainError) throw result;
   return result;
 }
 
-function parseAccept(accept: string): ResponseFormat | DomainError {
+/** Whether a range of `Accept` (`text/csv`, `text/*`) names one of the types a route produces. */
+function namesOneOf(range: string, produces: readonly string[]): boolean {
+  if (range.endsWith('/*')) return produces.some((type) => type.startsWith(range.slice(0, -1)));
+  return produces.includes(range);
+}
+
+function parseAccept(accept: string, produces: readonly string[]): ResponseFormat | DomainError {
   const ranges = accept
     .split(',')
     .map((part, index) => {
@@ -52,14 +63,20 @@ function parseAccept(accept: string): ResponseFormat | DomainError {
     .sort((a, b) => b.quality - a.quality || a.index - b.index);
   for (const range of ranges) {
     const format = TYPES[range.type];
-    if (format === undefined) continue;
+    if (format === undefined) {
+      // One of the route's own types; its parameters are that type's (Prometheus asks for
+      // `text/plain; version=0.0.4`), not the API's version.
+      if (namesOneOf(range.type, produces)) return 'json';
+      continue;
+    }
     if (range.version !== undefined && !SUPPORTED_VERSIONS.has(range.version)) {
       return new DomainError('unsupported_media_type', `Unsupported API version: ${range.version}. The only version is 1.`);
     }
     return format;
   }
+  const offered = ['application/json', 'application/xml', ...produces].join(', ');
   return new DomainError(
     'unsupported_media_type',
-    'None of the requested response formats is supported. Use application/json or application/xml.',
+    `None of the requested response formats is supported. Use one of: ${offered}.`,
   );
 }

@@ -57,3 +57,24 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const NoContent = Type.Null({ description: 'No content.' });
+
+/**
+ * A success that is not a JSON document (an image, a script, a page, metrics text): its media
+ * type as the response sets it, and what the body is. Negotiation accepts the type on that route
+ * (an `Accept: image/*` is no 415 there) and the OpenAPI document declares it.
+ */
+export function mediaAnswer(
+  description: string,
+  mediaType: string,
+  body: 'bytes' | 'text' = 'bytes',
+  headers?: Record<string, { description: string }>,
+) {
+  const schema = body === 'bytes' ? { type: 'string', format: 'binary' } : { type: 'string' };
+  const declared =
+    headers && Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { type: 'string', ...value }]));
+  return {
+    description,
+    content: { [mediaType]: { schema: Type.Unsafe<string | Buffer>(schema) } },
+    ...(declared && { headers: declared }),
+  };
+}

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../http/routes.ts';
-import { errorResponses, NoContent } from '../../http/schemas.ts';
+import { errorResponses, mediaAnswer, NoContent } from '../../http/schemas.ts';
 import { isServableSize } from './image-store.ts';
 
 const ImageParams = Type.Object({
@@ -26,7 +26,7 @@ export function registerImageRoutes(app: App, context: AppContext): void {
         summary: 'An ad image in one of its allowed sizes, as JPEG.',
         security: [],
         params: ImageParams,
-        response: { 200: Type.Unsafe({ description: 'The JPEG image.' }), 304: NoContent, ...errorResponses(404) },
+        response: { 200: mediaAnswer('The JPEG image.', 'image/jpeg'), 304: NoContent, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
@@ -43,7 +43,7 @@ export function registerImageRoutes(app: App, context: AppContext): void {
       const ifNoneMatch = request.headers['if-none-match'];
       if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
         reply.code(304);
-        return reply.send();
+        return reply.send(null);
       }
       reply.type('image/jpeg');
       return reply.send(bytes);

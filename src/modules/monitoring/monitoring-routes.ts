@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import type { App } from '../../http/routes.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, mediaAnswer } from '../../http/schemas.ts';
 import { authorizeScrape, readiness } from './monitoring-service.ts';
 
 const tags = ['Service'];
@@ -72,7 +72,10 @@ export function registerMonitoringRoutes(app: App, context: AppContext): void {
         summary:
           'Prometheus metrics (text exposition format): requests and latency per route, serving, clicks, conversions, e-mail, database pool, event loop. Operator token (`Auth-Token`) or METRICS_TOKEN (`Authorization: Bearer`).',
         security: [],
-        response: { 200: Type.String({ description: 'Prometheus text exposition format.' }), ...errorResponses(401, 403) },
+        response: {
+          200: mediaAnswer('Prometheus text exposition format (version 0.0.4).', 'text/plain', 'text'),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request, reply) => {

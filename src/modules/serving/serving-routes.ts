@@ -7,7 +7,7 @@ import { sendHtmlPage } from '../../http/html-page.ts';
 import { acceptPlainTextList } from '../../http/input.ts';
 import { Id, Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
-import { errorResponses, NoContent } from '../../http/schemas.ts';
+import { errorResponses, mediaAnswer, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/vocabulary.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
@@ -105,7 +105,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: 'The embed script that renders teasers into `[data-nativa-block]` elements.',
         description: 'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.',
         security: [],
-        response: { 200: Type.Unsafe({ description: 'The embed script (JavaScript).' }), ...errorResponses(403) },
+        response: { 200: mediaAnswer('The embed script.', 'application/javascript', 'text'), ...errorResponses(403) },
       },
     },
     async (_request, reply) => {
@@ -197,7 +197,8 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         security: [],
         params: ClickParams,
         response: {
-          404: Type.Unsafe({ description: 'A small HTML page saying the link leads nowhere (no `Location`).' }),
+          302: Type.Null({ description: 'Found: `Location` is the ad’s URL; no body.' }),
+          404: mediaAnswer('A small HTML page saying the link leads nowhere (no `Location`).', 'text/html', 'text'),
         },
       },
       // A visitor's browser follows the link: whatever is wrong with it, it gets a page, not an API error.
@@ -253,7 +254,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: 'Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal.',
         security: [],
         querystring: ConversionQuery,
-        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF, also when the query is invalid.' }) },
+        response: { 200: mediaAnswer('A transparent 1×1 GIF, also when the query is invalid.', 'image/gif') },
       },
       // A thank-you page shows whatever the pixel answers: a bad query is still a GIF (and logged).
       errorHandler: (error, request, reply) => {
@@ -277,7 +278,12 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         summary: "Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience.",
         security: [],
         querystring: AudienceQuery,
-        response: { 200: Type.Unsafe({ description: 'A transparent 1×1 GIF.' }), ...errorResponses(422) },
+        response: {
+          200: mediaAnswer('A transparent 1×1 GIF.', 'image/gif', 'bytes', {
+            'Set-Cookie': { description: 'The visitor cookie (a year), set or renewed.' },
+          }),
+          ...errorResponses(422),
+        },
       },
     },
     async (request, reply) => {

@@ -108,7 +108,7 @@ describe('moderation of campaigns and ads', () => {
         date: offer.created_at.toISOString(),
       },
     ]);
-    const approved = await server.operator.put(`/api/admin/offers/${offer.id}`, { status: '1' });
+    const approved = await server.operator.put(`/api/admin/offers/${offer.id}`, { status: 1 });
     assert.deepEqual(approved.json(), { id: offer.id, status: 1 });
     assert.equal((await server.operator.put(`/api/admin/offers/${deleted.id}`, { status: 1 })).status, 404);
     assert.equal((await server.operator.get('/api/admin/offers?status=0')).json().length, 0);

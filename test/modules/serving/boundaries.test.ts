@@ -38,6 +38,7 @@ const ENTRY_FILES: Record<string, readonly string[]> = {
   billing: ['click-billing.ts', 'acceptance.ts', 'settlement.ts', 'logged-settlement.ts'],
   explain: ['explain-impression.ts', 'explain-routes.ts'],
   'event-log': ['event-log.ts', 'logged-tracking.ts', 'settle-views.ts', 'unsettled-spend.ts'],
+  openrtb: ['openrtb-routes.ts'],
 };
 
 function sourceFiles(directory: string): string[] {

@@ -149,7 +149,7 @@ describe('quality coefficients', () => {
     const whole = await owner.client.put(`${base}/site/${sites.s1}`, { coef: 1.5 });
     assert.equal(whole.status, 200, whole.text);
     assert.deepEqual(whole.json(), { coef: 1.5, campaignId, siteId: sites.s1, deviceId: 0, informerId: 0 });
-    const block = await owner.client.put(`${base}/site/${sites.s1}s${blocks.b1a}`, { coef: '0.5' });
+    const block = await owner.client.put(`${base}/site/${sites.s1}s${blocks.b1a}`, { coef: 0.5 });
     assert.deepEqual(block.json(), { coef: 0.5, campaignId, siteId: sites.s1, deviceId: 0, informerId: blocks.b1a });
     const xml = await owner.client.put(`${base}/site/${sites.s3}`, undefined, {
       raw: '<request><coef>2</coef></request>',
