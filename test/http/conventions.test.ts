@@ -48,7 +48,7 @@ describe('HTTP conventions', () => {
       it(`Accept: ${accept} → 415`, async () => {
         const response = await advertiser.client.get('/api/me', { accept });
         const body = assertError(response, 415, 'json');
-        assert.match(body.message, accept.includes('version') ? /version/ : /application\/json or application\/xml/);
+        assert.match(body.message, accept.includes('version') ? /version/ : /Use one of: application\/json, application\/xml/);
       });
     }
   });
