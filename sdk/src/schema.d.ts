@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * How this platform writes money and days.
-         * @description The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).
+         * @description The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`), and whether e-mail leaves the server (`SMTP_URL`), so that pages say what happened to a message.
          */
         get: operations["getPlatform"];
         put?: never;
@@ -11211,6 +11211,8 @@ export interface operations {
                     "application/json": {
                         /** @description ISO 4217 code of the money every amount is in. */
                         currency: string;
+                        /** @description Whether messages are delivered (`SMTP_URL` is set); when false they wait in the outbox, where operators read and resend them. */
+                        emailDelivery: boolean;
                         /** @description IANA time zone of the platform’s calendar days. */
                         timeZone: string;
                     };

@@ -13,6 +13,7 @@ import { DatabaseUnavailableError } from '../db/availability.ts';
 import type { AccountKind } from '../db/schema.ts';
 import { DomainError, type ErrorCode, errorBody, type FieldError, generalCodeOf, STATUS_OF, unauthenticated } from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
+import { sendHtmlPage } from './html-page.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
@@ -54,6 +55,13 @@ declare module 'fastify' {
      * the API cannot answer (`text/html` alone) is no 415 there; its errors are JSON then.
      */
     page?: boolean;
+  }
+  interface FastifyInstance {
+    /**
+     * What a browser gets for a page no route has (the web app, which shows its own "not found"),
+     * set by the web app's module; the API's 404 when the app is not built.
+     */
+    browserNotFoundPage: string | undefined;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -113,6 +121,7 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
   registerBodyParsers(app);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('format', 'json');
+  app.decorate('browserNotFoundPage', undefined);
 
   const knownRoutes = FindMyWay();
   app.addHook('onRoute', (routeOptions) => {
@@ -244,7 +253,17 @@ export function registerHttpConventions(app: FastifyInstance, dependencies: Conv
     const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
       (method) => knownRoutes.find(method, path) !== null,
     );
-    if (allowed.length === 0) throw new DomainError('route_not_found', 'Page not found.');
+    if (allowed.length === 0) {
+      // A browser opening an address by hand (/login, /admin, a typo) gets the app's own page,
+      // with the 404 status; programs (no `text/html` in Accept) and /api keep the error body.
+      const page = app.browserNotFoundPage;
+      const browser = /\btext\/html\b/.test(request.headers.accept ?? '');
+      if (page !== undefined && browser && SAFE_METHODS.has(request.method) && !path.startsWith('/api')) {
+        reply.header('Cache-Control', 'no-cache');
+        return sendHtmlPage(reply, 404, page);
+      }
+      throw new DomainError('route_not_found', 'Page not found.');
+    }
     const allow = [...allowed, 'OPTIONS'].join(', ');
     reply.header('Allow', allow);
     if (request.method === 'OPTIONS') {
