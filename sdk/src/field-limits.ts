@@ -198,6 +198,8 @@ export const FIELD_LIMITS = {
     code: { minLength: 1, maxLength: 40 },
   },
   updateCampaign: {
+    maxmoney: { minimum: 0, maximum: 1000000000 },
+    maxclicks: { minimum: 0, maximum: 1000000000 },
     frequencyCap: { minimum: 0, maximum: 1000000 },
     schedule: { maxItems: 168, maxLength: 2000 },
     timeZone: { maxLength: 64 },

@@ -609,7 +609,7 @@ export interface paths {
         };
         /** One campaign with statistics; `expand=offers` embeds its ads with theirs. */
         get: operations["getCampaign"];
-        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone. */
+        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule and time zone. None of these sends it back to moderation. */
         put: operations["updateCampaign"];
         post?: never;
         delete?: never;
@@ -6202,6 +6202,10 @@ export interface operations {
                     archived?: boolean;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
                     frequencyCap?: number;
+                    /** @description Daily click limit; 0 means none. Takes effect at once, without moderation. */
+                    maxclicks?: number;
+                    /** @description Daily spending limit; 0 means none. Takes effect at once, without moderation. */
+                    maxmoney?: number | string;
                     /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
                     schedule?: number[] | string | null;
                     /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */

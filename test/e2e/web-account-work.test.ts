@@ -27,6 +27,7 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
   let advertiser: { id: number; login: string };
   let publisher: { id: number; login: string };
   let campaignId = 0;
+  let advertiserClient: Awaited<ReturnType<TestServer['createAccount']>>['client'];
   /** The URL of the test ad's square picture, which blocks show. */
   let squareUrl = '';
 
@@ -45,6 +46,7 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     operatorId = (await server.operator.get('/api/me')).json<{ id: number }>().id;
     await setPassword(db, operatorId);
     const adv = await server.createAccount('advertiser', { name: LONG('Acme') });
+    advertiserClient = adv.client;
     advertiser = { id: adv.id, login: (await adv.client.get('/api/me')).json<{ username: string }>().username };
     await setPassword(db, adv.id);
     await server.operator.post(`/api/admin/users/${adv.id}/balance`, { amount: 500, comment: 'opening' });
@@ -258,7 +260,11 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     assert.equal(await help.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/api/docs');
     await page.getByText('Your bid is the most a click may cost, not what it costs').waitFor();
     // The ad's card draws the teaser with the embed script's code: the square picture, the price in euros.
-    assert.deepEqual(await previewOf(page.locator('.ads')), { image: squareUrl, price: '€1,990.00 (was €2,990.00) -33%', mark: 'Ad' });
+    assert.deepEqual(await previewOf(page.locator('.ads')), {
+      image: squareUrl,
+      price: '€1,990.00 (was €2,990.00) -33%',
+      mark: 'Ad',
+    });
     const guide = await page.request.get(`${server.url}/docs/advertiser-campaigns.md`);
     assert.equal(guide.status(), 200);
     assert.match(guide.headers()['content-type'] ?? '', /^text\/plain; charset=utf-8/);
@@ -290,6 +296,22 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     await form.getByText('Must be a PNG or JPEG picture', { exact: false }).first().waitFor();
     const text = (await form.textContent()) ?? '';
     assert.doesNotMatch(text, /must NOT|must be integer|data URI/i);
+  });
+
+  it('edits a campaign’s daily limits after creation, saying they need no moderation', async () => {
+    const campaignOf = async () =>
+      (await advertiserClient.get(`/api/advertiser/campaigns/${campaignId}`)).json<{ maxmoney: number; maxclicks: number }>();
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
+    const form = page.getByRole('form', { name: 'Daily limits' });
+    await form.getByText('do not send the campaign back to moderation').waitFor();
+    await form.getByLabel('Daily spend limit').fill('1,250.5');
+    await form.getByLabel('Daily click limit').fill('300');
+    await form.getByRole('button', { name: 'Save limits' }).click();
+    await form.getByText('Saved.').waitFor();
+    const saved = await campaignOf();
+    assert.equal(saved.maxmoney, 1250.5);
+    assert.equal(saved.maxclicks, 300);
+    await lookAt(page, 'work-campaign-limits');
   });
 
   it('keeps the publisher’s sites list inside its box with a long address', async () => {

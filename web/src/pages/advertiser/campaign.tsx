@@ -10,7 +10,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
-import { CampaignDelivery } from './campaign-delivery.tsx';
+import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
@@ -179,6 +179,9 @@ export function CampaignPage({ id }: { id: number }) {
           timeZone={current.timeZone}
           onSaved={refresh}
         />
+      )}
+      {current && !current.archived && (
+        <CampaignLimits campaignId={id} maxmoney={current.maxmoney} maxclicks={current.maxclicks} onSaved={refresh} />
       )}
 
       <section className="card" aria-labelledby="daily-title">
