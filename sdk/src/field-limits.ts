@@ -204,6 +204,9 @@ export const FIELD_LIMITS = {
     schedule: { maxItems: 168, maxLength: 2000 },
     timeZone: { maxLength: 64 },
   },
+  updateOffer: {
+    clickPrice: { maximum: 1000 },
+  },
 } as const;
 
 export type FieldLimitOperation = keyof typeof FIELD_LIMITS;

@@ -901,7 +901,7 @@ export interface paths {
         };
         /** One ad with statistics (lifetime, or for dateFrom–dateTo). */
         get: operations["getOffer"];
-        /** Switch an ad on or off. */
+        /** Switch an ad on or off, or change its bid (neither sends it back to moderation). */
         put: operations["updateOffer"];
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
@@ -8079,7 +8079,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the ad on (true) or off (false). */
-                    active: boolean;
+                    active?: boolean;
+                    /** @description A new bid per click: above 0, at most 1000, at most 4 fraction digits. Applies at once; a bid is not content, so the ad stays approved. */
+                    clickPrice?: number | string;
                 };
             };
         };

@@ -314,6 +314,22 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     await lookAt(page, 'work-campaign-limits');
   });
 
+  it('changes an ad’s bid in place, saying the ad stays approved', async () => {
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
+    const form = page.getByRole('form', { name: `Bid of ${LONG('Boots')}` });
+    await form.getByText('the ad stays approved').waitFor();
+    await form.getByLabel('New bid per click').fill('0,3');
+    await form.getByRole('button', { name: /^Save bid/ }).click();
+    await form.getByText('Write the amount as you would 1,250.50').waitFor();
+    await form.getByLabel('New bid per click').fill('0.3125');
+    await form.getByRole('button', { name: /^Save bid/ }).click();
+    await form.getByRole('status').getByText('Saved.').waitFor();
+    const [ad] = (await advertiserClient.get(`/api/advertiser/campaigns/${campaignId}?expand=offers`)).json<{
+      offers: { stavka: number }[];
+    }>().offers;
+    assert.equal(ad?.stavka, 0.3125);
+  });
+
   it('keeps the publisher’s sites list inside its box with a long address', async () => {
     await signOut();
     await page.goto(`${server.url}/publisher/sites`);

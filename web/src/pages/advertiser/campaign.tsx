@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, data, FIELD_LIMITS, isNotFound, noRetryOnRefusal, problem, useFormFields } from '../../api.ts';
+import { api, data, FIELD_LIMITS, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
 import { Field, FormActions, Notice, Switch } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
@@ -8,7 +8,7 @@ import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx'
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
-import { count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
+import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
@@ -158,6 +158,7 @@ export function CampaignPage({ id }: { id: number }) {
                   <dt>CR</dt>
                   <dd>{percent(ad.cr)}</dd>
                 </dl>
+                <BidForm adId={ad.id} title={ad.title} bid={ad.stavka} onSaved={refresh} />
                 <button
                   type="button"
                   className="link danger"
@@ -224,6 +225,56 @@ export function CampaignPage({ id }: { id: number }) {
 }
 
 /** An ad as a block on a publisher's page shows it: picture, title, price line. */
+/**
+ * An ad's bid, changed in place. A bid is not content: it applies at once and the ad keeps its
+ * moderation status (the API's `PUT /advertiser/offers/{id}` with `clickPrice`); the form says so.
+ */
+function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; bid: number; onSaved: () => void }) {
+  const [value, setValue] = useState(amountInput(bid));
+  const [local, setLocal] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: (clickPrice: string) =>
+      api.PUT('/api/advertiser/offers/{id}', { params: { path: { id: adId } }, body: { clickPrice } }),
+    onSuccess: onSaved,
+  });
+  const { errors, edited, submitted } = useFieldErrors(save.error);
+  const name = `bid-${adId}`;
+  return (
+    <form
+      className="inline-form bid-form"
+      noValidate
+      aria-label={`Bid of ${title}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        submitted();
+        const parsed = parseAmount(value);
+        setLocal(parsed.ok ? null : parsed.message);
+        if (parsed.ok) save.mutate(parsed.amount);
+      }}
+    >
+      <Field
+        label="New bid per click"
+        name={name}
+        inputMode="decimal"
+        autoComplete="off"
+        maxLength={20}
+        hint="Applies at once; the ad stays approved."
+        value={value}
+        error={local ?? errors.clickPrice ?? (save.error && !errors.clickPrice ? problem(save.error) : undefined)}
+        onChange={(event) => {
+          setValue(event.target.value);
+          setLocal(null);
+          edited('clickPrice');
+        }}
+      />
+      <button type="submit" disabled={save.isPending}>
+        Save bid<span className="visually-hidden"> of {title}</span>
+      </button>
+      {save.isSuccess && !save.isPending && <span role="status">Saved.</span>}
+    </form>
+  );
+}
+
 /**
  * Why a click costs less than the bid: the price is the generalized second price of the auction
  * (docs/serving.md, "Price of a click"), shown next to the spend it explains.
