@@ -71,3 +71,78 @@ export type ErrorCodeName = keyof typeof ERROR_CODES;
 }
 
 export const ERROR_CODES_PATH = path.join(import.meta.dirname, '..', 'src', 'error-codes.ts');
+
+type JsonSchema = Record<string, unknown>;
+
+/** The limits a form's input can carry (`maxLength`, `min`, …) of one field of a request body. */
+const LIMIT_KEYWORDS = ['minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems'] as const;
+
+/** The properties of a body schema, through `$ref`s to components and `allOf`/`anyOf` branches. */
+function propertiesOf(schema: JsonSchema | undefined, document: Record<string, unknown>, seen = 0): Record<string, JsonSchema> {
+  if (schema === undefined || seen > 8) return {};
+  const reference = schema.$ref;
+  if (typeof reference === 'string') {
+    const name = reference.split('/').pop() ?? '';
+    const schemas = (document.components as { schemas?: Record<string, JsonSchema> } | undefined)?.schemas;
+    return propertiesOf(schemas?.[name], document, seen + 1);
+  }
+  const own = (schema.properties as Record<string, JsonSchema> | undefined) ?? {};
+  const branches = [...((schema.allOf as JsonSchema[]) ?? []), ...((schema.anyOf as JsonSchema[]) ?? [])];
+  return Object.assign({}, ...branches.map((branch) => propertiesOf(branch, document, seen + 1)), own);
+}
+
+/** The limits of a field's schema, looking into a nullable `anyOf` and into an array's items. */
+function limitsOf(schema: JsonSchema): Record<string, number> {
+  const found: Record<string, number> = {};
+  const candidates = [schema, ...((schema.anyOf as JsonSchema[]) ?? []), (schema.items as JsonSchema) ?? {}];
+  for (const candidate of candidates) {
+    for (const keyword of LIMIT_KEYWORDS) {
+      const value = candidate[keyword];
+      if (typeof value === 'number' && found[keyword] === undefined) found[keyword] = value;
+    }
+  }
+  return found;
+}
+
+/** A property name as the formatter writes it: bare when it can be. */
+const keyOf = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
+
+/**
+ * The limits of every request body's fields, by operationId then field, as sdk/src/field-limits.ts
+ * holds them: a form gives its inputs the API's own `maxLength`/`min`/`max`, so a 77-character
+ * headline cannot be typed into a 60-character field and the numbers cannot drift from the API.
+ */
+export function fieldLimitsOf(document: Record<string, unknown>): string {
+  const operations: string[] = [];
+  const paths = (document.paths ?? {}) as Record<string, Record<string, JsonSchema>>;
+  const entries: [string, string][] = [];
+  for (const methods of Object.values(paths)) {
+    for (const operation of Object.values(methods)) {
+      const id = operation.operationId;
+      const content = (operation.requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content;
+      const schema = content?.['application/json']?.schema;
+      if (typeof id !== 'string' || schema === undefined) continue;
+      const fields = Object.entries(propertiesOf(schema, document))
+        .map(([name, field]) => [name, limitsOf(field)] as const)
+        .filter(([, limits]) => Object.keys(limits).length > 0)
+        .map(
+          ([name, limits]) =>
+            `    ${keyOf(name)}: { ${Object.entries(limits)
+              .map(([keyword, value]) => `${keyword}: ${value}`)
+              .join(', ')} },`,
+        );
+      if (fields.length > 0) entries.push([id, `  ${id}: {\n${fields.join('\n')}\n  },`]);
+    }
+  }
+  entries.sort(([a], [b]) => a.localeCompare(b));
+  for (const [, text] of entries) operations.push(text);
+  return `${HEADER}/** The limits of the request bodies' fields (minLength, maxLength, minimum, maximum, minItems, maxItems) by operationId, then field. */
+export const FIELD_LIMITS = {
+${operations.join('\n')}
+} as const;
+
+export type FieldLimitOperation = keyof typeof FIELD_LIMITS;
+`;
+}
+
+export const FIELD_LIMITS_PATH = path.join(import.meta.dirname, '..', 'src', 'field-limits.ts');

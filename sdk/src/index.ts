@@ -2,6 +2,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './schema.d.ts';
 
 export { ERROR_CODES, type ErrorCodeName } from './error-codes.ts';
+export { FIELD_LIMITS, type FieldLimitOperation } from './field-limits.ts';
 export type { components, operations, paths } from './schema.d.ts';
 
 /** The body of every failed request of the Nativa API. */

@@ -609,7 +609,7 @@ export interface paths {
         };
         /** One campaign with statistics; `expand=offers` embeds its ads with theirs. */
         get: operations["getCampaign"];
-        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone. */
+        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule and time zone. None of these sends it back to moderation. */
         put: operations["updateCampaign"];
         post?: never;
         delete?: never;
@@ -901,7 +901,7 @@ export interface paths {
         };
         /** One ad with statistics (lifetime, or for dateFrom–dateTo). */
         get: operations["getOffer"];
-        /** Switch an ad on or off. */
+        /** Switch an ad on or off, or change its bid (neither sends it back to moderation). */
         put: operations["updateOffer"];
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
@@ -1578,7 +1578,7 @@ export interface paths {
         };
         /**
          * How this platform writes money and days.
-         * @description The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).
+         * @description The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`), and whether e-mail leaves the server (`SMTP_URL`), so that pages say what happened to a message.
          */
         get: operations["getPlatform"];
         put?: never;
@@ -7591,6 +7591,10 @@ export interface operations {
                     archived?: boolean;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
                     frequencyCap?: number;
+                    /** @description Daily click limit; 0 means none. Takes effect at once, without moderation. */
+                    maxclicks?: number;
+                    /** @description Daily spending limit; 0 means none. Takes effect at once, without moderation. */
+                    maxmoney?: number | string;
                     /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
                     schedule?: number[] | string | null;
                     /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
@@ -10027,7 +10031,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the ad on (true) or off (false). */
-                    active: boolean;
+                    active?: boolean;
+                    /** @description A new bid per click: above 0, at most 1000, at most 4 fraction digits. Applies at once; a bid is not content, so the ad stays approved. */
+                    clickPrice?: number | string;
                 };
             };
         };
@@ -14330,6 +14336,8 @@ export interface operations {
                     "application/json": {
                         /** @description ISO 4217 code of the money every amount is in. */
                         currency: string;
+                        /** @description Whether messages are delivered (`SMTP_URL` is set); when false they wait in the outbox, where operators read and resend them. */
+                        emailDelivery: boolean;
                         /** @description IANA time zone of the platform’s calendar days. */
                         timeZone: string;
                     };

@@ -13,6 +13,7 @@ import { DatabaseUnavailableError, isStatementTimeout } from '../db/availability
 import type { AccountKind } from '../db/schema.ts';
 import { DomainError, type ErrorCode, errorBody, type FieldError, generalCodeOf, STATUS_OF, unauthenticated } from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
+import { sendHtmlPage } from './html-page.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import { type DocumentedRoutes, producedTypes } from './openapi.ts';
@@ -66,6 +67,13 @@ declare module 'fastify' {
     etag?: boolean;
     /** The media types besides JSON and XML that the route's response schema declares (set when it is registered). */
     produces?: readonly string[];
+  }
+  interface FastifyInstance {
+    /**
+     * What a browser gets for a page no route has (the web app, which shows its own "not found"),
+     * set by the web app's module; the API's 404 when the app is not built.
+     */
+    browserNotFoundPage: string | undefined;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -129,6 +137,7 @@ export function registerHttpConventions(
   registerBodyParsers(app);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('format', 'json');
+  app.decorate('browserNotFoundPage', undefined);
 
   const knownRoutes = FindMyWay();
   app.addHook('onRoute', (routeOptions) => {
@@ -283,7 +292,17 @@ export function registerHttpConventions(
     const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
       (method) => knownRoutes.find(method, path) !== null,
     );
-    if (allowed.length === 0) throw new DomainError('route_not_found', 'Page not found.');
+    if (allowed.length === 0) {
+      // A browser opening an address by hand (/login, /admin, a typo) gets the app's own page,
+      // with the 404 status; programs (no `text/html` in Accept) and /api keep the error body.
+      const page = app.browserNotFoundPage;
+      const browser = /\btext\/html\b/.test(request.headers.accept ?? '');
+      if (page !== undefined && browser && SAFE_METHODS.has(request.method) && !path.startsWith('/api')) {
+        reply.header('Cache-Control', 'no-cache');
+        return sendHtmlPage(reply, 404, page);
+      }
+      throw new DomainError('route_not_found', 'Page not found.');
+    }
     const allow = [...allowed, 'OPTIONS'].join(', ');
     reply.header('Allow', allow);
     if (request.method === 'OPTIONS') {

@@ -134,26 +134,88 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-/** Turns schema validation failures into one entry per failing field. */
+/** Turns schema validation failures into one entry per failing field, each written for a person (humanMessage). */
 export function fieldErrorsFromValidation(errors: AjvError[]): FieldError[] {
   const byField = new Map<string, string>();
   for (const error of errors) {
     let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    let message = error.message ?? 'is invalid';
-    if (error.keyword === 'required') {
-      field = [field, String(error.params.missingProperty)].filter(Boolean).join('.');
-      message = 'is required.';
-    } else if (error.keyword === 'additionalProperties') {
+    if (error.keyword === 'required') field = [field, String(error.params.missingProperty)].filter(Boolean).join('.');
+    if (error.keyword === 'additionalProperties') {
       field = [field, String(error.params.additionalProperty)].filter(Boolean).join('.');
-      message = 'is not a known field.';
-    } else if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
-      message = 'has an invalid value.';
-    } else if (error.keyword === 'pattern' && error.params.pattern === TEXT_PATTERN) {
-      message = TEXT_PATTERN_MESSAGE;
-    } else {
-      message = `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
     }
-    if (!byField.has(field || 'body')) byField.set(field || 'body', message);
+    if (!byField.has(field || 'body')) byField.set(field || 'body', humanMessage(error));
   }
   return [...byField].map(([field, message]) => ({ field, message }));
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'a whole number',
+  number: 'a number',
+  string: 'text',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+  null: 'empty',
+};
+
+const FORMAT_NAMES: Record<string, string> = {
+  email: 'an e-mail address, like name@example.com',
+  uri: 'a web address, like https://example.com/page',
+  'date-time': 'a moment, like 2026-03-10T12:00:00Z',
+  date: 'a day, like 2026-03-10',
+  time: 'a time of day, like 09:30',
+};
+
+const plural = (count: unknown, one: string, many: string) => `${count} ${Number(count) === 1 ? one : many}`;
+
+/**
+ * The one place where the validator's findings ("must NOT have fewer than 10 characters", "must be
+ * integer") become sentences for the person who filled the field in; the web app shows them as
+ * they are, beside the field.
+ */
+function humanMessage(error: AjvError): string {
+  const { params } = error;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required.';
+    case 'additionalProperties':
+      return 'is not a known field.';
+    case 'anyOf':
+    case 'oneOf':
+      return 'has an invalid value.';
+    case 'minLength':
+      return Number(params.limit) === 1
+        ? 'Must not be empty.'
+        : `Must be at least ${plural(params.limit, 'character', 'characters')} long.`;
+    case 'maxLength':
+      return `Must be at most ${plural(params.limit, 'character', 'characters')} long.`;
+    case 'minimum':
+      return `Must be ${params.limit} or more.`;
+    case 'maximum':
+      return `Must be ${params.limit} or less.`;
+    case 'exclusiveMinimum':
+      return `Must be more than ${params.limit}.`;
+    case 'exclusiveMaximum':
+      return `Must be less than ${params.limit}.`;
+    case 'minItems':
+      return Number(params.limit) === 1 ? 'Choose at least one.' : `Choose at least ${params.limit}.`;
+    case 'maxItems':
+      return `Choose at most ${params.limit}.`;
+    case 'uniqueItems':
+      return 'Lists the same value twice.';
+    case 'type':
+      return `Must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}.`;
+    case 'enum':
+      return `Must be one of: ${((params.allowedValues as unknown[]) ?? []).join(', ')}.`;
+    case 'const':
+      return `Must be ${String(params.allowedValue)}.`;
+    case 'format':
+      return `Must be ${FORMAT_NAMES[String(params.format)] ?? `in the ${String(params.format)} format`}.`;
+    case 'pattern':
+      return params.pattern === TEXT_PATTERN ? TEXT_PATTERN_MESSAGE : 'Is not written in the expected form.';
+    default: {
+      const message = error.message ?? 'is invalid';
+      return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
+    }
+  }
 }

@@ -363,23 +363,26 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     const balance = page.getByTestId('client-balance');
     await balance.getByText('€0.00').waitFor();
     await page.getByLabel('Amount').fill('40.25');
-    await page.getByRole('button', { name: 'Give to client' }).click();
+    await page.getByRole('button', { name: 'Give to client…' }).click();
+    await page.getByRole('button', { name: 'Give €40.25' }).click();
     await balance.getByText('€40.25').waitFor();
     await page.locator('.balance', { hasText: '€209.75' }).waitFor();
     await page.getByLabel('Amount').fill('15');
-    await page.getByRole('button', { name: 'Take back' }).click();
+    await page.getByRole('button', { name: 'Take back…' }).click();
+    await page.getByRole('button', { name: 'Take back €15.00' }).click();
     await balance.getByText('€25.25').waitFor();
     await page.getByText('moved back from Boots Outlet').waitFor();
     // More than the client has: the API's 422 beside the amount, and nothing moves.
     await page.getByLabel('Amount').fill('100');
-    await page.getByRole('button', { name: 'Take back' }).click();
+    await page.getByRole('button', { name: 'Take back…' }).click();
+    await page.getByRole('button', { name: 'Take back €100.00' }).click();
     await page.locator('#balance-error').waitFor();
     await lookAt(page, 'advertiser-client');
     await assertReachableByTab([
       page.getByLabel('Goal'),
       page.getByLabel('Amount'),
-      page.getByRole('button', { name: 'Give to client' }),
-      page.getByRole('button', { name: 'Take back' }),
+      page.getByRole('button', { name: 'Give to client…' }),
+      page.getByRole('button', { name: 'Take back…' }),
     ]);
     const clients = (await server.anonymous.get('/api/advertiser/users', { token: advertiser.token })).json<
       { username: string; balance: number }[]

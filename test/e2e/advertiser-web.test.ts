@@ -121,7 +121,8 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
       buffer: await imageBytes('jpeg', 400, 400),
     });
     await page.getByLabel('Price (optional)').fill('1990');
-    await page.locator('.preview img[src^="data:image/png"]').waitFor();
+    // The preview is the teaser as a block draws it: the square picture.
+    await page.locator('.preview .nativa-teaser img[src^="data:image/jpeg"]').waitFor();
     await lookAt(page, 'ad-create');
     await page.getByRole('button', { name: 'Send for moderation' }).click();
     const ad = page.locator('.ads .ad').first();

@@ -174,7 +174,7 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     assert.equal((await server.operator.put(`/api/admin/campaigns/${campaignId}`, { status: 1 })).status, 200);
     assert.equal((await server.operator.put(`/api/admin/offers/${adId}`, { status: 1 })).status, 200);
     await page.reload();
-    await page.locator('.ads .ad').getByText('Approved').waitFor();
+    await page.locator('.ads .ad').getByText('Approved', { exact: true }).waitFor();
   });
 
   it('a publisher adds a site (field errors beside the fields), the operator approves it, and the publisher creates a block', async () => {

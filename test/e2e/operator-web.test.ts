@@ -133,10 +133,11 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
 
     await page.getByRole('navigation', { name: 'Queues' }).getByRole('link', { name: /Ads/ }).click();
     const ad = page.getByRole('article', { name: 'ad Boots at half price' });
-    await ad.locator('.teaser img[src*="/api/img/"]').waitFor();
-    assert.ok((await loadedWidth(page, '.teaser img')) > 0, 'the ad’s wide picture loads');
-    assert.ok((await loadedWidth(page, 'img.square')) > 0, 'the ad’s square picture loads');
-    await ad.getByText('1990').first().waitFor();
+    // The card draws the teaser as a block does (the embed script's code): the square picture.
+    await ad.locator('.nativa-teaser img[src*="/328x328.jpg"]').waitFor();
+    assert.ok((await loadedWidth(page, '.nativa-teaser img')) > 0, 'the ad’s square picture loads');
+    assert.ok((await loadedWidth(page, 'img.wide')) > 0, 'the ad’s wide picture loads');
+    await ad.locator('.nativa-price', { hasText: '€1,990.00' }).waitFor();
     await lookAt(page, 'operator-ads');
     const adDecided = decided(offerId, 'offers');
     await ad.getByRole('button', { name: 'Approve Boots at half price' }).click();
@@ -199,12 +200,13 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     assert.equal((await server.anonymous.get('/api/me', { token })).status, 200, 'the other token stays valid');
 
     await page.getByLabel('Amount').fill('abc');
-    await page.getByRole('button', { name: 'Credit' }).click();
+    await page.getByRole('button', { name: 'Credit…' }).click();
     await page.locator('#amount-error').waitFor();
     // Money goes as the decimal string typed: 125.5 + 0.0001 would not survive a float round trip in every sum.
     await page.getByLabel('Amount').fill('125.5001');
     await page.getByLabel('Comment').fill('bank transfer 2026-11-23');
-    await page.getByRole('button', { name: 'Credit' }).click();
+    await page.getByRole('button', { name: 'Credit…' }).click();
+    await page.getByRole('button', { name: 'Credit €125.5001' }).click();
     await page.getByText('The balance is now €125.5001').waitFor();
     const row = page.getByRole('row', { name: /bank transfer 2026-11-23/ });
     await row.getByText('+€125.5001').waitFor();
@@ -222,7 +224,9 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     assert.equal(await page.getByLabel('Amount').inputValue(), '125.5001');
     await page.getByLabel('Amount').fill('100');
     await page.getByLabel('Paid to').fill('IBAN DE89 3704 0044 0532 0130 00');
-    await page.getByRole('button', { name: 'Record payout', exact: true }).click();
+    await page.getByRole('button', { name: 'Record payout…', exact: true }).click();
+    await page.getByText('Record a pending payout of €100.00 to dailynews?').waitFor();
+    await page.getByRole('button', { name: 'Record €100.00' }).click();
     await page.getByText('Payout of €100.00 to dailynews recorded (pending).').waitFor();
     const owed = page.getByRole('row', { name: /dailynews/ }).first();
     await owed.getByText('€25.5001').waitFor();
@@ -239,7 +243,8 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await page.getByRole('button', { name: 'Record payout to dailynews' }).click();
     await page.getByLabel('Amount').fill('5.25');
     await page.getByLabel('Paid to').fill('PayPal news@dailynews.example');
-    await page.getByRole('button', { name: 'Record payout', exact: true }).click();
+    await page.getByRole('button', { name: 'Record payout…', exact: true }).click();
+    await page.getByRole('button', { name: 'Record €5.25' }).click();
     await owed.getByText('€20.2501').waitFor();
     const [second] = (await server.operator.get(`/api/admin/payouts?userId=${publisherId}&status=pending`)).json<
       { id: number }[]

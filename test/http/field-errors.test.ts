@@ -147,7 +147,7 @@ describe('a field that fails both its schema and a rule', () => {
       errors.map((error) => error.field),
       ['campaignId', 'clickPrice', 'description'],
     );
-    assert.equal(errors[1]?.message, 'Must be > 0.');
+    assert.equal(errors[1]?.message, 'Must be more than 0.');
   });
 
   it('leaves the rules of an ill-typed field to the schema', async () => {

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { currentDocument, ERROR_CODES_PATH, errorCodesOf, SCHEMA_PATH, typesOf } from '../../sdk/scripts/openapi-document.ts';
+import {
+  currentDocument,
+  ERROR_CODES_PATH,
+  errorCodesOf,
+  FIELD_LIMITS_PATH,
+  fieldLimitsOf,
+  SCHEMA_PATH,
+  typesOf,
+} from '../../sdk/scripts/openapi-document.ts';
 import { ApiError, createNativaClient, data, ERROR_CODES, pages } from '../../sdk/src/index.ts';
 import { httpsFetch } from '../../src/cli/https-fetch.ts';
 import { openTestDatabase } from '../helpers/database.ts';
@@ -15,6 +23,8 @@ describe('the typed SDK', () => {
     assert.ok(committed === expected, 'sdk/src/schema.d.ts is stale: run `npm run sdk:generate` and commit it');
     const codes = readFileSync(ERROR_CODES_PATH, 'utf8');
     assert.ok(codes === errorCodesOf(document), 'sdk/src/error-codes.ts is stale: run `npm run sdk:generate` and commit it');
+    const limits = readFileSync(FIELD_LIMITS_PATH, 'utf8');
+    assert.ok(limits === fieldLimitsOf(document), 'sdk/src/field-limits.ts is stale: run `npm run sdk:generate` and commit it');
   });
 
   describe('against the real server', () => {

@@ -1,10 +1,10 @@
-import { ApiError, createNativaClient, data } from '@nativa/sdk';
+import { ApiError, createNativaClient, data, FIELD_LIMITS } from '@nativa/sdk';
 import { type FormEvent, useState } from 'react';
 
 /** The API of the server that served this page: same origin, the session cookie, no token. */
 export const api = createNativaClient({ baseUrl: '', credentials: 'include' });
 
-export { ApiError, data };
+export { ApiError, data, FIELD_LIMITS };
 
 /** The message to show for a failed call. */
 export function problem(error: unknown): string {

@@ -2,9 +2,11 @@
 export interface Platform {
   currency: string;
   timeZone: string;
+  /** Whether e-mail leaves the server (`SMTP_URL`); else messages wait in the operators' outbox. */
+  emailDelivery: boolean;
 }
 
-let platform: Platform = { currency: 'USD', timeZone: 'UTC' };
+let platform: Platform = { currency: 'USD', timeZone: 'UTC', emailDelivery: false };
 export const setPlatform = (value: Platform) => {
   platform = value;
 };
@@ -12,20 +14,94 @@ export const currentPlatform = () => platform;
 
 const locale = typeof navigator === 'undefined' ? 'en' : navigator.language;
 
+/**
+ * Money, by one rule everywhere (header, pages, tables, chart axes): at least 2 fraction digits and
+ * at most 4, the precision the API keeps. A click's $0.007 is $0.007 in the header, on the page and
+ * on a chart, never rounded to $0.01 in one place and not in another.
+ */
 export function money(amount: number): string {
-  return new Intl.NumberFormat(locale, { style: 'currency', currency: platform.currency, maximumFractionDigits: 2 }).format(
-    amount,
-  );
+  return moneyFormat().format(amount);
 }
 
-/** Money per click and the like: up to four fraction digits, as the API keeps them. */
-export function fineMoney(amount: number): string {
-  return new Intl.NumberFormat(locale, {
-    style: 'currency',
-    currency: platform.currency,
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 4,
-  }).format(amount);
+/** The same as `money` (one rule): the name pages used for per-click amounts. */
+export const fineMoney = money;
+
+let cachedFormat: { currency: string; format: Intl.NumberFormat } | undefined;
+function moneyFormat(): Intl.NumberFormat {
+  if (cachedFormat?.currency !== platform.currency) {
+    cachedFormat = {
+      currency: platform.currency,
+      format: new Intl.NumberFormat(locale, {
+        style: 'currency',
+        currency: platform.currency,
+        minimumFractionDigits: 2,
+        maximumFractionDigits: 4,
+      }),
+    };
+  }
+  return cachedFormat.format;
+}
+
+/** The separators of the reader's language: "." and "," in English, "," and "." in German. */
+function separators(language: string): { decimal: string; group: string } {
+  const parts = new Intl.NumberFormat(language).formatToParts(12345.6);
+  return {
+    decimal: parts.find((part) => part.type === 'decimal')?.value ?? '.',
+    group: parts.find((part) => part.type === 'group')?.value ?? ',',
+  };
+}
+
+export type ParsedAmount = { ok: true; amount: string } | { ok: false; message: string };
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A positive amount typed by a person, read by the rules of their language (the page's locale),
+ * as the decimal string the API takes (no float carries money). "1,000" is a thousand in English
+ * and one in German; what could be read two ways ("1,5" in English, "1.000,5" anywhere the group
+ * separator is ",") is refused with a message showing how to write it, never guessed.
+ */
+export function parseAmount(text: string, language = locale): ParsedAmount {
+  const { decimal, group } = separators(language);
+  const example = new Intl.NumberFormat(language, { minimumFractionDigits: 2 }).format(1250.5);
+  const refuse: ParsedAmount = {
+    ok: false,
+    message: `Write the amount as you would ${example}: “${decimal}” before the cents, at most 4 digits after it.`,
+  };
+  // Languages that group with a space (French's narrow no-break one) take any space typed there.
+  const spaced = /\s/.test(group);
+  const written = spaced ? text.trim().replace(/\s+/g, ' ') : text.trim();
+  const separator = spaced ? ' ' : group;
+  if (written === '') return { ok: false, message: 'Write an amount.' };
+  if (written.startsWith('-'))
+    return { ok: false, message: 'Write the amount without a sign: the buttons say which way it goes.' };
+  const [whole = '', fraction, ...more] = written.split(decimal);
+  if (more.length > 0 || (fraction !== undefined && !/^\d{1,4}$/.test(fraction))) return refuse;
+  const grouped = new RegExp(`^\\d{1,3}(${escapeRegExp(separator)}\\d{3})+$`);
+  if (!/^\d+$/.test(whole) && !grouped.test(whole)) return refuse;
+  const digits = whole
+    .split(separator)
+    .join('')
+    .replace(/^0+(?=\d)/, '');
+  if (digits.length > 10) return { ok: false, message: 'That amount is too large.' };
+  const amount = fraction === undefined ? digits : `${digits}.${fraction}`;
+  if (Number(amount) === 0) return { ok: false, message: 'Write an amount greater than zero.' };
+  return { ok: true, amount };
+}
+
+/** An amount written back for a money field, in the reader's language, without grouping (`1250.5`, `1250,5`). */
+export function amountInput(amount: number): string {
+  return new Intl.NumberFormat(locale, { useGrouping: false, maximumFractionDigits: 4 }).format(amount);
+}
+
+/**
+ * What became of a message to `to`, said truthfully: handed to the mail server, or (with no
+ * `SMTP_URL`) waiting in the outbox, where an operator can read it and pass the link on.
+ */
+export function mailFate(what: string, to: string): string {
+  return platform.emailDelivery
+    ? `${what} is on its way to ${to}.`
+    : `${what} for ${to} is queued in the outbox: no mail server is set up (SMTP_URL), so it is not sent. An operator can open it under Outbox and pass the link on.`;
 }
 
 export function count(value: number): string {

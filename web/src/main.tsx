@@ -6,7 +6,17 @@ import { Notice } from './components/controls.tsx';
 import { Layout } from './components/layout.tsx';
 import { setPlatform } from './format.ts';
 import { navigate, useLocation } from './router.tsx';
-import { ENROLMENT_PAGE, findRoute, homeOf, mayOpen, NOT_FOUND, SIGN_IN, SIGN_IN_PAGE } from './routes.tsx';
+import {
+  ENROLMENT_PAGE,
+  findRoute,
+  homeOf,
+  mayOpen,
+  NOT_FOUND,
+  nextAfterSignIn,
+  SIGN_IN,
+  SIGN_IN_PAGE,
+  signInFor,
+} from './routes.tsx';
 import { useMe, useTwoFactor } from './session.ts';
 import './styles.css';
 
@@ -29,13 +39,17 @@ function App() {
   const user = me.data;
   const found = findRoute(path);
   const route = found?.route;
-  // A signed-in account is led from the sign-in page (and from /) to its first page.
+  // A signed-in account is led from the sign-in page (and from /) to where it was going, or its first page.
   const leaving = user && (path === '/' || path === SIGN_IN);
 
   useEffect(() => {
-    if (me.isSuccess && user === null && route?.access !== 'public') navigate(SIGN_IN, { replace: true });
-    if (leaving) navigate(homeOf(user), { replace: true });
-  }, [me.isSuccess, user, route, leaving]);
+    // A page of the app that needs signing in sends there, remembering itself (`?next=`); an
+    // address the app does not have says so instead.
+    if (me.isSuccess && user === null && (path === '/' || (route !== undefined && route.access !== 'public'))) {
+      navigate(signInFor(`${location.pathname}${location.search}`), { replace: true });
+    }
+    if (leaving) navigate(nextAfterSignIn(new URLSearchParams(location.search).get('next')) ?? homeOf(user), { replace: true });
+  }, [me.isSuccess, user, route, leaving, path]);
 
   useEffect(() => {
     document.title = `${route?.title ?? 'Page not found'} · Nativa`;
@@ -51,6 +65,7 @@ function App() {
   }
   if (!platform.data || me.isPending || leaving) return <Loading />;
   if (route?.access === 'public') return lazily(<route.page />);
+  if (!user && !found && path !== '/') return <main className="auth">{lazily(<NOT_FOUND />)}</main>;
   if (!user) return lazily(<SIGN_IN_PAGE />);
   if (twoFactor.data?.required && !twoFactor.data.enabled) {
     return <Layout user={user}>{lazily(<ENROLMENT_PAGE user={user} id={0} />)}</Layout>;

@@ -80,6 +80,22 @@ function lazyPage<Props extends object, Module extends Record<Name, ComponentTyp
 export const SIGN_IN = '/sign-in';
 export const SIGN_IN_PAGE = publicPage(() => import('./pages/account/sign-in.tsx'), 'SignInPage');
 
+/** The sign-in page's address that leads, once signed in, on to `target` (a page of this app). */
+export function signInFor(target: string): string {
+  return target === '/' || target === SIGN_IN ? SIGN_IN : `${SIGN_IN}?next=${encodeURIComponent(target)}`;
+}
+
+/**
+ * Where `?next=` leads after signing in: only a page of this app (a path of this origin that a
+ * route has), never another site (`//evil.example`, `https://…`), so a link cannot send someone away.
+ */
+export function nextAfterSignIn(next: string | null): string | null {
+  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return null;
+  const target = new URL(next, location.origin);
+  if (target.origin !== location.origin || findRoute(target.pathname) === null || target.pathname === SIGN_IN) return null;
+  return `${target.pathname}${target.search}`;
+}
+
 /**
  * What an account that must have two-factor sign-in (`REQUIRE_2FA_FOR`) and has not sees at every
  * address, until it has: no route of its own, the app shows it in place of any page.
@@ -123,6 +139,29 @@ export const ROUTES: Route[] = [
 
   { path: '/tokens', title: 'API tokens', access: 'account', menu: 'API tokens', page: page(() => import('./pages/account/tokens.tsx'), 'TokensPage') },
 ];
+
+/**
+ * The guide's page (docs/, served at /docs/<name>, docs/adr/0038) about each page, by the start of
+ * its path pattern, the most specific first: the layout links it, with the API reference, from
+ * every page.
+ */
+const HELP: [prefix: string, doc: string][] = [
+  ['/advertiser/campaigns/:id/rules', 'rules-and-export.md'],
+  ['/advertiser/campaigns/:id/explain', 'serving.md'],
+  ['/advertiser/clients', 'advertiser-clients.md'],
+  ['/advertiser/webhooks', 'webhooks.md'],
+  ['/publisher/webhooks', 'webhooks.md'],
+  ['/operator/webhooks', 'webhooks.md'],
+  ['/advertiser', 'advertiser-campaigns.md'],
+  ['/publisher', 'publisher.md'],
+  ['', 'web-account.md'],
+];
+
+/** The address of the guide's page about a route's page. */
+export function helpOf(route: Route | undefined): string {
+  const doc = HELP.find(([prefix]) => (route?.path ?? '').startsWith(prefix))?.[1] ?? 'web-account.md';
+  return `/docs/${doc}`;
+}
 
 export const NOT_FOUND = publicPage(() => import('./pages/shared/not-found.tsx'), 'NotFoundPage');
 

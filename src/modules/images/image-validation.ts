@@ -28,7 +28,8 @@ export function sniffFormat(bytes: Buffer): ImageFormat | undefined {
  */
 export async function readImageDataUri(value: string, field: string): Promise<Buffer | FieldError> {
   const match = DATA_URI.exec(value);
-  if (!match) return { field, message: 'Must be a data URI of the form data:image/png;base64,... or data:image/jpeg;base64,...' };
+  if (!match)
+    return { field, message: 'Must be a PNG or JPEG picture (sent as data:image/png;base64,… or data:image/jpeg;base64,…).' };
   const declared: ImageFormat = match[1] === 'png' ? 'png' : 'jpeg';
   const payload = (match[2] ?? '').replace(/\s+/g, '');
   if (payload.length > Math.ceil((IMAGE_LIMITS.maxBytes * 4) / 3) + 4) {

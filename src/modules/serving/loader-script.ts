@@ -16,6 +16,8 @@
  * page. The visitor id, for frequency caps, is kept in the site's localStorage (first-party: one
  * id per site); where storage is refused, the server falls back to its own daily hash.
  */
+import { renderTeaserList } from './teaser-render.ts';
+
 export const LOADER_SCRIPT = `/* Nativa teaser loader */
 (function () {
   'use strict';
@@ -46,25 +48,7 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       visitorId = '';
     }
 
-    function el(tag, className, text) {
-      var node = document.createElement(tag);
-      if (className) node.className = className;
-      if (text) node.textContent = text;
-      return node;
-    }
-
-    /** Every amount of the price text in the platform currency: from 90 (was 120) -25% becomes from $90.00 (was $120.00) -25%. */
-    function price(text, currency) {
-      var format;
-      try {
-        format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency });
-      } catch (error) {
-        return text + ' ' + currency;
-      }
-      return text.replace(/-?[0-9]+(?:[.][0-9]+)?%?/g, function (amount) {
-        return /%$/.test(amount) ? amount : format.format(Number(amount));
-      });
-    }
+    var renderTeaserList = ${renderTeaserList.toString()};
 
     var queue = [];
     var sending = 0;
@@ -122,41 +106,7 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
 
     function render(container, data) {
       if (!data || !data.teasers || !data.teasers.length) return;
-      var list = el('ul', 'nativa-teasers');
-      list.setAttribute('aria-label', data.label || 'Sponsored');
-      list.style.cssText = 'list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:12px;';
-      data.teasers.forEach(function (teaser) {
-        var item = el('li', 'nativa-teaser');
-        item.style.cssText = 'flex:1 1 160px;max-width:240px;font:14px/1.3 sans-serif;';
-        var link = el('a');
-        link.href = teaser.url;
-        link.target = '_blank';
-        link.rel = 'sponsored noopener';
-        link.style.cssText = 'display:block;color:inherit;text-decoration:none;';
-        if (teaser.image) {
-          var image = el('img');
-          image.src = teaser.image;
-          image.alt = teaser.title;
-          image.width = 164;
-          image.height = 164;
-          image.loading = 'lazy';
-          image.style.cssText = 'display:block;width:100%;height:auto;aspect-ratio:1/1;object-fit:cover;border-radius:4px;';
-          link.appendChild(image);
-        }
-        // Disclosure, as every ad network shows it: an "Ad" mark and whose ad it is.
-        var byline = link.appendChild(el('span', 'nativa-byline'));
-        byline.style.cssText = 'display:block;margin-top:6px;font-size:12px;color:#595959;';
-        byline.appendChild(el('span', 'nativa-ad-mark', 'Ad')).style.cssText =
-          'display:inline-block;margin-right:6px;padding:0 4px;border:1px solid currentColor;border-radius:3px;font-weight:700;';
-        if (teaser.domain) byline.appendChild(el('span', 'nativa-domain', teaser.domain));
-        link.appendChild(el('span', 'nativa-title', teaser.title)).style.cssText = 'display:block;font-weight:600;margin-top:2px;';
-        if (teaser.price) {
-          link.appendChild(el('span', 'nativa-price', price(teaser.price, data.currency || 'USD'))).style.cssText =
-            'display:block;margin-top:2px;';
-        }
-        item.appendChild(link);
-        list.appendChild(item);
-      });
+      var list = renderTeaserList(document, data);
       container.textContent = '';
       container.appendChild(list);
       list.childNodes.forEach(function (item, index) {

@@ -6,6 +6,20 @@ import { notFound } from '../../errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 
+/** The repository's documentation (docs/*.md), which the app's pages link to for help (docs/adr/0038). */
+export const DOCS_DIR = path.join(import.meta.dirname, '..', '..', '..', 'docs');
+
+/** The documents served at `/docs/<name>.md`: the top level of docs/, read once at start. */
+function readDocs(directory: string): Map<string, Buffer> {
+  const docs = new Map<string, Buffer>();
+  if (!existsSync(directory)) return docs;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    if (entry.isFile() && /^[a-z0-9-]+\.md$/.test(entry.name))
+      docs.set(entry.name, readFileSync(path.join(directory, entry.name)));
+  }
+  return docs;
+}
+
 /** Where `vite build` puts the web app (web/dist), next to the server's sources. */
 export const WEB_DIST = path.join(import.meta.dirname, '..', '..', '..', 'web', 'dist');
 
@@ -63,6 +77,7 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
   const files = readBuild(WEB_DIST);
   const index = files.get('/index.html');
   const hidden = { schema: { hide: true }, config: { access: 'public' as const, page: true } };
+  app.browserNotFoundPage = index?.body.toString('utf8');
 
   for (const appPath of APP_PATHS) {
     app.get(appPath, hidden, async (_request, reply) => {
@@ -82,6 +97,18 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
     return file.body;
   });
 
+  // Help in place: each page links to its part of the guide. Markdown goes out as plain text,
+  // readable as it is, with no renderer to keep safe (docs/adr/0038).
+  const docs = readDocs(DOCS_DIR);
+  app.get('/docs/:name', hidden, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    const doc = docs.get(name);
+    if (doc === undefined) throw notFound('Document');
+    reply.header('Cache-Control', 'no-cache');
+    reply.type('text/plain; charset=utf-8');
+    return doc;
+  });
+
   app.get('/favicon.svg', hidden, async (_request, reply) => {
     const file = files.get('/favicon.svg');
     if (file === undefined) throw notFound('File');
@@ -98,17 +125,26 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
         tags: ['Service'],
         operationId: 'getPlatform',
         summary: 'How this platform writes money and days.',
-        description: 'The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).',
+        description:
+          'The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`), and whether e-mail leaves the server (`SMTP_URL`), so that pages say what happened to a message.',
         security: [],
         response: {
           200: Type.Object({
             currency: Type.String({ description: 'ISO 4217 code of the money every amount is in.' }),
             timeZone: Type.String({ description: 'IANA time zone of the platform’s calendar days.' }),
+            emailDelivery: Type.Boolean({
+              description:
+                'Whether messages are delivered (`SMTP_URL` is set); when false they wait in the outbox, where operators read and resend them.',
+            }),
           }),
           ...errorResponses(403),
         },
       },
     },
-    async () => ({ currency: context.config.currency, timeZone: context.config.timeZone }),
+    async () => ({
+      currency: context.config.currency,
+      timeZone: context.config.timeZone,
+      emailDelivery: context.config.smtpUrl !== undefined,
+    }),
   );
 }

@@ -118,9 +118,15 @@ describe('the web app and the security headers', () => {
     assert.equal(loader.header('strict-transport-security'), 'max-age=31536000');
   });
 
-  it('tells the app the platform’s currency and time zone', async () => {
+  it('tells the app the platform’s currency, time zone and whether e-mail is delivered', async () => {
     const platform = await server.anonymous.get('/api/platform');
     assert.equal(platform.status, 200);
-    assert.deepEqual(platform.json(), { currency: 'EUR', timeZone: 'Asia/Bangkok' });
+    assert.deepEqual(platform.json(), { currency: 'EUR', timeZone: 'Asia/Bangkok', emailDelivery: false });
+    const delivering = await startTestServer({ env: { SMTP_URL: 'smtp://127.0.0.1:2525' } });
+    try {
+      assert.equal((await delivering.anonymous.get('/api/platform')).json<{ emailDelivery: boolean }>().emailDelivery, true);
+    } finally {
+      await delivering.close();
+    }
   });
 });

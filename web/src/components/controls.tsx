@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes, ReactNode } from 'react';
+import { type InputHTMLAttributes, type ReactNode, useEffect, useRef } from 'react';
 
 /** An on/off switch: a checkbox with the switch role, named for what it turns on. */
 export function Switch({
@@ -116,5 +116,43 @@ export function FormActions({
         Cancel
       </button>
     </div>
+  );
+}
+
+/**
+ * The step before money moves: what is about to happen, written with the formatted amount
+ * ("Credit €1,000.00 to acme?"), and the button that does it. The focus goes to it, so the person
+ * reads the amount before anything is sent.
+ */
+export function ConfirmMove({
+  text,
+  confirm,
+  pending,
+  onConfirm,
+  onCancel,
+}: {
+  text: string;
+  confirm: string;
+  pending: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const question = useRef<HTMLParagraphElement>(null);
+  useEffect(() => question.current?.focus(), []);
+  return (
+    <fieldset className="confirm-move">
+      <legend className="visually-hidden">Confirm</legend>
+      <p ref={question} tabIndex={-1}>
+        {text}
+      </p>
+      <div className="actions">
+        <button type="button" className="primary" disabled={pending} onClick={onConfirm}>
+          {confirm}
+        </button>
+        <button type="button" disabled={pending} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </fieldset>
   );
 }

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { api } from '../api.ts';
 import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
-import { homeOf, menuOf } from '../routes.tsx';
+import { findRoute, helpOf, homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
@@ -45,7 +45,7 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
               href="/account"
               className="account-link"
               aria-current={path === '/account' ? 'page' : undefined}
-              title="Your account and password"
+              title={`${user.name || user.username}: your account and password`}
             >
               {user.name || user.username}
             </Link>
@@ -62,7 +62,18 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
       </header>
       <main id="main" tabIndex={-1}>
         {children}
+        <HelpLinks path={path} />
       </main>
     </>
+  );
+}
+
+/** Help in place: the guide's page about this page, and the API reference (both served by this server). */
+function HelpLinks({ path }: { path: string }) {
+  const help = helpOf(findRoute(path)?.route);
+  return (
+    <aside className="help-links" aria-label="Help">
+      Help: <a href={help}>how this page works ({help.slice(1)})</a> · <a href="/api/docs">API reference</a>
+    </aside>
   );
 }

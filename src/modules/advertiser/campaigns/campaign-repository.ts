@@ -133,10 +133,17 @@ export async function updateCampaignFlags(
   flags: { active?: boolean; archived?: boolean },
   delivery: CampaignDelivery,
   now: Date,
+  limits: { dailyBudgetMicros?: number; dailyClickLimit?: number } = {},
 ): Promise<void> {
   await db
     .updateTable('campaigns')
-    .set({ ...flags, ...deliveryColumns(delivery), updated_at: now })
+    .set({
+      ...flags,
+      ...deliveryColumns(delivery),
+      ...(limits.dailyBudgetMicros === undefined ? {} : { daily_budget_micros: limits.dailyBudgetMicros }),
+      ...(limits.dailyClickLimit === undefined ? {} : { daily_click_limit: limits.dailyClickLimit }),
+      updated_at: now,
+    })
     .where('id', '=', id)
     .execute();
 }

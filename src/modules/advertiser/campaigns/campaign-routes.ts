@@ -109,6 +109,12 @@ const ChangeCampaignBody = Type.Object(
   {
     active: Type.Optional(Flag('Switch the campaign on (true) or off (false).')),
     archived: Type.Optional(Flag('Archive (true) or restore (false) the campaign (extension).')),
+    maxmoney: Type.Optional(
+      Money('Daily spending limit; 0 means none. Takes effect at once, without moderation.', { minimum: 0 }),
+    ),
+    maxclicks: Type.Optional(
+      Count('Daily click limit; 0 means none. Takes effect at once, without moderation.', { maximum: 1_000_000_000 }),
+    ),
     ...deliveryProperties,
   },
   { additionalProperties: false },
@@ -230,13 +236,22 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'updateCampaign',
         summary:
-          'Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone.',
+          'Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule and time zone. None of these sends it back to moderation.',
         params: IdParams,
         body: ChangeCampaignBody,
         response: { 200: CampaignSchema, ...errorResponses(401, 403, 404, 422) },
       },
-      config: { fieldRules: async (request) => campaignChangeFieldErrors(uncheckedBody(request)) },
+      config: {
+        fieldRules: async (request) => {
+          const body = uncheckedBody<Static<typeof ChangeCampaignBody>>(request);
+          return campaignChangeFieldErrors({ ...body, dailyBudget: body.maxmoney });
+        },
+      },
     },
-    async (request) => changeCampaign(db, accountOf(request), request.params.id, request.body, new Date(clock.now())),
+    async (request) => {
+      const { maxmoney, maxclicks, ...rest } = request.body;
+      const change = { ...rest, dailyBudget: maxmoney, dailyClickLimit: maxclicks };
+      return changeCampaign(db, accountOf(request), request.params.id, change, new Date(clock.now()));
+    },
   );
 }

@@ -91,6 +91,9 @@ export interface CampaignInput {
 export interface CampaignChange {
   active?: boolean;
   archived?: boolean;
+  /** Daily limits: they apply at once and never send the campaign back to moderation. */
+  dailyBudget?: number | string;
+  dailyClickLimit?: number;
   frequencyCap?: number;
   schedule?: unknown;
   timeZone?: unknown;
@@ -119,7 +122,16 @@ function checkDelivery(
 export function campaignChangeFieldErrors(input: Unchecked<CampaignChange>): FieldError[] {
   const problems: FieldError[] = [];
   checkDelivery(input, problems);
+  const budget = dailyBudgetOf(input.dailyBudget);
+  if (budget !== undefined && typeof budget !== 'number') problems.push(budget);
   return problems;
+}
+
+/** A daily budget as micros (undefined when not given), or the 422 entry that refuses it. */
+function dailyBudgetOf(value: unknown): number | FieldError | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' && typeof value !== 'string') return undefined; // the schema's to refuse
+  return checkMoney(value, 'maxmoney', { sign: 'non-negative' });
 }
 
 const LIFETIME: Period = { from: undefined, to: undefined };
@@ -188,14 +200,20 @@ export async function changeCampaign(
 ): Promise<Campaign> {
   const { active, archived } = change;
   if (Object.values(change).every((value) => value === undefined)) {
-    throw invalidField('active', 'Give at least one of active, archived, frequencyCap, schedule, timeZone.');
+    throw invalidField('active', 'Give at least one of active, archived, maxmoney, maxclicks, frequencyCap, schedule, timeZone.');
   }
   const problems: FieldError[] = [];
   const delivery = checkDelivery(change, problems);
+  const dailyBudgetMicros = dailyBudgetOf(change.dailyBudget);
+  if (dailyBudgetMicros !== undefined && typeof dailyBudgetMicros !== 'number') problems.push(dailyBudgetMicros);
   if (problems.length > 0) throw validationFailed(problems);
+  const limits = {
+    ...(typeof dailyBudgetMicros === 'number' ? { dailyBudgetMicros } : {}),
+    ...(change.dailyClickLimit === undefined ? {} : { dailyClickLimit: change.dailyClickLimit }),
+  };
   await inTransaction(db, async (trx) => {
     await requireCampaign(trx, advertiserId, id);
-    await updateCampaignFlags(trx, id, { active, archived }, delivery, now);
+    await updateCampaignFlags(trx, id, { active, archived }, delivery, now, limits);
   });
   return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;
 }

@@ -33,6 +33,11 @@ export async function setOfferActive(db: Db, id: number, active: boolean, now: D
   await db.updateTable('offers').set({ active, updated_at: now }).where('id', '=', id).execute();
 }
 
+/** A new bid per click, in micros. */
+export async function setOfferBid(db: Db, id: number, bidMicros: number, now: Date): Promise<void> {
+  await db.updateTable('offers').set({ bid_micros: bidMicros, updated_at: now }).where('id', '=', id).execute();
+}
+
 /** Hides the ad for good; its rows in the statistics rollup stay. */
 export async function markOfferDeleted(db: Db, id: number, now: Date): Promise<void> {
   await db.updateTable('offers').set({ deleted_at: now, active: false, updated_at: now }).where('id', '=', id).execute();

@@ -12,6 +12,7 @@ import { requireCampaign } from '../campaigns/campaign-service.ts';
 import { DISCOUNT_TYPES } from './discount-types.ts';
 import { AdSchema, toAd } from './offer-schema.ts';
 import {
+  changeOffer,
   createOffer,
   DESCRIPTION_LIMIT_TH,
   deleteOffer,
@@ -19,7 +20,6 @@ import {
   offerFieldErrors,
   offerTotals,
   requireOffer,
-  switchOffer,
 } from './offer-service.ts';
 
 const CampaignParams = Type.Object({
@@ -67,7 +67,18 @@ const OfferQuery = Type.Object({
   targetId: TargetIdParameter,
 });
 
-const SwitchOfferBody = Type.Object({ active: Flag('Switch the ad on (true) or off (false).') }, { additionalProperties: false });
+const ChangeOfferBody = Type.Object(
+  {
+    active: Type.Optional(Flag('Switch the ad on (true) or off (false).')),
+    clickPrice: Type.Optional(
+      Money(
+        `A new bid per click: above 0, at most ${MAX_CLICK_PRICE}, at most 4 fraction digits. Applies at once; a bid is not content, so the ad stays approved.`,
+        { exclusiveMinimum: 0, maximum: MAX_CLICK_PRICE },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** Advertiser ads: discount types, create, read, switch on/off, delete. */
 export function registerOfferRoutes(app: App, context: AppContext): void {
@@ -141,14 +152,14 @@ export function registerOfferRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'updateOffer',
-        summary: 'Switch an ad on or off.',
+        summary: 'Switch an ad on or off, or change its bid (neither sends it back to moderation).',
         params: IdParams,
-        body: SwitchOfferBody,
+        body: ChangeOfferBody,
         response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
       },
     },
     async (request, reply) => {
-      await switchOffer(db, accountOf(request), request.params.id, request.body.active, new Date(clock.now()));
+      await changeOffer(db, accountOf(request), request.params.id, request.body, new Date(clock.now()));
       reply.code(204);
     },
   );

@@ -22,6 +22,7 @@ import {
   listOffersOfCampaign,
   markOfferDeleted,
   setOfferActive,
+  setOfferBid,
   setOfferModeration,
 } from './offer-repository.ts';
 import type { OfferRecord } from './offer-schema.ts';
@@ -211,10 +212,26 @@ export async function offersWithTotals(db: Db, campaignId: number | undefined, p
   return { offers, totals };
 }
 
-export async function switchOffer(db: Db, advertiserId: number, id: number, active: boolean, now: Date): Promise<void> {
+/**
+ * Switches an ad on or off and/or changes its bid. Neither is content, so the ad keeps its
+ * moderation status (a new headline, landing page or picture would not).
+ */
+export async function changeOffer(
+  db: Db,
+  advertiserId: number,
+  id: number,
+  change: { active?: boolean; clickPrice?: number | string },
+  now: Date,
+): Promise<void> {
+  if (change.active === undefined && change.clickPrice === undefined) {
+    throw validationFailed([{ field: 'active', message: 'Give active, clickPrice or both.' }]);
+  }
+  const bid = change.clickPrice === undefined ? undefined : checkMoney(change.clickPrice, 'clickPrice', CLICK_PRICE_RULE);
+  if (bid !== undefined && typeof bid !== 'number') throw validationFailed([bid]);
   await inTransaction(db, async (trx) => {
     await requireOffer(trx, advertiserId, id);
-    await setOfferActive(trx, id, active, now);
+    if (change.active !== undefined) await setOfferActive(trx, id, change.active, now);
+    if (bid !== undefined) await setOfferBid(trx, id, bid, now);
   });
 }
 

@@ -2,6 +2,7 @@ import type { Db } from '../../../db/database.ts';
 import { dayOf } from '../../statistics/vocabulary.ts';
 import { smoothedCtr } from '../selection/auction.ts';
 import { weekSchedule } from '../selection/schedule.ts';
+import { domainOf, teaserPicture } from '../teaser-render.ts';
 import type { AdEntry, Snapshot } from './snapshot.ts';
 import {
   loadAdvertiserBalances,
@@ -98,7 +99,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       title: offer.title,
       description: offer.description,
       priceText: offer.price_text,
-      image: offer.image_square ?? offer.image_wide,
+      image: teaserPicture(offer.image_square, offer.image_wide),
       url: offer.url,
       urlMobile: offer.url_mobile,
       domain: domainOf(offer.url),
@@ -164,14 +165,5 @@ export async function refreshSpend(db: Db, snapshot: Snapshot): Promise<void> {
     campaign.spentTodayMicros = Number(today?.spend ?? 0);
     campaign.clicksToday = Number(today?.clicks ?? 0);
     campaign.advertiser.spentTodayMicros += campaign.spentTodayMicros;
-  }
-}
-
-/** The host of an ad's URL as a person reads it: `shop.example.com` for `https://www.shop.example.com/x`. */
-export function domainOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
   }
 }

@@ -86,6 +86,30 @@ describe('advertiser campaigns: frequency cap, schedule, time zone', () => {
     assert.equal(unchanged.active, true);
   });
 
+  it('changes the daily limits after creation, without sending the campaign back to moderation', async () => {
+    const id = await createCampaign(advertiser.client, { maxmoney: 50, maxclicks: 100 });
+    const db = server.server.context.db;
+    await db.updateTable('campaigns').set({ moderation_status: 1 }).where('id', '=', id).execute();
+    const changed = await advertiser.client.put(`/api/advertiser/campaigns/${id}`, { maxmoney: '12.5', maxclicks: 0 });
+    assert.equal(changed.status, 200, changed.text);
+    const campaign = changed.json<{ maxmoney: number; maxclicks: number; status: number }>();
+    assert.equal(campaign.maxmoney, 12.5);
+    assert.equal(campaign.maxclicks, 0, '0: no click limit any more');
+    const row = await db
+      .selectFrom('campaigns')
+      .select(['daily_budget_micros', 'moderation_status'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(row.daily_budget_micros), 12_500_000);
+    assert.equal(row.moderation_status, 1, 'limits are not content: still approved');
+    // A bad limit is a 422 naming it, and changes nothing.
+    const refused = await advertiser.client.put(`/api/advertiser/campaigns/${id}`, { maxmoney: -1, maxclicks: 5 });
+    assert.equal(refused.status, 422, refused.text);
+    assert.ok(fieldsOf(refused).includes('maxmoney'), refused.text);
+    const unchanged = (await advertiser.client.get(`/api/advertiser/campaigns/${id}`)).json<{ maxclicks: number }>();
+    assert.equal(unchanged.maxclicks, 0);
+  });
+
   it("another advertiser's campaign is not found", async () => {
     const id = await createCampaign(advertiser.client);
     const response = await other.client.put(`/api/advertiser/campaigns/${id}`, { frequencyCap: 1 });

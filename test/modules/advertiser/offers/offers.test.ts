@@ -235,6 +235,32 @@ describe('advertiser ads', () => {
     ]);
   });
 
+  it('changes an ad’s bid after creation; the ad stays approved', async () => {
+    const id = await createOffer(advertiser.client, campaignId);
+    const db = server.server.context.db;
+    await db.updateTable('offers').set({ moderation_status: 1 }).where('id', '=', id).execute();
+    const changed = await advertiser.client.put(`/api/advertiser/offers/${id}`, { clickPrice: '0.2575' });
+    assert.equal(changed.status, 204, changed.text);
+    const ad = (await advertiser.client.get(`/api/advertiser/offers/${id}`)).json<{ stavka: number; status: number }>();
+    assert.equal(ad.stavka, 0.2575);
+    const row = await db
+      .selectFrom('offers')
+      .select(['bid_micros', 'moderation_status'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(row.bid_micros), 257_500);
+    assert.equal(row.moderation_status, 1, 'a bid is not content');
+    // Out of bounds: a 422 naming the field, and the bid stays.
+    for (const clickPrice of [0, -1, 1001, '0.00001']) {
+      const refused = await advertiser.client.put(`/api/advertiser/offers/${id}`, { clickPrice, active: false });
+      assert.deepEqual(fieldsOf(refused), ['clickPrice'], String(clickPrice));
+    }
+    const after = (await advertiser.client.get(`/api/advertiser/offers/${id}`)).json<{ stavka: number; active: boolean }>();
+    assert.equal(after.stavka, 0.2575);
+    assert.equal(after.active, true, 'a refused change changes nothing');
+    assert.equal((await other.client.put(`/api/advertiser/offers/${id}`, { clickPrice: 1 })).status, 404);
+  });
+
   it('deletes an ad: 404 afterwards, statistics kept in the campaign', async () => {
     const id = await createOffer(advertiser.client, campaignId);
     await recordTraffic(server.server.context.db, [

@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { currentPlatform } from '../../format.ts';
 import { Link, useLocation } from '../../router.tsx';
 
 /** Without a token: ask for a reset link. With the token of an e-mailed link: choose the password. */
@@ -23,8 +24,10 @@ function RequestReset() {
       <form onSubmit={submit} className="card" noValidate>
         {request.isSuccess ? (
           <Notice kind="ok">
-            If this login belongs to an account, a link to choose a new password is on its way to the account’s e-mail. It works
-            once, for one hour.
+            {currentPlatform().emailDelivery
+              ? 'If this login belongs to an account, a link to choose a new password is on its way to the account’s e-mail.'
+              : 'If this login belongs to an account, a link to choose a new password is queued in the outbox: this server sends no e-mail, so ask an operator for it.'}{' '}
+            It works once, for one hour.
           </Notice>
         ) : (
           <>

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
-import { currentPlatform } from '../../format.ts';
+import { amountInput, currentPlatform, parseAmount } from '../../format.ts';
 
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 const HOURS = Array.from({ length: 25 }, (_, hour) => hour);
@@ -200,6 +200,100 @@ export function CampaignDelivery({
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * The campaign's daily limits, editable after creation. They apply at once and never send the
+ * campaign back to moderation (the API's `PUT /advertiser/campaigns/{id}`); the form says so.
+ */
+export function CampaignLimits({
+  campaignId,
+  maxmoney,
+  maxclicks,
+  onSaved,
+}: {
+  campaignId: number;
+  maxmoney: number;
+  maxclicks: number;
+  onSaved: () => void;
+}) {
+  const [budget, setBudget] = useState(maxmoney > 0 ? amountInput(maxmoney) : '');
+  const [clicks, setClicks] = useState(maxclicks > 0 ? String(maxclicks) : '');
+  const [local, setLocal] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: (amount: string) =>
+      data(
+        api.PUT('/api/advertiser/campaigns/{id}', {
+          params: { path: { id: campaignId } },
+          body: { maxmoney: amount, maxclicks: clicks.trim() === '' ? 0 : Number(clicks) },
+        }),
+      ),
+    onSuccess: () => {
+      setSaved(true);
+      onSaved();
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(save.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    setSaved(false);
+    // Empty is no limit; anything else is money, read by the reader's language (parseAmount).
+    const parsed = budget.trim() === '' ? ({ ok: true, amount: '0' } as const) : parseAmount(budget);
+    if (!parsed.ok) {
+      setLocal(parsed.message);
+      return;
+    }
+    setLocal(null);
+    save.mutate(parsed.amount);
+  };
+  return (
+    <form className="card delivery" onSubmit={submit} noValidate aria-labelledby="limits-title">
+      <h2 id="limits-title">Daily limits</h2>
+      <p className="hint">Limits apply at once and do not send the campaign back to moderation.</p>
+      {general && <Notice kind="error">{problem(save.error)}</Notice>}
+      {saved && !save.isPending && <Notice kind="ok">Saved.</Notice>}
+      <div className="inline-form">
+        <Field
+          label="Daily spend limit"
+          name="maxmoney"
+          inputMode="decimal"
+          autoComplete="off"
+          maxLength={20}
+          hint="Empty: no limit."
+          value={budget}
+          error={local ?? errors.maxmoney}
+          onChange={(event) => {
+            setBudget(event.target.value);
+            setLocal(null);
+            setSaved(false);
+            edited('maxmoney');
+          }}
+        />
+        <Field
+          label="Daily click limit"
+          name="maxclicks"
+          inputMode="numeric"
+          pattern="[0-9]*"
+          maxLength={10}
+          hint="Empty: no limit."
+          value={clicks}
+          error={errors.maxclicks}
+          onChange={(event) => {
+            setClicks(event.target.value);
+            setSaved(false);
+            edited('maxclicks');
+          }}
+        />
+      </div>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          Save limits
         </button>
       </div>
     </form>

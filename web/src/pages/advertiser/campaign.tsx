@@ -1,15 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, data, isNotFound, noRetryOnRefusal, problem, useFormFields } from '../../api.ts';
+import { api, data, FIELD_LIMITS, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
 import { Field, FormActions, Notice, Switch } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, dayLabel, fineMoney, money, percent } from '../../format.ts';
+import { TeaserPreview } from '../../components/teaser-preview.tsx';
+import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
-import { CampaignDelivery } from './campaign-delivery.tsx';
+import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
@@ -102,6 +103,8 @@ export function CampaignPage({ id }: { id: number }) {
         </section>
       )}
 
+      {current && <SpendNote clicks={current.clicks} spend={current.money} />}
+
       <section aria-labelledby="ads-title">
         <div className="section-head">
           <h2 id="ads-title">Ads</h2>
@@ -111,13 +114,27 @@ export function CampaignPage({ id }: { id: number }) {
             </button>
           )}
         </div>
-        {adding && <CreateAd campaignId={id} onDone={() => setAdding(false)} onCreated={refresh} />}
+        {adding && current && (
+          <CreateAd
+            campaignId={id}
+            headlineLimit={headlineLimitOf(current.geo)}
+            onDone={() => setAdding(false)}
+            onCreated={refresh}
+          />
+        )}
         {(switchAd.error || deleteAd.error) && <Notice kind="error">{problem(switchAd.error ?? deleteAd.error)}</Notice>}
         {current && offers.length === 0 && <p className="empty">No ads yet.</p>}
         <ul className="ads">
           {offers.map((ad) => (
             <li key={ad.id} className="card ad">
-              <Teaser image={ad.img_wide?.url} title={ad.title} cost={ad.cost} description={ad.opis} noImage="No picture" />
+              <TeaserPreview
+                square={ad.img?.url ?? null}
+                wide={ad.img_wide?.url ?? null}
+                title={ad.title}
+                url={ad.url}
+                price={ad.cost}
+                label={`Ad ${ad.title} as a block shows it`}
+              />
               <div className="ad-facts">
                 <div className="ad-row">
                   <Switch
@@ -141,6 +158,7 @@ export function CampaignPage({ id }: { id: number }) {
                   <dt>CR</dt>
                   <dd>{percent(ad.cr)}</dd>
                 </dl>
+                <BidForm adId={ad.id} title={ad.title} bid={ad.stavka} onSaved={refresh} />
                 <button
                   type="button"
                   className="link danger"
@@ -162,6 +180,9 @@ export function CampaignPage({ id }: { id: number }) {
           timeZone={current.timeZone}
           onSaved={refresh}
         />
+      )}
+      {current && !current.archived && (
+        <CampaignLimits campaignId={id} maxmoney={current.maxmoney} maxclicks={current.maxclicks} onSaved={refresh} />
       )}
 
       <section className="card" aria-labelledby="daily-title">
@@ -204,28 +225,68 @@ export function CampaignPage({ id }: { id: number }) {
 }
 
 /** An ad as a block on a publisher's page shows it: picture, title, price line. */
-function Teaser({
-  image,
-  title,
-  cost,
-  description,
-  noImage = 'Choose a picture',
-}: {
-  image: string | undefined;
-  title: string;
-  cost: string;
-  description: string;
-  /** What stands in for a missing picture: a prompt in the editor, a plain fact in the list. */
-  noImage?: string;
-}) {
+/**
+ * An ad's bid, changed in place. A bid is not content: it applies at once and the ad keeps its
+ * moderation status (the API's `PUT /advertiser/offers/{id}` with `clickPrice`); the form says so.
+ */
+function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; bid: number; onSaved: () => void }) {
+  const [value, setValue] = useState(amountInput(bid));
+  const [local, setLocal] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: (clickPrice: string) =>
+      api.PUT('/api/advertiser/offers/{id}', { params: { path: { id: adId } }, body: { clickPrice } }),
+    onSuccess: onSaved,
+  });
+  const { errors, edited, submitted } = useFieldErrors(save.error);
+  const name = `bid-${adId}`;
   return (
-    <figure className="teaser">
-      {image ? <img src={image} alt="" width={300} height={200} /> : <div className="teaser-empty">{noImage}</div>}
-      <figcaption>
-        <strong>{title || description || 'Your headline'}</strong>
-        {cost && <span className="cost">{cost}</span>}
-      </figcaption>
-    </figure>
+    <form
+      className="inline-form bid-form"
+      noValidate
+      aria-label={`Bid of ${title}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        submitted();
+        const parsed = parseAmount(value);
+        setLocal(parsed.ok ? null : parsed.message);
+        if (parsed.ok) save.mutate(parsed.amount);
+      }}
+    >
+      <Field
+        label="New bid per click"
+        name={name}
+        inputMode="decimal"
+        autoComplete="off"
+        maxLength={20}
+        hint="Applies at once; the ad stays approved."
+        value={value}
+        error={local ?? errors.clickPrice ?? (save.error && !errors.clickPrice ? problem(save.error) : undefined)}
+        onChange={(event) => {
+          setValue(event.target.value);
+          setLocal(null);
+          edited('clickPrice');
+        }}
+      />
+      <button type="submit" disabled={save.isPending}>
+        Save bid<span className="visually-hidden"> of {title}</span>
+      </button>
+      {save.isSuccess && !save.isPending && <span role="status">Saved.</span>}
+    </form>
+  );
+}
+
+/**
+ * Why a click costs less than the bid: the price is the generalized second price of the auction
+ * (docs/serving.md, "Price of a click"), shown next to the spend it explains.
+ */
+function SpendNote({ clicks, spend }: { clicks: number; spend: number }) {
+  return (
+    <p className="hint spend-note">
+      {clicks > 0 && <>A click cost {money(spend / clicks)} on average in this period. </>}
+      Your bid is the most a click may cost, not what it costs: each click is charged what keeps your ad in its place above the
+      next one (a second price), at least {money(0.01)}. An ad with no rival below it pays {money(0.01)} whatever its bid.{' '}
+      <a href="/docs/serving.md">How a click is priced (docs/serving.md)</a>
+    </p>
   );
 }
 
@@ -238,19 +299,38 @@ function readAsDataUri(file: File): Promise<string> {
   });
 }
 
-function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDone: () => void; onCreated: () => void }) {
+/**
+ * The longest headline of a campaign's ads: 60 characters, 100 when it targets Thailand (the API's
+ * rule; the schema's maxLength is the larger of the two).
+ */
+function headlineLimitOf(geo: string[]): number {
+  return geo.includes('TH') ? FIELD_LIMITS.createOffer.description.maxLength : 60;
+}
+
+function CreateAd({
+  campaignId,
+  headlineLimit,
+  onDone,
+  onCreated,
+}: {
+  campaignId: number;
+  headlineLimit: number;
+  onDone: () => void;
+  onCreated: () => void;
+}) {
   const [form, setForm] = useState({ description: '', title: '', url: '', clickPrice: '', price: '' });
   const [rectangle, setRectangle] = useState('');
   const [square, setSquare] = useState('');
+  const [bidError, setBidError] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () =>
+    mutationFn: (clickPrice: string) =>
       data(
         api.POST('/api/advertiser/offers', {
           body: {
             campaignId,
             description: form.description,
             url: form.url,
-            clickPrice: form.clickPrice,
+            clickPrice,
             rectangle,
             square,
             ...(form.title ? { title: form.title } : {}),
@@ -263,7 +343,16 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       onDone();
     },
   });
-  const { errors, general, edited, field, submit } = useFormFields(form, setForm, create);
+  // The bid is money: read by the reader's language or refused, never guessed (parseAmount).
+  const { errors, general, edited, field, submit } = useFormFields(form, setForm, {
+    error: create.error,
+    mutate: () => {
+      const bid = parseAmount(form.clickPrice);
+      setBidError(bid.ok ? null : bid.message);
+      if (bid.ok) create.mutate(bid.amount);
+    },
+  });
+  const limits = FIELD_LIMITS.createOffer;
   const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
     const file = event.target.files?.[0];
     setter(file ? await readAsDataUri(file) : '');
@@ -274,10 +363,36 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       <div className="form-grid">
         <h3>New ad</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
-        <Field label="Headline" hint="Up to 60 characters." required {...field('description')} />
-        <Field label="Landing page" type="url" placeholder="https://" required {...field('url')} />
-        <Field label="Bid per click" inputMode="decimal" required {...field('clickPrice')} />
-        <Field label="Price (optional)" inputMode="numeric" {...field('price')} />
+        <Field
+          label="Headline"
+          hint={`Up to ${headlineLimit} characters.`}
+          required
+          maxLength={headlineLimit}
+          {...field('description')}
+        />
+        <Field
+          label="Landing page"
+          type="url"
+          inputMode="url"
+          placeholder="https://"
+          required
+          maxLength={limits.url.maxLength}
+          {...field('url')}
+        />
+        <Field
+          label="Bid per click"
+          inputMode="decimal"
+          autoComplete="off"
+          required
+          maxLength={20}
+          {...field('clickPrice')}
+          error={bidError ?? errors.clickPrice}
+          onChange={(event) => {
+            setBidError(null);
+            field('clickPrice').onChange(event);
+          }}
+        />
+        <Field label="Price (optional)" inputMode="numeric" pattern="[0-9]*" maxLength={10} {...field('price')} />
         <Field
           label="Wide picture (3:2)"
           name="rectangle"
@@ -300,11 +415,12 @@ function CreateAd({ campaignId, onDone, onCreated }: { campaignId: number; onDon
       </div>
       <section className="preview" aria-label="Preview">
         <p className="hint">As it will appear in a block</p>
-        <Teaser
-          image={rectangle || undefined}
+        <TeaserPreview
+          square={square || null}
+          wide={rectangle || null}
           title={form.title || form.description}
-          cost={form.price}
-          description={form.description}
+          url={form.url}
+          price={form.price}
         />
       </section>
     </form>

@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
-import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
+import { ConfirmMove, Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, moment, money } from '../../format.ts';
+import { amountInput, count, mailFate, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
 import { CAMPAIGN_STATUS } from './advertiser-data.ts';
@@ -45,7 +45,7 @@ export function ClientsPage() {
       </p>
       {created && (
         <Notice kind="ok">
-          {created.username} is created. An e-mail to {created.email} carries a link to choose its password.
+          {created.username} is created. {mailFate('An e-mail with a link to choose its password', created.email)}
         </Notice>
       )}
       {creating && (
@@ -243,31 +243,42 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
   const own = useMe().data?.balance ?? 0;
   const [amount, setAmount] = useState('');
   const [done, setDone] = useState('');
+  const [local, setLocal] = useState<string | null>(null);
+  // The move read from the field, waiting for the advertiser to confirm it.
+  const [pending, setPending] = useState<{ direction: 'to' | 'back'; amount: string } | null>(null);
   const move = useMutation({
-    mutationFn: (direction: 'to' | 'back') =>
+    mutationFn: (chosen: { direction: 'to' | 'back'; amount: string }) =>
       data(
         api.PUT('/api/advertiser/users/{id}', {
           params: { path: { id: clientId } },
-          body: { balance: direction === 'to' ? amount.trim() : `-${amount.trim()}` },
+          body: { balance: chosen.direction === 'to' ? chosen.amount : `-${chosen.amount}` },
         }),
       ),
-    onSuccess: (_client, direction) => {
+    onSuccess: (_client, chosen) => {
       setDone(
-        direction === 'to'
-          ? `${money(Number(amount))} moved to ${clientName}.`
-          : `${money(Number(amount))} moved back from ${clientName}.`,
+        chosen.direction === 'to'
+          ? `${money(Number(chosen.amount))} moved to ${clientName}.`
+          : `${money(Number(chosen.amount))} moved back from ${clientName}.`,
       );
       setAmount('');
+      setPending(null);
       queryClient.invalidateQueries({ queryKey: ['client', clientId] });
       queryClient.invalidateQueries({ queryKey: ['clients'] });
       queryClient.invalidateQueries({ queryKey: ['me'] });
     },
+    onError: () => setPending(null),
   });
   const { errors, general, edited, submitted } = useFieldErrors(move.error);
-  const send = (direction: 'to' | 'back') => {
+  const ask = (direction: 'to' | 'back') => {
     setDone('');
     submitted();
-    move.mutate(direction);
+    const parsed = parseAmount(amount);
+    if (!parsed.ok) {
+      setLocal(parsed.message);
+      return;
+    }
+    setLocal(null);
+    setPending({ direction, amount: parsed.amount });
   };
   return (
     <form
@@ -276,7 +287,7 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
       aria-label="Move money"
       onSubmit={(event: FormEvent) => {
         event.preventDefault();
-        send('to');
+        ask('to');
       }}
     >
       <h2>Move money</h2>
@@ -286,23 +297,43 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
         label="Amount"
         name="balance"
         inputMode="decimal"
-        placeholder="100.00"
+        autoComplete="off"
+        maxLength={20}
+        placeholder={amountInput(100)}
         hint={`You have ${money(own)}; ${clientName} has ${money(clientBalance)}.`}
         value={amount}
-        error={errors.balance}
+        error={local ?? errors.balance}
         onChange={(event) => {
           setAmount(event.target.value);
+          setLocal(null);
+          setPending(null);
           edited('balance');
         }}
       />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={move.isPending}>
-          Give to client
-        </button>
-        <button type="button" disabled={move.isPending} onClick={() => send('back')}>
-          Take back
-        </button>
-      </div>
+      {pending ? (
+        <ConfirmMove
+          text={
+            pending.direction === 'to'
+              ? `Give ${money(Number(pending.amount))} of your balance to ${clientName}?`
+              : `Take ${money(Number(pending.amount))} back from ${clientName}?`
+          }
+          confirm={
+            pending.direction === 'to' ? `Give ${money(Number(pending.amount))}` : `Take back ${money(Number(pending.amount))}`
+          }
+          pending={move.isPending}
+          onConfirm={() => move.mutate(pending)}
+          onCancel={() => setPending(null)}
+        />
+      ) : (
+        <div className="actions">
+          <button type="submit" className="primary">
+            Give to client…
+          </button>
+          <button type="button" onClick={() => ask('back')}>
+            Take back…
+          </button>
+        </div>
+      )}
     </form>
   );
 }

@@ -1,13 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, data, isNotFound, listPage, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { api, data, FIELD_LIMITS, isNotFound, listPage, problem, useFieldErrors } from '../../api.ts';
+import { ConfirmMove, Field, Notice } from '../../components/controls.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { fineMoney, moment } from '../../format.ts';
+import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
-import { AMOUNT } from './lists.ts';
 import './operator.css';
 
 const LEDGER_PER_PAGE = 20;
@@ -73,7 +72,7 @@ export function AccountPage({ id }: { id: number }) {
         </dl>
       </div>
       <div className="columns">
-        <BalanceForm id={id} />
+        <BalanceForm id={id} username={user.username} />
         <Tokens id={id} />
       </div>
       <Ledger id={id} />
@@ -82,18 +81,20 @@ export function AccountPage({ id }: { id: number }) {
   );
 }
 
-function BalanceForm({ id }: { id: number }) {
+function BalanceForm({ id, username }: { id: number; username: string }) {
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState('');
   const [comment, setComment] = useState('');
   const [local, setLocal] = useState<string | null>(null);
+  // The move read from the field, waiting for the operator to confirm it.
+  const [pending, setPending] = useState<{ direction: 1 | -1; amount: string } | null>(null);
   const move = useMutation({
-    mutationFn: (direction: 1 | -1) =>
-      // The amount goes as the decimal string typed: no float ever carries money.
+    mutationFn: (chosen: { direction: 1 | -1; amount: string }) =>
+      // The amount goes as a decimal string: no float ever carries money.
       data(
         api.POST('/api/admin/users/{id}/balance', {
           params: { path: { id } },
-          body: { amount: direction === 1 ? amount : `-${amount}`, comment },
+          body: { amount: chosen.direction === 1 ? chosen.amount : `-${chosen.amount}`, comment },
         }),
       ),
     onSuccess: (user) => {
@@ -102,27 +103,32 @@ function BalanceForm({ id }: { id: number }) {
       queryClient.invalidateQueries({ queryKey: ['accounts'] });
       setAmount('');
       setComment('');
+      setPending(null);
     },
+    onError: () => setPending(null),
   });
   const fields = useFieldErrors(move.error);
-  const submit = (direction: 1 | -1) => (event?: FormEvent) => {
+  const ask = (direction: 1 | -1) => (event?: FormEvent) => {
     event?.preventDefault();
     fields.submitted();
-    if (!AMOUNT.test(amount.trim()) || Number(amount) === 0) {
-      setLocal('Write a positive amount, like 250 or 12.50 (up to 4 decimals).');
+    move.reset();
+    const parsed = parseAmount(amount);
+    if (!parsed.ok) {
+      setLocal(parsed.message);
       return;
     }
     setLocal(null);
-    move.mutate(direction);
+    setPending({ direction, amount: parsed.amount });
   };
   const amountError = local ?? fields.errors.amount;
   return (
-    <form className="card form-grid" onSubmit={submit(1)} noValidate aria-label="Balance">
+    <form className="card form-grid" onSubmit={ask(1)} noValidate aria-label="Balance">
       <h2>Credit or debit</h2>
       {fields.general && <Notice kind="error">{problem(move.error)}</Notice>}
       {move.isSuccess && (
         <Notice kind="ok">
-          {move.variables === 1 ? 'Credited' : 'Debited'}. The balance is now {fineMoney(move.data.balance)}.
+          {move.variables.direction === 1 ? 'Credited' : 'Debited'} {money(Number(move.variables.amount))}. The balance is now{' '}
+          {money(move.data.balance)}.
         </Notice>
       )}
       <Field
@@ -130,18 +136,22 @@ function BalanceForm({ id }: { id: number }) {
         name="amount"
         inputMode="decimal"
         autoComplete="off"
+        maxLength={20}
         value={amount}
         error={amountError}
+        hint={`In ${currentPlatform().currency}, written as you would ${amountInput(1250.5)}.`}
         onChange={(event) => {
           setLocal(null);
+          setPending(null);
           fields.edited('amount');
-          setAmount(event.target.value.replace(',', '.'));
+          setAmount(event.target.value);
         }}
       />
       <Field
         label="Comment"
         name="comment"
         value={comment}
+        maxLength={FIELD_LIMITS.adminAdjustBalance.comment.maxLength}
         error={fields.errors.comment}
         hint="Kept in the ledger, e.g. “bank transfer 2026-11-23”."
         onChange={(event) => {
@@ -149,14 +159,24 @@ function BalanceForm({ id }: { id: number }) {
           setComment(event.target.value);
         }}
       />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={move.isPending}>
-          Credit
-        </button>
-        <button type="button" className="danger" disabled={move.isPending} onClick={() => submit(-1)()}>
-          Debit
-        </button>
-      </div>
+      {pending ? (
+        <ConfirmMove
+          text={`${pending.direction === 1 ? 'Credit' : 'Debit'} ${money(Number(pending.amount))} ${pending.direction === 1 ? 'to' : 'from'} ${username}?`}
+          confirm={`${pending.direction === 1 ? 'Credit' : 'Debit'} ${money(Number(pending.amount))}`}
+          pending={move.isPending}
+          onConfirm={() => move.mutate(pending)}
+          onCancel={() => setPending(null)}
+        />
+      ) : (
+        <div className="actions">
+          <button type="submit" className="primary">
+            Credit…
+          </button>
+          <button type="button" className="danger" onClick={() => ask(-1)()}>
+            Debit…
+          </button>
+        </div>
+      )}
     </form>
   );
 }

@@ -4,7 +4,7 @@ import { api, listPage, problem, useFieldErrors } from '../../api.ts';
 import { Field, FormActions, Notice } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { fineMoney, moment } from '../../format.ts';
+import { fineMoney, mailFate, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import './operator.css';
 
@@ -57,8 +57,8 @@ export function AccountsPage() {
       )}
       {created && (
         <Notice kind="ok">
-          Account <Link href={`/operator/accounts/${created.id}`}>{created.username}</Link> created. An invitation to choose a
-          password (a link valid 7 days) was e-mailed to {created.email}.
+          Account <Link href={`/operator/accounts/${created.id}`}>{created.username}</Link> created.{' '}
+          {mailFate('An invitation to choose a password (a link valid 7 days)', created.email)}
         </Notice>
       )}
       {accounts.error && <Notice kind="error">{problem(accounts.error)}</Notice>}

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { api, type ListPage, listPage, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { count, fineMoney, moment } from '../../format.ts';
 import { Link, useLocation } from '../../router.tsx';
 import './operator.css';
@@ -233,16 +234,16 @@ function CampaignItem({ item }: { item: Campaign }) {
 }
 
 function AdItem({ item }: { item: Ad }) {
-  const image = item.img_wide ?? item.img;
   return (
     <div className="ad-review">
-      <figure className="teaser">
-        {image ? <img src={image.url} alt="" width={300} height={200} /> : <div className="teaser-empty">No picture</div>}
-        <figcaption>
-          <strong>{item.title || item.opis}</strong>
-          {item.cost && <span className="cost">{item.cost}</span>}
-        </figcaption>
-      </figure>
+      <TeaserPreview
+        square={item.img?.url ?? null}
+        wide={item.img_wide?.url ?? null}
+        title={item.title || item.opis}
+        url={item.url}
+        price={item.cost}
+        label={`Ad ${item.title} as a block shows it`}
+      />
       <div>
         <h2>{item.title}</h2>
         {item.opis && item.opis !== item.title && <p>{item.opis}</p>}
@@ -265,9 +266,9 @@ function AdItem({ item }: { item: Ad }) {
           </dd>
           {item.img && item.img_wide && (
             <>
-              <dt>Square picture</dt>
+              <dt>Wide picture</dt>
               <dd>
-                <img className="square" src={item.img.url} alt="" width={80} height={80} />
+                <img className="wide" src={item.img_wide.url} alt="" width={120} height={80} />
               </dd>
             </>
           )}

@@ -1,12 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
-import { Field, FormActions, Notice } from '../../components/controls.tsx';
+import { ConfirmMove, Field, FormActions, Notice } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { fineMoney, moment } from '../../format.ts';
+import { amountInput, fineMoney, moment, money, parseAmount } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
-import { AMOUNT, amountText } from './lists.ts';
 import './operator.css';
 
 const STATUSES = ['pending', 'paid', 'cancelled'] as const;
@@ -205,13 +204,16 @@ export function PayoutsPage() {
 
 function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: string) => void; onCancel: () => void }) {
   const queryClient = useQueryClient();
-  const [amount, setAmount] = useState(amountText(owed.balance));
+  const [amount, setAmount] = useState(amountInput(owed.balance));
   const [wallet, setWallet] = useState('');
   const [status, setStatus] = useState<'pending' | 'paid'>('pending');
   const [local, setLocal] = useState<string | null>(null);
+  // The amount read from the field, waiting for the operator to confirm the payout.
+  const [pending, setPending] = useState<string | null>(null);
   const record = useMutation({
-    mutationFn: () =>
-      data(api.POST('/api/admin/payouts', { body: { userId: owed.userId, amount: amount.trim(), wallet, status } })),
+    mutationFn: (chosen: string) =>
+      data(api.POST('/api/admin/payouts', { body: { userId: owed.userId, amount: chosen, wallet, status } })),
+    onError: () => setPending(null),
     onSuccess: (payout) => {
       queryClient.invalidateQueries({ queryKey: ['payouts'] });
       queryClient.invalidateQueries({ queryKey: ['ledger', owed.userId] });
@@ -222,12 +224,13 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
   const submit = (event: FormEvent) => {
     event.preventDefault();
     fields.submitted();
-    if (!AMOUNT.test(amount.trim()) || Number(amount) === 0) {
-      setLocal('Write a positive amount, like 250 or 12.50 (up to 4 decimals).');
+    const parsed = parseAmount(amount);
+    if (!parsed.ok) {
+      setLocal(parsed.message);
       return;
     }
     setLocal(null);
-    record.mutate();
+    setPending(parsed.amount);
   };
   return (
     <form className="card form-grid" onSubmit={submit} noValidate aria-label={`Payout to ${owed.username}`}>
@@ -240,12 +243,15 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
         label="Amount"
         name="payout-amount"
         inputMode="decimal"
+        autoComplete="off"
+        maxLength={20}
         value={amount}
         error={local ?? fields.errors.amount}
         onChange={(event) => {
           setLocal(null);
+          setPending(null);
           fields.edited('amount');
-          setAmount(event.target.value.replace(',', '.'));
+          setAmount(event.target.value);
         }}
       />
       <Field
@@ -269,7 +275,17 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
           <option value="paid">Paid already</option>
         </select>
       </Field>
-      <FormActions submit="Record payout" pending={record.isPending} onCancel={onCancel} />
+      {pending === null ? (
+        <FormActions submit="Record payout…" pending={record.isPending} onCancel={onCancel} />
+      ) : (
+        <ConfirmMove
+          text={`Record a ${status} payout of ${money(Number(pending))} to ${owed.username}? It leaves the balance now.`}
+          confirm={`Record ${money(Number(pending))}`}
+          pending={record.isPending}
+          onConfirm={() => record.mutate(pending)}
+          onCancel={() => setPending(null)}
+        />
+      )}
     </form>
   );
 }

@@ -1,0 +1,109 @@
+/**
+ * How a block's teasers look on a publisher's page, written once for the two places that draw
+ * them: the embed script (loader-script.ts carries this function's source) and the web app's
+ * previews (the advertiser's "as it will appear" and the operator's moderation card import it), so
+ * a preview shows what a visitor will see — the square picture, the "Ad" mark, the domain, the
+ * price in the platform's currency.
+ *
+ * `renderTeaserList` must stay self-contained plain ES2017 once its types are stripped: it is sent
+ * to browsers as text (Function.prototype.toString), so it may use nothing from outside its body.
+ */
+
+/** What one teaser shows: the fields of the teasers answer (teaser-answer.ts) that are drawn. */
+export interface TeaserView {
+  url: string;
+  title: string;
+  domain?: string;
+  /** The price as text; its numbers are shown as amounts of the answer's currency. */
+  price?: string;
+  image: string | null;
+}
+
+/** The few DOM calls the drawing needs (the server's TypeScript has no DOM library). */
+interface TeaserNode {
+  className: string;
+  textContent: string | null;
+  style: { cssText: string };
+  appendChild<Child extends TeaserNode>(child: Child): Child;
+  setAttribute(name: string, value: string): void;
+  [property: string]: unknown;
+}
+
+interface TeaserDocument {
+  createElement(tag: string): unknown;
+}
+
+/** Builds the list of a block's teasers (`<ul class="nativa-teasers">`), not yet in the page. */
+export function renderTeaserList(
+  document: TeaserDocument,
+  data: { teasers: TeaserView[]; currency?: string; label?: string },
+): TeaserNode {
+  function el(tag: string, className?: string, text?: string): TeaserNode {
+    const node = document.createElement(tag) as TeaserNode;
+    if (className) node.className = className;
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  /** Every amount of the price text in the platform currency: from 90 (was 120) -25% becomes from $90.00 (was $120.00) -25%. */
+  function price(text: string, currency: string): string {
+    let format: Intl.NumberFormat;
+    try {
+      format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency });
+    } catch (_error) {
+      return `${text} ${currency}`;
+    }
+    return text.replace(/-?[0-9]+(?:[.][0-9]+)?%?/g, (amount) => (/%$/.test(amount) ? amount : format.format(Number(amount))));
+  }
+
+  const list = el('ul', 'nativa-teasers');
+  list.setAttribute('aria-label', data.label || 'Sponsored');
+  list.style.cssText = 'list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:12px;';
+  data.teasers.forEach((teaser) => {
+    const item = el('li', 'nativa-teaser');
+    item.style.cssText = 'flex:1 1 160px;max-width:240px;font:14px/1.3 sans-serif;';
+    const link = el('a');
+    link.href = teaser.url;
+    link.target = '_blank';
+    link.rel = 'sponsored noopener';
+    link.style.cssText = 'display:block;color:inherit;text-decoration:none;';
+    if (teaser.image) {
+      const image = el('img');
+      image.src = teaser.image;
+      image.alt = teaser.title;
+      image.width = 164;
+      image.height = 164;
+      image.loading = 'lazy';
+      image.style.cssText = 'display:block;width:100%;height:auto;aspect-ratio:1/1;object-fit:cover;border-radius:4px;';
+      link.appendChild(image);
+    }
+    // Disclosure, as every ad network shows it: an "Ad" mark and whose ad it is.
+    const byline = link.appendChild(el('span', 'nativa-byline'));
+    byline.style.cssText = 'display:block;margin-top:6px;font-size:12px;color:#595959;';
+    byline.appendChild(el('span', 'nativa-ad-mark', 'Ad')).style.cssText =
+      'display:inline-block;margin-right:6px;padding:0 4px;border:1px solid currentColor;border-radius:3px;font-weight:700;';
+    if (teaser.domain) byline.appendChild(el('span', 'nativa-domain', teaser.domain));
+    link.appendChild(el('span', 'nativa-title', teaser.title)).style.cssText = 'display:block;font-weight:600;margin-top:2px;';
+    if (teaser.price) {
+      link.appendChild(el('span', 'nativa-price', price(teaser.price, data.currency || 'USD'))).style.cssText =
+        'display:block;margin-top:2px;';
+    }
+    item.appendChild(link);
+    list.appendChild(item);
+  });
+  return list;
+}
+
+/** The picture a teaser shows: the square one, else the wide one (the serving snapshot and the previews both ask this). */
+export function teaserPicture<Image>(square: Image | null, wide: Image | null): Image | null {
+  return square ?? wide;
+}
+
+/** The host of an ad's URL as a person reads it: `shop.example.com` for `https://www.shop.example.com/x`. */
+export function domainOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}

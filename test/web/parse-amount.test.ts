@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseAmount } from '../../web/src/format.ts';
+
+/** What a money field of the web app makes of typed text, by the reader's language (docs/adr/0038). */
+describe('money typed in a form (parseAmount)', () => {
+  const read = (text: string, language: string) => {
+    const parsed = parseAmount(text, language);
+    return parsed.ok ? parsed.amount : null;
+  };
+
+  it('reads the separators of the language: a thousand is "1,000" in English and "1.000" in German', () => {
+    assert.equal(read('1,000', 'en-GB'), '1000');
+    assert.equal(read('1,000.5', 'en-US'), '1000.5');
+    assert.equal(read('1.000', 'de-DE'), '1000');
+    assert.equal(read('1.000,25', 'de-DE'), '1000.25');
+    assert.equal(read('0,0075', 'de-DE'), '0.0075');
+    // French groups with a (narrow no-break) space: any space typed there counts.
+    assert.equal(read('1 000,5', 'fr-FR'), '1000.5');
+    assert.equal(read('1\u202f000,5', 'fr-FR'), '1000.5');
+    assert.equal(read(' 0012.50 ', 'en-GB'), '12.50');
+  });
+
+  it('refuses what the language would not write, rather than guess', () => {
+    for (const [text, language] of [
+      ['1,5', 'en-GB'],
+      ['1.5', 'de-DE'],
+      ['1,000,00', 'en-GB'],
+      ['1.000,5', 'en-GB'],
+      ['12.34567', 'en-GB'],
+      ['-5', 'en-GB'],
+      ['abc', 'en-GB'],
+      ['', 'en-GB'],
+      ['0', 'en-GB'],
+      ['0.0000', 'en-GB'],
+      ['12345678901', 'en-GB'],
+    ] as const) {
+      assert.equal(read(text, language), null, `${text} in ${language}`);
+    }
+  });
+
+  it('says how to write the amount, in the language’s own way', () => {
+    const english = parseAmount('1,5', 'en-GB');
+    const german = parseAmount('1.5', 'de-DE');
+    assert.ok(!english.ok && english.message.includes('1,250.50'), JSON.stringify(english));
+    assert.ok(!german.ok && german.message.includes('1.250,50'), JSON.stringify(german));
+  });
+});

@@ -1,0 +1,38 @@
+import { useLayoutEffect, useRef } from 'react';
+import { domainOf, renderTeaserList, teaserPicture } from '../../../src/modules/serving/teaser-render.ts';
+import { currentPlatform } from '../format.ts';
+
+/**
+ * A teaser drawn by the embed script's own code (renderTeaserList), so that a preview shows what a
+ * visitor of a block will see: the square picture (the wide one only when there is no square),
+ * the "Ad" mark and domain, the headline, the price in the platform's currency.
+ */
+export function TeaserPreview({
+  square,
+  wide,
+  title,
+  url,
+  price,
+  label = 'Preview of the teaser',
+}: {
+  square: string | null;
+  wide: string | null;
+  title: string;
+  url: string;
+  price: string;
+  label?: string;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const image = teaserPicture(square, wide);
+  useLayoutEffect(() => {
+    const target = box.current;
+    if (!target) return;
+    const list = renderTeaserList(document, {
+      teasers: [{ url: url || '#', title: title || 'Your headline', domain: domainOf(url), price, image }],
+      currency: currentPlatform().currency,
+      label,
+    }) as unknown as Node;
+    target.replaceChildren(list);
+  }, [image, title, url, price, label]);
+  return <div className="teaser-preview" ref={box} />;
+}
