@@ -28,6 +28,7 @@ const ENTRY_FILES: Record<string, readonly string[]> = {
   tracking: ['tracker.ts', 'click-token.ts', 'view-token.ts', 'visitor.ts', 'visitor-id.ts', 'audiences.ts', 'click-target.ts'],
   billing: ['click-billing.ts', 'acceptance.ts', 'settlement.ts', 'logged-settlement.ts'],
   explain: ['explain-impression.ts', 'explain-routes.ts'],
+  consent: ['consent.ts', 'consent-query.ts'],
   'event-log': ['event-log.ts', 'logged-tracking.ts', 'settle-views.ts', 'unsettled-spend.ts'],
 };
 

@@ -38,7 +38,7 @@ describe('serving: teasers, clicks, billing', () => {
     assert.equal(json.status, 200, json.text);
     assert.equal(json.header('content-type'), 'application/json; charset=utf-8');
     const body = json.json();
-    assert.deepEqual(Object.keys(body), ['block', 'label', 'currency', 'teasers']);
+    assert.deepEqual(Object.keys(body), ['block', 'label', 'currency', 'personalised', 'teasers']);
     assert.deepEqual(Object.keys(body.teasers[0]), ['id', 'title', 'description', 'price', 'domain', 'image', 'url', 'view']);
     const fields = await server.anonymous.get(`${path}?fields=block,teasers`, desktop);
     assert.equal(fields.status, 200, fields.text);
@@ -49,7 +49,7 @@ describe('serving: teasers, clicks, billing', () => {
     assert.match(
       xml.text,
       new RegExp(
-        `<response><block>${world.blockId}</block><label>Sponsored</label><currency>[A-Z]{3}</currency><teasers><item><id>${body.teasers[0].id}</id>`,
+        `<response><block>${world.blockId}</block><label>Sponsored</label><currency>[A-Z]{3}</currency><personalised>true</personalised><teasers><item><id>${body.teasers[0].id}</id>`,
       ),
     );
     // Each answer served its teasers afresh: three links, each its own.

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * The consent parameters of a teasers request and of the audience pixel: what the loader read from
+ * the page's CMP (or, on an advertiser's pixel, the IAB macros of the same names). Each is optional;
+ * a value that does not decode counts as no consent (docs/privacy.md), so the lengths only keep
+ * requests bounded.
+ */
+export const ConsentQueryFields = {
+  gdpr: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1,
+      description:
+        "1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not.",
+    }),
+  ),
+  gdpr_consent: Type.Optional(
+    Type.String({ maxLength: 4096, description: 'The TCF v2.2 TC string of the page’s CMP (`__tcfapi`).' }),
+  ),
+  gpp: Type.Optional(Type.String({ maxLength: 8192, description: 'The GPP string of the page’s CMP (`__gpp`).' })),
+  gpp_sid: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'The GPP section ids that apply to the visitor, comma-separated (`2,7`); anything else in it is ignored.',
+    }),
+  ),
+  gpc: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1,
+      description:
+        "1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same.",
+    }),
+  ),
+};
