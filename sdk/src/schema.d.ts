@@ -14406,6 +14406,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import type { App } from '../../http/routes.ts';
+import { errorResponses } from '../../http/schemas.ts';
 import { activeSellers } from './site-privacy-repository.ts';
 
 const SellerSchema = Type.Object({
@@ -30,7 +31,7 @@ export function registerSellersJsonRoutes(app: App, context: AppContext): void {
         operationId: 'getSellersJson',
         summary: 'sellers.json (IAB Tech Lab 1.0): every publisher with an active site as a seller.',
         security: [],
-        response: { 200: SellersJsonSchema },
+        response: { 200: SellersJsonSchema, ...errorResponses(429) },
       },
     },
     async (_request, reply) => {
