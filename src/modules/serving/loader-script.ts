@@ -55,10 +55,9 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
         if (waiting < 0) return;
         waiting = -1;
         if (found.gpc) add('gpc', 1);
-        if (found.tcf) {
-          add('gdpr', found.tcf.gdprApplies === false ? 0 : 1);
-          if (found.tcf.tcString) add('gdpr_consent', found.tcf.tcString);
-        }
+        // A CMP that did not answer in time sends gdpr=1 without a string: no consent.
+        if (found.cmp) add('gdpr', found.tcf && found.tcf.gdprApplies === false ? 0 : 1);
+        if (found.tcf && found.tcf.tcString) add('gdpr_consent', found.tcf.tcString);
         if (found.gpp) {
           add('gpp', found.gpp.gppString);
           add('gpp_sid', (found.gpp.applicableSections || []).join(','));
@@ -72,6 +71,7 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
         if (typeof window.__tcfapi === 'function') {
           waiting++;
           found.store = false;
+          found.cmp = true;
           window.__tcfapi('addEventListener', 2, function (data, success) {
             if (!success || !data || found.tcf) return;
             if (data.gdprApplies !== false && data.eventStatus !== 'tcloaded' && data.eventStatus !== 'useractioncomplete') return;
