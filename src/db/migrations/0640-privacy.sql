@@ -33,6 +33,19 @@ LANGUAGE sql IMMUTABLE STRICT AS $$
   END
 $$;
 
+-- The audit trail stays append-only for requests; only maintenance that says so in its own
+-- transaction (`SET LOCAL nativa.audit_maintenance = 'on'`) may change it: this migration's
+-- truncation of its addresses and the retention job's deletion of entries past their days.
+CREATE OR REPLACE FUNCTION audit_entries_append_only() RETURNS trigger AS $$
+BEGIN
+  IF current_setting('nativa.audit_maintenance', true) = 'on' THEN
+    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+    RETURN NEW;
+  END IF;
+  RAISE EXCEPTION 'audit_entries is append-only';
+END;
+$$ LANGUAGE plpgsql;
+
 -- Clicks can be many: truncated in batches of 10,000 rows (one transaction, as every migration,
 -- but no single statement holds the whole table).
 DO $$
@@ -56,5 +69,7 @@ UPDATE accepted_clicks SET address = nativa_truncated_address(address)
 WHERE address IS NOT NULL AND address <> nativa_truncated_address(address);
 UPDATE sessions SET remote_address = nativa_truncated_address_text(remote_address)
 WHERE remote_address <> nativa_truncated_address_text(remote_address);
+SET LOCAL nativa.audit_maintenance = 'on';
 UPDATE audit_entries SET remote_address = nativa_truncated_address_text(remote_address)
 WHERE remote_address <> nativa_truncated_address_text(remote_address);
+SET LOCAL nativa.audit_maintenance = 'off';
