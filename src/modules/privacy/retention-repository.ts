@@ -27,7 +27,9 @@ export const DELETE_BATCH: Record<RetentionKind, (db: Db, before: Date, limit: n
   audience_members: async (db, before, limit) =>
     affected(
       await sql`DELETE FROM audience_members WHERE (advertiser_id, visitor_id) IN (
-        SELECT advertiser_id, visitor_id FROM audience_members WHERE last_seen_at < ${before} LIMIT ${limit}) RETURNING 1`.execute(db),
+        SELECT advertiser_id, visitor_id FROM audience_members WHERE last_seen_at < ${before} LIMIT ${limit}) RETURNING 1`.execute(
+        db,
+      ),
     ),
   // An event goes when every delivery of it is finished and old; its deliveries and their attempts with it.
   webhook_deliveries: async (db, before, limit) =>
@@ -54,7 +56,9 @@ export const DELETE_BATCH: Record<RetentionKind, (db: Db, before: Date, limit: n
     );
     const tokens = affected(
       await sql`DELETE FROM password_tokens WHERE token_hash IN (
-        SELECT token_hash FROM password_tokens WHERE coalesce(used_at, expires_at) < ${before} LIMIT ${limit}) RETURNING 1`.execute(db),
+        SELECT token_hash FROM password_tokens WHERE coalesce(used_at, expires_at) < ${before} LIMIT ${limit}) RETURNING 1`.execute(
+        db,
+      ),
     );
     return sessions + tokens;
   },
