@@ -9,6 +9,7 @@ import { fineMoney, moment } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { AMOUNT } from './lists.ts';
 import './operator.css';
+import { AccountData } from './account-data.tsx';
 
 const LEDGER_PER_PAGE = 20;
 
@@ -78,6 +79,7 @@ export function AccountPage({ id }: { id: number }) {
       </div>
       <Ledger id={id} />
       <Mails id={id} />
+      <AccountData id={id} username={user.username} />
     </>
   );
 }
