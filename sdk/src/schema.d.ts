@@ -11648,7 +11648,7 @@ export interface operations {
                 gpc?: number;
                 /** @description The GPP string of the page’s CMP (`__gpp`). */
                 gpp?: string;
-                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`); anything else in it is ignored. */
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
                 gpp_sid?: string;
             };
             header?: never;
@@ -11688,7 +11688,7 @@ export interface operations {
                 gpc?: number;
                 /** @description The GPP string of the page’s CMP (`__gpp`). */
                 gpp?: string;
-                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`); anything else in it is ignored. */
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
                 gpp_sid?: string;
                 /** @description Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign. */
                 page?: string;

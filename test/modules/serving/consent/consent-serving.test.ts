@@ -64,12 +64,30 @@ describe('serving: consent signals', () => {
       ['gpc=1', `${consent}&gpc=1`, {}],
       ['a US opt-out', `gpp=${gppString({ usnat: { SaleOptOut: 1 } })}&gpp_sid=7`, {}],
       ['a malformed TC string', 'gdpr=1&gdpr_consent=not-a-tc-string', {}],
-      ['a malformed GPP string', 'gpp=DBABLA~%40%40%40&gpp_sid=7', {}],
+      ['a malformed GPP string', 'gpp=DBABLA~zz.zz&gpp_sid=7', {}],
+      ['a truncated TC string', `gdpr=1&gdpr_consent=${consented.slice(0, 12)}`, {}],
     ];
     for (const [name, query, headers] of unpersonalised) {
       const answer = await teasers(world.blockId, query, { Cookie: cookie, ...headers });
       assert.equal(answer.personalised, false, name);
       assert.equal(answer.teasers.length, 0, `${name}: the audience is not used`);
+    }
+  });
+
+  it('consent parameters outside their alphabets are a 422 naming the field, never a 5xx', async () => {
+    const world = await createWorld(server, { ads: [{ bidMicros: 100_000 }] });
+    for (const [field, value] of [
+      ['gdpr_consent', 'CQ<script>'],
+      ['gpp', 'DBABLA~%40%40'],
+      ['gpp_sid', '7;8'],
+      ['gdpr', '2'],
+      ['gpc', 'yes'],
+    ]) {
+      const answer = await server.anonymous.get(`/api/serve/blocks/${world.blockId}/teasers?${field}=${value}`, {
+        headers: { 'User-Agent': DESKTOP_UA },
+      });
+      assert.equal(answer.status, 422, `${field}=${value}: ${answer.text}`);
+      assert.match(answer.text, new RegExp(field));
     }
   });
 
