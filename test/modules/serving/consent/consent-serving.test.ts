@@ -63,7 +63,7 @@ describe('serving: consent signals', () => {
       ['Sec-GPC', consent, { 'Sec-GPC': '1' }],
       ['gpc=1', `${consent}&gpc=1`, {}],
       ['a US opt-out', `gpp=${gppString({ usnat: { SaleOptOut: 1 } })}&gpp_sid=7`, {}],
-      ['a malformed TC string', 'gdpr=1&gdpr_consent=not-a-tc-string', {}],
+      ['a malformed TC string', 'gdpr=1&gdpr_consent=CQnot-a-tc-string', {}],
       ['a malformed GPP string', 'gpp=DBABLA~zz.zz&gpp_sid=7', {}],
       ['a truncated TC string', `gdpr=1&gdpr_consent=${consented.slice(0, 12)}`, {}],
     ];
