@@ -74,15 +74,18 @@ describe('serving: consent signals', () => {
     }
   });
 
-  it('consent parameters outside their alphabets are a 422 naming the field, never a 5xx', async () => {
+  it('consent parameters outside their shapes are a 422 naming the field, never a 5xx', async () => {
     const world = await createWorld(server, { ads: [{ bidMicros: 100_000 }] });
-    for (const [field, value] of [
+    const cases: [string, string][] = [
       ['gdpr_consent', 'CQ<script>'],
+      ['gdpr_consent', '9'.repeat(40)],
+      ['gpp', '9'.repeat(40)],
       ['gpp', 'DBABLA~%40%40'],
       ['gpp_sid', '7;8'],
       ['gdpr', '2'],
       ['gpc', 'yes'],
-    ]) {
+    ];
+    for (const [field, value] of cases) {
       const answer = await server.anonymous.get(`/api/serve/blocks/${world.blockId}/teasers?${field}=${value}`, {
         headers: { 'User-Agent': DESKTOP_UA },
       });
