@@ -10,7 +10,7 @@ import type { App } from '../../http/routes.ts';
 import { errorResponses, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/vocabulary.ts';
-import { consentSignals, decideConsent } from './consent/consent.ts';
+import { ConsentDecider, consentSignals } from './consent/consent.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
@@ -95,7 +95,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   const { serving } = context;
   if (serving === undefined) return;
   const { currency } = context.config;
-  const consent = { vendorId: context.config.tcfVendorId };
+  const consent = new ConsentDecider({ vendorId: context.config.tcfVendorId });
   const answers = new TeaserAnswerWriter(currency);
 
   app.get(
@@ -143,7 +143,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const { page, visitor } = request.query;
       // Without consent (docs/privacy.md) no visitor id is read: not the cookie, not the loader's.
       const personalised =
-        !block.neverPersonalise && decideConsent(consentSignals(request.query, request.headers['sec-gpc']), consent).personalised;
+        !block.neverPersonalise && consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised;
       const cookieId = personalised ? readVisitorId(request) : undefined;
       // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
       const address = request.ip;
@@ -291,7 +291,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const { advertiser } = request.query;
       // Without consent the pixel sets no cookie and adds no one (docs/privacy.md).
-      if (!decideConsent(consentSignals(request.query, request.headers['sec-gpc']), consent).personalised) {
+      if (!consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised) {
         return sendPixel(reply);
       }
       let visitorId = readVisitorId(request);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  ConsentDecider,
   type ConsentPolicy,
   type ConsentSignals,
   type ConsentVerdict,
@@ -99,6 +100,25 @@ describe('consent: Global Privacy Control and GPP', () => {
   it('malformed GPP strings are no consent and never throw', () => {
     for (const bad of ['garbage~x', 'DBABLA~', '~~~', 'D', 'DBABLA~@@@', 'A'.repeat(8000)]) {
       assert.equal(verdict({ gpp: bad }).personalised, false, bad);
+    }
+  });
+});
+
+describe('consent: the remembering decider', () => {
+  it('answers what decideConsent answers, for repeated and changing strings', () => {
+    const decider = new ConsentDecider(withVendor);
+    const cases: Partial<ConsentSignals>[] = [
+      { gdpr: 1, tcString: tcString([1, 3, 4]) },
+      { gdpr: 1, tcString: tcString([1]) },
+      { gdpr: 0, tcString: tcString([1]) },
+      { gpp: gppString({ usnat: { SaleOptOut: 1 } }) },
+      { gpp: gppString({ usnat: { SaleOptOut: 1 } }), gppSectionIds: [6] },
+      { gdpr: 1, tcString: tcString([1, 3, 4]), gpc: true },
+      { gdpr: 1, tcString: 'garbage' },
+    ];
+    for (let round = 0; round < 3; round += 1) {
+      for (const signals of cases)
+        assert.deepEqual(decider.decide({ ...none, ...signals }), verdict(signals), JSON.stringify(signals));
     }
   });
 });
