@@ -2316,7 +2316,7 @@ export interface operations {
                         /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
                         actor: {
                             accountId: number | null;
-                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            /** @description The network of the request: its address truncated to IPv4 /24 or IPv6 /48; empty for the system or when not shown. */
                             address: string;
                             /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
                             kind: string;
@@ -10416,7 +10416,7 @@ export interface operations {
                         /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
                         actor: {
                             accountId: number | null;
-                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            /** @description The network of the request: its address truncated to IPv4 /24 or IPv6 /48; empty for the system or when not shown. */
                             address: string;
                             /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
                             kind: string;
@@ -10831,7 +10831,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The address of the session’s latest request. */
+                        /** @description The network of the session’s latest request: its address truncated to IPv4 /24 or IPv6 /48 (203.0.113.0). */
                         address: string;
                         /**
                          * Format: date-time
