@@ -10,6 +10,8 @@ import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts
 import type { ImageStore } from './modules/images/image-store.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 import type { Metrics } from './modules/monitoring/metrics.ts';
+import type { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
+import type { RetentionJob } from './modules/privacy/retention-job.ts';
 import type { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import type { ServingEngine } from './modules/serving/serving-engine.ts';
 import type { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
@@ -55,4 +57,8 @@ export interface AppContext {
   clickFloods?: ClickFloodDetector;
   /** Runs advertisers' enabled optimisation rules on their schedule. */
   rules?: RuleScheduler;
+  /** Deletes data past its retention (RETENTION_*_DAYS, docs/privacy.md). */
+  retention?: RetentionJob;
+  /** Checks publishers' /ads.txt for the network's line (ADS_TXT_CHECK_HOURS). */
+  adsTxt?: AdsTxtChecker;
 }

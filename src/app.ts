@@ -37,6 +37,9 @@ import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
 import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
 import { registerMonitoringRoutes } from './modules/monitoring/monitoring-routes.ts';
+import { registerAccountDataRoutes } from './modules/privacy/account-data-routes.ts';
+import { registerSellersJsonRoutes } from './modules/privacy/sellers-json-routes.ts';
+import { registerSitePrivacyRoutes } from './modules/privacy/site-privacy-routes.ts';
 import { registerBlockRoutes } from './modules/publisher/blocks/block-routes.ts';
 import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-admin-routes.ts';
 import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
@@ -98,6 +101,9 @@ const MODULES: RegisterRoutes[] = [
   registerBackupRoutes,
   registerWebhookRoutes,
   registerAuditRoutes,
+  registerSitePrivacyRoutes,
+  registerSellersJsonRoutes,
+  registerAccountDataRoutes,
   registerWebAppRoutes,
 ];
 

@@ -2,6 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 import type { AccountKind } from './db/schema.ts';
+import {
+  RETENTION_DEFAULT_DAYS,
+  RETENTION_KINDS,
+  type RetentionKind,
+  retentionVariable,
+} from './modules/privacy/retention-kinds.ts';
 import type { ClickFloodRule } from './modules/refunds/click-flood-detector.ts';
 
 /** Everything the server needs from its environment, validated once at start. */
@@ -59,6 +65,18 @@ export interface Config {
   require2faFor: AccountKind[];
   /** A browser session ends this long after sign-in, however busy (SESSION_MAX_AGE_DAYS). */
   sessionMaxAgeMs: number;
+  /** Nativa's IAB TCF Global Vendor List id (TCF_VENDOR_ID); undefined: consent is decided on the purposes alone. */
+  tcfVendorId: number | undefined;
+  /** Days each kind of data is kept (RETENTION_<KIND>_DAYS; 0 keeps it forever), docs/privacy.md. */
+  retentionDays: Record<RetentionKind, number>;
+  /** How often the retention job runs (RETENTION_INTERVAL_SECONDS). */
+  retentionIntervalMs: number;
+  /** The network's domain in ads.txt lines and sellers.json (ADS_TXT_DOMAIN; default PUBLIC_URL's host). */
+  adsTxtDomain: string | undefined;
+  /** The operator's contact in sellers.json (SELLERS_CONTACT_EMAIL, SELLERS_CONTACT_ADDRESS). */
+  sellersContact: { email: string | undefined; address: string | undefined };
+  /** How often each active site's /ads.txt is checked (ADS_TXT_CHECK_HOURS; 0: never). */
+  adsTxtCheckIntervalMs: number;
   /**
    * Test only (NATIVA_TEST_CRASH_MID_SETTLEMENT): on SIGUSR2 the process arms itself to SIGKILL
    * right after the next committed settlement of logged events, before acknowledging them.
@@ -214,6 +232,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     require2faFor,
     sessionMaxAgeMs: int('SESSION_MAX_AGE_DAYS', 30, 1, 365) * 86_400_000,
+    tcfVendorId: env.TCF_VENDOR_ID ? int('TCF_VENDOR_ID', 0, 1, 65_535) : undefined,
+    retentionDays: Object.fromEntries(
+      RETENTION_KINDS.map((kind) => [kind, int(retentionVariable(kind), RETENTION_DEFAULT_DAYS[kind], 0, 36_500)]),
+    ) as Record<RetentionKind, number>,
+    retentionIntervalMs: int('RETENTION_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
+    adsTxtDomain: adsTxtDomain(env.ADS_TXT_DOMAIN, publicUrl, problems),
+    sellersContact: { email: env.SELLERS_CONTACT_EMAIL || undefined, address: env.SELLERS_CONTACT_ADDRESS || undefined },
+    adsTxtCheckIntervalMs: int('ADS_TXT_CHECK_HOURS', 24, 0, 24 * 365) * 3_600_000,
     crashAfterCommit: bool('NATIVA_TEST_CRASH_AFTER_COMMIT'),
     crashMidSettlement: bool('NATIVA_TEST_CRASH_MID_SETTLEMENT'),
     clock: systemClock,
@@ -221,6 +247,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The network's domain for ads.txt: ADS_TXT_DOMAIN, else PUBLIC_URL's host, else none (the request's host is used). */
+function adsTxtDomain(raw: string | undefined, publicUrl: string | undefined, problems: string[]): string | undefined {
+  if (raw !== undefined && raw !== '') {
+    if (!/^[a-z0-9.-]+\.[a-z]{2,}$/i.test(raw)) problems.push(`ADS_TXT_DOMAIN=${raw}: expected a domain such as ads.example.com`);
+    return raw.toLowerCase();
+  }
+  if (publicUrl === undefined) return undefined;
+  try {
+    return new URL(publicUrl).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 const ACCOUNT_KINDS: readonly AccountKind[] = ['advertiser', 'publisher', 'operator'];

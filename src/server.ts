@@ -27,6 +27,8 @@ import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
+import { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
+import { RetentionJob } from './modules/privacy/retention-job.ts';
 import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
 import { createServingEngine } from './modules/serving/serving-engine.ts';
 import { loadSigningSecret } from './modules/serving/tracking/click-token.ts';
@@ -121,6 +123,24 @@ export async function createContext(
       timeZone: config.timeZone,
     }),
   };
+  context.retention = new RetentionJob({
+    db: db.db,
+    clock: config.clock,
+    days: config.retentionDays,
+    intervalMs: config.retentionIntervalMs,
+    onError: (error) => log.warn({ err: error }, 'retention run failed'),
+  });
+  context.retention.registerMetric(context.metrics.registry);
+  context.adsTxt = new AdsTxtChecker({
+    db: db.db,
+    clock: config.clock,
+    networkDomain: config.adsTxtDomain,
+    intervalMs: config.adsTxtCheckIntervalMs,
+    allowPrivate: config.webhookAllowPrivate,
+    ca: config.webhookCa,
+    timeoutMs: config.webhookTimeoutMs,
+    onError: (error) => log.warn({ err: error }, 'ads.txt check failed'),
+  });
   if (redis) await shareRevocations(context, redis);
   return context;
 }
@@ -208,6 +228,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   context.mailer.start(app.log);
   context.rules?.start(app.log);
   context.webhooks.start(app.log);
+  context.retention?.start();
+  context.adsTxt?.start();
   options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
@@ -217,6 +239,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.serving?.close();
     await context.clickFloods?.close();
     await context.rules?.close();
+    await context.retention?.close();
+    await context.adsTxt?.close();
     if (context.redis) await closeRedis(context.redis);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();

@@ -316,6 +316,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/sites/{id}/ads-txt-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Checks the site's /ads.txt now (as the background check does: timeouts, public addresses only). */
+        post: operations["adminCheckSiteAdsTxt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sites/{id}/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A site's privacy setting and whether its /ads.txt has the network's line (the moderation card). */
+        get: operations["adminGetSitePrivacy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/tokens/{id}": {
         parameters: {
             query?: never;
@@ -399,6 +433,40 @@ export interface paths {
         put?: never;
         /** Send an account a new mailbox confirmation link (no password in it). */
         post: operations["adminSendEmailConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everything Nativa holds about an account, as JSON (a data subject access request). Audited. */
+        get: operations["adminExportAccountData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erases an account: personal fields blanked, sessions, tokens, passkeys, second factor, webhook endpoints and mail deleted; balances, ledger rows, payouts, clicks and statistics kept (they refer to the account by id). Audited. 409 for an operator's or an erased account. */
+        post: operations["adminEraseAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1596,7 +1664,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience. */
+        /**
+         * Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience.
+         * @description With Global Privacy Control (`Sec-GPC: 1`), or consent parameters (the IAB macros `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`) that do not grant TCF purposes 1, 3 and 4 or that carry a US opt-out, the pixel sets no cookie and adds no one.
+         */
         get: operations["addToAudience"];
         put?: never;
         post?: never;
@@ -1976,6 +2047,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webmaster/sites/{id}/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's privacy setting and the ads.txt line to publish, with the latest check of its /ads.txt. */
+        get: operations["getSitePrivacy"];
+        /** Sets whether the site never personalises (serving takes it up within SERVING_REFRESH_MS). */
+        put: operations["setSitePrivacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webmaster/statistic": {
         parameters: {
             query?: never;
@@ -2135,6 +2224,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sellers.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** sellers.json (IAB Tech Lab 1.0): every publisher with an active site as a seller. */
+        get: operations["getSellersJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2193,11 +2299,12 @@ export interface components {
          *     - 4008 `two_factor_not_started`: Two-factor enrolment was not started: start it to get the secret.
          *     - 4009 `two_factor_mandatory`: Two-factor sign-in is required for this kind of account: it cannot be turned off.
          *     - 4010 `two_factor_off`: Two-factor sign-in is not on for this account.
+         *     - 4040 `erasure_refused`: This account cannot be erased: it is an operator account or already erased.
          *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4040 | 9000 | 9001;
     };
     responses: {
         /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
@@ -2337,7 +2444,7 @@ export interface operations {
                         /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
                         actor: {
                             accountId: number | null;
-                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            /** @description The network of the request: its address truncated to IPv4 /24 or IPv6 /48; empty for the system or when not shown. */
                             address: string;
                             /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
                             kind: string;
@@ -4910,6 +5017,212 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    adminCheckSiteAdsTxt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A site's privacy setting and its ads.txt. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The latest background check of the site's /ads.txt. */
+                        ads_txt: {
+                            /** @description When the site was last checked. */
+                            checked_at: string | null;
+                            /** @description What the latest check saw, when it was not `found`. */
+                            detail: string;
+                            /** @description unchecked (not yet), found (the site's /ads.txt has the line), missing (the file answered without it) or unreachable (no file, an error, a timeout, a refused address). */
+                            status: "unchecked" | "found" | "missing" | "unreachable";
+                        };
+                        /** @description The line to add to the site's /ads.txt: `<network domain>, <publisher id>, DIRECT` (IAB ads.txt 1.1). */
+                        ads_txt_line: string;
+                        /** @description The publisher's setting: the site's blocks serve without personal data (no visitor id, no retargeting, no frequency caps) whatever the visitor's consent. */
+                        never_personalise: boolean;
+                        /** @description Site id. */
+                        site_id: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminGetSitePrivacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A site's privacy setting and its ads.txt. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The latest background check of the site's /ads.txt. */
+                        ads_txt: {
+                            /** @description When the site was last checked. */
+                            checked_at: string | null;
+                            /** @description What the latest check saw, when it was not `found`. */
+                            detail: string;
+                            /** @description unchecked (not yet), found (the site's /ads.txt has the line), missing (the file answered without it) or unreachable (no file, an error, a timeout, a refused address). */
+                            status: "unchecked" | "found" | "missing" | "unreachable";
+                        };
+                        /** @description The line to add to the site's /ads.txt: `<network domain>, <publisher id>, DIRECT` (IAB ads.txt 1.1). */
+                        ads_txt_line: string;
+                        /** @description The publisher's setting: the site's blocks serve without personal data (no visitor id, no retargeting, no frequency caps) whatever the visitor's consent. */
+                        never_personalise: boolean;
+                        /** @description Site id. */
+                        site_id: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     adminRevokeToken: {
         parameters: {
             query?: never;
@@ -5571,6 +5884,218 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminExportAccountData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account exported. */
+                        account_id: number;
+                        /**
+                         * Format: date-time
+                         * @description When the export was made.
+                         */
+                        exported_at: string;
+                        /** @description Every row that refers to the account, by table and referring column (`accounts.id`, `ledger_entries.account_id`, …), columns as stored, without password, token and key hashes or secrets; at most 100000 rows per table. */
+                        tables: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            }[];
+                        };
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminEraseAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account erased. */
+                        account_id: number;
+                        /**
+                         * Format: date-time
+                         * @description When it was erased.
+                         */
+                        erased_at: string;
+                        /** @description API tokens deleted (they answer 401 from now on). */
+                        tokens_deleted: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
@@ -12547,7 +13072,7 @@ export interface operations {
                         /** @description Who did it. On /me/audit, token, session, address and request are shown only for your own actions. */
                         actor: {
                             accountId: number | null;
-                            /** @description The remote address of the request; empty for the system or when not shown. */
+                            /** @description The network of the request: its address truncated to IPv4 /24 or IPv6 /48; empty for the system or when not shown. */
                             address: string;
                             /** @description `operator`, `advertiser`, `publisher`, or `system` (the settlement of billed clicks). */
                             kind: string;
@@ -13103,7 +13628,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The address of the session’s latest request. */
+                        /** @description The network of the session’s latest request: its address truncated to IPv4 /24 or IPv6 /48 (203.0.113.0). */
                         address: string;
                         /**
                          * Format: date-time
@@ -14363,6 +14888,16 @@ export interface operations {
             query: {
                 /** @description Advertiser account id. */
                 advertiser: number;
+                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. */
+                gdpr?: number;
+                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). */
+                gdpr_consent?: string;
+                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. */
+                gpc?: number;
+                /** @description The GPP string of the page’s CMP (`__gpp`). */
+                gpp?: string;
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
+                gpp_sid?: string;
             };
             header?: never;
             path?: never;
@@ -14399,9 +14934,19 @@ export interface operations {
     serveTeasers: {
         parameters: {
             query?: {
+                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. */
+                gdpr?: number;
+                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). */
+                gdpr_consent?: string;
+                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. */
+                gpc?: number;
+                /** @description The GPP string of the page’s CMP (`__gpp`). */
+                gpp?: string;
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
+                gpp_sid?: string;
                 /** @description Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign. */
                 page?: string;
-                /** @description Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. */
+                /** @description Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. Ignored when the impression is not personalised. */
                 visitor?: string;
             };
             header?: never;
@@ -14432,6 +14977,8 @@ export interface operations {
                         currency: string;
                         /** @description Accessible label of the teaser list. */
                         label: string;
+                        /** @description False when the teasers were chosen without personal data: no visitor id, no retargeting audience, no frequency cap (the visitor did not consent, Global Privacy Control or a US opt-out, or the site never personalises; docs/privacy.md). */
+                        personalised: boolean;
                         /** @description Teasers in auction order; empty when nothing can serve. */
                         teasers: {
                             /** @description Product description. */
@@ -16399,6 +16946,219 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getSitePrivacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A site's privacy setting and its ads.txt. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The latest background check of the site's /ads.txt. */
+                        ads_txt: {
+                            /** @description When the site was last checked. */
+                            checked_at: string | null;
+                            /** @description What the latest check saw, when it was not `found`. */
+                            detail: string;
+                            /** @description unchecked (not yet), found (the site's /ads.txt has the line), missing (the file answered without it) or unreachable (no file, an error, a timeout, a refused address). */
+                            status: "unchecked" | "found" | "missing" | "unreachable";
+                        };
+                        /** @description The line to add to the site's /ads.txt: `<network domain>, <publisher id>, DIRECT` (IAB ads.txt 1.1). */
+                        ads_txt_line: string;
+                        /** @description The publisher's setting: the site's blocks serve without personal data (no visitor id, no retargeting, no frequency caps) whatever the visitor's consent. */
+                        never_personalise: boolean;
+                        /** @description Site id. */
+                        site_id: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setSitePrivacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Serve the site without personal data whatever the signals. */
+                    never_personalise: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description A site's privacy setting and its ads.txt. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The latest background check of the site's /ads.txt. */
+                        ads_txt: {
+                            /** @description When the site was last checked. */
+                            checked_at: string | null;
+                            /** @description What the latest check saw, when it was not `found`. */
+                            detail: string;
+                            /** @description unchecked (not yet), found (the site's /ads.txt has the line), missing (the file answered without it) or unreachable (no file, an error, a timeout, a refused address). */
+                            status: "unchecked" | "found" | "missing" | "unreachable";
+                        };
+                        /** @description The line to add to the site's /ads.txt: `<network domain>, <publisher id>, DIRECT` (IAB ads.txt 1.1). */
+                        ads_txt_line: string;
+                        /** @description The publisher's setting: the site's blocks serve without personal data (no visitor id, no retargeting, no frequency caps) whatever the visitor's consent. */
+                        never_personalise: boolean;
+                        /** @description Site id. */
+                        site_id: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     getPublisherStatistics: {
         parameters: {
             query?: {
@@ -17635,6 +18395,67 @@ export interface operations {
             };
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSellersJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The operator's address (SELLERS_CONTACT_ADDRESS). */
+                        contact_address?: string;
+                        /** @description The operator's contact (SELLERS_CONTACT_EMAIL). */
+                        contact_email?: string;
+                        /** @description Every publisher with an active site. */
+                        sellers: {
+                            /** @description The domain of the publisher's first active site. */
+                            domain?: string;
+                            /** @description 1 when the publisher gave no name. */
+                            is_confidential?: number;
+                            /** @description The publisher's name, when it gave one. */
+                            name?: string;
+                            /** @description The publisher account id: the account id of its ads.txt line. */
+                            seller_id: string;
+                            /**
+                             * @description Every seller is a publisher paid directly by the network.
+                             * @enum {string}
+                             */
+                            seller_type: "PUBLISHER";
+                        }[];
+                        /**
+                         * @description sellers.json version (IAB Tech Lab 1.0).
+                         * @enum {string}
+                         */
+                        version: "1.0";
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
         };
     };
 }

@@ -34,6 +34,7 @@ export interface AccountsTable {
   daily_budget_micros: Generated<number>;
   email: string;
   email_confirmed_at: Timestamp | null;
+  erased_at: Timestamp | null;
   id: Generated<number>;
   kind: "advertiser" | "publisher" | "operator";
   name: Generated<string>;
@@ -364,11 +365,15 @@ export interface SiteCoefficientsTable {
 }
 
 export interface SitesTable {
+  ads_txt_checked_at: Timestamp | null;
+  ads_txt_detail: Generated<string>;
+  ads_txt_status: Generated<"unchecked" | "found" | "missing" | "unreachable">;
   category_id: number | null;
   created_at: Generated<Timestamp>;
   duplicate_of: number | null;
   id: Generated<number>;
   monthly_uniq_users: Generated<number>;
+  never_personalise: Generated<boolean>;
   publisher_id: number;
   status: Generated<number>;
   url: string;

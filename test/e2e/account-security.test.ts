@@ -205,7 +205,7 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     await firefox.getByRole('cell', { name: /password and code/ }).waitFor();
     const current = section.getByRole('row', { name: /this browser/ });
     await current.getByRole('cell', { name: /passkey/ }).waitFor();
-    await current.getByRole('cell', { name: '127.0.0.1' }).waitFor();
+    await current.getByRole('cell', { name: '127.0.0.0' }).waitFor();
     await lookAt(page, 'account-sessions');
 
     await section.getByRole('button', { name: 'End all other sessions' }).click();

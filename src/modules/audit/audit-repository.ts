@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { listWithTotal } from '../../db/list.ts';
 import type { Actor } from '../../http/request-write.ts';
+import { truncatedAddressText } from '../../http/stored-address.ts';
 
 /** What an action did to one object; `before`/`after` are its fields that matter, as JSON. */
 export interface AuditChange {
@@ -39,7 +40,7 @@ export async function insertAuditEntries(trx: Db, actor: Actor, changes: readonl
         token_id: actor.tokenId,
         session_id: actor.sessionId,
         actor_kind: actor.kind,
-        remote_address: actor.remoteAddress,
+        remote_address: truncatedAddressText(actor.remoteAddress),
         request_id: actor.requestId,
         action: change.action,
         object_type: change.objectType,

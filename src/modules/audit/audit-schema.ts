@@ -18,7 +18,10 @@ export const AuditEntrySchema = Type.Object(
         }),
         tokenId: Nullable(Type.Integer({ description: 'The API token used; null with a browser session, or not shown.' })),
         sessionId: Nullable(Type.Integer({ description: 'The browser session used; null with a token, or not shown.' })),
-        address: Type.String({ description: 'The remote address of the request; empty for the system or when not shown.' }),
+        address: Type.String({
+          description:
+            'The network of the request: its address truncated to IPv4 /24 or IPv6 /48; empty for the system or when not shown.',
+        }),
         requestId: Type.String({
           description: 'The request id (the `X-Request-Id` answered); empty for the system or when not shown.',
         }),

@@ -15,9 +15,17 @@
  * copy of the script on the page finds it on `window` under a registered symbol), so the server shows no ad twice on the
  * page. The visitor id, for frequency caps, is kept in the site's localStorage (first-party: one
  * id per site); where storage is refused, the server falls back to its own daily hash.
+ *
+ * Consent (docs/privacy.md): before asking for teasers the script reads the page's CMP, TCF v2.2
+ * (`__tcfapi` addEventListener) and GPP (`__gpp` addEventListener), and Global Privacy Control,
+ * waiting at most CONSENT_WAIT_MS for the CMP. It sends what it got (`gdpr`, `gdpr_consent`,
+ * `gpp`, `gpp_sid`, `gpc`); the server decides with the IAB's decoders. The script itself touches
+ * localStorage only when the CMP's own reading grants purposes 1, 3 and 4 and no US opt-out or GPC
+ * is set; a CMP that does not answer in time counts as no consent (`gdpr=1` without a string).
  */
 import { renderTeaserList } from './teaser-render.ts';
 
+const CONSENT_WAIT_MS = 500;
 export const LOADER_SCRIPT = `/* Nativa teaser loader */
 (function () {
   'use strict';
@@ -37,15 +45,75 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
     // Kept under a registered symbol: shared by every copy of the script, invisible as a global name.
     var pageKey = typeof Symbol === 'function' ? Symbol.for('nativa.pageId') : '__nativaPageId';
     var pageId = window[pageKey] || (window[pageKey] = randomId());
-    var visitorId = '';
-    try {
-      visitorId = localStorage.getItem('nativa_vid') || '';
-      if (!/^[A-Za-z0-9_-]{16,64}$/.test(visitorId)) {
-        visitorId = randomId();
-        localStorage.setItem('nativa_vid', visitorId);
+
+    // What the page's CMP and the browser say, read once for every block (bounded wait).
+    var consent = new Promise(function (resolve) {
+      var found = { query: '', store: navigator.globalPrivacyControl !== true, gpc: navigator.globalPrivacyControl === true };
+      var waiting = 0;
+      function add(name, value) {
+        found.query += '&' + name + '=' + encodeURIComponent(value);
       }
-    } catch (error) {
-      visitorId = '';
+      function finish() {
+        if (waiting < 0) return;
+        waiting = -1;
+        if (found.gpc) add('gpc', 1);
+        // A CMP that did not answer in time sends gdpr=1 without a string: no consent.
+        if (found.cmp) add('gdpr', found.tcf && found.tcf.gdprApplies === false ? 0 : 1);
+        if (found.tcf && found.tcf.tcString) add('gdpr_consent', found.tcf.tcString);
+        if (found.gpp) {
+          add('gpp', found.gpp.gppString);
+          add('gpp_sid', (found.gpp.applicableSections || []).join(','));
+        }
+        resolve(found);
+      }
+      function settle() {
+        if (--waiting === 0) finish();
+      }
+      try {
+        if (typeof window.__tcfapi === 'function') {
+          waiting++;
+          found.store = false;
+          found.cmp = true;
+          window.__tcfapi('addEventListener', 2, function (data, success) {
+            if (!success || !data || found.tcf) return;
+            if (data.gdprApplies !== false && data.eventStatus !== 'tcloaded' && data.eventStatus !== 'useractioncomplete') return;
+            found.tcf = data;
+            var purposes = (data.purpose && data.purpose.consents) || {};
+            found.store = !found.gpc && (data.gdprApplies === false || (purposes[1] && purposes[3] && purposes[4])) && found.gppStore !== false;
+            settle();
+          });
+        }
+        if (typeof window.__gpp === 'function') {
+          waiting++;
+          window.__gpp('addEventListener', function (event, success) {
+            var data = event && event.pingData;
+            if (!success || !data || found.gpp || data.signalStatus !== 'ready') return;
+            found.gpp = data;
+            found.gppStore = !/"(SaleOptOut|SharingOptOut|TargetedAdvertisingOptOut)":1\b|"OptOutSale":"Y"/.test(JSON.stringify(data.parsedSections || {}));
+            if (!found.gppStore) found.store = false;
+            settle();
+          });
+        }
+      } catch (error) {
+        found.store = false;
+      }
+      if (waiting === 0) finish();
+      else setTimeout(finish, ${CONSENT_WAIT_MS});
+    });
+
+    /** The visitor id from the site's localStorage, made there when missing; none without consent. */
+    function visitorId(found) {
+      if (!found.store) return '';
+      try {
+        var id = localStorage.getItem('nativa_vid') || '';
+        if (!/^[A-Za-z0-9_-]{16,64}$/.test(id)) {
+          id = randomId();
+          localStorage.setItem('nativa_vid', id);
+        }
+        return id;
+      } catch (error) {
+        return '';
+      }
     }
 
     var renderTeaserList = ${renderTeaserList.toString()};
@@ -119,8 +187,16 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       var id = container.getAttribute('data-nativa-block');
       if (!/^[0-9]+$/.test(id || '')) return;
       container.setAttribute('data-nativa-state', 'loading');
-      var query = '?page=' + pageId + (visitorId ? '&visitor=' + visitorId : '');
-      fetch(base + '/api/serve/blocks/' + id + '/teasers' + query, { credentials: 'include', mode: 'cors' })
+      consent
+        .then(function (found) {
+          var visitor = visitorId(found);
+          var query = '?page=' + pageId + (visitor ? '&visitor=' + visitor : '') + found.query;
+          // Without consent the request carries no cookie: Nativa's visitor cookie is not read.
+          return fetch(base + '/api/serve/blocks/' + id + '/teasers' + query, {
+            credentials: found.store ? 'include' : 'omit',
+            mode: 'cors',
+          });
+        })
         .then(function (response) { return response.ok ? response.json() : null; })
         .then(function (data) {
           render(container, data);

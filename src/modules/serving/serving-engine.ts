@@ -92,6 +92,11 @@ export interface ServingTally {
 /** Who asks, beyond the impression: the loader's page id and what identifies the visitor. */
 export interface Viewer extends VisitorSignals {
   pageId: string | undefined;
+  /**
+   * False when the visitor did not consent (or the site never personalises, docs/privacy.md): no
+   * visitor is derived at all, so frequency caps do not apply to the impression.
+   */
+  personalised?: boolean;
 }
 
 /**
@@ -229,7 +234,10 @@ export class ServingEngine implements EventSettlement {
     const now = this.options.clock.now();
     const day = dayOf(now, this.options.timeZone);
     const capped = this.keeper.snapshot.frequencyCapped === true;
-    const visitor = viewer === undefined || !capped ? undefined : frequencyVisitor(viewer, this.options.signingSecret, day);
+    const visitor =
+      viewer === undefined || !capped || viewer.personalised === false
+        ? undefined
+        : frequencyVisitor(viewer, this.options.signingSecret, day);
     const pageId = viewer?.pageId;
     const filters = await this.viewerFilters.read(impression.block, pageId, visitor, now, day);
     let winners = selectTeasers(this.keeper.snapshot, { ...impression, filters });

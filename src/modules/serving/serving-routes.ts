@@ -10,6 +10,8 @@ import type { App } from '../../http/routes.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/vocabulary.ts';
+import { ConsentDecider, consentSignals } from './consent/consent.ts';
+import { ConsentQueryFields } from './consent/consent-query.ts';
 import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
@@ -42,9 +44,10 @@ const TeasersQuery = Type.Object({
     Type.String({
       pattern: LOADER_ID_PATTERN,
       description:
-        "Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent.",
+        "Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. Ignored when the impression is not personalised.",
     }),
   ),
+  ...ConsentQueryFields,
 });
 
 const ClickParams = Type.Object({
@@ -86,6 +89,7 @@ const ViewsBody = Type.Object(
 
 const AudienceQuery = Type.Object({
   advertiser: Id('Advertiser account id.'),
+  ...ConsentQueryFields,
 });
 
 /** The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. */
@@ -93,6 +97,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   const { serving } = context;
   if (serving === undefined) return;
   const { currency } = context.config;
+  const consent = new ConsentDecider({ vendorId: context.config.tcfVendorId });
   const answers = new TeaserAnswerWriter(currency);
 
   app.get(
@@ -137,23 +142,26 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       if (block === undefined) throw notFound('Block');
       const userAgent = request.headers['user-agent'];
       const traits = visitorTraits(userAgent);
-      const cookieId = readVisitorId(request);
       const { page, visitor } = request.query;
+      // Without consent (docs/privacy.md) no visitor id is read: not the cookie, not the loader's.
+      const personalised =
+        !block.neverPersonalise && consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised;
+      const cookieId = personalised ? readVisitorId(request) : undefined;
       // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
       const address = request.ip;
       const teasers = traits.bot
         ? []
         : await serving.serve(
             { block, device: traits.device, country: countryOf(address), visitorId: cookieId },
-            { pageId: page, cookieId, loaderId: visitor, address, userAgent },
+            { pageId: page, cookieId, loaderId: personalised ? visitor : undefined, address, userAgent, personalised },
           );
       const base = absoluteUrl(request, '/api');
       if (request.format === 'json' && (request.query as { fields?: unknown }).fields === undefined) {
         // Sent as text, the answer skips the serializer (and `fields`, which it was not asked for);
         // the schema's reply type only knows the object, hence the plain reply.
-        return (reply as FastifyReply).type(JSON_TYPE).send(answers.write(block.id, LABEL, base, teasers));
+        return (reply as FastifyReply).type(JSON_TYPE).send(answers.write(block.id, LABEL, base, teasers, personalised));
       }
-      return teaserAnswer(block.id, LABEL, currency, base, teasers);
+      return teaserAnswer(block.id, LABEL, currency, base, teasers, personalised);
     },
   );
 
@@ -276,6 +284,8 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'addToAudience',
         summary: "Retargeting pixel: adds this browser (Nativa's visitor cookie) to the advertiser's audience.",
+        description:
+          'With Global Privacy Control (`Sec-GPC: 1`), or consent parameters (the IAB macros `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`) that do not grant TCF purposes 1, 3 and 4 or that carry a US opt-out, the pixel sets no cookie and adds no one.',
         security: [],
         querystring: AudienceQuery,
         response: {
@@ -288,6 +298,10 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const { advertiser } = request.query;
+      // Without consent the pixel sets no cookie and adds no one (docs/privacy.md).
+      if (!consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised) {
+        return sendPixel(reply);
+      }
       let visitorId = readVisitorId(request);
       if (visitorId === undefined) visitorId = randomBytes(16).toString('base64url');
       reply.header(

@@ -24,6 +24,10 @@ export const TeasersAnswerSchema = Type.Object({
   block: Type.Integer({ description: 'Block id.' }),
   label: Type.String({ description: 'Accessible label of the teaser list.' }),
   currency: Type.String({ description: 'The platform currency (ISO 4217, `CURRENCY`) of every price.' }),
+  personalised: Type.Boolean({
+    description:
+      'False when the teasers were chosen without personal data: no visitor id, no retargeting audience, no frequency cap (the visitor did not consent, Global Privacy Control or a US opt-out, or the site never personalises; docs/privacy.md).',
+  }),
   teasers: Type.Array(TeaserSchema, { description: 'Teasers in auction order; empty when nothing can serve.' }),
 });
 
@@ -37,11 +41,13 @@ export function teaserAnswer(
   currency: string,
   base: string,
   teasers: readonly ServedTeaser[],
+  personalised = true,
 ): Static<typeof TeasersAnswerSchema> {
   return {
     block: blockId,
     label,
     currency,
+    personalised,
     teasers: teasers.map(({ ad, clickToken, viewToken }) => ({
       id: ad.offerId,
       title: ad.title,
@@ -73,9 +79,9 @@ export class TeaserAnswerWriter {
     this.currency = JSON.stringify(currency);
   }
 
-  write(blockId: number, label: string, base: string, teasers: readonly ServedTeaser[]): string {
+  write(blockId: number, label: string, base: string, teasers: readonly ServedTeaser[], personalised = true): string {
     const baseJson = this.escapedBase(base);
-    let text = `{"block":${blockId},"label":${JSON.stringify(label)},"currency":${this.currency},"teasers":[`;
+    let text = `{"block":${blockId},"label":${JSON.stringify(label)},"currency":${this.currency},"personalised":${personalised},"teasers":[`;
     for (let index = 0; index < teasers.length; index += 1) {
       const teaser = teasers[index] as ServedTeaser;
       if (index > 0) text += ',';

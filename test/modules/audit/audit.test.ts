@@ -65,7 +65,7 @@ describe('audit trail', () => {
     assert.equal(entry.actor.kind, 'operator');
     assert.equal(entry.actor.tokenId, operatorTokenId);
     assert.equal(entry.actor.sessionId, null);
-    assert.equal(entry.actor.address, '127.0.0.1');
+    assert.equal(entry.actor.address, '127.0.0.0', 'the network only: docs/privacy.md');
     assert.equal(entry.actor.requestId, response.header('X-Request-Id'));
     assert.equal(entry.subjectAccountId, advertiser.id);
     assert.deepEqual(entry.before, { balanceMicros: 0 });
@@ -181,7 +181,7 @@ describe('audit trail', () => {
     assert.equal(credit.actor.address, '');
     assert.equal(credit.actor.tokenId, null);
     const move = entries.find((entry) => entry.action === 'client.balance_move');
-    assert.equal(move?.actor.address, '127.0.0.1');
+    assert.equal(move?.actor.address, '127.0.0.0');
 
     const stranger = await server.createAccount('advertiser');
     const theirs: Entry[] = (await stranger.client.get('/api/me/audit')).json();

@@ -37,6 +37,7 @@ const ENTRY_FILES: Record<string, readonly string[]> = {
   ],
   billing: ['click-billing.ts', 'acceptance.ts', 'settlement.ts', 'logged-settlement.ts'],
   explain: ['explain-impression.ts', 'explain-routes.ts'],
+  consent: ['consent.ts', 'consent-query.ts'],
   'event-log': ['event-log.ts', 'logged-tracking.ts', 'settle-views.ts', 'unsettled-spend.ts'],
   openrtb: ['openrtb-routes.ts'],
 };

@@ -39,6 +39,8 @@ describe('the teasers answer written as text', () => {
     it(`is the text of the object answer: ${name}`, () => {
       const text = writer.write(77, 'Sponsored', base, teasers);
       assert.equal(text, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers)));
+      const unpersonalised = writer.write(77, 'Sponsored', base, teasers, false);
+      assert.equal(unpersonalised, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers, false)));
     });
   }
 

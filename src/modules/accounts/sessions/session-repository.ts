@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import type { PasswordTokenPurpose, SessionMethod } from '../../../db/schema.ts';
+import { truncatedAddressText } from '../../../http/stored-address.ts';
 
 export async function insertSession(
   db: Db,
@@ -23,7 +24,7 @@ export async function insertSession(
       expires_at: session.expiresAt,
       revoked_at: null,
       user_agent: session.userAgent,
-      remote_address: session.address,
+      remote_address: truncatedAddressText(session.address),
       method: session.method,
     })
     .returning('id')
@@ -51,7 +52,7 @@ export async function findLiveSession(db: Db, tokenHash: Buffer, now: Date, crea
 export async function extendSession(db: Db, id: number, now: Date, expiresAt: Date, address: string): Promise<void> {
   await db
     .updateTable('sessions')
-    .set({ last_seen_at: now, expires_at: expiresAt, remote_address: address })
+    .set({ last_seen_at: now, expires_at: expiresAt, remote_address: truncatedAddressText(address) })
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .execute();

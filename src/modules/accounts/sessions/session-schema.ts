@@ -88,7 +88,9 @@ export const SessionSchema = Type.Object(
     current: Type.Boolean({ description: 'Whether this is the session making the request.' }),
     device: Type.String({ description: 'Browser and system, read from the User-Agent, e.g. "Firefox 133 on Windows".' }),
     userAgent: Type.String({ description: 'The User-Agent the browser signed in with (up to 512 characters).' }),
-    address: Type.String({ description: 'The address of the session’s latest request.' }),
+    address: Type.String({
+      description: 'The network of the session’s latest request: its address truncated to IPv4 /24 or IPv6 /48 (203.0.113.0).',
+    }),
     method: Type.Union(
       SESSION_METHODS.map((method) => Type.Literal(method)),
       {

@@ -133,6 +133,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       title: block.title,
       teaserCount: block.teaser_count,
       campaignsUnique: block.no_campaign_repeats,
+      neverPersonalise: block.never_personalise,
     });
   }
   for (const member of audiences) {

@@ -46,7 +46,7 @@ export async function loadServableBlocks(db: Db) {
   return db
     .selectFrom('blocks as b')
     .innerJoin('sites as s', 's.id', 'b.site_id')
-    .select(['b.id', 'b.site_id', 'b.title', 'b.teaser_count', 'b.no_campaign_repeats', 's.publisher_id'])
+    .select(['b.id', 'b.site_id', 'b.title', 'b.teaser_count', 'b.no_campaign_repeats', 's.publisher_id', 's.never_personalise'])
     .where('s.status', '=', 1)
     .execute();
 }

@@ -57,6 +57,8 @@ export interface BlockEntry {
   teaserCount: number;
   /** The publisher's "no campaign repeats on a page": at most one ad per campaign per page view. */
   campaignsUnique?: boolean;
+  /** The publisher's "never personalise" for the block's site: no impression of it uses personal data. */
+  neverPersonalise?: boolean;
 }
 
 export interface Snapshot {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { type CountryResponse, Reader } from 'mmdb-lib';
 import { UAParser } from 'ua-parser-js';
+import { truncatedAddress } from '../../../http/stored-address.ts';
 import { DEVICES, type DeviceId } from '../../statistics/vocabulary.ts';
 
 /** What the serving engine knows about a visitor: device, country, whether it is a robot. */
@@ -90,15 +91,10 @@ function isPrivateAddress(address: string): boolean {
 }
 
 /**
- * A click's address as it is stored (PostgreSQL `inet`): an IPv4 address carried in IPv6 form
- * (`::ffff:203.0.113.7`, how Node reports IPv4 on a dual-stack socket) becomes IPv4, so an IPv4
- * range finds it; a zone suffix is dropped. Anything that is not an IP address (a forwarded header
- * behind a misconfigured proxy) is null rather than a value the column would refuse.
+ * A click's address as it is stored (PostgreSQL `inet`): truncated to its network, IPv4 /24 and
+ * IPv6 /48 (docs/privacy.md); anything that is not an IP address (a forwarded header behind a
+ * misconfigured proxy) is null rather than a value the column would refuse.
  */
 export function clickAddress(ip: string | undefined): string | null {
-  if (ip === undefined) return null;
-  const bare = ip.split('%')[0] ?? '';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  const address = mapped?.[1] ?? bare;
-  return isIP(address) === 0 ? null : address;
+  return truncatedAddress(ip);
 }

@@ -46,7 +46,7 @@ describe('where you are signed in: the session list and its absolute lifetime', 
     assert.equal(mostRecent.current, true);
     assert.equal(mostRecent.device, 'Firefox 133 on Windows');
     assert.equal(mostRecent.userAgent, FIREFOX);
-    assert.equal(mostRecent.address, '127.0.0.1');
+    assert.equal(mostRecent.address, '127.0.0.0', 'stored as its network: docs/privacy.md');
     assert.equal(mostRecent.method, 'password');
     assert.equal(mostRecent.lastSeen, new Date(server.clock.now()).toISOString());
     assert.deepEqual(

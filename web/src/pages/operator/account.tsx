@@ -8,6 +8,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import './operator.css';
+import { AccountData } from './account-data.tsx';
 
 const LEDGER_PER_PAGE = 20;
 
@@ -77,6 +78,7 @@ export function AccountPage({ id }: { id: number }) {
       </div>
       <Ledger id={id} />
       <Mails id={id} />
+      <AccountData id={id} username={user.username} />
     </>
   );
 }

@@ -6,6 +6,7 @@ import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { count, fineMoney, moment } from '../../format.ts';
 import { Link, useLocation } from '../../router.tsx';
 import './operator.css';
+import { SiteAdsTxt } from './site-ads-txt.tsx';
 
 const QUEUES = ['campaigns', 'ads', 'sites'] as const;
 type Queue = (typeof QUEUES)[number];
@@ -297,6 +298,7 @@ function SiteItem({ item }: { item: Site }) {
         </dd>
         <dt>Monthly visitors</dt>
         <dd>{Number(item.monthly_uniq_users) > 0 ? count(Number(item.monthly_uniq_users)) : 'not given'}</dd>
+        <SiteAdsTxt siteId={item.id} />
       </dl>
     </>
   );

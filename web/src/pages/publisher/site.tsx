@@ -10,6 +10,7 @@ import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
 import { type Block, SITE_STATUS } from './publisher-data.ts';
 import { IncomeTiles, SiteStatusBadge } from './publisher-ui.tsx';
+import { SitePrivacy } from './site-privacy.tsx';
 
 export function SitePage({ id }: { id: number }) {
   const period = usePeriod();
@@ -51,6 +52,7 @@ export function SitePage({ id }: { id: number }) {
             <p>{SITE_STATUS[status].meaning}</p>
           </div>
           <IncomeTiles label="Figures for the period" figures={current} />
+          <SitePrivacy siteId={id} />
         </>
       )}
 

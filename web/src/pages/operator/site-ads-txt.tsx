@@ -1,0 +1,44 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, data, problem } from '../../api.ts';
+import { Notice } from '../../components/controls.tsx';
+
+const STATUS_TEXT = {
+  unchecked: 'not checked yet',
+  found: 'has the line',
+  missing: 'does not have the line',
+  unreachable: 'could not be read',
+} as const;
+
+/** On a site's moderation card: whether the site's /ads.txt has the network's line, and a check now. */
+export function SiteAdsTxt({ siteId }: { siteId: number }) {
+  const client = useQueryClient();
+  const key = ['moderation', 'ads-txt', siteId];
+  const privacy = useQuery({
+    queryKey: key,
+    queryFn: () => data(api.GET('/api/admin/sites/{id}/privacy', { params: { path: { id: siteId } } })),
+  });
+  const check = useMutation({
+    mutationFn: () => data(api.POST('/api/admin/sites/{id}/ads-txt-check', { params: { path: { id: siteId } } })),
+    onSuccess: (checked) => client.setQueryData(key, checked),
+  });
+  const adsTxt = privacy.data?.ads_txt;
+  return (
+    <>
+      <dt>ads.txt</dt>
+      <dd>
+        {adsTxt ? (
+          <>
+            <span className={`tag ads-txt-${adsTxt.status}`}>{STATUS_TEXT[adsTxt.status]}</span>
+            {adsTxt.detail && <span className="sub"> {adsTxt.detail}</span>}{' '}
+            <button type="button" className="link" onClick={() => check.mutate()} disabled={check.isPending}>
+              Check now<span className="visually-hidden"> the ads.txt of site {siteId}</span>
+            </button>
+          </>
+        ) : (
+          '…'
+        )}
+        {(privacy.error || check.error) && <Notice kind="error">{problem(privacy.error ?? check.error)}</Notice>}
+      </dd>
+    </>
+  );
+}

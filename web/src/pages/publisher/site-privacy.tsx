@@ -1,0 +1,49 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, data, problem } from '../../api.ts';
+import { Notice, Switch } from '../../components/controls.tsx';
+import { CopyField } from '../../components/copy-field.tsx';
+
+/** A site's ads.txt line to publish and its "never personalise" switch (docs/privacy.md). */
+export function SitePrivacy({ siteId }: { siteId: number }) {
+  const client = useQueryClient();
+  const key = ['sites', 'privacy', siteId];
+  const privacy = useQuery({
+    queryKey: key,
+    queryFn: () => data(api.GET('/api/webmaster/sites/{id}/privacy', { params: { path: { id: siteId } } })),
+  });
+  const save = useMutation({
+    mutationFn: (neverPersonalise: boolean) =>
+      data(
+        api.PUT('/api/webmaster/sites/{id}/privacy', {
+          params: { path: { id: siteId } },
+          body: { never_personalise: neverPersonalise },
+        }),
+      ),
+    onSuccess: (saved) => client.setQueryData(key, saved),
+  });
+  const current = privacy.data;
+  return (
+    <section className="card" aria-labelledby="privacy-title">
+      <h2 id="privacy-title">ads.txt and privacy</h2>
+      {(privacy.error || save.error) && <Notice kind="error">{problem(privacy.error ?? save.error)}</Notice>}
+      {current && (
+        <>
+          <p>Add this line to the ads.txt file at the root of your site, so buyers can see that Nativa sells your space:</p>
+          <CopyField label="ads.txt line" value={current.ads_txt_line} />
+          <div className="switch-row">
+            <Switch
+              checked={current.never_personalise}
+              label="Never personalise ads on this site"
+              disabled={save.isPending}
+              onChange={(checked) => save.mutate(checked)}
+            />
+            <span>
+              Never personalise: teasers on this site use no visitor id, no retargeting and no frequency caps, whatever visitors
+              consent to.
+            </span>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
