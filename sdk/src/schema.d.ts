@@ -609,7 +609,7 @@ export interface paths {
         };
         /** One campaign with statistics; `expand=offers` embeds its ads with theirs. */
         get: operations["getCampaign"];
-        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone. */
+        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists. */
         put: operations["updateCampaign"];
         post?: never;
         delete?: never;
@@ -1790,7 +1790,7 @@ export interface paths {
         };
         /** One block with its embed code. */
         get: operations["getBlock"];
-        /** Change a block’s options (extension): `noCampaignRepeats`. */
+        /** Change a block’s options (extension): `noCampaignRepeats`, `minCpc`. */
         put: operations["updateBlock"];
         post?: never;
         delete?: never;
@@ -1911,7 +1911,8 @@ export interface paths {
         };
         /** One site with its statistics for the period; `expand=blocks` embeds its blocks. */
         get: operations["getSite"];
-        put?: never;
+        /** Change a site’s brand safety (extension): the product categories it refuses. */
+        put: operations["updateSite"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4007,6 +4008,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -4097,6 +4100,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -5774,6 +5779,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -5788,6 +5795,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -5806,6 +5815,13 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -5814,12 +5830,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
@@ -5869,8 +5893,12 @@ export interface operations {
                 "application/json": {
                     /** @description Activity flag (default true). */
                     active?: boolean;
+                    /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    browsers?: string[] | string | null;
                     /** @description A root product category. */
                     category_id: number;
+                    /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
                     frequencyCap?: number;
                     /** @description Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. */
@@ -5881,12 +5909,24 @@ export interface operations {
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 (default) means none. */
                     maxmoney?: number | string;
+                    /** @description Operating systems the campaign serves to: families (windows, macos, ios, android, linux, chromeos, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    os?: string[] | string | null;
+                    /** @description asap (default): spend as fast as the auction allows; even: spread the day’s budget (maxmoney, or what is left of totalBudget over the days to endsAt) across the day (docs/serving.md, Pacing) (extension). */
+                    pacing?: "asap" | "even";
                     /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
                     schedule?: number[] | string | null;
+                    /** @description Serve only on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteAllow?: (number | string)[] | null;
+                    /** @description Never serve on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteBlock?: (number | string)[] | null;
+                    /** @description When the campaign starts serving. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    startsAt?: string | null;
                     /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
                     timeZone?: string | null;
                     /** @description Title. */
                     title: string;
+                    /** @description Lifetime budget: the campaign stops once it has spent this much in all; 0 (default) means none (extension). */
+                    totalBudget?: number | string;
                 };
             };
         };
@@ -5902,6 +5942,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -5916,6 +5958,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -5934,6 +5978,13 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -5942,12 +5993,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
@@ -6027,6 +6086,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -6041,6 +6102,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -6126,6 +6189,13 @@ export interface operations {
                         }[];
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -6134,12 +6204,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
@@ -6200,12 +6278,28 @@ export interface operations {
                     active?: boolean;
                     /** @description Archive (true) or restore (false) the campaign (extension). */
                     archived?: boolean;
+                    /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    browsers?: string[] | string | null;
+                    /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
                     frequencyCap?: number;
+                    /** @description Operating systems the campaign serves to: families (windows, macos, ios, android, linux, chromeos, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    os?: string[] | string | null;
+                    /** @description asap (default): spend as fast as the auction allows; even: spread the day’s budget (maxmoney, or what is left of totalBudget over the days to endsAt) across the day (docs/serving.md, Pacing) (extension). */
+                    pacing?: "asap" | "even";
                     /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
                     schedule?: number[] | string | null;
+                    /** @description Serve only on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteAllow?: (number | string)[] | null;
+                    /** @description Never serve on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteBlock?: (number | string)[] | null;
+                    /** @description When the campaign starts serving. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    startsAt?: string | null;
                     /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
                     timeZone?: string | null;
+                    /** @description Lifetime budget: the campaign stops once it has spent this much in all; 0 (default) means none (extension). */
+                    totalBudget?: number | string;
                 };
             };
         };
@@ -6221,6 +6315,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -6235,6 +6331,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -6253,6 +6351,13 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -6261,12 +6366,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
@@ -6315,10 +6428,14 @@ export interface operations {
             query: {
                 /** @description Block id of the impression to explain (a block of an active site, any publisher). */
                 block: number;
+                /** @description Browser of the impression: chrome, safari, firefox, edge, opera, samsung, yandex, other, optionally :major (chrome:131); none: unknown. */
+                browser?: string;
                 /** @description ISO 3166-1 alpha-2 country code of the visitor (either case); none: a visitor of unknown country. */
                 country?: string;
                 /** @description Device type of the impression: desktop (default), mobile or tablet. */
                 device?: "desktop" | "mobile" | "tablet";
+                /** @description Operating system of the impression: windows, macos, ios, android, linux, chromeos, other, optionally :major (android:14); none: unknown. */
+                os?: string;
                 /** @description Visitor id (the `nv_vid` cookie of the serving domain), for retargeting audiences; none: a visitor in no audience. */
                 visitor?: string;
             };
@@ -6357,7 +6474,7 @@ export interface operations {
                             /** @description Place among every eligible ad of the block for this impression, 1 the best; null when filtered. */
                             rank: number | null;
                             /** @description Why the ad does not compete; empty when eligible. */
-                            reasons: ("campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "budget" | "daily_limit" | "geo" | "audience" | "page_repeat" | "frequency" | "schedule" | "filtered")[];
+                            reasons: ("campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered")[];
                             /** @description Expected value per thousand impressions (effective bid × CTR × 1000), currency units; ads are ranked by it. Null when filtered. */
                             score: number | null;
                             /** @description eligible: the ad competes for this impression (see rank); filtered: it does not (see reasons). */
@@ -8726,6 +8843,8 @@ export interface operations {
                             active: boolean;
                             /** @description Whether the campaign is archived (extension). */
                             archived: boolean;
+                            /** @description Targeted browsers; present only when set (extension). */
+                            browsers?: string[];
                             /** @description Product category (a root category). */
                             category_id: number | null;
                             /** @description Transitions (clicks). */
@@ -8740,6 +8859,8 @@ export interface operations {
                             cr: number;
                             /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                             ctr: number;
+                            /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                            endsAt?: string;
                             /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                             frequencyCap?: number;
                             /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -8758,6 +8879,13 @@ export interface operations {
                             money: number;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
+                            /** @description Targeted operating systems; present only when set (extension). */
+                            os?: string[];
+                            /**
+                             * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                             * @enum {string}
+                             */
+                            pacing?: "even";
                             /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                             refundedClicks: number;
                             /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8766,12 +8894,20 @@ export interface operations {
                             schedule?: number[];
                             /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                             served: number;
+                            /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                            siteAllow?: (number | string)[];
+                            /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                            siteBlock?: (number | string)[];
+                            /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                            startsAt?: string;
                             /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                             status: number;
                             /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                             timeZone?: string;
                             /** @description Title. */
                             title: string;
+                            /** @description Lifetime budget, currency units; present only when set (extension). */
+                            totalBudget?: number;
                             /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                             views: number;
                         }[];
@@ -11949,6 +12085,8 @@ export interface operations {
                         count: number;
                         /** @description Block id. */
                         id: number;
+                        /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                        minCpc?: number;
                         /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                         noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
@@ -12000,8 +12138,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Minimum price of a click on the block: ads whose bid × coefficients is lower do not compete, and no click costs less; 0 clears (extension). */
+                    minCpc?: number | string;
                     /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
-                    noCampaignRepeats: boolean;
+                    noCampaignRepeats?: boolean;
                 };
             };
         };
@@ -12019,6 +12159,8 @@ export interface operations {
                         count: number;
                         /** @description Block id. */
                         id: number;
+                        /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                        minCpc?: number;
                         /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                         noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
@@ -12069,10 +12211,14 @@ export interface operations {
     explainBlock: {
         parameters: {
             query?: {
+                /** @description Browser of the impression: chrome, safari, firefox, edge, opera, samsung, yandex, other, optionally :major (chrome:131); none: unknown. */
+                browser?: string;
                 /** @description ISO 3166-1 alpha-2 country code of the visitor (either case); none: a visitor of unknown country. */
                 country?: string;
                 /** @description Device type of the impression: desktop (default), mobile or tablet. */
                 device?: "desktop" | "mobile" | "tablet";
+                /** @description Operating system of the impression: windows, macos, ios, android, linux, chromeos, other, optionally :major (android:14); none: unknown. */
+                os?: string;
                 /** @description Visitor id (the `nv_vid` cookie of the serving domain), for retargeting audiences; none: a visitor in no audience. */
                 visitor?: string;
             };
@@ -12104,8 +12250,8 @@ export interface operations {
                         filtered: {
                             /** @description How many ads this reason keeps out. */
                             count: number;
-                            /** @description Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule (per-request filters), filtered (another per-request filter). */
-                            reason: "campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "budget" | "daily_limit" | "geo" | "audience" | "page_repeat" | "frequency" | "schedule" | "filtered";
+                            /** @description Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), total_budget (campaign lifetime budget spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), os (another operating system), browser (another browser), site_list (the campaign’s site allow or block list excludes the site), category (the site refuses the campaign’s or ad’s category), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule, flight (outside the campaign’s start and end), pacing (even pacing: ahead of the day’s allowance) (per-request filters), floor (bid × coefficients under the block’s minimum CPC), filtered (another per-request filter). */
+                            reason: "campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered";
                         }[];
                         /** @description How many teasers the block shows at once. */
                         teaserCount: number;
@@ -12461,6 +12607,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
                             /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                             noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
@@ -12490,6 +12638,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -12568,6 +12718,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
                             /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                             noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
@@ -12597,6 +12749,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -12680,6 +12834,8 @@ export interface operations {
                             count: number;
                             /** @description Block id. */
                             id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
                             /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                             noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
@@ -12709,6 +12865,124 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Status: moderation, active, banned or unconfirmed. */
+                        status: "moderation" | "active" | "banned" | "unconfirmed";
+                        /** @description Site address. */
+                        url: string;
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
+                        views: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears (extension). */
+                    refusedCategories: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description A publisher site with its statistics for the requested period. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The blocks of the site (with `expand=blocks`). */
+                        blocks?: {
+                            /** @description Block code: the HTML embed code to paste into a page of the site. */
+                            bn: string;
+                            /** @description How many teasers the block shows at once (1-20). */
+                            count: number;
+                            /** @description Block id. */
+                            id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
+                            /** @description Id of the site the block belongs to. */
+                            siteid: string;
+                            /** @description Block header. */
+                            title: string;
+                        }[];
+                        /** @description Number of blocks. */
+                        blocks_count: number;
+                        /** @description Category id (a site category). */
+                        category_id: string;
+                        /** @description Clicks on teasers in the period. */
+                        clicks: number;
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
+                        cpm: number;
+                        /** @description Click-through rate: clicks / views * 100. */
+                        ctr: number;
+                        /** @description Site id. */
+                        id: number;
+                        /** @description The same income as a number in currency units, 4 fraction digits. */
+                        income: number;
+                        /** @description Income in whole cents of the account currency (rounded down). */
+                        money: number;
+                        /** @description Monthly unique visitors, as the publisher declared them. */
+                        monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -12799,6 +13073,8 @@ export interface operations {
                         count: number;
                         /** @description Block id. */
                         id: number;
+                        /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                        minCpc?: number;
                         /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                         noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */

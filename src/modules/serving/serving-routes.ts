@@ -142,7 +142,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const teasers = traits.bot
         ? []
         : await serving.serve(
-            { block, device: traits.device, country: countryOf(address), visitorId: cookieId },
+            { block, device: traits.device, agent: traits.agent, country: countryOf(address), visitorId: cookieId },
             { pageId: page, cookieId, loaderId: visitor, address, userAgent },
           );
       const base = absoluteUrl(request, '/api');

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
+import type { ControlColumns } from './campaign-control.ts';
 import type { CampaignRecord } from './campaign-schema.ts';
 
 export interface CampaignListFilter {
@@ -87,6 +88,7 @@ export interface NewCampaign {
   dailyBudgetMicros: number;
   dailyClickLimit: number;
   delivery: CampaignDelivery;
+  control: ControlColumns;
   now: Date;
 }
 
@@ -119,6 +121,7 @@ export async function insertCampaign(db: Db, campaign: NewCampaign): Promise<num
       daily_budget_micros: campaign.dailyBudgetMicros,
       daily_click_limit: campaign.dailyClickLimit,
       ...deliveryColumns(campaign.delivery),
+      ...campaign.control,
       created_at: campaign.now,
       updated_at: campaign.now,
     })
@@ -133,10 +136,11 @@ export async function updateCampaignFlags(
   flags: { active?: boolean; archived?: boolean },
   delivery: CampaignDelivery,
   now: Date,
+  control: ControlColumns = {},
 ): Promise<void> {
   await db
     .updateTable('campaigns')
-    .set({ ...flags, ...deliveryColumns(delivery), updated_at: now })
+    .set({ ...flags, ...deliveryColumns(delivery), ...control, updated_at: now })
     .where('id', '=', id)
     .execute();
 }

@@ -11,6 +11,7 @@ import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';
+import { controlBodyProperties } from './campaign-control.ts';
 import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
 import {
   type CampaignInput,
@@ -101,6 +102,7 @@ const CreateCampaignBody = Type.Object(
     maxclicks: Type.Optional(Count('Daily click limit; 0 (default) means none.', { maximum: 1_000_000_000 })),
     active: Type.Optional(Flag('Activity flag (default true).')),
     ...deliveryProperties,
+    ...controlBodyProperties,
   },
   { additionalProperties: false },
 );
@@ -110,6 +112,7 @@ const ChangeCampaignBody = Type.Object(
     active: Type.Optional(Flag('Switch the campaign on (true) or off (false).')),
     archived: Type.Optional(Flag('Archive (true) or restore (false) the campaign (extension).')),
     ...deliveryProperties,
+    ...controlBodyProperties,
   },
   { additionalProperties: false },
 );
@@ -133,6 +136,14 @@ function toCampaignInput(body: Unchecked<CreateCampaignFields>): Unchecked<Campa
     frequencyCap: body.frequencyCap,
     schedule: body.schedule,
     timeZone: body.timeZone,
+    startsAt: body.startsAt,
+    endsAt: body.endsAt,
+    totalBudget: body.totalBudget,
+    pacing: body.pacing,
+    os: body.os,
+    browsers: body.browsers,
+    siteAllow: body.siteAllow,
+    siteBlock: body.siteBlock,
   };
 }
 
@@ -144,6 +155,7 @@ const statsQuery = (query: { dateFrom?: string; dateTo?: string; targetId?: numb
 /** Advertiser campaigns: list, read (with their ads), create, switch on/off and archive. */
 export function registerCampaignRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
+  const platformTimeZone = context.config.timeZone;
   const tags = ['Campaigns'];
 
   app.get(
@@ -210,7 +222,10 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         body: CreateCampaignBody,
         response: { 201: CampaignSchema, ...errorResponses(401, 403, 422) },
       },
-      config: { fieldRules: (request) => campaignFieldErrors(db, toCampaignInput(uncheckedBody(request))), idempotent: true },
+      config: {
+        fieldRules: (request) => campaignFieldErrors(db, toCampaignInput(uncheckedBody(request)), platformTimeZone),
+        idempotent: true,
+      },
     },
     async (request, reply) => {
       const campaign = await createCampaign(
@@ -218,6 +233,7 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         accountOf(request),
         toCampaignInput(request.body),
         new Date(clock.now()),
+        platformTimeZone,
       );
       return created(request, reply, `/api/advertiser/campaigns/${campaign.id}`, campaign);
     },
@@ -230,13 +246,14 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'updateCampaign',
         summary:
-          'Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule and time zone.',
+          'Switch a campaign on or off (`active`), archive or restore it (`archived`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists.',
         params: IdParams,
         body: ChangeCampaignBody,
         response: { 200: CampaignSchema, ...errorResponses(401, 403, 404, 422) },
       },
-      config: { fieldRules: async (request) => campaignChangeFieldErrors(uncheckedBody(request)) },
+      config: { fieldRules: async (request) => campaignChangeFieldErrors(uncheckedBody(request), platformTimeZone) },
     },
-    async (request) => changeCampaign(db, accountOf(request), request.params.id, request.body, new Date(clock.now())),
+    async (request) =>
+      changeCampaign(db, accountOf(request), request.params.id, request.body, new Date(clock.now()), platformTimeZone),
   );
 }

@@ -44,10 +44,17 @@ export async function insertBlock(
     .executeTakeFirstOrThrow();
 }
 
-export async function updateBlockOptions(db: Db, blockId: number, options: { noCampaignRepeats: boolean }): Promise<BlockRow> {
+export async function updateBlockOptions(
+  db: Db,
+  blockId: number,
+  options: { noCampaignRepeats?: boolean; minCpcMicros?: number },
+): Promise<BlockRow> {
   return db
     .updateTable('blocks')
-    .set({ no_campaign_repeats: options.noCampaignRepeats })
+    .set({
+      ...(options.noCampaignRepeats === undefined ? {} : { no_campaign_repeats: options.noCampaignRepeats }),
+      ...(options.minCpcMicros === undefined ? {} : { min_cpc_micros: options.minCpcMicros }),
+    })
     .where('id', '=', blockId)
     .returningAll()
     .executeTakeFirstOrThrow();

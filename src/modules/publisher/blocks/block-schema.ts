@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { BlocksTable } from '../../../db/schema.ts';
+import { microsToAmount } from '../../../money.ts';
 import { embedCode } from './embed-code.ts';
 
 export type BlockRow = Selectable<BlocksTable>;
@@ -21,6 +22,12 @@ export const BlockSchema = Type.Object(
           'true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension).',
       }),
     ),
+    minCpc: Type.Optional(
+      Type.Number({
+        description:
+          'Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension).',
+      }),
+    ),
   },
   { description: 'An ad block (informer) of a site.' },
 );
@@ -35,5 +42,6 @@ export function toBlock(row: BlockRow, baseUrl: string): Block {
     siteid: String(row.site_id),
     count: row.teaser_count,
     ...(row.no_campaign_repeats ? { noCampaignRepeats: true } : {}),
+    ...(Number(row.min_cpc_micros) > 0 ? { minCpc: microsToAmount(Number(row.min_cpc_micros)) } : {}),
   };
 }

@@ -1,7 +1,8 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { DomainError, type FieldError, notFound, validationFailed } from '../../../errors.ts';
+import { DomainError, type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
+import { readMoney } from '../../../http/money-input.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
 import { getOwnSite } from '../sites/site-service.ts';
 import { findOwnBlock, insertBlock, updateBlockOptions } from './block-repository.ts';
@@ -64,10 +65,22 @@ export async function createBlock(
   });
 }
 
-/** Changes a block's options (today: whether campaigns may repeat on a page); 404 when not the publisher's. */
-export async function changeBlock(db: Db, publisherId: number, blockId: number, options: { noCampaignRepeats: boolean }) {
+/**
+ * Changes a block's options: whether campaigns may repeat on a page, its minimum CPC; 404 when
+ * not the publisher's, 422 when nothing is given.
+ */
+export async function changeBlock(
+  db: Db,
+  publisherId: number,
+  blockId: number,
+  options: { noCampaignRepeats?: boolean; minCpc?: number | string },
+) {
+  if (options.noCampaignRepeats === undefined && options.minCpc === undefined) {
+    throw invalidField('noCampaignRepeats', 'Give at least one of noCampaignRepeats, minCpc.');
+  }
+  const minCpcMicros = options.minCpc === undefined ? undefined : readMoney(options.minCpc, 'minCpc', { sign: 'non-negative' });
   return inTransaction(db, async (trx) => {
     await getOwnBlock(trx, publisherId, blockId);
-    return updateBlockOptions(trx, blockId, options);
+    return updateBlockOptions(trx, blockId, { noCampaignRepeats: options.noCampaignRepeats, minCpcMicros });
   });
 }
