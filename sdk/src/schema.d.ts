@@ -1558,7 +1558,7 @@ export interface paths {
         };
         /**
          * How this platform writes money and days.
-         * @description The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).
+         * @description The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`) and the minimum payout (`MIN_PAYOUT`).
          */
         get: operations["getPlatform"];
         put?: never;
@@ -11347,6 +11347,8 @@ export interface operations {
                     "application/json": {
                         /** @description ISO 4217 code of the money every amount is in. */
                         currency: string;
+                        /** @description The network’s minimum payout, currency units: a publisher is paid once the balance reaches it; 0 means no minimum (extension). */
+                        minPayout: number;
                         /** @description IANA time zone of the platform’s calendar days. */
                         timeZone: string;
                     };

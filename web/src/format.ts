@@ -2,9 +2,11 @@
 export interface Platform {
   currency: string;
   timeZone: string;
+  /** The network's minimum payout (MIN_PAYOUT); 0: none. */
+  minPayout?: number;
 }
 
-let platform: Platform = { currency: 'USD', timeZone: 'UTC' };
+let platform: Platform = { currency: 'USD', timeZone: 'UTC', minPayout: 0 };
 export const setPlatform = (value: Platform) => {
   platform = value;
 };

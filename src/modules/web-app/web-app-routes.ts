@@ -1,3 +1,4 @@
+import { microsToAmount } from '../../money.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
@@ -98,17 +99,26 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
         tags: ['Service'],
         operationId: 'getPlatform',
         summary: 'How this platform writes money and days.',
-        description: 'The currency of every amount (`CURRENCY`) and the time zone days are counted in (`TZ`).',
+        description:
+          'The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`) and the minimum payout (`MIN_PAYOUT`).',
         security: [],
         response: {
           200: Type.Object({
             currency: Type.String({ description: 'ISO 4217 code of the money every amount is in.' }),
             timeZone: Type.String({ description: 'IANA time zone of the platform’s calendar days.' }),
+            minPayout: Type.Number({
+              description:
+                'The network’s minimum payout, currency units: a publisher is paid once the balance reaches it; 0 means no minimum (extension).',
+            }),
           }),
           ...errorResponses(403),
         },
       },
     },
-    async () => ({ currency: context.config.currency, timeZone: context.config.timeZone }),
+    async () => ({
+      currency: context.config.currency,
+      timeZone: context.config.timeZone,
+      minPayout: microsToAmount(context.config.minPayoutMicros),
+    }),
   );
 }

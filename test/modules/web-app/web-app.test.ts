@@ -8,7 +8,7 @@ describe('the web app and the security headers', () => {
   let server: TestServer;
   before(async () => {
     buildWebIfStale();
-    server = await startTestServer({ env: { CURRENCY: 'eur', TZ: 'Asia/Bangkok' } });
+    server = await startTestServer({ env: { CURRENCY: 'eur', TZ: 'Asia/Bangkok', MIN_PAYOUT: '25.5' } });
   });
   after(() => server.close());
 
@@ -118,9 +118,9 @@ describe('the web app and the security headers', () => {
     assert.equal(loader.header('strict-transport-security'), 'max-age=31536000');
   });
 
-  it('tells the app the platform’s currency and time zone', async () => {
+  it('tells the app the platform’s currency, time zone and minimum payout', async () => {
     const platform = await server.anonymous.get('/api/platform');
     assert.equal(platform.status, 200);
-    assert.deepEqual(platform.json(), { currency: 'EUR', timeZone: 'Asia/Bangkok' });
+    assert.deepEqual(platform.json(), { currency: 'EUR', timeZone: 'Asia/Bangkok', minPayout: 25.5 });
   });
 });

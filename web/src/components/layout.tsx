@@ -1,3 +1,4 @@
+import { PayoutThreshold } from './payout-threshold.tsx';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { api } from '../api.ts';
@@ -54,6 +55,7 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
                 {money(user.balance)}
               </span>
             )}
+            {user.type === 'publisher' && <PayoutThreshold balance={user.balance} />}
           </span>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out
