@@ -638,6 +638,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/campaigns/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The same change on many campaigns: on/off, archive, delivery and control fields (extension).
+         * @description All or nothing: when any id fails, nothing changes and the 422 has one entry per failing id, its field `ids[n]` (the position in the request).
+         */
+        post: operations["changeCampaigns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a campaign with its settings, coefficients and ads; the copy and its ads await moderation (extension). */
+        post: operations["duplicateCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/campaigns/multipliers/{campaign}": {
         parameters: {
             query?: never;
@@ -724,6 +761,26 @@ export interface paths {
         /** Set the coefficient of a site (`123`) or of one of its blocks (`123s45`). */
         put: operations["setSiteCoefficient"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/multipliers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set one site, block or device coefficient on many campaigns (extension).
+         * @description All or nothing: when any id fails, nothing changes and the 422 has one entry per failing id, its field `ids[n]` (the position in the request).
+         */
+        post: operations["setCoefficients"];
         delete?: never;
         options?: never;
         head?: never;
@@ -906,6 +963,43 @@ export interface paths {
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
         delete: operations["deleteOffer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/offers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch many ads on or off (extension).
+         * @description All or nothing: when any id fails, nothing changes and the 422 has one entry per failing id, its field `ids[n]` (the position in the request).
+         */
+        post: operations["switchOffers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/offers/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy an ad into its campaign; the copy awaits moderation (extension). */
+        post: operations["duplicateOffer"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6539,6 +6633,237 @@ export interface operations {
             };
         };
     };
+    changeCampaigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The same change on many campaigns. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Switch the campaign on (true) or off (false). */
+                    active?: boolean;
+                    /** @description Archive (true) or restore (false) the campaign (extension). */
+                    archived?: boolean;
+                    /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    browsers?: string[] | string | null;
+                    /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    endsAt?: string | null;
+                    /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
+                    frequencyCap?: number;
+                    /** @description The campaigns to change (1–500); all change or none does. */
+                    ids: number[];
+                    /** @description Operating systems the campaign serves to: families (windows, macos, ios, android, linux, chromeos, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    os?: string[] | string | null;
+                    /** @description asap (default): spend as fast as the auction allows; even: spread the day’s budget (maxmoney, or what is left of totalBudget over the days to endsAt) across the day (docs/serving.md, Pacing) (extension). */
+                    pacing?: "asap" | "even";
+                    /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
+                    schedule?: number[] | string | null;
+                    /** @description Serve only on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteAllow?: (number | string)[] | null;
+                    /** @description Never serve on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteBlock?: (number | string)[] | null;
+                    /** @description When the campaign starts serving. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    startsAt?: string | null;
+                    /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
+                    timeZone?: string | null;
+                    /** @description Lifetime budget: the campaign stops once it has spent this much in all; 0 (default) means none (extension). */
+                    totalBudget?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description What a bulk change changed: every id asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The ids changed, each once, in the order given. */
+                        ids: number[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The campaign to copy. */
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A campaign with its statistics for the requested period (lifetime when no dates are given). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Activity flag: whether the advertiser has it switched on. */
+                        active: boolean;
+                        /** @description Whether the campaign is archived (extension). */
+                        archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
+                        /** @description Product category (a root category). */
+                        category_id: number | null;
+                        /** @description Transitions (clicks). */
+                        clicks: number;
+                        /** @description Cost per click: money / clicks. */
+                        cpc: number;
+                        /** @description Cost per thousand shows: money / views · 1000. */
+                        cpm: number;
+                        /** @description Cost per order: money / orders. */
+                        cpo: number;
+                        /** @description Conversion rate, percent: orders / clicks · 100. */
+                        cr: number;
+                        /** @description Click-through rate, percent: clicks / views · 100 (extension). */
+                        ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
+                        /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
+                        geo: string[];
+                        /** @description Campaign id. */
+                        id: number;
+                        /** @description Whether it is a retargeting campaign. */
+                        isRetarget: boolean;
+                        /** @description Number of the campaign’s ads that are not deleted. */
+                        items: number;
+                        /** @description Daily limit of clicks; 0 means none. */
+                        maxclicks: number;
+                        /** @description Daily spending limit, in currency units; 0 means none. */
+                        maxmoney: number;
+                        /** @description Expenses, in currency units. */
+                        money: number;
+                        /** @description Conversions of the goals selected by targetId. */
+                        orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
+                        /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
+                        status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
+                        /** @description Title. */
+                        title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
+                        views: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCampaignSiteStatistics: {
         parameters: {
             query?: {
@@ -7002,6 +7327,69 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setCoefficients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Coefficient, from 0.1 to 10 (4 fraction digits kept). */
+                    coef: number;
+                    /** @description Device type: desktop, mobile, tablet (or 1, 2, 3); give site or device. */
+                    device?: string;
+                    /** @description The campaigns to change (1–500); all change or none does. */
+                    ids: number[];
+                    /** @description Site id `123` (the whole site) or `123s45` (block 45 of site 123); give site or device. */
+                    site?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What a bulk change changed: every id asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The ids changed, each once, in the order given. */
+                        ids: number[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8281,6 +8669,205 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    switchOffers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Switch the ads on (true) or off (false). */
+                    active: boolean;
+                    /** @description The ads to change (1–500); all change or none does. */
+                    ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description What a bulk change changed: every id asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The ids changed, each once, in the order given. */
+                        ids: number[];
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The ad to copy. */
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description An ad (teaser, offer) with its statistics for the requested period (lifetime without dates). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Activity flag. */
+                        active: boolean;
+                        /** @description Owning campaign id. */
+                        campaignId: number;
+                        /** @description Transitions (clicks). */
+                        clicks: number;
+                        /** @description Product price as shown on the teaser, derived from price, oldPrice, discount and discountType. */
+                        cost: string;
+                        /** @description Cost per click: money / clicks. */
+                        cpc: number;
+                        /** @description Cost per thousand shows: money / views · 1000. */
+                        cpm: number;
+                        /** @description Cost per order: money / orders. */
+                        cpo: number;
+                        /** @description Conversion rate, percent: orders / clicks · 100. */
+                        cr: number;
+                        /** @description Click-through rate, percent: clicks / views · 100 (extension). */
+                        ctr: number;
+                        /** @description Ad id. */
+                        id: number;
+                        /** @description The square image (from `square`). */
+                        img: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description The rectangular image (from `rectangle`). */
+                        img_wide: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description Whether the owning campaign is a retargeting campaign. */
+                        isRetarget: boolean;
+                        /** @description Expenses, in currency units. */
+                        money: number;
+                        /** @description Product description. */
+                        opis: string;
+                        /** @description Conversions of the goals selected by targetId. */
+                        orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Moderation status: 0 moderation, 1 approved, 2 rejected (extension). */
+                        status: number;
+                        /** @description Current price per click (the bid), in currency units. */
+                        stavka: number;
+                        /** @description Product title. */
+                        title: string;
+                        /** @description Target URL. */
+                        url: string;
+                        /** @description Target URL for mobile devices; empty means `url`. */
+                        url_mobile: string;
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
+                        views: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,3 @@
-import { microsToAmount } from '../../money.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
@@ -6,6 +5,7 @@ import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { microsToAmount } from '../../money.ts';
 
 /** Where `vite build` puts the web app (web/dist), next to the server's sources. */
 export const WEB_DIST = path.join(import.meta.dirname, '..', '..', '..', 'web', 'dist');

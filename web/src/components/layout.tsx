@@ -1,4 +1,3 @@
-import { PayoutThreshold } from './payout-threshold.tsx';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { api } from '../api.ts';
@@ -6,6 +5,7 @@ import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
+import { PayoutThreshold } from './payout-threshold.tsx';
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
   const { path } = useLocation();

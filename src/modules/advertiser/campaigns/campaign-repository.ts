@@ -192,3 +192,17 @@ export async function ownCampaignIds(db: Db, advertiserId: number, ids?: readonl
   const rows = await query.orderBy('id').execute();
   return rows.map((row) => row.id);
 }
+
+/**
+ * A copy of a campaign row under a new title: its settings, awaiting moderation, not archived.
+ * Answers the new id.
+ */
+export async function insertCampaignCopy(trx: Db, original: CampaignRecord, title: string, now: Date): Promise<number> {
+  const { id: _id, items: _items, created_at: _created, updated_at: _updated, ...row } = original;
+  const copy = await trx
+    .insertInto('campaigns')
+    .values({ ...row, title, moderation_status: MODERATION.moderation, archived: false, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return copy.id;
+}

@@ -107,7 +107,7 @@ const CreateCampaignBody = Type.Object(
   { additionalProperties: false },
 );
 
-const ChangeCampaignBody = Type.Object(
+export const ChangeCampaignBody = Type.Object(
   {
     active: Type.Optional(Flag('Switch the campaign on (true) or off (false).')),
     archived: Type.Optional(Flag('Archive (true) or restore (false) the campaign (extension).')),

@@ -17,6 +17,7 @@ import {
   findCampaign,
   findModerationStatusForUpdate,
   insertCampaign,
+  insertCampaignCopy,
   isRootCategory,
   listCampaigns,
   listCampaignsForModeration,
@@ -245,6 +246,11 @@ export async function applyCampaignChange(
   }
   if (problems.length > 0) throw validationFailed(problems);
   await updateCampaignFlags(trx, id, { active: change.active, archived: change.archived }, delivery, now, control);
+}
+
+/** A copy of a campaign row titled "… (copy)", awaiting moderation (a duplicate's first step); answers its id. */
+export function copyCampaign(trx: Db, original: CampaignRecord, now: Date): Promise<number> {
+  return insertCampaignCopy(trx, original, `${original.title} (copy)`.slice(0, 255), now);
 }
 
 /** Which campaigns a list shows by their kind: `type` 1 retargeting, 2 standard; `archived` 0 includes archived ones. */
