@@ -141,8 +141,9 @@ export function startJudgement(impression: Impression, audience: Set<number> | u
 /**
  * Whether an ad competes for the impression: its campaign's factor (placement × device
  * coefficient), or why it does not. The checks, in this order: the page showed the ad; the
- * campaign's limits, request filters, geo and audience (campaignFactor, once per campaign); the
- * caller's filter; one ad per campaign on a block that asks for it. Ads must be judged in walk
+ * campaign's limits, request filters, targeting and audience (campaignFactor, once per campaign);
+ * the ad's category and the block's floor; the caller's filter; one ad per campaign on a block
+ * that asks for it. Ads must be judged in walk
  * order (best first): an ad that competes takes its campaign's place. The one judgement serving
  * (selectTeasers) and explanations (explainImpression) both make.
  */
