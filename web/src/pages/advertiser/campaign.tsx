@@ -9,6 +9,7 @@ import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, money, percent } from '../../format.ts';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
+import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
 
@@ -162,6 +163,9 @@ export function CampaignPage({ id }: { id: number }) {
           timeZone={current.timeZone}
           onSaved={refresh}
         />
+      )}
+      {current && !current.archived && (
+        <CampaignControl campaignId={id} timeZone={current.timeZone} control={current} onSaved={refresh} />
       )}
 
       <section className="card" aria-labelledby="daily-title">

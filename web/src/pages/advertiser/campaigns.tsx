@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
 import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
+import { CountryPicker } from '../../components/country-picker.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -146,7 +147,8 @@ export function CampaignsPage() {
 function CreateCampaign({ onDone }: { onDone: () => void }) {
   const queryClient = useQueryClient();
   const categories = useQuery({ queryKey: ['categories'], queryFn: () => data(api.GET('/api/advertiser/categories')) });
-  const [form, setForm] = useState({ title: '', category_id: '', geo: '', maxmoney: '', maxclicks: '', isRetarget: false });
+  const [form, setForm] = useState({ title: '', category_id: '', maxmoney: '', maxclicks: '', isRetarget: false });
+  const [geo, setGeo] = useState<string[]>([]);
   const create = useMutation({
     mutationFn: () =>
       data(
@@ -154,7 +156,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
           body: {
             title: form.title,
             category_id: Number(form.category_id),
-            geo: form.geo,
+            geo,
             isRetarget: form.isRetarget,
             ...(form.maxmoney ? { maxmoney: form.maxmoney } : {}),
             ...(form.maxclicks ? { maxclicks: Number(form.maxclicks) } : {}),
@@ -185,7 +187,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
             ))}
         </select>
       </Field>
-      <Field label="Countries" hint="ISO codes, comma-separated (e.g. TH, VN); empty for everywhere." {...field('geo')} />
+      <CountryPicker label="Countries" value={geo} onChange={setGeo} error={errors.geo} />
       <Field label="Daily spend limit" inputMode="decimal" hint="Empty for no limit." {...field('maxmoney')} />
       <Field label="Daily click limit" inputMode="numeric" hint="Empty for no limit." {...field('maxclicks')} />
       <label className="check">

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
+import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { insertCampaign } from '../helpers/fixtures.ts';
+import { Mailbox } from '../helpers/mailbox.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const PASSWORD = 'a long enough password';
+
+/** Issue 30 in the web app: a campaign's flight, budget and targets; the payout minimum by a publisher's balance. */
+describe('campaign control and the payout minimum in the web app (headless Chromium)', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const mailbox = new Mailbox();
+
+  before(async () => {
+    buildWebIfStale();
+    mkdirSync(SHOTS, { recursive: true });
+    await mailbox.start();
+    server = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`, MIN_PAYOUT: '50' } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+    page = await context.newPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await mailbox.stop();
+  });
+
+  /** A new account of `kind` with its password set through its invitation, signed in in the browser. */
+  async function signedIn(kind: 'advertiser' | 'publisher') {
+    const account = await server.createAccount(kind);
+    const me = (await account.client.get('/api/me')).json<{ email: string; username: string }>();
+    const invitation = await mailbox.next(me.email);
+    const token = /password\?token=([A-Za-z0-9_-]+)/.exec(invitation.text)?.[1] ?? '';
+    const set = await server.anonymous.post('/api/password-reset/confirm', { token, password: PASSWORD });
+    assert.equal(set.status, 204, set.text);
+    await context.clearCookies();
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('Username or e-mail').fill(me.username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    return account;
+  }
+
+  it('sets a campaign’s flight, lifetime budget, pacing, targets and site lists; refusals beside their fields', async () => {
+    const account = await signedIn('advertiser');
+    const campaign = await insertCampaign(server.server.context.db, { advertiserId: account.id, title: 'Winter coats' });
+    await page.goto(`${server.url}/advertiser/campaigns/${campaign.id}`);
+    const form = page.getByRole('form', { name: 'Flight, budget and targets' });
+    await form.waitFor();
+    await form.getByLabel('Starts').fill('2026-04-01T09:00');
+    await form.getByLabel('Ends').fill('2026-03-01T09:00');
+    await form.getByLabel('Lifetime budget').fill('120.5');
+    await form.getByLabel('Pacing').selectOption({ label: 'Evenly across the day' });
+    await form.getByRole('group', { name: 'Operating systems' }).getByRole('checkbox', { name: 'Android' }).check();
+    await form.getByRole('group', { name: 'Browsers' }).getByRole('checkbox', { name: 'Chrome' }).check();
+    await form.getByLabel('Never on these sites').fill('spam.example, 42');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#endsAt-error').waitFor();
+    const read = async () =>
+      (await account.client.get(`/api/advertiser/campaigns/${campaign.id}`)).json<Record<string, unknown>>();
+    assert.equal((await read()).pacing, undefined, 'a refused change changes nothing');
+
+    await form.getByLabel('Ends').fill('2026-05-01T09:00');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Saved.').waitFor();
+    const saved = await read();
+    assert.deepEqual(
+      [saved.startsAt, saved.endsAt, saved.totalBudget, saved.pacing, saved.os, saved.browsers, saved.siteBlock],
+      ['2026-04-01T09:00:00.000Z', '2026-05-01T09:00:00.000Z', 120.5, 'even', ['android'], ['chrome'], ['spam.example', 42]],
+    );
+    await lookAt(page, 'advertiser-campaign-control');
+  });
+
+  it('shows a publisher the network’s minimum payout beside the balance', async () => {
+    await signedIn('publisher');
+    await page.getByText('payout from').waitFor();
+    assert.match((await page.locator('.payout-threshold').textContent()) ?? '', /50/);
+    await lookAt(page, 'publisher-payout-minimum');
+  });
+});
