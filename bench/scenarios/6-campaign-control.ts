@@ -31,7 +31,11 @@ const scenario: Scenario = {
           })
           .execute();
         await db.updateTable('blocks').set({ min_cpc_micros: 1 }).where('id', '=', blockId).execute();
-        await db.updateTable('sites').set({ refused_categories: [999] }).where('id', '=', siteId).execute();
+        await db
+          .updateTable('sites')
+          .set({ refused_categories: [999] })
+          .where('id', '=', siteId)
+          .execute();
       },
     });
   },

@@ -1884,7 +1884,7 @@ export interface paths {
         };
         /** One block with its embed code. */
         get: operations["getBlock"];
-        /** Change a block’s options (extension): `noCampaignRepeats`, `minCpc`. */
+        /** Change a block’s options (extension): `noCampaignRepeats`, `minCpc`, `design`. */
         put: operations["updateBlock"];
         post?: never;
         delete?: never;
@@ -12012,6 +12012,10 @@ export interface operations {
                         block: number;
                         /** @description The platform currency (ISO 4217, `CURRENCY`) of every price. */
                         currency: string;
+                        /** @description The block’s design, as the publisher set it (Block.design); absent: none (extension). */
+                        design?: {
+                            [key: string]: string | number;
+                        };
                         /** @description Accessible label of the teaser list. */
                         label: string;
                         /** @description Teasers in auction order; empty when nothing can serve. */
@@ -12672,6 +12676,29 @@ export interface operations {
                         bn: string;
                         /** @description How many teasers the block shows at once (1-20). */
                         count: number;
+                        /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                        design?: {
+                            /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                            adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                            /** @description Background colour (#rrggbb). */
+                            background: string;
+                            /** @description Teasers per row, 1–6. */
+                            columns: number;
+                            /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                            font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                            /** @description Text above the teasers; empty: none. */
+                            heading: string;
+                            /** @description Picture: square, wide (16:9), round, or none. */
+                            imageShape: "square" | "wide" | "round" | "none";
+                            /** @description Price colour (#rrggbb). */
+                            priceColor: string;
+                            /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                            rows: number;
+                            /** @description Title and text colour (#rrggbb). */
+                            textColor: string;
+                            /** @description Title size, px (10–24). */
+                            titleSize: number;
+                        };
                         /** @description Block id. */
                         id: number;
                         /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
@@ -12727,6 +12754,29 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The block’s design (extension): any of its fields, the others kept (or their defaults); null removes the design. Setting columns or rows sets `count` to columns × rows. */
+                    design?: {
+                        /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                        adMark?: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                        /** @description Background colour (#rrggbb). */
+                        background?: string;
+                        /** @description Teasers per row, 1–6. */
+                        columns?: number;
+                        /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                        font?: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                        /** @description Text above the teasers; empty: none. */
+                        heading?: string;
+                        /** @description Picture: square, wide (16:9), round, or none. */
+                        imageShape?: "square" | "wide" | "round" | "none";
+                        /** @description Price colour (#rrggbb). */
+                        priceColor?: string;
+                        /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                        rows?: number;
+                        /** @description Title and text colour (#rrggbb). */
+                        textColor?: string;
+                        /** @description Title size, px (10–24). */
+                        titleSize?: number;
+                    } | null;
                     /** @description Minimum price of a click on the block: ads whose bid × coefficients is lower do not compete, and no click costs less; 0 clears (extension). */
                     minCpc?: number | string;
                     /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
@@ -12746,6 +12796,29 @@ export interface operations {
                         bn: string;
                         /** @description How many teasers the block shows at once (1-20). */
                         count: number;
+                        /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                        design?: {
+                            /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                            adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                            /** @description Background colour (#rrggbb). */
+                            background: string;
+                            /** @description Teasers per row, 1–6. */
+                            columns: number;
+                            /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                            font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                            /** @description Text above the teasers; empty: none. */
+                            heading: string;
+                            /** @description Picture: square, wide (16:9), round, or none. */
+                            imageShape: "square" | "wide" | "round" | "none";
+                            /** @description Price colour (#rrggbb). */
+                            priceColor: string;
+                            /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                            rows: number;
+                            /** @description Title and text colour (#rrggbb). */
+                            textColor: string;
+                            /** @description Title size, px (10–24). */
+                            titleSize: number;
+                        };
                         /** @description Block id. */
                         id: number;
                         /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
@@ -13194,6 +13267,29 @@ export interface operations {
                             bn: string;
                             /** @description How many teasers the block shows at once (1-20). */
                             count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
                             /** @description Block id. */
                             id: number;
                             /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
@@ -13305,6 +13401,29 @@ export interface operations {
                             bn: string;
                             /** @description How many teasers the block shows at once (1-20). */
                             count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
                             /** @description Block id. */
                             id: number;
                             /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
@@ -13421,6 +13540,29 @@ export interface operations {
                             bn: string;
                             /** @description How many teasers the block shows at once (1-20). */
                             count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
                             /** @description Block id. */
                             id: number;
                             /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
@@ -13537,6 +13679,29 @@ export interface operations {
                             bn: string;
                             /** @description How many teasers the block shows at once (1-20). */
                             count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
                             /** @description Block id. */
                             id: number;
                             /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
@@ -13660,6 +13825,29 @@ export interface operations {
                         bn: string;
                         /** @description How many teasers the block shows at once (1-20). */
                         count: number;
+                        /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                        design?: {
+                            /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                            adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                            /** @description Background colour (#rrggbb). */
+                            background: string;
+                            /** @description Teasers per row, 1–6. */
+                            columns: number;
+                            /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                            font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                            /** @description Text above the teasers; empty: none. */
+                            heading: string;
+                            /** @description Picture: square, wide (16:9), round, or none. */
+                            imageShape: "square" | "wide" | "round" | "none";
+                            /** @description Price colour (#rrggbb). */
+                            priceColor: string;
+                            /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                            rows: number;
+                            /** @description Title and text colour (#rrggbb). */
+                            textColor: string;
+                            /** @description Title size, px (10–24). */
+                            titleSize: number;
+                        };
                         /** @description Block id. */
                         id: number;
                         /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */

@@ -149,9 +149,9 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       if (request.format === 'json' && (request.query as { fields?: unknown }).fields === undefined) {
         // Sent as text, the answer skips the serializer (and `fields`, which it was not asked for);
         // the schema's reply type only knows the object, hence the plain reply.
-        return (reply as FastifyReply).type(JSON_TYPE).send(answers.write(block.id, LABEL, base, teasers));
+        return (reply as FastifyReply).type(JSON_TYPE).send(answers.write(block.id, LABEL, base, teasers, block.designJson));
       }
-      return teaserAnswer(block.id, LABEL, currency, base, teasers);
+      return teaserAnswer(block.id, LABEL, currency, base, teasers, block.designJson);
     },
   );
 

@@ -25,6 +25,11 @@ export const TeasersAnswerSchema = Type.Object({
   label: Type.String({ description: 'Accessible label of the teaser list.' }),
   currency: Type.String({ description: 'The platform currency (ISO 4217, `CURRENCY`) of every price.' }),
   teasers: Type.Array(TeaserSchema, { description: 'Teasers in auction order; empty when nothing can serve.' }),
+  design: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), {
+      description: 'The block’s design, as the publisher set it (Block.design); absent: none (extension).',
+    }),
+  ),
 });
 
 /**
@@ -37,6 +42,7 @@ export function teaserAnswer(
   currency: string,
   base: string,
   teasers: readonly ServedTeaser[],
+  designJson?: string,
 ): Static<typeof TeasersAnswerSchema> {
   return {
     block: blockId,
@@ -52,6 +58,7 @@ export function teaserAnswer(
       url: `${base}/serve/click/${clickToken}`,
       view: viewToken,
     })),
+    ...(designJson === undefined ? {} : { design: JSON.parse(designJson) as Record<string, string | number> }),
   };
 }
 
@@ -73,7 +80,7 @@ export class TeaserAnswerWriter {
     this.currency = JSON.stringify(currency);
   }
 
-  write(blockId: number, label: string, base: string, teasers: readonly ServedTeaser[]): string {
+  write(blockId: number, label: string, base: string, teasers: readonly ServedTeaser[], designJson?: string): string {
     const baseJson = this.escapedBase(base);
     let text = `{"block":${blockId},"label":${JSON.stringify(label)},"currency":${this.currency},"teasers":[`;
     for (let index = 0; index < teasers.length; index += 1) {
@@ -82,7 +89,7 @@ export class TeaserAnswerWriter {
       // Tokens are base64url: nothing in them needs escaping.
       text += `${this.head(teaser.ad, base, baseJson)}"url":"${baseJson}/serve/click/${teaser.clickToken}","view":"${teaser.viewToken}"}`;
     }
-    return `${text}]}`;
+    return designJson === undefined ? `${text}]}` : `${text}],"design":${designJson}}`;
   }
 
   /** The base URL inside a JSON string (it may come from the Host header); one base is the rule. */

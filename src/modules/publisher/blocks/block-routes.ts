@@ -6,6 +6,7 @@ import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
+import { BlockDesignInput } from './block-design.ts';
 import { BlockSchema, MAX_TEASERS, MIN_TEASERS, toBlock } from './block-schema.ts';
 import { blockFieldErrors, changeBlock, createBlock, DEFAULT_TEASERS, getOwnBlock } from './block-service.ts';
 
@@ -36,6 +37,7 @@ const ChangeBlockBody = Type.Object(
         { minimum: 0, maximum: 10_000 },
       ),
     ),
+    design: Type.Optional(Type.Union([BlockDesignInput, Type.Null()], { description: BlockDesignInput.description })),
   },
   { additionalProperties: false },
 );
@@ -68,7 +70,7 @@ export function registerBlockRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'updateBlock',
-        summary: 'Change a block’s options (extension): `noCampaignRepeats`, `minCpc`.',
+        summary: 'Change a block’s options (extension): `noCampaignRepeats`, `minCpc`, `design`.',
         params: IdParams,
         body: ChangeBlockBody,
         response: { 200: BlockSchema, ...errorResponses(401, 403, 404, 422) },

@@ -142,6 +142,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       campaignsUnique: block.no_campaign_repeats,
       ...(block.min_cpc_micros > 0 ? { floorMicros: Number(block.min_cpc_micros) } : {}),
       ...(block.refused_categories.length > 0 ? { refusedCategories: new Set(block.refused_categories) } : {}),
+      ...(block.design === null ? {} : { designJson: JSON.stringify(block.design) }),
     });
   }
   for (const member of audiences) {

@@ -63,6 +63,7 @@ export async function loadServableBlocks(db: Db) {
       'b.teaser_count',
       'b.no_campaign_repeats',
       'b.min_cpc_micros',
+      'b.design',
       's.publisher_id',
       's.url',
       's.refused_categories',

@@ -80,6 +80,8 @@ export interface BlockEntry {
   floorMicros?: number;
   /** Product categories the block's site refuses (brand safety); absent: none. */
   refusedCategories?: ReadonlySet<number>;
+  /** The block's design as the teasers answer carries it (JSON text, written once per rebuild); absent: none. */
+  designJson?: string;
 }
 
 export interface Snapshot {
