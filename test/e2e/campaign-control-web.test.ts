@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { lookAt, SHOTS } from '../helpers/browser.ts';
-import { insertCampaign } from '../helpers/fixtures.ts';
+import { insertBlock, insertCampaign, insertSite } from '../helpers/fixtures.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -85,10 +85,36 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     await lookAt(page, 'advertiser-campaign-control');
   });
 
-  it('shows a publisher the network’s minimum payout beside the balance', async () => {
-    await signedIn('publisher');
+  it('shows a publisher the network’s minimum payout beside the balance; designs a block with a live preview', async () => {
+    const account = await signedIn('publisher');
     await page.getByText('payout from').waitFor();
     assert.match((await page.locator('.payout-threshold').textContent()) ?? '', /50/);
-    await lookAt(page, 'publisher-payout-minimum');
+
+    const db = server.server.context.db;
+    const site = await insertSite(db, { publisherId: account.id });
+    const block = await insertBlock(db, { siteId: site.id, title: 'Under the article' });
+    await page.goto(`${server.url}/publisher/sites/${site.id}`);
+    await page.getByRole('button', { name: 'Design of Under the article' }).click();
+    const form = page.getByRole('form', { name: 'Design of Under the article' });
+    const preview = form.getByRole('img', { name: 'Live preview of the block' });
+    await form.getByLabel('Columns').fill('3');
+    await form.getByLabel('Rows').fill('2');
+    await form.getByLabel('Heading').fill('You may like');
+    await form.getByLabel('Picture').selectOption({ label: 'Wide (16:9)' });
+    // The preview follows every change before anything is saved.
+    await preview.getByText('You may like').waitFor();
+    assert.equal(await preview.getByText('Ad', { exact: true }).count(), 6);
+    await lookAt(page, 'publisher-block-design');
+    await form.getByRole('button', { name: 'Save design' }).click();
+    await form.getByText('Saved.').waitFor();
+    const saved = (await account.client.get(`/api/webmaster/blocks/${block.id}`)).json<{
+      count: number;
+      design?: { columns: number; rows: number; heading: string; imageShape: string };
+    }>();
+    assert.equal(saved.count, 6);
+    assert.deepEqual(
+      [saved.design?.columns, saved.design?.rows, saved.design?.heading, saved.design?.imageShape],
+      [3, 2, 'You may like', 'wide'],
+    );
   });
 });
