@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { DEVICES } from '../../src/modules/statistics/vocabulary.ts';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { lookAt, SHOTS } from '../helpers/browser.ts';
-import { insertBlock, insertCampaign, insertSite } from '../helpers/fixtures.ts';
+import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -83,6 +84,22 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
       ['2026-04-01T09:00:00.000Z', '2026-05-01T09:00:00.000Z', 120.5, 'even', ['android'], ['chrome'], ['spam.example', 42]],
     );
     await lookAt(page, 'advertiser-campaign-control');
+
+    // The overview compares the period with the one before it: spend 4 now, 2 forty days ago.
+    const offer = await insertOffer(server.server.context.db, { campaignId: campaign.id });
+    const site = await insertSite(server.server.context.db, { publisherId: (await server.createAccount('publisher')).id });
+    const block = await insertBlock(server.server.context.db, { siteId: site.id });
+    const place = { campaignId: campaign.id, offerId: offer.id, siteId: site.id, blockId: block.id, device: DEVICES.desktop };
+    await recordTraffic(server.server.context.db, [
+      { ...place, at: Date.now(), views: 100, clicks: 4, spendMicros: 4_000_000 },
+      { ...place, at: Date.now() - 40 * 86_400_000, views: 100, clicks: 4, spendMicros: 2_000_000 },
+    ]);
+    await page.goto(`${server.url}/advertiser`);
+    await page.getByRole('checkbox', { name: 'Compare with the previous period' }).check();
+    await page.getByText('+100 % on the previous period').waitFor();
+    await page.getByText('unchanged on the previous period').waitFor();
+    assert.match(page.url(), /compare=1/);
+    await lookAt(page, 'advertiser-overview-compare');
   });
 
   it('shows a publisher the network’s minimum payout beside the balance; designs a block with a live preview', async () => {
@@ -116,5 +133,12 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
       [saved.design?.columns, saved.design?.rows, saved.design?.heading, saved.design?.imageShape],
       [3, 2, 'You may like', 'wide'],
     );
+
+    // Statistics compared with the previous period: nothing earned in either.
+    await page.goto(`${server.url}/publisher/statistics?compare=1`);
+    await page.getByText('unchanged on the previous period').first().waitFor();
+    assert.equal(await page.getByText('unchanged on the previous period').count(), 5);
+    assert.ok(await page.getByRole('checkbox', { name: 'Compare with the previous period' }).isChecked());
+    await lookAt(page, 'publisher-statistics-compare');
   });
 });
