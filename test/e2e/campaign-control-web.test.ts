@@ -100,6 +100,15 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     await page.getByText('unchanged on the previous period').waitFor();
     assert.match(page.url(), /compare=1/);
     await lookAt(page, 'advertiser-overview-compare');
+
+    // Duplicate: the copy opens, awaiting moderation, with the original's settings.
+    await page.goto(`${server.url}/advertiser/campaigns/${campaign.id}`);
+    await page.getByRole('button', { name: 'Duplicate' }).click();
+    await page.getByRole('heading', { name: 'Winter coats (copy)' }).waitFor();
+    const copyId = Number(/campaigns\/(\d+)/.exec(page.url())?.[1]);
+    assert.notEqual(copyId, campaign.id);
+    const copy = (await account.client.get(`/api/advertiser/campaigns/${copyId}`)).json<Record<string, unknown>>();
+    assert.deepEqual([copy.status, copy.pacing, copy.items], [0, 'even', 1]);
   });
 
   it('shows a publisher the network’s minimum payout beside the balance; designs a block with a live preview', async () => {

@@ -12,6 +12,7 @@ import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-dat
 import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
+import { DuplicateCampaign } from './duplicate-campaign.tsx';
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
 const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
@@ -68,6 +69,7 @@ export function CampaignPage({ id }: { id: number }) {
       <CampaignHead id={id} title={current?.title} current={''}>
         <GoalPicker />
         <PeriodPicker />
+        <DuplicateCampaign id={id} />
       </CampaignHead>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
       {current && (
