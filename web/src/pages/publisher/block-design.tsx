@@ -45,6 +45,10 @@ function DesignPreview({ design }: { design: Design }) {
   const tile = (picture ? picture + 6 : 0) + 18 + 3 * line;
   const font = FONTS[design.font];
   const corner = design.adMark === 'byline' || !picture ? undefined : design.adMark.split('-');
+  const tiles = Array.from({ length: design.columns * design.rows }, (_, slot) => ({
+    slot,
+    sample: SAMPLES[slot % SAMPLES.length] ?? SAMPLES[0],
+  }));
   const mark: CSSProperties = corner
     ? { position: 'absolute', [corner[0] ?? 'top']: 4, [corner[1] ?? 'left']: 4, background: design.background }
     : {};
@@ -60,13 +64,10 @@ function DesignPreview({ design }: { design: Design }) {
           color: design.textColor,
         }}
       >
-        {Array.from({ length: design.columns * design.rows }, (_, index) => {
-          const [domain, title, price] = SAMPLES[index % SAMPLES.length] ?? SAMPLES[0];
+        {tiles.map(({ slot: index, sample }) => {
+          const [domain, title, price] = sample;
           return (
-            <div
-              key={`${domain}-${index}`}
-              style={{ height: tile, overflow: 'hidden', fontSize: 12, lineHeight: '18px', position: 'relative' }}
-            >
+            <div key={index} style={{ height: tile, overflow: 'hidden', fontSize: 12, lineHeight: '18px', position: 'relative' }}>
               {picture > 0 && (
                 <div
                   className={`nativa-sample-image sample-${index % 4}`}
