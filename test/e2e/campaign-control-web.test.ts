@@ -109,6 +109,20 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     assert.notEqual(copyId, campaign.id);
     const copy = (await account.client.get(`/api/advertiser/campaigns/${copyId}`)).json<Record<string, unknown>>();
     assert.deepEqual([copy.status, copy.pacing, copy.items], [0, 'even', 1]);
+
+    // Bulk: both campaigns off in one request.
+    await page.goto(`${server.url}/advertiser/campaigns`);
+    await page.getByRole('checkbox', { name: 'Choose every campaign shown' }).check();
+    const bar = page.getByRole('group', { name: 'Change the chosen campaigns' });
+    await bar.getByText('2 chosen').waitFor();
+    await lookAt(page, 'advertiser-campaigns-bulk');
+    await bar.getByRole('button', { name: 'Switch off' }).click();
+    await bar.waitFor({ state: 'detached' });
+    const listed = (await account.client.get('/api/advertiser/campaigns')).json<{ active: boolean }[]>();
+    assert.deepEqual(
+      listed.map((row) => row.active),
+      [false, false],
+    );
   });
 
   it('shows a publisher the network’s minimum payout beside the balance; designs a block with a live preview', async () => {

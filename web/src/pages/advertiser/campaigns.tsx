@@ -10,6 +10,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { CAMPAIGN_STATUS } from './advertiser-data.ts';
+import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
 
 export function CampaignsPage() {
   const period = usePeriod();
@@ -43,6 +44,7 @@ export function CampaignsPage() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
   });
   const [creating, setCreating] = useState(false);
+  const selection = useCampaignSelection();
   const rows = (campaigns.data ?? []).filter((row) => row.title.toLowerCase().includes(search.toLowerCase()));
   return (
     <>
@@ -85,11 +87,20 @@ export function CampaignsPage() {
       </div>
       {creating && <CreateCampaign onDone={() => setCreating(false)} />}
       {(campaigns.error || change.error) && <Notice kind="error">{problem(campaigns.error ?? change.error)}</Notice>}
+      <CampaignBulkBar chosen={selection.chosen} onDone={selection.clear} />
       <ScrollRegion label="Campaigns">
         <table>
           <caption className="visually-hidden">Campaigns with their figures for the period</caption>
           <thead>
             <tr>
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label="Choose every campaign shown"
+                  checked={rows.length > 0 && rows.every((row) => selection.chosen.has(row.id))}
+                  onChange={(event) => (event.target.checked ? selection.setAll(rows.map((row) => row.id)) : selection.clear())}
+                />
+              </th>
               <th scope="col">On</th>
               <th scope="col">Campaign</th>
               <th scope="col">Status</th>
@@ -105,6 +116,14 @@ export function CampaignsPage() {
           <tbody>
             {rows.map((row) => (
               <tr key={row.id} className={row.archived ? 'archived' : undefined}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Choose ${row.title}`}
+                    checked={selection.chosen.has(row.id)}
+                    onChange={(event) => selection.toggle(row.id, event.target.checked)}
+                  />
+                </td>
                 <td>
                   <Switch
                     checked={row.active}
