@@ -20,6 +20,7 @@ import { registerSessionRoutes } from './modules/accounts/sessions/session-route
 import { authenticateSession, sessionPolicyOf } from './modules/accounts/sessions/session-service.ts';
 import { registerTokenAdminRoutes } from './modules/accounts/token-admin-routes.ts';
 import { registerTwoFactorRoutes } from './modules/accounts/two-factor/two-factor-routes.ts';
+import { registerBulkRoutes } from './modules/advertiser/bulk/bulk-routes.ts';
 import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
 import { registerCategoryAdminRoutes } from './modules/advertiser/categories/category-admin-routes.ts';
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
@@ -89,6 +90,7 @@ const MODULES: RegisterRoutes[] = [
   registerModerationRoutes,
   registerCampaignRoutes,
   registerOfferRoutes,
+  registerBulkRoutes,
   registerAdvertiserStatisticsRoutes,
   registerRuleRoutes,
   registerExportRoutes,

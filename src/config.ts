@@ -9,6 +9,7 @@ import {
   retentionVariable,
 } from './modules/privacy/retention-kinds.ts';
 import type { ClickFloodRule } from './modules/refunds/click-flood-detector.ts';
+import { parseMoney } from './money.ts';
 
 /** Everything the server needs from its environment, validated once at start. */
 export interface Config {
@@ -42,6 +43,8 @@ export interface Config {
   currency: string;
   /** Share of a billed click that goes to the publisher, as a fraction of 1. */
   revenueShare: number;
+  /** The network's minimum payout (MIN_PAYOUT), in micros: shown to publishers with their balance; 0 means none. */
+  minPayoutMicros: number;
   /** Secret for signing click links; generated into DATA_DIR when not given. */
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
@@ -179,6 +182,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('TLS_CERT and TLS_KEY: give both or neither');
   }
   const sharePercent = int('REVENUE_SHARE_PERCENT', 70, 0, 100);
+  const minPayoutMicros = parseMoney(env.MIN_PAYOUT || '0');
+  if (minPayoutMicros === undefined || minPayoutMicros < 0) {
+    problems.push(`MIN_PAYOUT=${env.MIN_PAYOUT}: expected a non-negative amount such as 50 or 25.5`);
+  }
   const publicUrl = url('PUBLIC_URL', ['https:']);
   const signingSecret = env.SIGNING_SECRET || undefined;
   let webhookCa: string | undefined;
@@ -218,6 +225,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken,
     currency,
     revenueShare: sharePercent / 100,
+    minPayoutMicros: Math.max(0, minPayoutMicros ?? 0),
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
     nats: natsSettings(env, problems, int),

@@ -29,6 +29,8 @@ export interface ServingBench {
   teaserGoal: { ratio: number; p99: number };
   /** Measure the click endpoint too. */
   clicks: boolean;
+  /** Changes the seeded rows before the snapshot is built (e.g. gives every campaign control rules). */
+  afterSeed?: (db: Db, placement: { siteId: number; blockId: number }) => Promise<void>;
 }
 
 const scenario: Scenario = {
@@ -81,6 +83,7 @@ async function measure(context: BenchContext, bench: ServingBench, databaseUrl: 
   };
   try {
     const { siteId, blockId } = await seedServing(server.context.db, bench.seed);
+    await bench.afterSeed?.(server.context.db, { siteId, blockId });
     const engine = server.context.serving;
     if (engine === undefined) throw new Error('no serving engine');
     await engine.refresh();

@@ -63,6 +63,21 @@ export const FIELD_LIMITS = {
     events: { minItems: 1, maxItems: 10 },
     description: { maxLength: 255 },
   },
+  changeCampaigns: {
+    ids: { minItems: 1, maxItems: 500, minimum: 1, maximum: 2147483647 },
+    maxmoney: { minimum: 0, maximum: 1000000000 },
+    maxclicks: { minimum: 0, maximum: 1000000000 },
+    frequencyCap: { minimum: 0, maximum: 1000000 },
+    schedule: { maxItems: 168, maxLength: 2000 },
+    timeZone: { maxLength: 64 },
+    startsAt: { maxLength: 40 },
+    endsAt: { maxLength: 40 },
+    totalBudget: { minimum: 0, maximum: 1000000000 },
+    os: { maxItems: 50, maxLength: 2000 },
+    browsers: { maxItems: 50, maxLength: 2000 },
+    siteAllow: { maxItems: 1000 },
+    siteBlock: { maxItems: 1000 },
+  },
   changePassword: {
     current: { minLength: 1, maxLength: 200 },
     new: { minLength: 10, maxLength: 200 },
@@ -103,6 +118,13 @@ export const FIELD_LIMITS = {
     frequencyCap: { minimum: 0, maximum: 1000000 },
     schedule: { maxItems: 168, maxLength: 2000 },
     timeZone: { maxLength: 64 },
+    startsAt: { maxLength: 40 },
+    endsAt: { maxLength: 40 },
+    totalBudget: { minimum: 0, maximum: 1000000000 },
+    os: { maxItems: 50, maxLength: 2000 },
+    browsers: { maxItems: 50, maxLength: 2000 },
+    siteAllow: { maxItems: 1000 },
+    siteBlock: { maxItems: 1000 },
   },
   createClient: {
     user: { minLength: 3, maxLength: 64 },
@@ -152,6 +174,12 @@ export const FIELD_LIMITS = {
   disableTwoFactor: {
     code: { minLength: 1, maxLength: 40 },
   },
+  duplicateCampaign: {
+    id: { minimum: 1, maximum: 2147483647 },
+  },
+  duplicateOffer: {
+    id: { minimum: 1, maximum: 2147483647 },
+  },
   moveClientBalance: {
     balance: { minimum: -1000000000, maximum: 1000000000 },
   },
@@ -192,6 +220,11 @@ export const FIELD_LIMITS = {
   rotatePublisherWebhookSecret: {
     graceSeconds: { minimum: 0, maximum: 604800 },
   },
+  setCoefficients: {
+    ids: { minItems: 1, maxItems: 500, minimum: 1, maximum: 2147483647 },
+    device: { maxLength: 16 },
+    coef: { minimum: 0.1, maximum: 10 },
+  },
   setDeviceCoefficient: {
     coef: { minimum: 0.1, maximum: 10 },
   },
@@ -206,15 +239,31 @@ export const FIELD_LIMITS = {
     ticket: { minLength: 1, maxLength: 400 },
     code: { minLength: 1, maxLength: 40 },
   },
+  switchOffers: {
+    ids: { minItems: 1, maxItems: 500, minimum: 1, maximum: 2147483647 },
+  },
+  updateBlock: {
+    minCpc: { minimum: 0, maximum: 10000 },
+  },
   updateCampaign: {
     maxmoney: { minimum: 0, maximum: 1000000000 },
     maxclicks: { minimum: 0, maximum: 1000000000 },
     frequencyCap: { minimum: 0, maximum: 1000000 },
     schedule: { maxItems: 168, maxLength: 2000 },
     timeZone: { maxLength: 64 },
+    startsAt: { maxLength: 40 },
+    endsAt: { maxLength: 40 },
+    totalBudget: { minimum: 0, maximum: 1000000000 },
+    os: { maxItems: 50, maxLength: 2000 },
+    browsers: { maxItems: 50, maxLength: 2000 },
+    siteAllow: { maxItems: 1000 },
+    siteBlock: { maxItems: 1000 },
   },
   updateOffer: {
     clickPrice: { maximum: 1000 },
+  },
+  updateSite: {
+    refusedCategories: { maxItems: 500, minimum: 1, maximum: 2147483647 },
   },
 } as const;
 

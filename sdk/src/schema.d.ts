@@ -677,7 +677,7 @@ export interface paths {
         };
         /** One campaign with statistics; `expand=offers` embeds its ads with theirs. */
         get: operations["getCampaign"];
-        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule and time zone. None of these sends it back to moderation. */
+        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists. None of these sends it back to moderation. */
         put: operations["updateCampaign"];
         post?: never;
         delete?: never;
@@ -700,6 +700,43 @@ export interface paths {
         get: operations["explainCampaign"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The same change on many campaigns: on/off, archive, delivery and control fields (extension).
+         * @description All or nothing: when any id fails, nothing changes and the 422 has one entry per failing id, its field `ids[n]` (the position in the request).
+         */
+        post: operations["changeCampaigns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a campaign with its settings, coefficients and ads; the copy and its ads await moderation (extension). */
+        post: operations["duplicateCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -792,6 +829,26 @@ export interface paths {
         /** Set the coefficient of a site (`123`) or of one of its blocks (`123s45`). */
         put: operations["setSiteCoefficient"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/campaigns/multipliers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set one site, block or device coefficient on many campaigns (extension).
+         * @description All or nothing: when any id fails, nothing changes and the 422 has one entry per failing id, its field `ids[n]` (the position in the request).
+         */
+        post: operations["setCoefficients"];
         delete?: never;
         options?: never;
         head?: never;
@@ -974,6 +1031,43 @@ export interface paths {
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
         delete: operations["deleteOffer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/offers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch many ads on or off (extension).
+         * @description All or nothing: when any id fails, nothing changes and the 422 has one entry per failing id, its field `ids[n]` (the position in the request).
+         */
+        post: operations["switchOffers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/offers/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy an ad into its campaign; the copy awaits moderation (extension). */
+        post: operations["duplicateOffer"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1646,7 +1740,7 @@ export interface paths {
         };
         /**
          * How this platform writes money and days.
-         * @description The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`), and whether e-mail leaves the server (`SMTP_URL`), so that pages say what happened to a message.
+         * @description The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`), the minimum payout (`MIN_PAYOUT`), and whether e-mail leaves the server (`SMTP_URL`), so that pages say what happened to a message.
          */
         get: operations["getPlatform"];
         put?: never;
@@ -1901,7 +1995,7 @@ export interface paths {
         };
         /** One block with its embed code. */
         get: operations["getBlock"];
-        /** Change a block’s options (extension): `noCampaignRepeats`. */
+        /** Change a block’s options (extension): `noCampaignRepeats`, `minCpc`, `design`. */
         put: operations["updateBlock"];
         post?: never;
         delete?: never;
@@ -2022,7 +2116,8 @@ export interface paths {
         };
         /** One site with its statistics for the period; `expand=blocks` embeds its blocks. */
         get: operations["getSite"];
-        put?: never;
+        /** Change a site’s brand safety (extension): the product categories it refuses. */
+        put: operations["updateSite"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4830,6 +4925,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -4943,6 +5040,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -7612,6 +7711,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -7626,6 +7727,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -7644,6 +7747,13 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -7652,12 +7762,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     }[];
@@ -7726,8 +7844,12 @@ export interface operations {
                 "application/json": {
                     /** @description Activity flag (default true). */
                     active?: boolean;
+                    /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    browsers?: string[] | string | null;
                     /** @description A root product category. */
                     category_id: number;
+                    /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
                     frequencyCap?: number;
                     /** @description Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. */
@@ -7738,12 +7860,24 @@ export interface operations {
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 (default) means none. */
                     maxmoney?: number | string;
+                    /** @description Operating systems the campaign serves to: families (windows, macos, ios, android, linux, chromeos, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    os?: string[] | string | null;
+                    /** @description asap (default): spend as fast as the auction allows; even: spread the day’s budget (maxmoney, or what is left of totalBudget over the days to endsAt) across the day (docs/serving.md, Pacing) (extension). */
+                    pacing?: "asap" | "even";
                     /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
                     schedule?: number[] | string | null;
+                    /** @description Serve only on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteAllow?: (number | string)[] | null;
+                    /** @description Never serve on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteBlock?: (number | string)[] | null;
+                    /** @description When the campaign starts serving. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    startsAt?: string | null;
                     /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
                     timeZone?: string | null;
                     /** @description Title. */
                     title: string;
+                    /** @description Lifetime budget: the campaign stops once it has spent this much in all; 0 (default) means none (extension). */
+                    totalBudget?: number | string;
                 };
             };
         };
@@ -7764,6 +7898,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -7778,6 +7914,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -7796,6 +7934,13 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -7804,12 +7949,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
@@ -7917,6 +8070,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -7931,6 +8086,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -8016,6 +8173,13 @@ export interface operations {
                         }[];
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8024,12 +8188,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
@@ -8114,16 +8286,32 @@ export interface operations {
                     active?: boolean;
                     /** @description Archive (true) or restore (false) the campaign (extension). */
                     archived?: boolean;
+                    /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    browsers?: string[] | string | null;
+                    /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
                     frequencyCap?: number;
                     /** @description Daily click limit; 0 means none. Takes effect at once, without moderation. */
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 means none. Takes effect at once, without moderation. */
                     maxmoney?: number | string;
+                    /** @description Operating systems the campaign serves to: families (windows, macos, ios, android, linux, chromeos, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    os?: string[] | string | null;
+                    /** @description asap (default): spend as fast as the auction allows; even: spread the day’s budget (maxmoney, or what is left of totalBudget over the days to endsAt) across the day (docs/serving.md, Pacing) (extension). */
+                    pacing?: "asap" | "even";
                     /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
                     schedule?: number[] | string | null;
+                    /** @description Serve only on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteAllow?: (number | string)[] | null;
+                    /** @description Never serve on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteBlock?: (number | string)[] | null;
+                    /** @description When the campaign starts serving. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    startsAt?: string | null;
                     /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
                     timeZone?: string | null;
+                    /** @description Lifetime budget: the campaign stops once it has spent this much in all; 0 (default) means none (extension). */
+                    totalBudget?: number | string;
                 };
             };
         };
@@ -8143,6 +8331,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
                         /** @description Product category (a root category). */
                         category_id: number | null;
                         /** @description Transitions (clicks). */
@@ -8157,6 +8347,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -8175,6 +8367,13 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8183,12 +8382,20 @@ export interface operations {
                         schedule?: number[];
                         /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
                         /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                         status: number;
                         /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                         timeZone?: string;
                         /** @description Title. */
                         title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
                         /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                         views: number;
                     };
@@ -8260,10 +8467,14 @@ export interface operations {
             query: {
                 /** @description Block id of the impression to explain (a block of an active site, any publisher). */
                 block: number;
+                /** @description Browser of the impression: chrome, safari, firefox, edge, opera, samsung, yandex, other, optionally :major (chrome:131); none: unknown. */
+                browser?: string;
                 /** @description ISO 3166-1 alpha-2 country code of the visitor (either case); none: a visitor of unknown country. */
                 country?: string;
                 /** @description Device type of the impression: desktop (default), mobile or tablet. */
                 device?: "desktop" | "mobile" | "tablet";
+                /** @description Operating system of the impression: windows, macos, ios, android, linux, chromeos, other, optionally :major (android:14); none: unknown. */
+                os?: string;
                 /** @description Visitor id (the `nv_vid` cookie of the serving domain), for retargeting audiences; none: a visitor in no audience. */
                 visitor?: string;
             };
@@ -8307,7 +8518,7 @@ export interface operations {
                             /** @description Place among every eligible ad of the block for this impression, 1 the best; null when filtered. */
                             rank: number | null;
                             /** @description Why the ad does not compete; empty when eligible. */
-                            reasons: ("campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "budget" | "daily_limit" | "geo" | "audience" | "page_repeat" | "frequency" | "schedule" | "filtered")[];
+                            reasons: ("campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered")[];
                             /** @description Expected value per thousand impressions (effective bid × CTR × 1000), currency units; ads are ranked by it. Null when filtered. */
                             score: number | null;
                             /** @description eligible: the ad competes for this impression (see rank); filtered: it does not (see reasons). */
@@ -8366,6 +8577,296 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    changeCampaigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The same change on many campaigns. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Switch the campaign on (true) or off (false). */
+                    active?: boolean;
+                    /** @description Archive (true) or restore (false) the campaign (extension). */
+                    archived?: boolean;
+                    /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    browsers?: string[] | string | null;
+                    /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    endsAt?: string | null;
+                    /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
+                    frequencyCap?: number;
+                    /** @description The campaigns to change (1–500); all change or none does. */
+                    ids: number[];
+                    /** @description Daily click limit; 0 means none. Takes effect at once, without moderation. */
+                    maxclicks?: number;
+                    /** @description Daily spending limit; 0 means none. Takes effect at once, without moderation. */
+                    maxmoney?: number | string;
+                    /** @description Operating systems the campaign serves to: families (windows, macos, ios, android, linux, chromeos, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
+                    os?: string[] | string | null;
+                    /** @description asap (default): spend as fast as the auction allows; even: spread the day’s budget (maxmoney, or what is left of totalBudget over the days to endsAt) across the day (docs/serving.md, Pacing) (extension). */
+                    pacing?: "asap" | "even";
+                    /** @description Hours of the week when the campaign serves, on the clock of `timeZone` (0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00): integers, or a string such as `8-17,32-41`; null or empty (default) means every hour (extension). */
+                    schedule?: number[] | string | null;
+                    /** @description Serve only on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteAllow?: (number | string)[] | null;
+                    /** @description Never serve on these sites. Site ids or domains (a domain takes its subdomains too); empty or null (default) means no list (extension). */
+                    siteBlock?: (number | string)[] | null;
+                    /** @description When the campaign starts serving. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
+                    startsAt?: string | null;
+                    /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
+                    timeZone?: string | null;
+                    /** @description Lifetime budget: the campaign stops once it has spent this much in all; 0 (default) means none (extension). */
+                    totalBudget?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description What a bulk change changed: every id asked for. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The ids changed, each once, in the order given. */
+                        ids: number[];
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    duplicateCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The campaign to copy. */
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A campaign with its statistics for the requested period (lifetime when no dates are given). */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Activity flag: whether the advertiser has it switched on. */
+                        active: boolean;
+                        /** @description Whether the campaign is archived (extension). */
+                        archived: boolean;
+                        /** @description Targeted browsers; present only when set (extension). */
+                        browsers?: string[];
+                        /** @description Product category (a root category). */
+                        category_id: number | null;
+                        /** @description Transitions (clicks). */
+                        clicks: number;
+                        /** @description Cost per click: money / clicks. */
+                        cpc: number;
+                        /** @description Cost per thousand shows: money / views · 1000. */
+                        cpm: number;
+                        /** @description Cost per order: money / orders. */
+                        cpo: number;
+                        /** @description Conversion rate, percent: orders / clicks · 100. */
+                        cr: number;
+                        /** @description Click-through rate, percent: clicks / views · 100 (extension). */
+                        ctr: number;
+                        /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                        endsAt?: string;
+                        /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
+                        frequencyCap?: number;
+                        /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
+                        geo: string[];
+                        /** @description Campaign id. */
+                        id: number;
+                        /** @description Whether it is a retargeting campaign. */
+                        isRetarget: boolean;
+                        /** @description Number of the campaign’s ads that are not deleted. */
+                        items: number;
+                        /** @description Daily limit of clicks; 0 means none. */
+                        maxclicks: number;
+                        /** @description Daily spending limit, in currency units; 0 means none. */
+                        maxmoney: number;
+                        /** @description Expenses, in currency units. */
+                        money: number;
+                        /** @description Conversions of the goals selected by targetId. */
+                        orders: number;
+                        /** @description Targeted operating systems; present only when set (extension). */
+                        os?: string[];
+                        /**
+                         * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                         * @enum {string}
+                         */
+                        pacing?: "even";
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Hours of the week when the campaign serves, on the clock of `timeZone`: 0 is Monday 00:00–01:00, 167 Sunday 23:00–24:00; present only when set, absent means every hour (extension). */
+                        schedule?: number[];
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                        siteAllow?: (number | string)[];
+                        /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                        siteBlock?: (number | string)[];
+                        /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                        startsAt?: string;
+                        /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
+                        status: number;
+                        /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
+                        timeZone?: string;
+                        /** @description Title. */
+                        title: string;
+                        /** @description Lifetime budget, currency units; present only when set (extension). */
+                        totalBudget?: number;
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
+                        views: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
@@ -9018,6 +9519,91 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setCoefficients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Coefficient, from 0.1 to 10 (4 fraction digits kept). */
+                    coef: number;
+                    /** @description Device type: desktop, mobile, tablet (or 1, 2, 3); give site or device. */
+                    device?: string;
+                    /** @description The campaigns to change (1–500); all change or none does. */
+                    ids: number[];
+                    /** @description Site id `123` (the whole site) or `123s45` (block 45 of site 123); give site or device. */
+                    site?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What a bulk change changed: every id asked for. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The ids changed, each once, in the order given. */
+                        ids: number[];
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
@@ -10703,6 +11289,260 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    switchOffers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Switch the ads on (true) or off (false). */
+                    active: boolean;
+                    /** @description The ads to change (1–500); all change or none does. */
+                    ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description What a bulk change changed: every id asked for. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The ids changed, each once, in the order given. */
+                        ids: number[];
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    duplicateOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The ad to copy. */
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description An ad (teaser, offer) with its statistics for the requested period (lifetime without dates). */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Activity flag. */
+                        active: boolean;
+                        /** @description Owning campaign id. */
+                        campaignId: number;
+                        /** @description Transitions (clicks). */
+                        clicks: number;
+                        /** @description Product price as shown on the teaser, derived from price, oldPrice, discount and discountType. */
+                        cost: string;
+                        /** @description Cost per click: money / clicks. */
+                        cpc: number;
+                        /** @description Cost per thousand shows: money / views · 1000. */
+                        cpm: number;
+                        /** @description Cost per order: money / orders. */
+                        cpo: number;
+                        /** @description Conversion rate, percent: orders / clicks · 100. */
+                        cr: number;
+                        /** @description Click-through rate, percent: clicks / views · 100 (extension). */
+                        ctr: number;
+                        /** @description Ad id. */
+                        id: number;
+                        /** @description The square image (from `square`). */
+                        img: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description The rectangular image (from `rectangle`). */
+                        img_wide: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description Whether the owning campaign is a retargeting campaign. */
+                        isRetarget: boolean;
+                        /** @description Expenses, in currency units. */
+                        money: number;
+                        /** @description Product description. */
+                        opis: string;
+                        /** @description Conversions of the goals selected by targetId. */
+                        orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Moderation status: 0 moderation, 1 approved, 2 rejected (extension). */
+                        status: number;
+                        /** @description Current price per click (the bid), in currency units. */
+                        stavka: number;
+                        /** @description Product title. */
+                        title: string;
+                        /** @description Target URL. */
+                        url: string;
+                        /** @description Target URL for mobile devices; empty means `url`. */
+                        url_mobile: string;
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
+                        views: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listRefundedClicks: {
         parameters: {
             query?: {
@@ -11431,6 +12271,8 @@ export interface operations {
                             active: boolean;
                             /** @description Whether the campaign is archived (extension). */
                             archived: boolean;
+                            /** @description Targeted browsers; present only when set (extension). */
+                            browsers?: string[];
                             /** @description Product category (a root category). */
                             category_id: number | null;
                             /** @description Transitions (clicks). */
@@ -11445,6 +12287,8 @@ export interface operations {
                             cr: number;
                             /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                             ctr: number;
+                            /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
+                            endsAt?: string;
                             /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
                             frequencyCap?: number;
                             /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
@@ -11463,6 +12307,13 @@ export interface operations {
                             money: number;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
+                            /** @description Targeted operating systems; present only when set (extension). */
+                            os?: string[];
+                            /**
+                             * @description `even` when the campaign paces its spend evenly; absent: asap (extension).
+                             * @enum {string}
+                             */
+                            pacing?: "even";
                             /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                             refundedClicks: number;
                             /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -11471,12 +12322,20 @@ export interface operations {
                             schedule?: number[];
                             /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                             served: number;
+                            /** @description Sites it serves on only: ids and domains; present only when set (extension). */
+                            siteAllow?: (number | string)[];
+                            /** @description Sites it never serves on: ids and domains; present only when set (extension). */
+                            siteBlock?: (number | string)[];
+                            /** @description When it starts serving, UTC ISO 8601; present only when set (extension). */
+                            startsAt?: string;
                             /** @description Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision). */
                             status: number;
                             /** @description IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension). */
                             timeZone?: string;
                             /** @description Title. */
                             title: string;
+                            /** @description Lifetime budget, currency units; present only when set (extension). */
+                            totalBudget?: number;
                             /** @description Viewable impressions (shows): teasers at least half in view for a second. */
                             views: number;
                         }[];
@@ -14863,6 +15722,8 @@ export interface operations {
                         currency: string;
                         /** @description Whether messages are delivered (`SMTP_URL` is set); when false they wait in the outbox, where operators read and resend them. */
                         emailDelivery: boolean;
+                        /** @description The network’s minimum payout, currency units: a publisher is paid once the balance reaches it; 0 means no minimum (extension). */
+                        minPayout: number;
                         /** @description IANA time zone of the platform’s calendar days. */
                         timeZone: string;
                     };
@@ -14975,6 +15836,10 @@ export interface operations {
                         block: number;
                         /** @description The platform currency (ISO 4217, `CURRENCY`) of every price. */
                         currency: string;
+                        /** @description The block’s design, as the publisher set it (Block.design); absent: none (extension). */
+                        design?: {
+                            [key: string]: string | number;
+                        };
                         /** @description Accessible label of the teaser list. */
                         label: string;
                         /** @description False when the teasers were chosen without personal data: no visitor id, no retargeting audience, no frequency cap (the visitor did not consent, Global Privacy Control or a US opt-out, or the site never personalises; docs/privacy.md). */
@@ -15736,8 +16601,33 @@ export interface operations {
                         bn: string;
                         /** @description How many teasers the block shows at once (1-20). */
                         count: number;
+                        /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                        design?: {
+                            /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                            adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                            /** @description Background colour (#rrggbb). */
+                            background: string;
+                            /** @description Teasers per row, 1–6. */
+                            columns: number;
+                            /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                            font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                            /** @description Text above the teasers; empty: none. */
+                            heading: string;
+                            /** @description Picture: square, wide (16:9), round, or none. */
+                            imageShape: "square" | "wide" | "round" | "none";
+                            /** @description Price colour (#rrggbb). */
+                            priceColor: string;
+                            /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                            rows: number;
+                            /** @description Title and text colour (#rrggbb). */
+                            textColor: string;
+                            /** @description Title size, px (10–24). */
+                            titleSize: number;
+                        };
                         /** @description Block id. */
                         id: number;
+                        /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                        minCpc?: number;
                         /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                         noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
@@ -15808,8 +16698,33 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The block’s design (extension): any of its fields, the others kept (or their defaults); null removes the design. Setting columns or rows sets `count` to columns × rows. */
+                    design?: {
+                        /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                        adMark?: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                        /** @description Background colour (#rrggbb). */
+                        background?: string;
+                        /** @description Teasers per row, 1–6. */
+                        columns?: number;
+                        /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                        font?: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                        /** @description Text above the teasers; empty: none. */
+                        heading?: string;
+                        /** @description Picture: square, wide (16:9), round, or none. */
+                        imageShape?: "square" | "wide" | "round" | "none";
+                        /** @description Price colour (#rrggbb). */
+                        priceColor?: string;
+                        /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                        rows?: number;
+                        /** @description Title and text colour (#rrggbb). */
+                        textColor?: string;
+                        /** @description Title size, px (10–24). */
+                        titleSize?: number;
+                    } | null;
+                    /** @description Minimum price of a click on the block: ads whose bid × coefficients is lower do not compete, and no click costs less; 0 clears (extension). */
+                    minCpc?: number | string;
                     /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
-                    noCampaignRepeats: boolean;
+                    noCampaignRepeats?: boolean;
                 };
             };
         };
@@ -15829,8 +16744,33 @@ export interface operations {
                         bn: string;
                         /** @description How many teasers the block shows at once (1-20). */
                         count: number;
+                        /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                        design?: {
+                            /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                            adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                            /** @description Background colour (#rrggbb). */
+                            background: string;
+                            /** @description Teasers per row, 1–6. */
+                            columns: number;
+                            /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                            font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                            /** @description Text above the teasers; empty: none. */
+                            heading: string;
+                            /** @description Picture: square, wide (16:9), round, or none. */
+                            imageShape: "square" | "wide" | "round" | "none";
+                            /** @description Price colour (#rrggbb). */
+                            priceColor: string;
+                            /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                            rows: number;
+                            /** @description Title and text colour (#rrggbb). */
+                            textColor: string;
+                            /** @description Title size, px (10–24). */
+                            titleSize: number;
+                        };
                         /** @description Block id. */
                         id: number;
+                        /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                        minCpc?: number;
                         /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                         noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */
@@ -15904,10 +16844,14 @@ export interface operations {
     explainBlock: {
         parameters: {
             query?: {
+                /** @description Browser of the impression: chrome, safari, firefox, edge, opera, samsung, yandex, other, optionally :major (chrome:131); none: unknown. */
+                browser?: string;
                 /** @description ISO 3166-1 alpha-2 country code of the visitor (either case); none: a visitor of unknown country. */
                 country?: string;
                 /** @description Device type of the impression: desktop (default), mobile or tablet. */
                 device?: "desktop" | "mobile" | "tablet";
+                /** @description Operating system of the impression: windows, macos, ios, android, linux, chromeos, other, optionally :major (android:14); none: unknown. */
+                os?: string;
                 /** @description Visitor id (the `nv_vid` cookie of the serving domain), for retargeting audiences; none: a visitor in no audience. */
                 visitor?: string;
             };
@@ -15944,8 +16888,8 @@ export interface operations {
                         filtered: {
                             /** @description How many ads this reason keeps out. */
                             count: number;
-                            /** @description Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule (per-request filters), filtered (another per-request filter). */
-                            reason: "campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "budget" | "daily_limit" | "geo" | "audience" | "page_repeat" | "frequency" | "schedule" | "filtered";
+                            /** @description Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), total_budget (campaign lifetime budget spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), os (another operating system), browser (another browser), site_list (the campaign’s site allow or block list excludes the site), category (the site refuses the campaign’s or ad’s category), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule, flight (outside the campaign’s start and end), pacing (even pacing: ahead of the day’s allowance) (per-request filters), floor (bid × coefficients under the block’s minimum CPC), filtered (another per-request filter). */
+                            reason: "campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered";
                         }[];
                         /** @description How many teasers the block shows at once. */
                         teaserCount: number;
@@ -16441,8 +17385,33 @@ export interface operations {
                             bn: string;
                             /** @description How many teasers the block shows at once (1-20). */
                             count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
                             /** @description Block id. */
                             id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
                             /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                             noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
@@ -16472,6 +17441,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -16572,8 +17543,33 @@ export interface operations {
                             bn: string;
                             /** @description How many teasers the block shows at once (1-20). */
                             count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
                             /** @description Block id. */
                             id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
                             /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                             noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
@@ -16603,6 +17599,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -16712,8 +17710,33 @@ export interface operations {
                             bn: string;
                             /** @description How many teasers the block shows at once (1-20). */
                             count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
                             /** @description Block id. */
                             id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
                             /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                             noCampaignRepeats?: boolean;
                             /** @description Id of the site the block belongs to. */
@@ -16743,6 +17766,8 @@ export interface operations {
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
                         refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -16756,6 +17781,172 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears (extension). */
+                    refusedCategories: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description A publisher site with its statistics for the requested period. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The blocks of the site (with `expand=blocks`). */
+                        blocks?: {
+                            /** @description Block code: the HTML embed code to paste into a page of the site. */
+                            bn: string;
+                            /** @description How many teasers the block shows at once (1-20). */
+                            count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
+                            /** @description Block id. */
+                            id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
+                            /** @description Id of the site the block belongs to. */
+                            siteid: string;
+                            /** @description Block header. */
+                            title: string;
+                        }[];
+                        /** @description Number of blocks. */
+                        blocks_count: number;
+                        /** @description Category id (a site category). */
+                        category_id: string;
+                        /** @description Clicks on teasers in the period. */
+                        clicks: number;
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
+                        cpm: number;
+                        /** @description Click-through rate: clicks / views * 100. */
+                        ctr: number;
+                        /** @description Site id. */
+                        id: number;
+                        /** @description The same income as a number in currency units, 4 fraction digits. */
+                        income: number;
+                        /** @description Income in whole cents of the account currency (rounded down). */
+                        money: number;
+                        /** @description Monthly unique visitors, as the publisher declared them. */
+                        monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Status: moderation, active, banned or unconfirmed. */
+                        status: "moderation" | "active" | "banned" | "unconfirmed";
+                        /** @description Site address. */
+                        url: string;
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
+                        views: number;
+                    };
+                    "application/xml": string;
+                };
+            };
             /** @description The error body of every failed request. */
             401: {
                 headers: {
@@ -16860,8 +18051,33 @@ export interface operations {
                         bn: string;
                         /** @description How many teasers the block shows at once (1-20). */
                         count: number;
+                        /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                        design?: {
+                            /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                            adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                            /** @description Background colour (#rrggbb). */
+                            background: string;
+                            /** @description Teasers per row, 1–6. */
+                            columns: number;
+                            /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                            font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                            /** @description Text above the teasers; empty: none. */
+                            heading: string;
+                            /** @description Picture: square, wide (16:9), round, or none. */
+                            imageShape: "square" | "wide" | "round" | "none";
+                            /** @description Price colour (#rrggbb). */
+                            priceColor: string;
+                            /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                            rows: number;
+                            /** @description Title and text colour (#rrggbb). */
+                            textColor: string;
+                            /** @description Title size, px (10–24). */
+                            titleSize: number;
+                        };
                         /** @description Block id. */
                         id: number;
+                        /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                        minCpc?: number;
                         /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
                         noCampaignRepeats?: boolean;
                         /** @description Id of the site the block belongs to. */

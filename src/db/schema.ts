@@ -82,7 +82,9 @@ export interface AuditEntriesTable {
 
 export interface BlocksTable {
   created_at: Generated<Timestamp>;
+  design: unknown | null;
   id: Generated<number>;
+  min_cpc_micros: Generated<number>;
   no_campaign_repeats: Generated<boolean>;
   site_id: number;
   teaser_count: Generated<number>;
@@ -112,18 +114,26 @@ export interface CampaignsTable {
   active: Generated<boolean>;
   advertiser_id: number;
   archived: Generated<boolean>;
+  browser_targets: Generated<string[]>;
   category_id: number | null;
   created_at: Generated<Timestamp>;
   daily_budget_micros: Generated<number>;
   daily_click_limit: Generated<number>;
+  ends_at: Timestamp | null;
   frequency_cap: Generated<number>;
   geo: Generated<string[]>;
   id: Generated<number>;
   is_retarget: Generated<boolean>;
   moderation_status: Generated<number>;
+  os_targets: Generated<string[]>;
+  pacing: Generated<"asap" | "even">;
   schedule_hours: number[] | null;
+  site_allow: Generated<string[]>;
+  site_block: Generated<string[]>;
+  starts_at: Timestamp | null;
   time_zone: string | null;
   title: string;
+  total_budget_micros: Generated<number>;
   updated_at: Generated<Timestamp>;
 }
 
@@ -375,6 +385,7 @@ export interface SitesTable {
   monthly_uniq_users: Generated<number>;
   never_personalise: Generated<boolean>;
   publisher_id: number;
+  refused_categories: Generated<number[]>;
   status: Generated<number>;
   url: string;
 }

@@ -91,7 +91,13 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
     await page.locator('#title-error').waitFor();
     await page.getByLabel('Title').fill('Spring shoes');
     await page.getByLabel('Category').selectOption({ index: 1 });
-    await page.getByLabel('Countries').fill('TH, VN');
+    // Countries are found by name; the API gets their codes.
+    const countries = page.getByRole('group', { name: 'Countries' });
+    await countries.getByLabel('Find a country').fill('thai');
+    await countries.getByRole('checkbox', { name: 'Thailand (TH)' }).check();
+    await countries.getByLabel('Find a country').fill('viet');
+    await countries.getByRole('checkbox', { name: 'Vietnam (VN)' }).check();
+    await countries.getByRole('button', { name: 'Remove Thailand' }).waitFor();
     await lookAt(page, 'campaign-create');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('heading', { name: 'Spring shoes' }).waitFor();

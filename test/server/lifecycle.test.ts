@@ -32,6 +32,7 @@ describe('configuration', () => {
         SIGNING_SECRET: 'short',
         BODY_LIMIT_BYTES: '12',
         REVENUE_SHARE_PERCENT: '150',
+        MIN_PAYOUT: '-5',
         PUBLIC_URL: 'http://ads.example',
       });
     } catch (caught) {
@@ -43,6 +44,7 @@ describe('configuration', () => {
       'BODY_LIMIT_BYTES',
       'DATABASE_URL',
       'LOG_LEVEL',
+      'MIN_PAYOUT',
       'PORT',
       'PUBLIC_URL',
       'RATE_LIMIT_RPS',
@@ -63,6 +65,8 @@ describe('configuration', () => {
     assert.equal(config.rateLimitPerSecond, 5);
     assert.equal(config.timeZone, 'UTC');
     assert.equal(config.revenueShare, 0.7);
+    assert.equal(config.minPayoutMicros, 0);
+    assert.equal(loadConfig({ MIN_PAYOUT: '25.5' }).minPayoutMicros, 25_500_000);
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.dataDir, path.resolve('data'));
   });

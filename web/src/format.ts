@@ -4,9 +4,11 @@ export interface Platform {
   timeZone: string;
   /** Whether e-mail leaves the server (`SMTP_URL`); else messages wait in the operators' outbox. */
   emailDelivery: boolean;
+  /** The network's minimum payout (MIN_PAYOUT); 0: none. */
+  minPayout?: number;
 }
 
-let platform: Platform = { currency: 'USD', timeZone: 'UTC', emailDelivery: false };
+let platform: Platform = { currency: 'USD', timeZone: 'UTC', emailDelivery: false, minPayout: 0 };
 export const setPlatform = (value: Platform) => {
   platform = value;
 };

@@ -12,7 +12,7 @@ import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/vocabulary.ts';
 import { ConsentDecider, consentSignals } from './consent/consent.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
-import { LOADER_SCRIPT, PIXEL_GIF } from './loader-script.ts';
+import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
@@ -117,7 +117,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       reply.header('Cache-Control', 'public, max-age=3600');
       reply.header('Access-Control-Allow-Origin', '*');
       reply.type('application/javascript; charset=utf-8');
-      return LOADER_SCRIPT;
+      return minifiedLoaderScript();
     },
   );
 
@@ -152,16 +152,18 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const teasers = traits.bot
         ? []
         : await serving.serve(
-            { block, device: traits.device, country: countryOf(address), visitorId: cookieId },
+            { block, device: traits.device, agent: traits.agent, country: countryOf(address), visitorId: cookieId },
             { pageId: page, cookieId, loaderId: personalised ? visitor : undefined, address, userAgent, personalised },
           );
       const base = absoluteUrl(request, '/api');
       if (request.format === 'json' && (request.query as { fields?: unknown }).fields === undefined) {
         // Sent as text, the answer skips the serializer (and `fields`, which it was not asked for);
         // the schema's reply type only knows the object, hence the plain reply.
-        return (reply as FastifyReply).type(JSON_TYPE).send(answers.write(block.id, LABEL, base, teasers, personalised));
+        return (reply as FastifyReply)
+          .type(JSON_TYPE)
+          .send(answers.write(block.id, LABEL, base, teasers, personalised, block.designJson));
       }
-      return teaserAnswer(block.id, LABEL, currency, base, teasers, personalised);
+      return teaserAnswer(block.id, LABEL, currency, base, teasers, personalised, block.designJson);
     },
   );
 

@@ -29,6 +29,11 @@ export const TeasersAnswerSchema = Type.Object({
       'False when the teasers were chosen without personal data: no visitor id, no retargeting audience, no frequency cap (the visitor did not consent, Global Privacy Control or a US opt-out, or the site never personalises; docs/privacy.md).',
   }),
   teasers: Type.Array(TeaserSchema, { description: 'Teasers in auction order; empty when nothing can serve.' }),
+  design: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), {
+      description: 'The block’s design, as the publisher set it (Block.design); absent: none (extension).',
+    }),
+  ),
 });
 
 /**
@@ -42,6 +47,7 @@ export function teaserAnswer(
   base: string,
   teasers: readonly ServedTeaser[],
   personalised = true,
+  designJson?: string,
 ): Static<typeof TeasersAnswerSchema> {
   return {
     block: blockId,
@@ -58,6 +64,7 @@ export function teaserAnswer(
       url: `${base}/serve/click/${clickToken}`,
       view: viewToken,
     })),
+    ...(designJson === undefined ? {} : { design: JSON.parse(designJson) as Record<string, string | number> }),
   };
 }
 
@@ -79,7 +86,14 @@ export class TeaserAnswerWriter {
     this.currency = JSON.stringify(currency);
   }
 
-  write(blockId: number, label: string, base: string, teasers: readonly ServedTeaser[], personalised = true): string {
+  write(
+    blockId: number,
+    label: string,
+    base: string,
+    teasers: readonly ServedTeaser[],
+    personalised = true,
+    designJson?: string,
+  ): string {
     const baseJson = this.escapedBase(base);
     let text = `{"block":${blockId},"label":${JSON.stringify(label)},"currency":${this.currency},"personalised":${personalised},"teasers":[`;
     for (let index = 0; index < teasers.length; index += 1) {
@@ -88,7 +102,7 @@ export class TeaserAnswerWriter {
       // Tokens are base64url: nothing in them needs escaping.
       text += `${this.head(teaser.ad, base, baseJson)}"url":"${baseJson}/serve/click/${teaser.clickToken}","view":"${teaser.viewToken}"}`;
     }
-    return `${text}]}`;
+    return designJson === undefined ? `${text}]}` : `${text}],"design":${designJson}}`;
   }
 
   /** The base URL inside a JSON string (it may come from the Host header); one base is the rule. */

@@ -5,6 +5,7 @@ import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { microsToAmount } from '../../money.ts';
 
 /** The repository's documentation (docs/*.md), which the app's pages link to for help (docs/adr/0038). */
 export const DOCS_DIR = path.join(import.meta.dirname, '..', '..', '..', 'docs');
@@ -126,7 +127,7 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
         operationId: 'getPlatform',
         summary: 'How this platform writes money and days.',
         description:
-          'The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`), and whether e-mail leaves the server (`SMTP_URL`), so that pages say what happened to a message.',
+          'The currency of every amount (`CURRENCY`), the time zone days are counted in (`TZ`), the minimum payout (`MIN_PAYOUT`), and whether e-mail leaves the server (`SMTP_URL`), so that pages say what happened to a message.',
         security: [],
         response: {
           200: Type.Object({
@@ -135,6 +136,10 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
             emailDelivery: Type.Boolean({
               description:
                 'Whether messages are delivered (`SMTP_URL` is set); when false they wait in the outbox, where operators read and resend them.',
+            }),
+            minPayout: Type.Number({
+              description:
+                'The network’s minimum payout, currency units: a publisher is paid once the balance reaches it; 0 means no minimum (extension).',
             }),
           }),
           ...errorResponses(403),
@@ -145,6 +150,7 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
       currency: context.config.currency,
       timeZone: context.config.timeZone,
       emailDelivery: context.config.smtpUrl !== undefined,
+      minPayout: microsToAmount(context.config.minPayoutMicros),
     }),
   );
 }

@@ -27,20 +27,22 @@ describe('the teasers answer written as text', () => {
   const served = (offset: number): ServedTeaser[] =>
     ads.map((entry, index) => ({ ad: entry, clickToken: `click-${offset + index}_A-z`, viewToken: `view-${offset + index}` }));
 
-  const cases: [name: string, base: string, teasers: ServedTeaser[]][] = [
+  const design = JSON.stringify({ columns: 3, rows: 2, heading: 'You "may" like', textColor: '#112233', titleSize: 14 });
+  const cases: [name: string, base: string, teasers: ServedTeaser[], designJson?: string][] = [
     ['no teasers', 'https://ads.example/api', []],
     ['teasers with text that needs escaping', 'https://ads.example/api', served(0)],
     ['the same ads again (their cached parts)', 'https://ads.example/api', served(10)],
     ['another base URL (a Host header with a quote)', 'https://ads"x.example/api', served(20)],
     ['the first base URL again', 'https://ads.example/api', served(30)],
+    ['a block with a design', 'https://ads.example/api', served(40), design],
   ];
   const writer = new TeaserAnswerWriter('EUR');
-  for (const [name, base, teasers] of cases) {
+  for (const [name, base, teasers, designJson] of cases) {
     it(`is the text of the object answer: ${name}`, () => {
-      const text = writer.write(77, 'Sponsored', base, teasers);
-      assert.equal(text, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers)));
-      const unpersonalised = writer.write(77, 'Sponsored', base, teasers, false);
-      assert.equal(unpersonalised, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers, false)));
+      const unpersonalised = writer.write(77, 'Sponsored', base, teasers, false, designJson);
+      assert.equal(unpersonalised, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers, false, designJson)));
+      const text = writer.write(77, 'Sponsored', base, teasers, true, designJson);
+      assert.equal(text, JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', base, teasers, true, designJson)));
     });
   }
 
@@ -51,15 +53,16 @@ describe('the teasers answer written as text', () => {
     app.get('/', { schema: { response: { 200: TeasersAnswerSchema } } }, async () => answer);
     try {
       const teaserKeys = Object.keys(TeasersAnswerSchema.properties.teasers.items.properties);
-      for (const [name, base, teasers] of cases) {
-        answer = teaserAnswer(77, 'Sponsored', 'EUR', base, teasers);
-        const text = writer.write(77, 'Sponsored', base, teasers);
+      for (const [name, base, teasers, designJson] of cases) {
+        answer = teaserAnswer(77, 'Sponsored', 'EUR', base, teasers, true, designJson);
+        const text = writer.write(77, 'Sponsored', base, teasers, true, designJson);
         const parsed = JSON.parse(text);
         assert.ok(
           Value.Check(TeasersAnswerSchema, parsed),
           `${name}: ${[...Value.Errors(TeasersAnswerSchema, parsed)].map((error) => error.message)}`,
         );
-        assert.deepEqual(Object.keys(parsed), Object.keys(TeasersAnswerSchema.properties), name);
+        const keys = Object.keys(TeasersAnswerSchema.properties).filter((key) => key !== 'design' || designJson !== undefined);
+        assert.deepEqual(Object.keys(parsed), keys, name);
         for (const teaser of parsed.teasers) assert.deepEqual(Object.keys(teaser), teaserKeys, name);
         const serialized = await app.inject({ method: 'GET', url: '/' });
         assert.equal(text, serialized.body, name);

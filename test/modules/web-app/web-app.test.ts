@@ -8,7 +8,7 @@ describe('the web app and the security headers', () => {
   let server: TestServer;
   before(async () => {
     buildWebIfStale();
-    server = await startTestServer({ env: { CURRENCY: 'eur', TZ: 'Asia/Bangkok' } });
+    server = await startTestServer({ env: { CURRENCY: 'eur', TZ: 'Asia/Bangkok', MIN_PAYOUT: '25.5' } });
   });
   after(() => server.close());
 
@@ -118,10 +118,10 @@ describe('the web app and the security headers', () => {
     assert.equal(loader.header('strict-transport-security'), 'max-age=31536000');
   });
 
-  it('tells the app the platform’s currency, time zone and whether e-mail is delivered', async () => {
+  it('tells the app the platform’s currency, time zone, minimum payout and whether e-mail is delivered', async () => {
     const platform = await server.anonymous.get('/api/platform');
     assert.equal(platform.status, 200);
-    assert.deepEqual(platform.json(), { currency: 'EUR', timeZone: 'Asia/Bangkok', emailDelivery: false });
+    assert.deepEqual(platform.json(), { currency: 'EUR', timeZone: 'Asia/Bangkok', emailDelivery: false, minPayout: 25.5 });
     const delivering = await startTestServer({ env: { SMTP_URL: 'smtp://127.0.0.1:2525' } });
     try {
       assert.equal((await delivering.anonymous.get('/api/platform')).json<{ emailDelivery: boolean }>().emailDelivery, true);

@@ -10,6 +10,8 @@ export interface Series {
   format: (value: number) => string;
   /** Plotted against the right-hand axis. */
   right?: boolean;
+  /** Drawn dashed (the previous period beside the current one). */
+  dashed?: boolean;
 }
 
 /**
@@ -34,7 +36,7 @@ export function DailyChart({ days, series, label }: { days: string[]; series: Se
       values: (_plot, ticks) => ticks.map(format),
     });
     const first = series[0];
-    const second = series.find((entry) => entry.right);
+    const second = series.find((entry) => entry.right && !entry.dashed);
     const options: uPlot.Options = {
       width: element.clientWidth,
       height: 240,
@@ -64,6 +66,7 @@ export function DailyChart({ days, series, label }: { days: string[]; series: Se
           label: entry.label,
           stroke: entry.color,
           width: 2,
+          ...(entry.dashed ? { dash: [6, 4] } : {}),
           scale: entry.right ? 'right' : 'left',
           points: { show: days.length < 45 },
           value: (_plot: uPlot, value: number | null) => (value == null ? '' : entry.format(value)),

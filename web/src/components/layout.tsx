@@ -5,6 +5,7 @@ import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { findRoute, helpOf, homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
+import { PayoutThreshold } from './payout-threshold.tsx';
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
   const { path } = useLocation();
@@ -54,6 +55,7 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
                 {money(user.balance)}
               </span>
             )}
+            {user.type === 'publisher' && <PayoutThreshold balance={user.balance} />}
           </span>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
+import type { ControlColumns } from './campaign-control.ts';
 import type { CampaignRecord } from './campaign-schema.ts';
 
 export interface CampaignListFilter {
@@ -87,6 +88,7 @@ export interface NewCampaign {
   dailyBudgetMicros: number;
   dailyClickLimit: number;
   delivery: CampaignDelivery;
+  control: ControlColumns;
   now: Date;
 }
 
@@ -119,6 +121,7 @@ export async function insertCampaign(db: Db, campaign: NewCampaign): Promise<num
       daily_budget_micros: campaign.dailyBudgetMicros,
       daily_click_limit: campaign.dailyClickLimit,
       ...deliveryColumns(campaign.delivery),
+      ...campaign.control,
       created_at: campaign.now,
       updated_at: campaign.now,
     })
@@ -133,17 +136,11 @@ export async function updateCampaignFlags(
   flags: { active?: boolean; archived?: boolean },
   delivery: CampaignDelivery,
   now: Date,
-  limits: { dailyBudgetMicros?: number; dailyClickLimit?: number } = {},
+  control: ControlColumns & { daily_budget_micros?: number; daily_click_limit?: number } = {},
 ): Promise<void> {
   await db
     .updateTable('campaigns')
-    .set({
-      ...flags,
-      ...deliveryColumns(delivery),
-      ...(limits.dailyBudgetMicros === undefined ? {} : { daily_budget_micros: limits.dailyBudgetMicros }),
-      ...(limits.dailyClickLimit === undefined ? {} : { daily_click_limit: limits.dailyClickLimit }),
-      updated_at: now,
-    })
+    .set({ ...flags, ...deliveryColumns(delivery), ...control, updated_at: now })
     .where('id', '=', id)
     .execute();
 }
@@ -194,4 +191,18 @@ export async function ownCampaignIds(db: Db, advertiserId: number, ids?: readonl
   if (ids !== undefined) query = query.where('id', 'in', [...ids]);
   const rows = await query.orderBy('id').execute();
   return rows.map((row) => row.id);
+}
+
+/**
+ * A copy of a campaign row under a new title: its settings, awaiting moderation, not archived.
+ * Answers the new id.
+ */
+export async function insertCampaignCopy(trx: Db, original: CampaignRecord, title: string, now: Date): Promise<number> {
+  const { id: _id, items: _items, created_at: _created, updated_at: _updated, ...row } = original;
+  const copy = await trx
+    .insertInto('campaigns')
+    .values({ ...row, title, moderation_status: MODERATION.moderation, archived: false, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return copy.id;
 }

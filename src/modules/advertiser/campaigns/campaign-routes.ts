@@ -11,8 +11,10 @@ import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';
+import { controlBodyProperties } from './campaign-control.ts';
 import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
 import {
+  type CampaignChange,
   type CampaignInput,
   campaignChangeFieldErrors,
   campaignFieldErrors,
@@ -101,11 +103,12 @@ const CreateCampaignBody = Type.Object(
     maxclicks: Type.Optional(Count('Daily click limit; 0 (default) means none.', { maximum: 1_000_000_000 })),
     active: Type.Optional(Flag('Activity flag (default true).')),
     ...deliveryProperties,
+    ...controlBodyProperties,
   },
   { additionalProperties: false },
 );
 
-const ChangeCampaignBody = Type.Object(
+export const ChangeCampaignBody = Type.Object(
   {
     active: Type.Optional(Flag('Switch the campaign on (true) or off (false).')),
     archived: Type.Optional(Flag('Archive (true) or restore (false) the campaign (extension).')),
@@ -116,6 +119,7 @@ const ChangeCampaignBody = Type.Object(
       Count('Daily click limit; 0 means none. Takes effect at once, without moderation.', { maximum: 1_000_000_000 }),
     ),
     ...deliveryProperties,
+    ...controlBodyProperties,
   },
   { additionalProperties: false },
 );
@@ -123,6 +127,15 @@ const ChangeCampaignBody = Type.Object(
 const CampaignWithOffers = campaignWithOffers(AdSchema);
 
 type CreateCampaignFields = Static<typeof CreateCampaignBody>;
+type ChangeCampaignFields = Static<typeof ChangeCampaignBody>;
+
+/** The API's names of a campaign change's fields, in the service's words (the daily limits' names differ). */
+function toCampaignChange(body: ChangeCampaignFields): CampaignChange;
+function toCampaignChange(body: Unchecked<ChangeCampaignFields>): Unchecked<CampaignChange>;
+function toCampaignChange(body: Unchecked<ChangeCampaignFields>): Unchecked<CampaignChange> {
+  const { maxmoney, maxclicks, ...rest } = body;
+  return { ...rest, dailyBudget: maxmoney, dailyClickLimit: maxclicks };
+}
 
 /** The API's names of a new campaign's fields, in the service's words. */
 function toCampaignInput(body: CreateCampaignFields): CampaignInput;
@@ -139,6 +152,14 @@ function toCampaignInput(body: Unchecked<CreateCampaignFields>): Unchecked<Campa
     frequencyCap: body.frequencyCap,
     schedule: body.schedule,
     timeZone: body.timeZone,
+    startsAt: body.startsAt,
+    endsAt: body.endsAt,
+    totalBudget: body.totalBudget,
+    pacing: body.pacing,
+    os: body.os,
+    browsers: body.browsers,
+    siteAllow: body.siteAllow,
+    siteBlock: body.siteBlock,
   };
 }
 
@@ -150,6 +171,7 @@ const statsQuery = (query: { dateFrom?: string; dateTo?: string; targetId?: numb
 /** Advertiser campaigns: list, read (with their ads), create, switch on/off and archive. */
 export function registerCampaignRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
+  const platformTimeZone = context.config.timeZone;
   const tags = ['Campaigns'];
 
   app.get(
@@ -216,7 +238,10 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         body: CreateCampaignBody,
         response: { 201: CampaignSchema, ...errorResponses(401, 403, 422) },
       },
-      config: { fieldRules: (request) => campaignFieldErrors(db, toCampaignInput(uncheckedBody(request))), idempotent: true },
+      config: {
+        fieldRules: (request) => campaignFieldErrors(db, toCampaignInput(uncheckedBody(request)), platformTimeZone),
+        idempotent: true,
+      },
     },
     async (request, reply) => {
       const campaign = await createCampaign(
@@ -224,6 +249,7 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         accountOf(request),
         toCampaignInput(request.body),
         new Date(clock.now()),
+        platformTimeZone,
       );
       return created(request, reply, `/api/advertiser/campaigns/${campaign.id}`, campaign);
     },
@@ -236,22 +262,24 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'updateCampaign',
         summary:
-          'Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule and time zone. None of these sends it back to moderation.',
+          'Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists. None of these sends it back to moderation.',
         params: IdParams,
         body: ChangeCampaignBody,
         response: { 200: CampaignSchema, ...errorResponses(401, 403, 404, 422) },
       },
       config: {
-        fieldRules: async (request) => {
-          const body = uncheckedBody<Static<typeof ChangeCampaignBody>>(request);
-          return campaignChangeFieldErrors({ ...body, dailyBudget: body.maxmoney });
-        },
+        fieldRules: async (request) =>
+          campaignChangeFieldErrors(toCampaignChange(uncheckedBody<ChangeCampaignFields>(request)), platformTimeZone),
       },
     },
-    async (request) => {
-      const { maxmoney, maxclicks, ...rest } = request.body;
-      const change = { ...rest, dailyBudget: maxmoney, dailyClickLimit: maxclicks };
-      return changeCampaign(db, accountOf(request), request.params.id, change, new Date(clock.now()));
-    },
+    async (request) =>
+      changeCampaign(
+        db,
+        accountOf(request),
+        request.params.id,
+        toCampaignChange(request.body),
+        new Date(clock.now()),
+        platformTimeZone,
+      ),
   );
 }

@@ -5,6 +5,7 @@ import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
 import { advertiserFigures } from '../../statistics/figures.ts';
 import type { Totals } from '../../statistics/vocabulary.ts';
+import { controlProperties, toControl } from './campaign-control.ts';
 
 /** Extensions reported beside views, clicks and money wherever the advertiser's statistics are. */
 export const servedAndRefundedProperties = {
@@ -71,6 +72,7 @@ const campaignProperties = {
       description: 'IANA time zone of `schedule`; present only when set, absent means the platform’s time zone (extension).',
     }),
   ),
+  ...controlProperties,
   ...figureProperties,
 };
 
@@ -114,6 +116,7 @@ export function toCampaign(row: CampaignRecord, totals: Totals): Campaign {
     ...(row.frequency_cap > 0 ? { frequencyCap: row.frequency_cap } : {}),
     ...(row.schedule_hours === null ? {} : { schedule: row.schedule_hours.map(Number) }),
     ...(row.time_zone === null ? {} : { timeZone: row.time_zone }),
+    ...toControl(row),
     ...advertiserFigures(totals),
   };
 }

@@ -10,12 +10,14 @@ import { totalsByCampaign } from '../../statistics/statistics-service.ts';
 import { readIdList, type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { offersWithTotals } from '../offers/offer-service.ts';
+import { type ControlColumns, type ControlInput, checkControl } from './campaign-control.ts';
 import {
   type CampaignDelivery,
   type CampaignListFilter,
   findCampaign,
   findModerationStatusForUpdate,
   insertCampaign,
+  insertCampaignCopy,
   isRootCategory,
   listCampaigns,
   listCampaignsForModeration,
@@ -70,7 +72,7 @@ export async function getCampaignWithStats(
 }
 
 /** What an advertiser sends to create a campaign; absent flags and limits take their defaults. */
-export interface CampaignInput {
+export interface CampaignInput extends ControlInput {
   title: string;
   categoryId: number;
   geo?: unknown;
@@ -88,7 +90,7 @@ export interface CampaignInput {
 }
 
 /** What may change on an existing campaign. */
-export interface CampaignChange {
+export interface CampaignChange extends ControlInput {
   active?: boolean;
   archived?: boolean;
   /** Daily limits: they apply at once and never send the campaign back to moderation. */
@@ -118,12 +120,18 @@ function checkDelivery(
   };
 }
 
+/** The time zone a campaign's date-times without an offset are read in: the one sent, the campaign's, or the platform's. */
+function clockOf(input: { timeZone?: unknown }, stored: string | null, platformTimeZone: string): string {
+  return typeof input.timeZone === 'string' && input.timeZone !== '' ? input.timeZone : (stored ?? platformTimeZone);
+}
+
 /** The 422 entries of a campaign change's fields beyond its schema (the PUT route's `fieldRules`). */
-export function campaignChangeFieldErrors(input: Unchecked<CampaignChange>): FieldError[] {
+export function campaignChangeFieldErrors(input: Unchecked<CampaignChange>, platformTimeZone: string): FieldError[] {
   const problems: FieldError[] = [];
-  checkDelivery(input, problems);
+  const delivery = checkDelivery(input, problems);
   const budget = dailyBudgetOf(input.dailyBudget);
   if (budget !== undefined && typeof budget !== 'number') problems.push(budget);
+  if (problems.length === 0) checkControl(input, clockOf(delivery, null, platformTimeZone), problems);
   return problems;
 }
 
@@ -143,7 +151,11 @@ const LIFETIME: Period = { from: undefined, to: undefined };
 async function checkCampaign(
   db: Db,
   input: Unchecked<CampaignInput>,
-): Promise<{ problems: FieldError[]; checked?: { geo: string[]; dailyBudgetMicros: number; delivery: CampaignDelivery } }> {
+  platformTimeZone: string,
+): Promise<{
+  problems: FieldError[];
+  checked?: { geo: string[]; dailyBudgetMicros: number; delivery: CampaignDelivery; control: ControlColumns };
+}> {
   const problems: FieldError[] = [];
   if (typeof input.title === 'string' && input.title.trim() === '')
     problems.push({ field: 'title', message: 'Must not be empty.' });
@@ -156,19 +168,30 @@ async function checkCampaign(
     input.dailyBudget === undefined ? 0 : checkMoney(input.dailyBudget, 'maxmoney', { sign: 'non-negative' });
   if (typeof dailyBudgetMicros !== 'number') problems.push(dailyBudgetMicros);
   const delivery = checkDelivery(input, problems);
+  const control = checkControl(input, clockOf(delivery, null, platformTimeZone), problems);
   if (problems.length > 0 || !Array.isArray(geo) || typeof dailyBudgetMicros !== 'number') return { problems };
-  return { problems, checked: { geo, dailyBudgetMicros, delivery } };
+  return { problems, checked: { geo, dailyBudgetMicros, delivery, control } };
 }
 
 /** The 422 entries of a campaign's fields by the rules of its service (the route's `fieldRules`). */
-export async function campaignFieldErrors(db: Db, input: Unchecked<CampaignInput>): Promise<FieldError[]> {
-  return (await checkCampaign(db, input)).problems;
+export async function campaignFieldErrors(
+  db: Db,
+  input: Unchecked<CampaignInput>,
+  platformTimeZone: string,
+): Promise<FieldError[]> {
+  return (await checkCampaign(db, input, platformTimeZone)).problems;
 }
 
 /** Creates a campaign awaiting moderation (status 0); answers it with its (empty) statistics. */
-export async function createCampaign(db: Db, advertiserId: number, input: CampaignInput, now: Date): Promise<Campaign> {
+export async function createCampaign(
+  db: Db,
+  advertiserId: number,
+  input: CampaignInput,
+  now: Date,
+  platformTimeZone: string,
+): Promise<Campaign> {
   const id = await inTransaction(db, async (trx) => {
-    const { problems, checked } = await checkCampaign(trx, input);
+    const { problems, checked } = await checkCampaign(trx, input, platformTimeZone);
     if (checked === undefined) throw validationFailed(problems);
     const campaign: NewCampaign = {
       advertiserId,
@@ -180,6 +203,7 @@ export async function createCampaign(db: Db, advertiserId: number, input: Campai
       dailyBudgetMicros: checked.dailyBudgetMicros,
       dailyClickLimit: input.dailyClickLimit ?? 0,
       delivery: checked.delivery,
+      control: checked.control,
       now,
     };
     return insertCampaign(trx, campaign);
@@ -188,8 +212,9 @@ export async function createCampaign(db: Db, advertiserId: number, input: Campai
 }
 
 /**
- * Switches a campaign on/off, archives or restores it, sets or clears its frequency cap, schedule
- * and time zone; answers it with its lifetime statistics.
+ * Switches a campaign on/off, archives or restores it, sets or clears its frequency cap,
+ * schedule, time zone, flight dates, lifetime budget, pacing, targets and site lists; answers it
+ * with its lifetime statistics.
  */
 export async function changeCampaign(
   db: Db,
@@ -197,25 +222,56 @@ export async function changeCampaign(
   id: number,
   change: CampaignChange,
   now: Date,
+  platformTimeZone: string,
 ): Promise<Campaign> {
-  const { active, archived } = change;
   if (Object.values(change).every((value) => value === undefined)) {
-    throw invalidField('active', 'Give at least one of active, archived, maxmoney, maxclicks, frequencyCap, schedule, timeZone.');
+    throw invalidField('active', 'Give at least one field to change.');
   }
+  await inTransaction(db, (trx) => applyCampaignChange(trx, advertiserId, id, change, now, platformTimeZone));
+  return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;
+}
+
+/**
+ * One campaign's change inside the caller's transaction (a single change, or one of a bulk
+ * change): 404 when it is not the advertiser's, 422 when a field breaks a rule, naming the field
+ * with `prefix` (a bulk change's `ids[n].`).
+ */
+export async function applyCampaignChange(
+  trx: Db,
+  advertiserId: number,
+  id: number,
+  change: CampaignChange,
+  now: Date,
+  platformTimeZone: string,
+): Promise<void> {
+  const row = await requireCampaign(trx, advertiserId, id);
   const problems: FieldError[] = [];
   const delivery = checkDelivery(change, problems);
+  const control = checkControl(change, clockOf(delivery, row.time_zone, platformTimeZone), problems);
+  const startsAt = control.starts_at === undefined ? row.starts_at : control.starts_at;
+  const endsAt = control.ends_at === undefined ? row.ends_at : control.ends_at;
+  if (problems.length === 0 && startsAt !== null && endsAt !== null && new Date(startsAt) >= new Date(endsAt)) {
+    problems.push({
+      field: control.ends_at === undefined ? 'startsAt' : 'endsAt',
+      message: 'The start must come before the end.',
+    });
+  }
   const dailyBudgetMicros = dailyBudgetOf(change.dailyBudget);
   if (dailyBudgetMicros !== undefined && typeof dailyBudgetMicros !== 'number') problems.push(dailyBudgetMicros);
   if (problems.length > 0) throw validationFailed(problems);
   const limits = {
-    ...(typeof dailyBudgetMicros === 'number' ? { dailyBudgetMicros } : {}),
-    ...(change.dailyClickLimit === undefined ? {} : { dailyClickLimit: change.dailyClickLimit }),
+    ...(typeof dailyBudgetMicros === 'number' ? { daily_budget_micros: dailyBudgetMicros } : {}),
+    ...(change.dailyClickLimit === undefined ? {} : { daily_click_limit: change.dailyClickLimit }),
   };
-  await inTransaction(db, async (trx) => {
-    await requireCampaign(trx, advertiserId, id);
-    await updateCampaignFlags(trx, id, { active, archived }, delivery, now, limits);
+  await updateCampaignFlags(trx, id, { active: change.active, archived: change.archived }, delivery, now, {
+    ...control,
+    ...limits,
   });
-  return (await getCampaignWithStats(db, advertiserId, id, LIFETIME, 0)).campaign;
+}
+
+/** A copy of a campaign row titled "… (copy)", awaiting moderation (a duplicate's first step); answers its id. */
+export function copyCampaign(trx: Db, original: CampaignRecord, now: Date): Promise<number> {
+  return insertCampaignCopy(trx, original, `${original.title} (copy)`.slice(0, 255), now);
 }
 
 /** Which campaigns a list shows by their kind: `type` 1 retargeting, 2 standard; `archived` 0 includes archived ones. */

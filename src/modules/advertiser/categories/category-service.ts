@@ -24,6 +24,12 @@ export async function getCategory(db: Db, id: number): Promise<CategoryRow> {
   return category;
 }
 
+/** Which of `ids` are not product categories (a site's refused categories must all be). */
+export async function unknownCategoryIds(db: Db, ids: readonly number[]): Promise<number[]> {
+  const found = await Promise.all(ids.map(async (id) => ((await findCategory(db, id)) === undefined ? [id] : [])));
+  return found.flat();
+}
+
 /** The subcategories an ad of this campaign may use: the children of the campaign's category. */
 export async function subCategoriesOfCampaign(
   db: Db,

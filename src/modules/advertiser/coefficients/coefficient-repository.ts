@@ -51,3 +51,11 @@ export async function listDeviceCoefficients(db: Db, campaignId: number): Promis
     .orderBy('device')
     .execute();
 }
+
+/** Copies a campaign's site, block and device coefficients to another campaign (a duplicate). */
+export async function copyCoefficients(trx: Db, fromCampaignId: number, toCampaignId: number, now: Date): Promise<void> {
+  const sites = await listSiteCoefficients(trx, fromCampaignId);
+  for (const row of sites) await upsertSiteCoefficient(trx, { ...row, campaign_id: toCampaignId }, now);
+  const devices = await listDeviceCoefficients(trx, fromCampaignId);
+  for (const row of devices) await upsertDeviceCoefficient(trx, { ...row, campaign_id: toCampaignId }, now);
+}

@@ -9,6 +9,7 @@ import { trafficByBlock, trafficByDevice, trafficBySite } from '../../statistics
 import { DEVICES, type DeviceId, type TargetId, type Totals, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
+  copyCoefficients,
   type DeviceCoefficientRow,
   listDeviceCoefficients,
   listSiteCoefficients,
@@ -97,6 +98,11 @@ export async function setSiteCoefficient(
     );
     return siteCoefficient(row);
   });
+}
+
+/** Copies a campaign's coefficients to its duplicate, in the caller's transaction. */
+export async function copyCampaignCoefficients(trx: Db, fromCampaignId: number, toCampaignId: number, now: Date): Promise<void> {
+  await copyCoefficients(trx, fromCampaignId, toCampaignId, now);
 }
 
 export async function setDeviceCoefficient(

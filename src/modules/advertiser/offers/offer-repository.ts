@@ -136,3 +136,26 @@ export async function campaignOfOwnOffer(db: Db, advertiserId: number, id: numbe
     .executeTakeFirst();
   return row?.campaign_id;
 }
+
+/**
+ * Copies ads that are not deleted (all of a campaign's, or one) into a campaign, each awaiting
+ * moderation and keeping its on/off flag; answers the new ids, in the order of the originals.
+ */
+export async function copyOffers(
+  trx: Db,
+  from: { campaignId: number } | { offerId: number },
+  toCampaignId: number,
+  now: Date,
+): Promise<number[]> {
+  let originals = trx.selectFrom('offers').selectAll().where('deleted_at', 'is', null);
+  originals =
+    'campaignId' in from ? originals.where('campaign_id', '=', from.campaignId) : originals.where('id', '=', from.offerId);
+  const rows = await originals.orderBy('id').execute();
+  const ids: number[] = [];
+  for (const { id: _id, created_at: _created, updated_at: _updated, ...row } of rows) {
+    ids.push(
+      await insertOffer(trx, { ...row, campaign_id: toCampaignId, moderation_status: 0, created_at: now, updated_at: now }),
+    );
+  }
+  return ids;
+}

@@ -14,6 +14,7 @@ import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
+  copyOffers,
   findOffer,
   findOfferModerationStatusForUpdate,
   insertOffer,
@@ -210,6 +211,21 @@ export async function offersWithTotals(db: Db, campaignId: number | undefined, p
     targetId,
   );
   return { offers, totals };
+}
+
+/** Copies every ad of a campaign that is not deleted into another, each awaiting moderation (a campaign's duplicate). */
+export async function copyOffersOfCampaign(trx: Db, fromCampaignId: number, toCampaignId: number, now: Date): Promise<number[]> {
+  return copyOffers(trx, { campaignId: fromCampaignId }, toCampaignId, now);
+}
+
+/** A copy of one of the advertiser's ads in its campaign, awaiting moderation; 404 when not the advertiser's. */
+export async function duplicateOffer(db: Db, advertiserId: number, id: number, now: Date): Promise<OfferRecord> {
+  return inTransaction(db, async (trx) => {
+    const original = await requireOffer(trx, advertiserId, id);
+    const [copy] = await copyOffers(trx, { offerId: id }, original.campaign_id, now);
+    if (copy === undefined) throw notFound('Ad');
+    return requireOffer(trx, advertiserId, copy);
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.ts';
+import type { BlockDesign } from './block-design.ts';
 import type { BlockRow } from './block-schema.ts';
 
 /** A block, only when its site belongs to the publisher. */
@@ -44,10 +45,19 @@ export async function insertBlock(
     .executeTakeFirstOrThrow();
 }
 
-export async function updateBlockOptions(db: Db, blockId: number, options: { noCampaignRepeats: boolean }): Promise<BlockRow> {
+export async function updateBlockOptions(
+  db: Db,
+  blockId: number,
+  options: { noCampaignRepeats?: boolean; minCpcMicros?: number; design?: BlockDesign | null; teaserCount?: number },
+): Promise<BlockRow> {
   return db
     .updateTable('blocks')
-    .set({ no_campaign_repeats: options.noCampaignRepeats })
+    .set({
+      ...(options.noCampaignRepeats === undefined ? {} : { no_campaign_repeats: options.noCampaignRepeats }),
+      ...(options.minCpcMicros === undefined ? {} : { min_cpc_micros: options.minCpcMicros }),
+      ...(options.design === undefined ? {} : { design: options.design === null ? null : JSON.stringify(options.design) }),
+      ...(options.teaserCount === undefined ? {} : { teaser_count: options.teaserCount }),
+    })
     .where('id', '=', blockId)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
-import { Count, Text } from '../../../http/input-types.ts';
+import { Count, Money, Text } from '../../../http/input-types.ts';
 import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
+import { BlockDesignInput } from './block-design.ts';
 import { BlockSchema, MAX_TEASERS, MIN_TEASERS, toBlock } from './block-schema.ts';
 import { blockFieldErrors, changeBlock, createBlock, DEFAULT_TEASERS, getOwnBlock } from './block-service.ts';
 
@@ -27,7 +28,19 @@ const CreateBlockBody = Type.Object(
   { additionalProperties: false },
 );
 
-const ChangeBlockBody = Type.Object({ noCampaignRepeats: NoCampaignRepeats }, { additionalProperties: false });
+const ChangeBlockBody = Type.Object(
+  {
+    noCampaignRepeats: Type.Optional(NoCampaignRepeats),
+    minCpc: Type.Optional(
+      Money(
+        'Minimum price of a click on the block: ads whose bid × coefficients is lower do not compete, and no click costs less; 0 clears (extension).',
+        { minimum: 0, maximum: 10_000 },
+      ),
+    ),
+    design: Type.Optional(Type.Union([BlockDesignInput, Type.Null()], { description: BlockDesignInput.description })),
+  },
+  { additionalProperties: false },
+);
 
 /** Blocks of the publisher API (spec §4.2) and the block-creation extension. */
 export function registerBlockRoutes(app: App, context: AppContext): void {
@@ -57,7 +70,7 @@ export function registerBlockRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'updateBlock',
-        summary: 'Change a block’s options (extension): `noCampaignRepeats`.',
+        summary: 'Change a block’s options (extension): `noCampaignRepeats`, `minCpc`, `design`.',
         params: IdParams,
         body: ChangeBlockBody,
         response: { 200: BlockSchema, ...errorResponses(401, 403, 404, 422) },

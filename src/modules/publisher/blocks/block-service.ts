@@ -1,9 +1,11 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { DomainError, type FieldError, notFound, validationFailed } from '../../../errors.ts';
+import { DomainError, type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
+import { readMoney } from '../../../http/money-input.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
 import { getOwnSite } from '../sites/site-service.ts';
+import { type BlockDesign, mergeDesign, readDesign } from './block-design.ts';
 import { findOwnBlock, insertBlock, updateBlockOptions } from './block-repository.ts';
 import type { BlockRow } from './block-schema.ts';
 
@@ -64,10 +66,27 @@ export async function createBlock(
   });
 }
 
-/** Changes a block's options (today: whether campaigns may repeat on a page); 404 when not the publisher's. */
-export async function changeBlock(db: Db, publisherId: number, blockId: number, options: { noCampaignRepeats: boolean }) {
+/**
+ * Changes a block's options: whether campaigns may repeat on a page, its minimum CPC; 404 when
+ * not the publisher's, 422 when nothing is given.
+ */
+export async function changeBlock(
+  db: Db,
+  publisherId: number,
+  blockId: number,
+  options: { noCampaignRepeats?: boolean; minCpc?: number | string; design?: Partial<BlockDesign> | null },
+) {
+  if (options.noCampaignRepeats === undefined && options.minCpc === undefined && options.design === undefined) {
+    throw invalidField('noCampaignRepeats', 'Give at least one of noCampaignRepeats, minCpc, design.');
+  }
+  const minCpcMicros = options.minCpc === undefined ? undefined : readMoney(options.minCpc, 'minCpc', { sign: 'non-negative' });
   return inTransaction(db, async (trx) => {
-    await getOwnBlock(trx, publisherId, blockId);
-    return updateBlockOptions(trx, blockId, options);
+    const block = await getOwnBlock(trx, publisherId, blockId);
+    const problems: FieldError[] = [];
+    const design = mergeDesign(readDesign(block.design), options.design, problems);
+    if (problems.length > 0) throw validationFailed(problems);
+    // The grid decides how many teasers the block shows.
+    const teaserCount = design ? design.columns * design.rows : undefined;
+    return updateBlockOptions(trx, blockId, { noCampaignRepeats: options.noCampaignRepeats, minCpcMicros, design, teaserCount });
   });
 }

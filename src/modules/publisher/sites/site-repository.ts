@@ -111,3 +111,13 @@ export async function ownSiteIds(db: Db, publisherId: number, siteIds: readonly 
 export async function siteExists(db: Db, siteId: number): Promise<boolean> {
   return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
 }
+
+/** Sets the product categories a site refuses (brand safety). */
+export async function updateRefusedCategories(db: Db, siteId: number, categories: number[]): Promise<SiteRow> {
+  return db
+    .updateTable('sites')
+    .set({ refused_categories: categories })
+    .where('id', '=', siteId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -11,7 +11,15 @@ import { absoluteUrl, created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { listSiteCategories, listSites } from './site-repository.ts';
 import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
-import { blocksOfSite, createSite, getOwnSite, presentSite, presentSites, siteFieldErrors } from './site-service.ts';
+import {
+  blocksOfSite,
+  changeRefusedCategories,
+  createSite,
+  getOwnSite,
+  presentSite,
+  presentSites,
+  siteFieldErrors,
+} from './site-service.ts';
 
 const periodParameters = {
   dateFrom: Type.Optional(Text('First day of the statistics period, YYYY-MM-DD (inclusive). None: lifetime.')),
@@ -36,7 +44,18 @@ const CreateSiteBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Site categories and sites of the publisher API (spec §4.2) and the site-creation extension. */
+const ChangeSiteBody = Type.Object(
+  {
+    refusedCategories: Type.Array(Id('A product category id (GET /advertiser/categories).'), {
+      maxItems: 500,
+      description:
+        'Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears (extension).',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Site categories and sites of the publisher API (spec §4.2) and the site-creation and brand-safety extensions. */
 export function registerSiteRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Publisher'];
@@ -132,6 +151,24 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
         `/api/webmaster/sites/${site.id}`,
         await presentSite(requestDb(request, db), site, { from: undefined, to: undefined }),
       );
+    },
+  );
+
+  app.put(
+    '/api/webmaster/sites/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateSite',
+        summary: 'Change a site’s brand safety (extension): the product categories it refuses.',
+        params: IdParams,
+        body: ChangeSiteBody,
+        response: { 200: WebsiteSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const site = await changeRefusedCategories(db, accountOf(request), request.params.id, request.body.refusedCategories);
+      return presentSite(db, site, { from: undefined, to: undefined });
     },
   );
 }

@@ -34,6 +34,11 @@ const websiteFields = {
   category_id: Type.String({ description: 'Category id (a site category).' }),
   monthly_uniq_users: Type.String({ description: 'Monthly unique visitors, as the publisher declared them.' }),
   blocks_count: Type.Integer({ description: 'Number of blocks.' }),
+  refusedCategories: Type.Optional(
+    Type.Array(Type.Integer(), {
+      description: 'Product categories the site refuses (brand safety); present only when set (extension).',
+    }),
+  ),
   ...publisherFigureFields,
 };
 

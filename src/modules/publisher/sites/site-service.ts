@@ -3,6 +3,7 @@ import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
+import { unknownCategoryIds } from '../../advertiser/categories/category-service.ts';
 import { publisherFigures } from '../../statistics/figures.ts';
 import type { Period } from '../../statistics/period.ts';
 import { totalsBySite } from '../../statistics/statistics-service.ts';
@@ -10,7 +11,14 @@ import { ZERO_PUBLISHER_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { type Block, toBlock } from '../blocks/block-schema.ts';
 import { countBlocksBySite, listBlocksOfSite } from '../blocks/index.ts';
-import { findOwnSite, findSiteByUrl, insertSite, siteCategoryExists, updateSiteStatus } from './site-repository.ts';
+import {
+  findOwnSite,
+  findSiteByUrl,
+  insertSite,
+  siteCategoryExists,
+  updateRefusedCategories,
+  updateSiteStatus,
+} from './site-repository.ts';
 import { type SiteRow, siteStatusName } from './site-schema.ts';
 import { normalizeSiteUrl } from './site-url.ts';
 
@@ -33,6 +41,7 @@ export async function presentSites(db: Db, rows: readonly (SiteRow & { blocks_co
     category_id: row.category_id === null ? '' : String(row.category_id),
     monthly_uniq_users: String(row.monthly_uniq_users),
     blocks_count: row.blocks_count ?? blockCounts?.get(row.id) ?? 0,
+    ...(row.refused_categories.length > 0 ? { refusedCategories: row.refused_categories } : {}),
     ...publisherFigures(totals.get(row.id) ?? ZERO_PUBLISHER_TOTALS),
   }));
 }
@@ -51,6 +60,28 @@ export async function getOwnSite(db: Db, publisherId: number, siteId: number): P
 
 export async function blocksOfSite(db: Db, siteId: number, baseUrl: string): Promise<Block[]> {
   return (await listBlocksOfSite(db, siteId)).map((row) => toBlock(row, baseUrl));
+}
+
+/**
+ * Sets the product categories a site refuses (brand safety): ads of campaigns filed under one, or
+ * ads filed under one as their sub-category, do not serve on the site. 404 when not the
+ * publisher's site; 422 naming `refusedCategories` when one is not a product category.
+ */
+export async function changeRefusedCategories(
+  db: Db,
+  publisherId: number,
+  siteId: number,
+  categories: number[],
+): Promise<SiteRow> {
+  const unique = [...new Set(categories)].sort((a, b) => a - b);
+  return inTransaction(db, async (trx) => {
+    await getOwnSite(trx, publisherId, siteId);
+    const unknown = await unknownCategoryIds(trx, unique);
+    if (unknown.length > 0) {
+      throw invalidField('refusedCategories', `Not product categories (GET /advertiser/categories): ${unknown.join(', ')}.`);
+    }
+    return updateRefusedCategories(trx, siteId, unique);
+  });
 }
 
 export interface NewSiteInput {

@@ -72,6 +72,8 @@ export interface ExplainQuery {
   device: Impression['device'];
   /** ISO country code, upper case; '' when unknown. */
   country: string;
+  /** Operating system and browser; absent: unknown. */
+  agent?: Impression['agent'];
   visitorId: string | undefined;
   /** Describe this campaign's ads too, not only the winners. */
   campaignId?: number;
@@ -94,7 +96,7 @@ export function explainQuery(snapshot: Snapshot, query: ExplainQuery, nowMs: num
   };
   return explainImpression(
     snapshot,
-    { block, device: query.device, country: query.country, visitorId: query.visitorId, filters },
+    { block, device: query.device, country: query.country, agent: query.agent, visitorId: query.visitorId, filters },
     { campaignId: query.campaignId },
   );
 }
@@ -259,7 +261,12 @@ function rankDescribed(walk: Walk, impression: Impression, winners: readonly Win
   for (let index = size - 1; index >= 0; index -= 1) {
     next = Math.max(next, best[index + 1] as number);
     const ad = ranked[index] as RankedAd;
-    if (!ad.wins) ad.priceMicros = priceClick((described[index] as Described).candidate, next > 0 ? next : undefined);
+    if (!ad.wins)
+      ad.priceMicros = priceClick(
+        (described[index] as Described).candidate,
+        next > 0 ? next : undefined,
+        impression.block.floorMicros ?? 0,
+      );
   }
   return ranked;
 }

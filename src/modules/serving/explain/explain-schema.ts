@@ -6,7 +6,7 @@ const Reason = Type.Union(
   [...STORED_REASONS, ...SERVING_REASONS].map((reason) => Type.Literal(reason)),
   {
     description:
-      'Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule (per-request filters), filtered (another per-request filter).',
+      'Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), total_budget (campaign lifetime budget spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), os (another operating system), browser (another browser), site_list (the campaign’s site allow or block list excludes the site), category (the site refuses the campaign’s or ad’s category), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule, flight (outside the campaign’s start and end), pacing (even pacing: ahead of the day’s allowance) (per-request filters), floor (bid × coefficients under the block’s minimum CPC), filtered (another per-request filter).',
   },
 );
 

@@ -52,6 +52,7 @@ function explainBlock(
     campaignId: query.campaignId,
     device: impression.deviceId,
     country: impression.country,
+    agent: impression.agent,
     visitorId: impression.visitorId,
   };
   const explanation = serving.explain(request);

@@ -53,10 +53,11 @@ export function score(candidate: Candidate): number {
 /**
  * Picks the `slots` best candidates by score (ties: the order given, so the caller decides) and
  * prices each against the candidate ranked just below it (generalized second price):
- * charge = next score / own CTR + increment, at least the reserve, and never above the
- * ad's own bid × coefficients.
+ * charge = next score / own CTR + increment, at least the reserve and the block's floor (its
+ * minimum CPC: candidates bidding less were left out before), and never above the ad's own
+ * bid × coefficients.
  */
-export function runAuction<T>(candidates: readonly Candidate<T>[], slots: number): Winner<T>[] {
+export function runAuction<T>(candidates: readonly Candidate<T>[], slots: number, floorMicros = 0): Winner<T>[] {
   if (slots <= 0 || candidates.length === 0) return [];
   // Partial selection: keep the best slots + 1 (the last one only sets the price).
   const keep = slots + 1;
@@ -75,15 +76,15 @@ export function runAuction<T>(candidates: readonly Candidate<T>[], slots: number
     const own = best[rank];
     if (own === undefined) break;
     const next = best[rank + 1];
-    winners.push({ ad: own.candidate.ad, score: own.score, chargeMicros: priceClick(own.candidate, next?.score) });
+    winners.push({ ad: own.candidate.ad, score: own.score, chargeMicros: priceClick(own.candidate, next?.score, floorMicros) });
   }
   return winners;
 }
 
-/** The second-price charge of a click, in whole micros. */
-export function priceClick(candidate: Candidate, nextScore: number | undefined): number {
+/** The second-price charge of a click, in whole micros; at least the block's floor. */
+export function priceClick(candidate: Candidate, nextScore: number | undefined, floorMicros = 0): number {
   const cap = Math.floor(effectiveBid(candidate));
   const secondPrice = nextScore === undefined ? 0 : nextScore / candidate.ctr + INCREMENT_MICROS;
-  const price = Math.ceil(Math.max(RESERVE_MICROS, secondPrice));
+  const price = Math.ceil(Math.max(RESERVE_MICROS, floorMicros, secondPrice));
   return Math.max(1, Math.min(cap, price));
 }

@@ -61,7 +61,7 @@ export function selectTeasers(snapshot: Snapshot, impression: Impression, option
       if (best.length > places) best.pop();
     }
   }
-  return runAuction(candidates, impression.block.teaserCount);
+  return runAuction(candidates, impression.block.teaserCount, impression.block.floorMicros ?? 0);
 }
 
 /** The buckets whose ads may serve this impression (the others would all be skipped). */

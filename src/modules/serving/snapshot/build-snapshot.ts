@@ -1,9 +1,11 @@
 import type { Db } from '../../../db/database.ts';
 import { dayOf } from '../../statistics/vocabulary.ts';
+import { agentTargets } from '../selection/agent-targets.ts';
 import { smoothedCtr } from '../selection/auction.ts';
+import { lifetimeDailyTarget } from '../selection/pacing.ts';
 import { weekSchedule } from '../selection/schedule.ts';
 import { domainOf, teaserPicture } from '../teaser-render.ts';
-import type { AdEntry, Snapshot } from './snapshot.ts';
+import type { AdEntry, CampaignState, Snapshot } from './snapshot.ts';
 import {
   loadAdvertiserBalances,
   loadAudiences,
@@ -13,6 +15,7 @@ import {
   loadServableBlocks,
   loadServableOffers,
   loadSiteCoefficients,
+  loadSpendBefore,
 } from './snapshot-repository.ts';
 import { indexAds, indexSortedAds, sortAds, YIELD_EVERY } from './sorted-index.ts';
 
@@ -39,7 +42,7 @@ export function emptySnapshot(day: string): Snapshot {
 export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Promise<Snapshot> {
   const day = dayOf(nowMs, timeZone);
   const ctrFrom = dayOf(nowMs - CTR_DAYS * 86_400_000, timeZone);
-  const [offers, blocks, siteCoefficients, deviceCoefficients, traffic, spend, audiences] = await Promise.all([
+  const [offers, blocks, siteCoefficients, deviceCoefficients, traffic, spend, audiences, spendBefore] = await Promise.all([
     loadServableOffers(db),
     loadServableBlocks(db),
     loadSiteCoefficients(db),
@@ -47,7 +50,10 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
     loadOfferTraffic(db, ctrFrom),
     loadCampaignSpend(db, day),
     loadAudiences(db, new Date(nowMs - AUDIENCE_DAYS * 86_400_000)),
+    loadSpendBefore(db, day),
   ]);
+  const spentBefore = new Map(spendBefore.map((row) => [row.campaign_id, Number(row.spend ?? 0)]));
+  const siteHosts = new Map(blocks.map((block) => [block.site_id, domainOf(block.url)]));
   const snapshot = emptySnapshot(day);
   const spendByCampaign = new Map(spend.map((row) => [row.campaign_id, row]));
   const trafficByOffer = new Map(traffic.map((row) => [row.offer_id, row]));
@@ -86,6 +92,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
         deviceCoefficients: [1, 1, 1, 1],
         frequencyCap: offer.frequency_cap,
         schedule: offer.schedule_hours === null ? undefined : weekSchedule(offer.schedule_hours, offer.time_zone ?? timeZone),
+        ...campaignControl(offer, spentBefore.get(offer.campaign_id) ?? 0, siteHosts, nowMs, timeZone),
       };
       advertiser.spentTodayMicros += campaign.spentTodayMicros;
       if (offer.frequency_cap > 0) snapshot.frequencyCapped = true;
@@ -104,6 +111,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       urlMobile: offer.url_mobile,
       domain: domainOf(offer.url),
       ctr: smoothedCtr(Number(seen?.views ?? 0), Number(seen?.clicks ?? 0)),
+      subCategoryId: offer.sub_category_id,
     };
     snapshot.ads.push(ad);
     snapshot.adsById.set(ad.offerId, ad);
@@ -134,6 +142,9 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       teaserCount: block.teaser_count,
       campaignsUnique: block.no_campaign_repeats,
       neverPersonalise: block.never_personalise,
+      ...(block.min_cpc_micros > 0 ? { floorMicros: Number(block.min_cpc_micros) } : {}),
+      ...(block.refused_categories.length > 0 ? { refusedCategories: new Set(block.refused_categories) } : {}),
+      ...(block.design === null ? {} : { designJson: JSON.stringify(block.design) }),
     });
   }
   for (const member of audiences) {
@@ -167,4 +178,72 @@ export async function refreshSpend(db: Db, snapshot: Snapshot): Promise<void> {
     campaign.clicksToday = Number(today?.clicks ?? 0);
     campaign.advertiser.spentTodayMicros += campaign.spentTodayMicros;
   }
+}
+
+/** A campaign's row as the snapshot reads it, for its flight, budgets, pacing and targets. */
+interface ControlRow {
+  campaign_id: number;
+  category_id: number | null;
+  starts_at: Date | string | null;
+  ends_at: Date | string | null;
+  total_budget_micros: number | string;
+  campaign_daily_budget_micros: number;
+  pacing: string;
+  os_targets: string[];
+  browser_targets: string[];
+  site_allow: string[];
+  site_block: string[];
+}
+
+const epochMs = (value: Date | string | null) => (value === null ? undefined : new Date(value).getTime());
+
+/**
+ * Flight dates, lifetime budget, pacing, OS and browser targets and site lists of a campaign, in
+ * the snapshot's terms. Site lists name sites by id or by domain; a domain takes the site of that
+ * host and of its subdomains, among the sites that can serve now.
+ */
+function campaignControl(
+  row: ControlRow,
+  spentBeforeTodayMicros: number,
+  siteHosts: ReadonlyMap<number, string>,
+  nowMs: number,
+  timeZone: string,
+): Partial<CampaignState> {
+  const totalBudgetMicros = Number(row.total_budget_micros);
+  const endsAtMs = epochMs(row.ends_at);
+  let dailyTargetMicros = row.campaign_daily_budget_micros;
+  if (dailyTargetMicros === 0 && totalBudgetMicros > 0 && endsAtMs !== undefined) {
+    dailyTargetMicros = lifetimeDailyTarget(totalBudgetMicros - spentBeforeTodayMicros, nowMs, endsAtMs);
+  }
+  const control: Partial<CampaignState> = { categoryId: row.category_id };
+  const startsAtMs = epochMs(row.starts_at);
+  if (startsAtMs !== undefined) control.startsAtMs = startsAtMs;
+  if (endsAtMs !== undefined) control.endsAtMs = endsAtMs;
+  if (totalBudgetMicros > 0) {
+    control.totalBudgetMicros = totalBudgetMicros;
+    control.spentBeforeTodayMicros = spentBeforeTodayMicros;
+  }
+  if (row.pacing === 'even' && dailyTargetMicros > 0) control.pacing = { dailyTargetMicros, timeZone };
+  const osTargets = agentTargets(row.os_targets);
+  if (osTargets !== undefined) control.osTargets = osTargets;
+  const browserTargets = agentTargets(row.browser_targets);
+  if (browserTargets !== undefined) control.browserTargets = browserTargets;
+  if (row.site_allow.length > 0) control.siteAllow = resolveSites(row.site_allow, siteHosts);
+  if (row.site_block.length > 0) control.siteBlock = resolveSites(row.site_block, siteHosts);
+  return control;
+}
+
+/** The ids of a site list's entries: ids as they are, domains by the hosts of the sites. */
+function resolveSites(entries: readonly string[], siteHosts: ReadonlyMap<number, string>): Set<number> {
+  const ids = new Set<number>();
+  for (const entry of entries) {
+    if (/^\d+$/.test(entry)) {
+      ids.add(Number(entry));
+      continue;
+    }
+    for (const [siteId, host] of siteHosts) {
+      if (host === entry || host.endsWith(`.${entry}`)) ids.add(siteId);
+    }
+  }
+  return ids;
 }

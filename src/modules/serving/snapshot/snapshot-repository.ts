@@ -27,6 +27,16 @@ export async function loadServableOffers(db: Db) {
       'c.frequency_cap',
       'c.schedule_hours',
       'c.time_zone',
+      'c.category_id',
+      'c.starts_at',
+      'c.ends_at',
+      'c.total_budget_micros',
+      'c.pacing',
+      'c.os_targets',
+      'c.browser_targets',
+      'c.site_allow',
+      'c.site_block',
+      'o.sub_category_id',
       'a.balance_micros',
       'a.daily_budget_micros as advertiser_daily_budget_micros',
     ])
@@ -46,8 +56,34 @@ export async function loadServableBlocks(db: Db) {
   return db
     .selectFrom('blocks as b')
     .innerJoin('sites as s', 's.id', 'b.site_id')
-    .select(['b.id', 'b.site_id', 'b.title', 'b.teaser_count', 'b.no_campaign_repeats', 's.publisher_id', 's.never_personalise'])
+    .select([
+      'b.id',
+      'b.site_id',
+      'b.title',
+      'b.teaser_count',
+      'b.no_campaign_repeats',
+      'b.min_cpc_micros',
+      'b.design',
+      's.publisher_id',
+      's.url',
+      's.refused_categories',
+      's.never_personalise',
+    ])
     .where('s.status', '=', 1)
+    .execute();
+}
+
+/**
+ * The spend before `day` of every campaign with a lifetime budget: with today's, what counts
+ * against that budget. Campaigns without one are not summed (their history can be long).
+ */
+export async function loadSpendBefore(db: Db, day: string) {
+  return db
+    .selectFrom('stats_campaign_daily')
+    .select(['campaign_id', (eb) => eb.fn.sum<number>('spend_micros').as('spend')])
+    .where('day', '<', day)
+    .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('id').where('total_budget_micros', '>', 0))
+    .groupBy('campaign_id')
     .execute();
 }
 

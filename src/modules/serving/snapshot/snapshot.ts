@@ -1,3 +1,4 @@
+import type { AgentTargets } from '../selection/agent-targets.ts';
 import type { WeekSchedule } from '../selection/schedule.ts';
 
 /**
@@ -32,6 +33,22 @@ export interface CampaignState {
   frequencyCap?: number;
   /** Hours of the week when it serves; absent: always. */
   schedule?: WeekSchedule;
+  /** Flight dates: it serves from `startsAtMs` (inclusive) until `endsAtMs` (exclusive); absent: open. */
+  startsAtMs?: number;
+  endsAtMs?: number;
+  /** Lifetime budget (0: none) and what the campaign spent before today; today's spend is `spentTodayMicros`. */
+  totalBudgetMicros?: number;
+  spentBeforeTodayMicros?: number;
+  /** Even pacing: the day's target spread over the day on the platform's clock (selection/pacing.ts). */
+  pacing?: { dailyTargetMicros: number; timeZone: string };
+  /** Operating systems and browsers it targets; absent: every one. */
+  osTargets?: AgentTargets;
+  browserTargets?: AgentTargets;
+  /** Sites it serves on only (allow list) and never (block list), by id; absent: no list. */
+  siteAllow?: Set<number>;
+  siteBlock?: Set<number>;
+  /** Its product category (a root category), which a site may refuse. */
+  categoryId?: number | null;
 }
 
 export interface AdEntry {
@@ -47,6 +64,8 @@ export interface AdEntry {
   /** The advertiser's domain, shown on the teaser (from the ad's URL, without `www.`). */
   domain: string;
   ctr: number;
+  /** The ad's own product category (a sub-category), which a site may refuse. */
+  subCategoryId?: number | null;
 }
 
 export interface BlockEntry {
@@ -59,6 +78,12 @@ export interface BlockEntry {
   campaignsUnique?: boolean;
   /** The publisher's "never personalise" for the block's site: no impression of it uses personal data. */
   neverPersonalise?: boolean;
+  /** The block's minimum CPC: an ad whose bid × coefficients is lower does not compete, and no click costs less. */
+  floorMicros?: number;
+  /** Product categories the block's site refuses (brand safety); absent: none. */
+  refusedCategories?: ReadonlySet<number>;
+  /** The block's design as the teasers answer carries it (JSON text, written once per rebuild); absent: none. */
+  designJson?: string;
 }
 
 export interface Snapshot {

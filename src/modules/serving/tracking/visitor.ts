@@ -5,11 +5,13 @@ import { type CountryResponse, Reader } from 'mmdb-lib';
 import { UAParser } from 'ua-parser-js';
 import { truncatedAddress } from '../../../http/stored-address.ts';
 import { DEVICES, type DeviceId } from '../../statistics/vocabulary.ts';
+import { type AgentTraits, browserFamily, majorVersion, osFamily, UNKNOWN_AGENT } from '../selection/agent-targets.ts';
 
-/** What the serving engine knows about a visitor: device, country, whether it is a robot. */
+/** What the serving engine knows about a visitor: device, operating system and browser, whether it is a robot. */
 export interface VisitorTraits {
   device: DeviceId;
   bot: boolean;
+  agent: AgentTraits;
 }
 
 /**
@@ -22,14 +24,27 @@ const BOT_PATTERN =
 const traitsCache = new Map<string, VisitorTraits>();
 const TRAITS_CACHE_LIMIT = 2000;
 
-/** Device type and robot flag from a User-Agent; results are cached (agents repeat a lot). */
+/**
+ * Device type, operating system, browser and robot flag from a User-Agent, in one parse; results
+ * are cached (agents repeat a lot).
+ */
 export function visitorTraits(userAgent: string | undefined): VisitorTraits {
   const agent = userAgent ?? '';
   let traits = traitsCache.get(agent);
   if (traits === undefined) {
-    const type = agent === '' ? undefined : new UAParser(agent).getDevice().type;
+    const parsed = agent === '' ? undefined : new UAParser(agent).getResult();
+    const type = parsed?.device.type;
     const device: DeviceId = type === 'mobile' ? DEVICES.mobile : type === 'tablet' ? DEVICES.tablet : DEVICES.desktop;
-    traits = { device, bot: BOT_PATTERN.test(agent) };
+    const system =
+      parsed === undefined
+        ? UNKNOWN_AGENT
+        : {
+            os: osFamily(parsed.os.name),
+            osMajor: majorVersion(parsed.os.version),
+            browser: browserFamily(parsed.browser.name),
+            browserMajor: majorVersion(parsed.browser.major),
+          };
+    traits = { device, bot: BOT_PATTERN.test(agent), agent: system };
     if (traitsCache.size >= TRAITS_CACHE_LIMIT) traitsCache.clear();
     traitsCache.set(agent, traits);
   }

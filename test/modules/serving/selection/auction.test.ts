@@ -216,6 +216,31 @@ describe('visitor traits', () => {
   ];
   for (const [agent, device, bot] of cases) {
     it(`${agent ?? '(none)'} → device ${device}${bot ? ', bot' : ''}`, () =>
-      assert.deepEqual(visitorTraits(agent), { device, bot }));
+      assert.deepEqual((({ device, bot }) => ({ device, bot }))(visitorTraits(agent)), { device, bot }));
+  }
+  // Operating system and browser come from the same parse (targeting by them: agent-targets.ts).
+  const agents: [agent: string | undefined, os: string, osMajor: number, browser: string, browserMajor: number][] = [
+    [DESKTOP_UA, 'linux', 0, 'chrome', 131],
+    [MOBILE_UA, 'android', 14, 'chrome', 131],
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+      'ios',
+      17,
+      'safari',
+      17,
+    ],
+    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0', 'windows', 10, 'firefox', 128],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0',
+      'windows',
+      10,
+      'edge',
+      131,
+    ],
+    [undefined, '', 0, '', 0],
+  ];
+  for (const [agent, os, osMajor, browser, browserMajor] of agents) {
+    it(`${agent ?? '(none)'} → ${os || 'unknown'} ${osMajor}, ${browser || 'unknown'} ${browserMajor}`, () =>
+      assert.deepEqual(visitorTraits(agent).agent, { os, osMajor, browser, browserMajor }));
   }
 });

@@ -29,6 +29,14 @@ export const REASON_TEXT: Record<string, string> = {
   page_repeat: 'Already shown on this page',
   frequency: 'This visitor has seen it as often as the cap allows today',
   schedule: 'Outside the campaign’s hours',
+  total_budget: 'The lifetime budget is spent',
+  flight: 'Outside the campaign’s start and end',
+  pacing: 'Even pacing: ahead of today’s share of the budget',
+  os: 'The campaign targets other operating systems',
+  browser: 'The campaign targets other browsers',
+  site_list: 'The campaign’s site lists exclude this site',
+  category: 'The site refuses this category',
+  floor: 'The bid is under the block’s minimum price',
   filtered: 'Kept out by another filter of this request',
 };
 

@@ -10,8 +10,10 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
+import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
+import { DuplicateCampaign } from './duplicate-campaign.tsx';
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
 const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
@@ -68,6 +70,7 @@ export function CampaignPage({ id }: { id: number }) {
       <CampaignHead id={id} title={current?.title} current={''}>
         <GoalPicker />
         <PeriodPicker />
+        <DuplicateCampaign id={id} />
       </CampaignHead>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
       {current && (
@@ -182,7 +185,10 @@ export function CampaignPage({ id }: { id: number }) {
         />
       )}
       {current && !current.archived && (
-        <CampaignLimits campaignId={id} maxmoney={current.maxmoney} maxclicks={current.maxclicks} onSaved={refresh} />
+        <>
+          <CampaignLimits campaignId={id} maxmoney={current.maxmoney} maxclicks={current.maxclicks} onSaved={refresh} />
+          <CampaignControl campaignId={id} timeZone={current.timeZone} control={current} onSaved={refresh} />
+        </>
       )}
 
       <section className="card" aria-labelledby="daily-title">

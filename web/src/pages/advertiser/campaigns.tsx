@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
 import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
+import { CountryPicker } from '../../components/country-picker.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -9,6 +10,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { CAMPAIGN_STATUS } from './advertiser-data.ts';
+import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
 
 export function CampaignsPage() {
   const period = usePeriod();
@@ -42,6 +44,7 @@ export function CampaignsPage() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
   });
   const [creating, setCreating] = useState(false);
+  const selection = useCampaignSelection();
   const rows = (campaigns.data ?? []).filter((row) => row.title.toLowerCase().includes(search.toLowerCase()));
   return (
     <>
@@ -84,11 +87,20 @@ export function CampaignsPage() {
       </div>
       {creating && <CreateCampaign onDone={() => setCreating(false)} />}
       {(campaigns.error || change.error) && <Notice kind="error">{problem(campaigns.error ?? change.error)}</Notice>}
+      <CampaignBulkBar chosen={selection.chosen} onDone={selection.clear} />
       <ScrollRegion label="Campaigns">
         <table>
           <caption className="visually-hidden">Campaigns with their figures for the period</caption>
           <thead>
             <tr>
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label="Choose every campaign shown"
+                  checked={rows.length > 0 && rows.every((row) => selection.chosen.has(row.id))}
+                  onChange={(event) => (event.target.checked ? selection.setAll(rows.map((row) => row.id)) : selection.clear())}
+                />
+              </th>
               <th scope="col">On</th>
               <th scope="col">Campaign</th>
               <th scope="col">Status</th>
@@ -104,6 +116,14 @@ export function CampaignsPage() {
           <tbody>
             {rows.map((row) => (
               <tr key={row.id} className={row.archived ? 'archived' : undefined}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Choose ${row.title}`}
+                    checked={selection.chosen.has(row.id)}
+                    onChange={(event) => selection.toggle(row.id, event.target.checked)}
+                  />
+                </td>
                 <td>
                   <Switch
                     checked={row.active}
@@ -146,7 +166,8 @@ export function CampaignsPage() {
 function CreateCampaign({ onDone }: { onDone: () => void }) {
   const queryClient = useQueryClient();
   const categories = useQuery({ queryKey: ['categories'], queryFn: () => data(api.GET('/api/advertiser/categories')) });
-  const [form, setForm] = useState({ title: '', category_id: '', geo: '', maxmoney: '', maxclicks: '', isRetarget: false });
+  const [form, setForm] = useState({ title: '', category_id: '', maxmoney: '', maxclicks: '', isRetarget: false });
+  const [geo, setGeo] = useState<string[]>([]);
   const create = useMutation({
     mutationFn: () =>
       data(
@@ -154,7 +175,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
           body: {
             title: form.title,
             category_id: Number(form.category_id),
-            geo: form.geo,
+            geo,
             isRetarget: form.isRetarget,
             ...(form.maxmoney ? { maxmoney: form.maxmoney } : {}),
             ...(form.maxclicks ? { maxclicks: Number(form.maxclicks) } : {}),
@@ -185,7 +206,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
             ))}
         </select>
       </Field>
-      <Field label="Countries" hint="ISO codes, comma-separated (e.g. TH, VN); empty for everywhere." {...field('geo')} />
+      <CountryPicker label="Countries" value={geo} onChange={setGeo} error={errors.geo} />
       <Field label="Daily spend limit" inputMode="decimal" hint="Empty for no limit." {...field('maxmoney')} />
       <Field label="Daily click limit" inputMode="numeric" hint="Empty for no limit." {...field('maxclicks')} />
       <label className="check">

@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { problem } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
+import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { Tile } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
@@ -16,15 +17,33 @@ export function OverviewPage({ user }: { user: User }) {
   const todays = useTotals({ from: day, to: day });
   const totals = useTotals(period, undefined, goal);
   const daily = useDailyStatistics(period);
+  // The previous period of the same length, while comparing.
+  const comparing = useComparing();
+  // Not comparing, these are the page's own queries (the same keys): nothing more is asked for.
+  const before = comparing ? previousPeriod(period) : period;
+  const previousTotals = useTotals(before, undefined, goal);
+  const previousDaily = useDailyStatistics(before);
+  const previous = comparing ? previousTotals.data : undefined;
   const series = useMemo(
     () =>
       daily.data
         ? [
             { label: 'Spend', values: daily.data.money, color: 'var(--accent)', format: money },
             { label: 'Clicks', values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
+            ...(comparing && previousDaily.data
+              ? [
+                  {
+                    label: 'Spend, previous period',
+                    values: previousDaily.data.money,
+                    color: 'var(--muted)',
+                    format: money,
+                    dashed: true,
+                  },
+                ]
+              : []),
           ]
         : [],
-    [daily.data],
+    [daily.data, comparing, previousDaily.data],
   );
   const resolvedSeries = useResolvedColors(series);
   return (
@@ -34,15 +53,28 @@ export function OverviewPage({ user }: { user: User }) {
         <div className="pickers">
           <GoalPicker />
           <PeriodPicker />
+          <CompareToggle />
         </div>
       </div>
       {(totals.error || daily.error) && <Notice kind="error">{problem(totals.error ?? daily.error)}</Notice>}
       <section className="tiles" aria-label="Figures">
         <Tile label="Balance" value={money(user.balance)} />
         <Tile label="Spent today" value={todays.data ? money(todays.data.money) : '…'} />
-        <Tile label="Spent in the period" value={totals.data ? money(totals.data.money) : '…'} />
-        <Tile label="Clicks in the period" value={totals.data ? count(totals.data.clicks) : '…'} />
-        <Tile label={`${goalNoun(goal)} in the period`} value={totals.data ? count(totals.data.orders) : '…'} />
+        <Tile
+          label="Spent in the period"
+          value={totals.data ? money(totals.data.money) : '…'}
+          note={totals.data && change(totals.data.money, previous?.money)}
+        />
+        <Tile
+          label="Clicks in the period"
+          value={totals.data ? count(totals.data.clicks) : '…'}
+          note={totals.data && change(totals.data.clicks, previous?.clicks)}
+        />
+        <Tile
+          label={`${goalNoun(goal)} in the period`}
+          value={totals.data ? count(totals.data.orders) : '…'}
+          note={totals.data && change(totals.data.orders, previous?.orders)}
+        />
       </section>
       <section className="card">
         <h2>Spend and clicks per day</h2>

@@ -6,6 +6,7 @@ import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count } from '../../format.ts';
 import { Link } from '../../router.tsx';
+import { BlockDesignEditor } from './block-design.tsx';
 import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
 import { type Block, SITE_STATUS } from './publisher-data.ts';
@@ -91,6 +92,7 @@ export function SitePage({ id }: { id: number }) {
 function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fresh: boolean }) {
   const [previewing, setPreviewing] = useState(fresh);
   const [explaining, setExplaining] = useState(false);
+  const [designing, setDesigning] = useState(false);
   return (
     <li className="card block" aria-labelledby={`block-${block.id}-title`}>
       <div className="block-head">
@@ -114,6 +116,11 @@ function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fre
         <span className="visually-hidden"> in {block.title}</span>
       </button>
       {explaining && <BlockExplanation blockId={block.id} title={block.title} />}
+      <button type="button" className="link" onClick={() => setDesigning(!designing)} aria-expanded={designing}>
+        {designing ? 'Hide design' : 'Design'}
+        <span className="visually-hidden"> of {block.title}</span>
+      </button>
+      {designing && <BlockDesignEditor block={block} />}
     </li>
   );
 }

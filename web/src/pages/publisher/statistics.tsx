@@ -1,5 +1,6 @@
 import { isNotFound, problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
+import { CompareToggle, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
@@ -19,7 +20,11 @@ export function PublisherStatisticsPage() {
   const blockId = ID.test(query.get('block') ?? '') ? (query.get('block') ?? '') : '';
   const sites = useSites(undefined, { blocks: true });
   const statistics = usePublisherStatistics(period, { siteIds: siteId, blockIds: blockId });
-  const series = useIncomeSeries(statistics.data?.daily);
+  // The previous period of the same length, while comparing (the same query as the page's otherwise).
+  const comparing = useComparing();
+  const before = usePublisherStatistics(comparing ? previousPeriod(period) : period, { siteIds: siteId, blockIds: blockId });
+  const previous = comparing ? before.data : undefined;
+  const series = useIncomeSeries(statistics.data?.daily, previous?.daily);
   const chosenSites = (sites.data ?? []).filter((site) => siteId === '' || String(site.id) === siteId);
   const blocks = chosenSites.flatMap((site) =>
     (site.blocks ?? []).map((block) => ({ ...block, site: site.url.replace(/^https?:\/\//, '') })),
@@ -31,7 +36,10 @@ export function PublisherStatisticsPage() {
     <>
       <div className="page-head">
         <h1>Statistics</h1>
-        <PeriodPicker />
+        <div className="pickers">
+          <PeriodPicker />
+          <CompareToggle />
+        </div>
       </div>
       <div className="toolbar">
         <div className="stacked">
@@ -65,7 +73,7 @@ export function PublisherStatisticsPage() {
       ) : (
         statistics.error && <Notice kind="error">{problem(statistics.error)}</Notice>
       )}
-      {totals && <IncomeTiles label="Totals for the period" figures={totals} />}
+      {totals && <IncomeTiles label="Totals for the period" figures={totals} previous={previous?.totals} />}
       {daily && totals && (
         <section className="card" aria-labelledby="daily-title">
           <h2 id="daily-title">Per day</h2>

@@ -1,0 +1,16 @@
+import { currentPlatform, money } from '../format.ts';
+
+/**
+ * The network's minimum payout beside a publisher's balance (MIN_PAYOUT): how far the balance is
+ * from being paid out. Nothing when the network has no minimum.
+ */
+export function PayoutThreshold({ balance }: { balance: number }) {
+  const minimum = currentPlatform().minPayout ?? 0;
+  if (minimum <= 0) return null;
+  const reached = balance >= minimum;
+  return (
+    <span className="payout-threshold" title="The network pays out once the balance reaches its minimum payout">
+      {reached ? `payout minimum ${money(minimum)} reached` : `payout from ${money(minimum)}`}
+    </span>
+  );
+}

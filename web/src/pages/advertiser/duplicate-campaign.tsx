@@ -1,0 +1,27 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, data, problem } from '../../api.ts';
+import { Notice } from '../../components/controls.tsx';
+import { navigate } from '../../router.tsx';
+
+/**
+ * Copies the campaign with its settings, coefficients and ads (POST /advertiser/campaigns/duplicate);
+ * the copy and its ads await moderation. Opens the copy.
+ */
+export function DuplicateCampaign({ id }: { id: number }) {
+  const queryClient = useQueryClient();
+  const copy = useMutation({
+    mutationFn: () => data(api.POST('/api/advertiser/campaigns/duplicate', { body: { id } })),
+    onSuccess: (campaign) => {
+      queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+      navigate(`/advertiser/campaigns/${campaign.id}`);
+    },
+  });
+  return (
+    <>
+      <button type="button" onClick={() => copy.mutate()} disabled={copy.isPending}>
+        {copy.isPending ? 'Copying…' : 'Duplicate'}
+      </button>
+      {copy.error && <Notice kind="error">{problem(copy.error)}</Notice>}
+    </>
+  );
+}
