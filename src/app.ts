@@ -34,8 +34,10 @@ import { idempotencyStore } from './modules/idempotency/index.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
+import { registerModerationReasonRoutes } from './modules/moderation/reason-routes.ts';
 import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
 import { registerMonitoringRoutes } from './modules/monitoring/monitoring-routes.ts';
+import { registerNotificationRoutes } from './modules/notifications/notification-routes.ts';
 import { registerBlockRoutes } from './modules/publisher/blocks/block-routes.ts';
 import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-admin-routes.ts';
 import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
@@ -94,6 +96,8 @@ const MODULES: RegisterRoutes[] = [
   registerMonitoringRoutes,
   registerBackupRoutes,
   registerWebhookRoutes,
+  registerNotificationRoutes,
+  registerModerationReasonRoutes,
   registerAuditRoutes,
   registerWebAppRoutes,
 ];

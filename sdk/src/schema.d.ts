@@ -109,6 +109,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/moderation-reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reasons to reject with, alphabetically. */
+        get: operations["adminListModerationReasons"];
+        put?: never;
+        /** Add a reason to reject with. */
+        post: operations["adminCreateModerationReason"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/moderation-reasons/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Reword a reason (decisions already taken keep their words). */
+        put: operations["adminUpdateModerationReason"];
+        post?: never;
+        /** Remove a reason from the list. */
+        delete: operations["adminDeleteModerationReason"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/offers": {
         parameters: {
             query?: never;
@@ -730,6 +766,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/campaigns/resubmit/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a rejected campaign back to moderation (extension); 409 when it is not rejected. */
+        post: operations["resubmitCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/campaigns/rules/{campaign}": {
         parameters: {
             query?: never;
@@ -906,6 +959,23 @@ export interface paths {
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
         delete: operations["deleteOffer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/offers/resubmit/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a rejected ad back to moderation (extension); 409 when it is not rejected. */
+        post: operations["resubmitOffer"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1509,6 +1579,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s notifications, newest first (`unread=1`: only those not read). */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one notification read. */
+        post: operations["readNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark every notification of the account read. */
+        post: operations["readAllNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the balance below which the account is told its balance is low (advertisers). */
+        put: operations["setNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many notifications are unread, and the low-balance line. */
+        get: operations["getNotificationSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/password-reset": {
         parameters: {
             query?: never;
@@ -1936,6 +2091,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webmaster/sites/{id}/resubmit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a banned site back to moderation (extension); 409 when it is not banned. */
+        post: operations["resubmitSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webmaster/statistic": {
         parameters: {
             query?: never;
@@ -2153,11 +2325,12 @@ export interface components {
          *     - 4008 `two_factor_not_started`: Two-factor enrolment was not started: start it to get the secret.
          *     - 4009 `two_factor_mandatory`: Two-factor sign-in is required for this kind of account: it cannot be turned off.
          *     - 4010 `two_factor_off`: Two-factor sign-in is not on for this account.
+         *     - 4030 `not_rejected`: Only a rejected (or banned) object can be sent back to moderation.
          *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4030 | 9000 | 9001;
     };
     responses: never;
     parameters: never;
@@ -2329,6 +2502,8 @@ export interface operations {
                     "application/json": {
                         /** @description Owning advertiser. */
                         advertiserId: number;
+                        /** @description The owning advertiser’s name (its login when it has none). */
+                        advertiserName: string;
                         /** @description Archived by its advertiser. */
                         archived: boolean;
                         /**
@@ -2342,6 +2517,8 @@ export interface operations {
                         id: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                         /** @description Title. */
@@ -2391,6 +2568,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Why (with a rejection): the owner reads it where the object is, in a notification and by e-mail. Kept until the next approval. */
+                    reason?: string;
                     /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                     status: number;
                 };
@@ -2406,6 +2585,8 @@ export interface operations {
                     "application/json": {
                         /** @description Object id. */
                         id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                     };
@@ -2762,6 +2943,227 @@ export interface operations {
             };
         };
     };
+    adminListModerationReasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Reason id. */
+                        id: number;
+                        /** @description The reason as the owner of a rejected object reads it. */
+                        text: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminCreateModerationReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reason, written for the owner of the rejected object. */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A reason the operator rejects campaigns, ads and sites with. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Reason id. */
+                        id: number;
+                        /** @description The reason as the owner of a rejected object reads it. */
+                        text: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUpdateModerationReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reason, written for the owner of the rejected object. */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A reason the operator rejects campaigns, ads and sites with. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Reason id. */
+                        id: number;
+                        /** @description The reason as the owner of a rejected object reads it. */
+                        text: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminDeleteModerationReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     adminListOffers: {
         parameters: {
             query?: {
@@ -2787,6 +3189,8 @@ export interface operations {
                     "application/json": {
                         /** @description Owning advertiser. */
                         advertiserId: number;
+                        /** @description The owning advertiser’s name (its login when it has none). */
+                        advertiserName: string;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description Title of its campaign. */
@@ -2820,6 +3224,8 @@ export interface operations {
                         } | null;
                         /** @description Product description. */
                         opis: string;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                         /** @description Price per click (the bid), in currency units. */
@@ -2873,6 +3279,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Why (with a rejection): the owner reads it where the object is, in a notification and by e-mail. Kept until the next approval. */
+                    reason?: string;
                     /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                     status: number;
                 };
@@ -2888,6 +3296,8 @@ export interface operations {
                     "application/json": {
                         /** @description Object id. */
                         id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                     };
@@ -3999,6 +4409,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -4015,6 +4427,8 @@ export interface operations {
                         url: string;
                         /** @description The publisher account that owns the site. */
                         userId: number;
+                        /** @description The owning publisher’s name (its login when it has none). */
+                        userName: string;
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
@@ -4062,6 +4476,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Why (with a rejection): the owner reads it where the object is, in a notification and by e-mail. Kept until the next approval. */
+                    reason?: string;
                     /** @description The new status: 0 moderation, 1 active, 2 banned, 3 unconfirmed. */
                     status: number;
                 };
@@ -4089,6 +4505,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -4105,6 +4523,8 @@ export interface operations {
                         url: string;
                         /** @description The publisher account that owns the site. */
                         userId: number;
+                        /** @description The owning publisher’s name (its login when it has none). */
+                        userName: string;
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
@@ -5802,6 +6222,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
@@ -5930,6 +6352,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
@@ -6055,6 +6479,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description The campaign’s ads (with expand=offers). */
@@ -6099,6 +6525,8 @@ export interface operations {
                             } | null;
                             /** @description Whether the owning campaign is a retargeting campaign. */
                             isRetarget: boolean;
+                            /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                            moderationReason?: string;
                             /** @description Expenses, in currency units. */
                             money: number;
                             /** @description Product description. */
@@ -6249,6 +6677,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
@@ -6894,6 +7324,72 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resubmitCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The moderation status now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Object id. */
+                        id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
+                        /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
+                        status: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7865,6 +8361,8 @@ export interface operations {
                         } | null;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Product description. */
@@ -7996,6 +8494,8 @@ export interface operations {
                         } | null;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Product description. */
@@ -8164,6 +8664,72 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resubmitOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The moderation status now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Object id. */
+                        id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
+                        /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
+                        status: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8754,6 +9320,8 @@ export interface operations {
                             maxclicks: number;
                             /** @description Daily spending limit, in currency units; 0 means none. */
                             maxmoney: number;
+                            /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                            moderationReason?: string;
                             /** @description Expenses, in currency units. */
                             money: number;
                             /** @description Conversions of the goals selected by targetId. */
@@ -11123,6 +11691,219 @@ export interface operations {
             };
         };
     };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only notifications not yet read. */
+                unread?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What it is about, for programs: the object ids, statuses and amounts (docs/notifications.md lists them by kind). */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When it happened.
+                         */
+                        date: string;
+                        /** @description Notification id. */
+                        id: number;
+                        /** @description What it is about: a moderation decision, a low balance, a campaign stopped by its budget, a webhook endpoint disabled. */
+                        kind: "moderation.decided" | "balance.low" | "campaign.budget_exhausted" | "webhook.disabled";
+                        /** @description Whether it has been marked read. */
+                        read: boolean;
+                        /** @description What happened, written for a person. */
+                        text: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    readNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    readAllNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The balance below which to be told it is low, in currency units; 0: never. */
+                    lowBalance: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description The account’s notification figures and settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance below which the account is told it is low, in currency units; 0: never. */
+                        lowBalance: number;
+                        /** @description How many notifications are not read yet (the bell’s count). */
+                        unread: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account’s notification figures and settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance below which the account is told it is low, in currency units; 0: never. */
+                        lowBalance: number;
+                        /** @description How many notifications are not read yet (the bell’s count). */
+                        unread: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     requestPasswordReset: {
         parameters: {
             query?: never;
@@ -12482,6 +13263,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -12589,6 +13372,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -12701,6 +13486,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -12846,6 +13633,113 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resubmitSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A publisher site with its statistics for the requested period. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The blocks of the site (with `expand=blocks`). */
+                        blocks?: {
+                            /** @description Block code: the HTML embed code to paste into a page of the site. */
+                            bn: string;
+                            /** @description How many teasers the block shows at once (1-20). */
+                            count: number;
+                            /** @description Block id. */
+                            id: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
+                            /** @description Id of the site the block belongs to. */
+                            siteid: string;
+                            /** @description Block header. */
+                            title: string;
+                        }[];
+                        /** @description Number of blocks. */
+                        blocks_count: number;
+                        /** @description Category id (a site category). */
+                        category_id: string;
+                        /** @description Clicks on teasers in the period. */
+                        clicks: number;
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
+                        cpm: number;
+                        /** @description Click-through rate: clicks / views * 100. */
+                        ctr: number;
+                        /** @description Site id. */
+                        id: number;
+                        /** @description The same income as a number in currency units, 4 fraction digits. */
+                        income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
+                        /** @description Income in whole cents of the account currency (rounded down). */
+                        money: number;
+                        /** @description Monthly unique visitors, as the publisher declared them. */
+                        monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Status: moderation, active, banned or unconfirmed. */
+                        status: "moderation" | "active" | "banned" | "unconfirmed";
+                        /** @description Site address. */
+                        url: string;
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
+                        views: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

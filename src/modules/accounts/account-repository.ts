@@ -91,13 +91,29 @@ export async function operatorExists(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
-/** The balances of these accounts (as the caller's transaction sees them). */
-export async function accountBalances(db: Db, accountIds: readonly number[]): Promise<{ id: number; balance_micros: number }[]> {
+/** The balances (and kinds) of these accounts, as the caller's transaction sees them. */
+export async function accountBalances(
+  db: Db,
+  accountIds: readonly number[],
+): Promise<{ id: number; balance_micros: number; kind: AccountRow['kind'] }[]> {
   if (accountIds.length === 0) return [];
   return db
     .selectFrom('accounts')
-    .select(['id', 'balance_micros'])
+    .select(['id', 'balance_micros', 'kind'])
     .where('id', 'in', [...accountIds])
+    .execute();
+}
+
+/** How to address these accounts: login, display name and mailbox (moderation notices, owners' names in lists). */
+export async function accountContacts(
+  db: Db,
+  accountIds: readonly number[],
+): Promise<{ id: number; username: string; name: string; email: string }[]> {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'username', 'name', 'email'])
+    .where('id', 'in', [...new Set(accountIds)])
     .execute();
 }
 

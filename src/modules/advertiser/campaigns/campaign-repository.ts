@@ -77,6 +77,17 @@ export async function findCampaign(db: Db, advertiserId: number, id: number): Pr
   return row === undefined ? undefined : withItems(row);
 }
 
+/** Campaigns' titles by id (notifications name campaigns). */
+export async function findCampaignTitles(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['id', 'title'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.title]));
+}
+
 export interface NewCampaign {
   advertiserId: number;
   title: string;
@@ -152,12 +163,21 @@ export async function isRootCategory(db: Db, id: number): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function setCampaignModeration(db: Db, id: number, status: ModerationStatus, now: Date) {
+/**
+ * Sets a campaign's moderation status. A rejection keeps its reason on the campaign; an approval
+ * clears it; a return to moderation keeps the last rejection's reason in sight.
+ */
+export async function setCampaignModeration(db: Db, id: number, status: ModerationStatus, reason: string | null, now: Date) {
   return db
     .updateTable('campaigns')
-    .set({ moderation_status: status, updated_at: now })
+    .set((eb) => ({
+      moderation_status: status,
+      moderation_reason:
+        status === MODERATION.rejected ? reason : status === MODERATION.approved ? null : eb.ref('moderation_reason'),
+      updated_at: now,
+    }))
     .where('id', '=', id)
-    .returning(['id', 'moderation_status', 'advertiser_id'])
+    .returning(['id', 'moderation_status', 'advertiser_id', 'title', 'moderation_reason'])
     .executeTakeFirst();
 }
 
@@ -167,7 +187,17 @@ export async function listCampaignsForModeration(db: Db, status: ModerationStatu
   if (status !== undefined) query = query.where('moderation_status', '=', status);
   return listWithTotal(query, (filtered) =>
     filtered
-      .select(['id', 'advertiser_id', 'title', 'geo', 'is_retarget', 'moderation_status', 'archived', 'created_at'])
+      .select([
+        'id',
+        'advertiser_id',
+        'title',
+        'geo',
+        'is_retarget',
+        'moderation_status',
+        'moderation_reason',
+        'archived',
+        'created_at',
+      ])
       .orderBy('id')
       .limit(limit)
       .offset(offset),
