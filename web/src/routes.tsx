@@ -94,6 +94,7 @@ export const ROUTES: Route[] = [
   { path: SIGN_IN, title: 'Sign in', access: 'public', page: SIGN_IN_PAGE },
   { path: '/password', title: 'Password', access: 'public', page: publicPage(() => import('./pages/account/password.tsx'), 'PasswordPage') },
   { path: '/account', title: 'Your account', access: 'account', page: page(() => import('./pages/account/account.tsx'), 'AccountPage') },
+  { path: '/notifications', title: 'Notifications', access: 'account', page: page(() => import('./pages/account/notifications.tsx'), 'NotificationsPage') },
 
   { path: '/advertiser', title: 'Overview', access: 'advertiser', menu: 'Overview', page: page(() => import('./pages/advertiser/overview.tsx'), 'OverviewPage') },
   { path: '/advertiser/campaigns', title: 'Campaigns', access: 'advertiser', menu: 'Campaigns', page: page(() => import('./pages/advertiser/campaigns.tsx'), 'CampaignsPage') },

@@ -5,6 +5,7 @@ import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
+import { Bell } from './bell.tsx';
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
   const { path } = useLocation();
@@ -40,6 +41,7 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
           ))}
         </nav>
         <div className="account">
+          <Bell current={path === '/notifications'} />
           <span className="who">
             <Link
               href="/account"

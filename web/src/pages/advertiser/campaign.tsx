@@ -8,6 +8,7 @@ import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx'
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, money, percent } from '../../format.ts';
+import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
 import { CampaignDelivery } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
@@ -70,6 +71,15 @@ export function CampaignPage({ id }: { id: number }) {
       </CampaignHead>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
       {current && (
+        <ModerationReason
+          what="campaign"
+          reason={current.moderationReason}
+          rejected={current.status === 2}
+          resubmit={() => api.POST('/api/advertiser/campaigns/resubmit/{id}', { params: { path: { id } } })}
+          onResubmitted={refresh}
+        />
+      )}
+      {current && (
         <section className="tiles" aria-label="Figures for the period">
           <div className="tile">
             <span className="tile-label">Status</span>
@@ -127,6 +137,13 @@ export function CampaignPage({ id }: { id: number }) {
                   />
                   <span className={`status s${ad.status}`}>{AD_STATUS[ad.status]}</span>
                 </div>
+                <ModerationReason
+                  what="ad"
+                  reason={ad.moderationReason}
+                  rejected={ad.status === 2}
+                  resubmit={() => api.POST('/api/advertiser/offers/resubmit/{id}', { params: { path: { id: ad.id } } })}
+                  onResubmitted={refresh}
+                />
                 <dl>
                   <dt>Bid</dt>
                   <dd>{fineMoney(ad.stavka)}</dd>

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
+import { setPassword, TEST_PASSWORD } from '../helpers/accounts.ts';
+import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+
+/** Long names, as people give them: nothing may spill out of its box at 1280 or 390 px. */
+const LONG_OWNER = `Northern Footwear Distribution ${'and Sons '.repeat(12)}Ltd`.slice(0, 120);
+const LONG_CAMPAIGN = `Winter boots ${'for every weather '.repeat(20)}`.slice(0, 255);
+const LONG_AD = 'Boots at half price, this week only, in every size';
+const REASON = 'Price differs from the shop';
+
+/** Whether any element of the page is wider than the viewport (something spills out sideways). */
+function overflows(page: Page): Promise<boolean> {
+  return page.locator('html').evaluate((root) => root.scrollWidth > root.clientWidth + 1);
+}
+
+describe('moderation with reasons and notifications in the web app (headless Chromium)', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let advertiser: { id: number; username: string };
+  let publisher: { id: number; username: string };
+  let campaignId = 0;
+  let offerId = 0;
+  let siteId = 0;
+
+  const signIn = async (login: string) => {
+    await context.clearCookies();
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('Username or e-mail').fill(login);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('link', { name: /^Notifications/ }).waitFor();
+  };
+
+  before(async () => {
+    buildWebIfStale();
+    mkdirSync(SHOTS, { recursive: true });
+    server = await startTestServer({ env: { CURRENCY: 'EUR' } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+    page = await context.newPage();
+
+    const db = server.server.context.db;
+    const usernameOf = async (client: TestServer['operator']) =>
+      (await client.get('/api/me')).json<{ username: string }>().username;
+    const operatorId = (await server.operator.get('/api/me')).json<{ id: number }>().id;
+    await setPassword(db, operatorId);
+    const shop = await server.createAccount('advertiser', { name: LONG_OWNER });
+    advertiser = { id: shop.id, username: await usernameOf(shop.client) };
+    await setPassword(db, shop.id);
+    campaignId = (await insertCampaign(db, { advertiserId: shop.id, title: LONG_CAMPAIGN })).id;
+    offerId = (await insertOffer(db, { campaignId, title: LONG_AD, approved: false })).id;
+    const news = await server.createAccount('publisher', { name: 'Daily News Media' });
+    publisher = { id: news.id, username: await usernameOf(news.client) };
+    await setPassword(db, news.id);
+    siteId = (await insertSite(db, { publisherId: news.id, url: 'https://dailynews.example', status: 0 })).id;
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('lets the operator keep reasons and reject with one, the owner named', async () => {
+    await signIn('operator');
+    await page.goto(`${server.url}/operator?queue=reasons`);
+    await page.getByLabel('New reason').fill(REASON);
+    await page.getByRole('button', { name: 'Add reason' }).click();
+    await page.getByLabel(`Reason ${REASON}`).waitFor();
+    await lookAt(page, 'operator-moderation-reasons');
+
+    await page.getByRole('navigation', { name: 'Queues' }).getByRole('link', { name: /Ads/ }).click();
+    const ad = page.getByRole('article', { name: `ad ${LONG_AD}` });
+    await ad.getByRole('link', { name: LONG_OWNER }).waitFor();
+    assert.equal(await ad.getByText(/account #\d+/).count(), 0, 'owners are named, not numbered');
+
+    await ad.getByRole('button', { name: `Reject ${LONG_AD}` }).click();
+    const form = page.getByRole('form', { name: `Reject ${LONG_AD}` });
+    await form.getByRole('button', { name: 'Reject' }).click();
+    await form.getByText('Say why').waitFor();
+    await form.getByLabel('Reason', { exact: true }).selectOption(REASON);
+    await form.getByLabel(/In your words/).fill('the shop says 1990');
+    await lookAt(page, 'operator-reject-form');
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      assert.equal(await overflows(page), false, `the queue fits at ${width} px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const decided = page.waitForResponse((response) => response.url().endsWith(`/api/admin/offers/${offerId}`));
+    await form.getByRole('button', { name: 'Reject' }).click();
+    assert.equal((await decided).status(), 200);
+    await page.getByText(/Rejected: .*The owner is notified/).waitFor();
+    const rejected = (await server.operator.get('/api/admin/offers?status=2')).json<{ id: number; reason: string }[]>();
+    assert.equal(rejected.find((row) => row.id === offerId)?.reason, `${REASON} — the shop says 1990`);
+
+    await page.getByRole('navigation', { name: 'Queues' }).getByRole('link', { name: /Sites/ }).click();
+    const site = page.getByRole('article', { name: /site https:\/\/dailynews\.example/ });
+    await site.getByRole('link', { name: 'Daily News Media' }).waitFor();
+    await site.getByRole('button', { name: /^Ban / }).click();
+    await page
+      .getByRole('form', { name: /^Ban / })
+      .getByLabel(/In your words/)
+      .fill('Copied articles');
+    await page.getByRole('form', { name: /^Ban / }).getByRole('button', { name: 'Ban' }).click();
+    await page.getByText('No site is waiting').waitFor();
+  });
+
+  it('shows the advertiser the decision by the bell, the reason on the ad, and sends it back', async () => {
+    await signIn(advertiser.username);
+    const bell = page.getByRole('link', { name: 'Notifications, 1 unread' });
+    await bell.waitFor();
+    await bell.click();
+    const notice = page.getByText(/ad “Boots at half price.*” was rejected: Price differs from the shop — the shop says 1990/);
+    await notice.waitFor();
+    await lookAt(page, 'notifications');
+    await page.getByRole('button', { name: 'Mark read' }).click();
+    await page.getByRole('link', { name: 'Notifications, none unread' }).waitFor();
+    await page.goto(`${server.url}/notifications?unread=1`);
+    await page.getByText('Nothing unread.').waitFor();
+
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
+    const reason = page.getByText(`${REASON} — the shop says 1990`);
+    await reason.waitFor();
+    await lookAt(page, 'campaign-rejected-ad');
+    assert.equal(await overflows(page), false);
+    const sent = page.waitForResponse((response) => response.url().endsWith(`/api/advertiser/offers/resubmit/${offerId}`));
+    await page.getByRole('button', { name: 'Send back to moderation (ad)' }).click();
+    assert.equal((await sent).status(), 200);
+    await page.getByText('Back in moderation; last time the operator said').waitFor();
+    const waiting = (await server.operator.get('/api/admin/offers?status=0')).json<{ id: number }[]>();
+    assert.ok(
+      waiting.some((row) => row.id === offerId),
+      'the ad waits for a decision again',
+    );
+  });
+
+  it('shows the publisher why its site was banned and lets it send the site back', async () => {
+    await signIn(publisher.username);
+    await page.getByRole('link', { name: 'Notifications, 1 unread' }).waitFor();
+    await page.goto(`${server.url}/publisher/sites/${siteId}`);
+    await page.getByText('Copied articles').waitFor();
+    await lookAt(page, 'site-banned-reason');
+    await page.getByRole('button', { name: 'Send back to moderation (site)' }).click();
+    await page.getByText('Back in moderation; last time the operator said').waitFor();
+    const site = (await server.operator.get(`/api/admin/sites?userId=${publisher.id}`)).json<{ status: string }[]>();
+    assert.equal(site[0]?.status, 'moderation');
+  });
+});
