@@ -34,6 +34,8 @@ export interface Config {
   currency: string;
   /** Share of a billed click that goes to the publisher, as a fraction of 1. */
   revenueShare: number;
+  /** The smallest balance a publisher is paid out (PAYOUT_MINIMUM, currency units), in micros. */
+  payoutMinimumMicros: number;
   /** Secret for signing click links; generated into DATA_DIR when not given. */
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken,
     currency,
     revenueShare: sharePercent / 100,
+    payoutMinimumMicros: int('PAYOUT_MINIMUM', 50, 0, 1_000_000_000) * 1_000_000,
     signingSecret,
     servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
     nats: natsSettings(env, problems, int),

@@ -1321,6 +1321,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s own balance moves of a period, newest first, each with the balance after it (extension).
+         * @description The same moves as a CSV or Parquet file, oldest first: `GET /api/me/ledger/export`.
+         */
+        get: operations["listOwnLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/ledger/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s own balance moves of a period as a CSV or Parquet file, oldest first (a statement).
+         * @description Columns: date (ISO 8601, UTC), kind, amount and balance (after the move) in currency units as decimal text, reference, comment.
+         */
+        get: operations["exportOwnLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/passkeys": {
         parameters: {
             query?: never;
@@ -2014,6 +2054,40 @@ export interface paths {
         };
         /** One payout (extension). */
         get: operations["getPayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/payout-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Say where to be paid: the method and its account (extension); every change is audited. */
+        put: operations["setPayoutDetails"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/payout-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The balance, the minimum payout, what the next payout will pay, and the payout details (extension). */
+        get: operations["getPayoutSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3929,6 +4003,15 @@ export interface operations {
                         balance: number;
                         /** @description E-mail. */
                         email: string;
+                        /** @description The publisher’s payout details; absent until it gives them. */
+                        payTo?: {
+                            /** @description Where to pay, in the method’s terms. */
+                            account: string;
+                            /** @description Whose account it is. */
+                            holder: string;
+                            /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                            method: string;
+                        };
                         /** @description Sum of pending payouts (already debited, not yet paid), in currency units. */
                         pending: number;
                         /** @description Publisher account id. */
@@ -10615,6 +10698,119 @@ export interface operations {
             };
         };
     };
+    listOwnLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description Only moves at or after this time (ISO 8601). */
+                from?: string;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only moves before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Change of the balance. */
+                        amount: number;
+                        /** @description Balance after the change. */
+                        balance: number;
+                        /** @description Comment. */
+                        comment: string;
+                        /** @description The other account of a move; null when there is none or, for a batch of clicks, more than one. */
+                        counterpartyId: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When.
+                         */
+                        date: string;
+                        /** @description Entry id. */
+                        id: number;
+                        /** @description What moved the money: deposit, withdrawal, client_transfer, payout, payout_cancel, or for billed clicks click_charge (advertiser), click_revenue (publisher), click_margin (platform). */
+                        kind: string;
+                        /** @description Business object behind the entry: a payout id, or for click_* entries the billing batch (the clicks' billing_batch): one entry per account and kind sums that batch's clicks. */
+                        reference: string | null;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportOwnLedger: {
+        parameters: {
+            query?: {
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+                /** @description Only moves at or after this time (ISO 8601). */
+                from?: string;
+                /** @description Only moves before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPasskeys: {
         parameters: {
             query?: never;
@@ -13124,6 +13320,148 @@ export interface operations {
             };
             /** @description The error body of every failed request. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setPayoutDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where to pay, in the method’s terms: IBAN and BIC, PayPal or Wise e-mail, wallet address, instructions. */
+                    account: string;
+                    /** @description Whose account it is: the name the payment is addressed to. */
+                    holder: string;
+                    /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                    method: "bank_transfer" | "paypal" | "wise" | "crypto" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description The publisher’s payout figures and details. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance now, in currency units (pending payouts are already taken from it). */
+                        balance: number;
+                        /** @description Where to pay; null until the publisher gives them. */
+                        details: {
+                            /** @description Where to pay, in the method’s terms: IBAN and BIC, PayPal or Wise e-mail, wallet address, instructions. */
+                            account: string;
+                            /** @description Whose account it is: the name the payment is addressed to. */
+                            holder: string;
+                            /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                            method: "bank_transfer" | "paypal" | "wise" | "crypto" | "other";
+                            /**
+                             * Format: date-time
+                             * @description When they were last changed.
+                             */
+                            updated: string;
+                        } | null;
+                        /** @description The smallest balance the platform pays out (PAYOUT_MINIMUM), in currency units. */
+                        minimum: number;
+                        /** @description What the next payout will pay: the whole balance once it reaches the minimum and payout details are given; 0 before. */
+                        payable: number;
+                        /** @description Payouts recorded and not yet paid, in currency units. */
+                        pending: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPayoutSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publisher’s payout figures and details. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance now, in currency units (pending payouts are already taken from it). */
+                        balance: number;
+                        /** @description Where to pay; null until the publisher gives them. */
+                        details: {
+                            /** @description Where to pay, in the method’s terms: IBAN and BIC, PayPal or Wise e-mail, wallet address, instructions. */
+                            account: string;
+                            /** @description Whose account it is: the name the payment is addressed to. */
+                            holder: string;
+                            /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                            method: "bank_transfer" | "paypal" | "wise" | "crypto" | "other";
+                            /**
+                             * Format: date-time
+                             * @description When they were last changed.
+                             */
+                            updated: string;
+                        } | null;
+                        /** @description The smallest balance the platform pays out (PAYOUT_MINIMUM), in currency units. */
+                        minimum: number;
+                        /** @description What the next payout will pay: the whole balance once it reaches the minimum and payout details are given; 0 before. */
+                        payable: number;
+                        /** @description Payouts recorded and not yet paid, in currency units. */
+                        pending: number;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -297,6 +297,14 @@ export interface PasswordTokensTable {
   used_at: Timestamp | null;
 }
 
+export interface PayoutDetailsTable {
+  account: string;
+  account_id: number;
+  holder: string;
+  method: string;
+  updated_at: Timestamp;
+}
+
 export interface PayoutsTable {
   amount_micros: number;
   created_at: Generated<Timestamp>;
@@ -552,6 +560,7 @@ export interface DatabaseSchema {
   offers: OffersTable;
   passkeys: PasskeysTable;
   password_tokens: PasswordTokensTable;
+  payout_details: PayoutDetailsTable;
   payouts: PayoutsTable;
   recovery_codes: RecoveryCodesTable;
   refunded_clicks: RefundedClicksTable;

@@ -104,6 +104,7 @@ export const ROUTES: Route[] = [
   { path: '/advertiser/campaigns/:id/rules', title: 'Rules', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-rules.tsx'), 'CampaignRulesPage') },
   { path: '/advertiser/clients', title: 'Clients', access: 'advertiser', menu: 'Clients', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientsPage') },
   { path: '/advertiser/clients/:id', title: 'Clients', access: 'advertiser', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientPage') },
+  { path: '/advertiser/billing', title: 'Billing', access: 'advertiser', menu: 'Billing', page: page(() => import('./pages/advertiser/billing.tsx'), 'BillingPage') },
   { path: '/advertiser/conversions', title: 'Conversions', access: 'advertiser', menu: 'Conversions', page: page(() => import('./pages/advertiser/conversions.tsx'), 'ConversionsPage') },
   { path: '/advertiser/webhooks', title: 'Webhooks', access: 'advertiser', menu: 'Webhooks', page: webhooks },
 

@@ -67,7 +67,7 @@ const BalanceBody = Type.Object(
   { additionalProperties: false },
 );
 
-const LedgerEntry = Type.Object({
+export const LedgerEntry = Type.Object({
   id: Type.Integer({ description: 'Entry id.' }),
   amount: Type.Number({ description: 'Change of the balance.' }),
   balance: Type.Number({ description: 'Balance after the change.' }),
@@ -87,7 +87,7 @@ const LedgerEntry = Type.Object({
 });
 
 type LedgerRow = Awaited<ReturnType<typeof listLedgerEntries>>['rows'][number];
-const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
+export const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
   id: row.id,
   amount: microsToAmount(row.amount_micros),
   balance: microsToAmount(row.balance_after_micros),

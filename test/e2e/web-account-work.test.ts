@@ -22,7 +22,7 @@ function overflows(page: Page): Promise<boolean> {
   return page.locator('html').evaluate((root) => root.scrollWidth > root.clientWidth + 1);
 }
 
-describe('moderation with reasons and notifications in the web app (headless Chromium)', { skip }, () => {
+describe('moderation with reasons, notifications and money pages in the web app (headless Chromium)', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
@@ -67,6 +67,11 @@ describe('moderation with reasons and notifications in the web app (headless Chr
     publisher = { id: news.id, username: await usernameOf(news.client) };
     await setPassword(db, news.id);
     siteId = (await insertSite(db, { publisherId: news.id, url: 'https://dailynews.example', status: 0 })).id;
+    const move = (accountId: number, amount: string, comment: string) =>
+      server.operator.post(`/api/admin/users/${accountId}/balance`, { amount, comment });
+    await move(shop.id, '120', `Bank transfer ${'for the spring season, invoice 2026-0417 '.repeat(6)}`.slice(0, 250));
+    await move(shop.id, '-20.5', 'Correction of a double top-up');
+    await move(news.id, '80', 'Earnings');
   });
   after(async () => {
     await browser?.close();
@@ -156,5 +161,59 @@ describe('moderation with reasons and notifications in the web app (headless Chr
     await page.getByText('Back in moderation; last time the operator said').waitFor();
     const site = (await server.operator.get(`/api/admin/sites?userId=${publisher.id}`)).json<{ status: string }[]>();
     assert.equal(site[0]?.status, 'moderation');
+  });
+
+  it('shows the advertiser every balance move with the balance after it, by period, and as CSV', async () => {
+    await signIn(advertiser.username);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Billing' }).click();
+    const table = page.getByRole('region', { name: 'Balance moves' });
+    await table.getByRole('row', { name: /Correction of a double top-up/ }).waitFor();
+    const cells = await table
+      .getByRole('row', { name: /Correction/ })
+      .getByRole('cell')
+      .allTextContents();
+    assert.equal(cells[0], 'Withdrawal');
+    assert.match(cells[1] ?? '', /^[-−]€20\.50$/);
+    assert.equal(cells[2], '€99.50', 'the balance after the move');
+    await lookAt(page, 'advertiser-billing');
+    assert.equal(await overflows(page), false);
+
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('From').fill(tomorrow);
+    await page.getByText('No balance moves in this period.').waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('from'), tomorrow, 'the period is kept in the address');
+    await page.getByRole('button', { name: 'Whole history' }).click();
+    await table.getByRole('row', { name: /Correction/ }).waitFor();
+
+    const href = (await page.getByRole('link', { name: /Download CSV/ }).getAttribute('href')) ?? '';
+    const csv = await page.request.get(`${server.url}${href}`);
+    assert.equal(csv.status(), 200);
+    const lines = (await csv.text()).trim().split('\r\n');
+    assert.equal(lines[0], 'date,kind,amount,balance,reference,comment');
+    assert.match(lines[2] ?? '', /,withdrawal,-20.5,99.5,,Correction of a double top-up$/);
+  });
+
+  it('lets the publisher give payout details and shows the minimum and what will be paid', async () => {
+    await signIn(publisher.username);
+    await page.goto(`${server.url}/publisher/payouts`);
+    const willBePaid = page.locator('.tile', { hasText: 'Will be paid' });
+    await willBePaid.getByText('Give your payout details').waitFor();
+    await page.getByLabel('Method').selectOption('paypal');
+    await page.getByText('The e-mail address of your PayPal account.').waitFor();
+    await page.getByRole('button', { name: 'Save payout details' }).click();
+    await page.getByText('Write whose account it is.').waitFor();
+    await page.getByLabel('Account holder').fill('Daily News Media Ltd');
+    await page.getByLabel('Account', { exact: true }).fill('payments@dailynews.example');
+    await page.getByRole('button', { name: 'Save payout details' }).click();
+    await page.getByText('Saved. The operators pay to these details').waitFor();
+    await willBePaid.getByText('Paid at the next payout run.').waitFor();
+    await willBePaid.getByText('€80.00').waitFor();
+    await lookAt(page, 'publisher-payout-details');
+    const owed = (await server.operator.get('/api/admin/publishers/balances')).json<{ userId: number; payTo?: object }[]>();
+    assert.deepEqual(owed.find((row) => row.userId === publisher.id)?.payTo, {
+      method: 'paypal',
+      holder: 'Daily News Media Ltd',
+      account: 'payments@dailynews.example',
+    });
   });
 });
