@@ -6255,6 +6255,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose title contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `title`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Which conversions count as orders: 0 all (default), 1 purchase, 2 registration, 3 intermediate goal. */
                 targetId?: number;
                 /** @description Campaign type: 1 retargeting, 2 standard. */

@@ -63,6 +63,8 @@ describe('moderation with reasons, notifications and money pages in the web app 
     await setPassword(db, shop.id);
     campaignId = (await insertCampaign(db, { advertiserId: shop.id, title: LONG_CAMPAIGN })).id;
     offerId = (await insertOffer(db, { campaignId, title: LONG_AD, approved: false })).id;
+    await insertCampaign(db, { advertiserId: shop.id, title: 'Autumn coats' });
+    await insertCampaign(db, { advertiserId: shop.id, title: 'autumn hats' });
     const news = await server.createAccount('publisher', { name: 'Daily News Media' });
     publisher = { id: news.id, username: await usernameOf(news.client) };
     await setPassword(db, news.id);
@@ -215,5 +217,31 @@ describe('moderation with reasons, notifications and money pages in the web app 
       holder: 'Daily News Media Ltd',
       account: 'payments@dailynews.example',
     });
+  });
+
+  it('sorts and searches the advertiser’s campaigns on the server, kept in the address', async () => {
+    await signIn(advertiser.username);
+    await page.goto(`${server.url}/advertiser/campaigns`);
+    const table = page.getByRole('region', { name: 'Campaigns' });
+    const titles = () => table.locator('tbody tr th[scope="row"] a').allTextContents();
+    await table.getByRole('link', { name: 'autumn hats' }).waitFor();
+    const sorted = page.waitForResponse((response) => response.url().includes('sort=-title'));
+    await page.getByLabel('Sort campaigns').selectOption('-title');
+    await sorted;
+    await page.waitForURL(/[?&]sort=-title/);
+    assert.deepEqual(
+      (await titles()).map((title) => title.slice(0, 12)),
+      ['Winter boots', 'autumn hats', 'Autumn coats'],
+    );
+    const searched = page.waitForResponse((response) => response.url().includes('q=autumn'));
+    await page.getByLabel('Search campaigns').fill('autumn');
+    await searched;
+    await table.getByRole('link', { name: /Winter boots/ }).waitFor({ state: 'detached' });
+    assert.deepEqual(await titles(), ['autumn hats', 'Autumn coats']);
+    assert.equal(new URL(page.url()).searchParams.get('q'), 'autumn');
+    await lookAt(page, 'advertiser-campaigns-sorted');
+    await page.reload();
+    await table.getByRole('link', { name: 'autumn hats' }).waitFor();
+    assert.deepEqual(await titles(), ['autumn hats', 'Autumn coats'], 'the address keeps the search and the order');
   });
 });

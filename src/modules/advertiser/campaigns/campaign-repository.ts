@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
+import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
 import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
 import type { CampaignRecord } from './campaign-schema.ts';
 
@@ -10,6 +11,10 @@ export interface CampaignListFilter {
   retarget?: boolean;
   includeArchived: boolean;
   ids?: readonly number[];
+  /** Only campaigns whose title contains this text, in any letter case. */
+  search?: string;
+  /** The order of the list; by id when not given. */
+  sort?: SortOrder<CampaignSortField>;
 }
 
 function selectCampaigns(db: Db) {
@@ -26,8 +31,23 @@ function selectCampaigns(db: Db) {
     );
 }
 
+/** The column behind each sortable field of the campaign list (the `sort` parameter). */
+const SORT_COLUMNS = { id: 'id', title: 'title', created: 'created_at' } as const;
+
+/**
+ * What a field sorts by: titles in any letter case, compared byte by byte (`C`), so that both
+ * databases give one order whatever their default collation.
+ */
+const sortKey = (field: CampaignSortField, table = '') => {
+  const column = sql.ref(`${table}${SORT_COLUMNS[field]}`);
+  return field === 'title' ? sql`lower(${column}) COLLATE "C"` : column;
+};
+export type CampaignSortField = keyof typeof SORT_COLUMNS;
+export const CAMPAIGN_SORT_FIELDS = Object.keys(SORT_COLUMNS) as CampaignSortField[];
+
 function filtered(db: Db, filter: CampaignListFilter) {
   let query = db.selectFrom('campaigns').where('advertiser_id', '=', filter.advertiserId);
+  if (filter.search) query = query.where('title', 'ilike', containsPattern(filter.search));
   if (filter.retarget !== undefined) query = query.where('is_retarget', '=', filter.retarget);
   if (!filter.includeArchived) query = query.where('archived', '=', false);
   if (filter.ids) query = query.where('id', 'in', filter.ids.length > 0 ? filter.ids : [0]);
@@ -51,15 +71,19 @@ export async function listCampaigns(
   limit: number,
   offset: number,
 ): Promise<ListWithTotal<CampaignRecord>> {
+  const sort = filter.sort ?? { field: 'id', descending: false };
+  const direction = sort.descending ? 'desc' : 'asc';
   const page = filtered(db, filter)
     .select(['id', sql<number>`count(*) OVER ()`.as('total')])
-    .orderBy('id')
+    .orderBy(sortKey(sort.field), direction)
+    .orderBy('id', direction)
     .limit(limit)
     .offset(offset);
   const rows = await selectCampaigns(db)
     .innerJoin(page.as('page'), 'page.id', 'campaigns.id')
     .select('page.total')
-    .orderBy('campaigns.id')
+    .orderBy(sortKey(sort.field, 'campaigns.'), direction)
+    .orderBy('campaigns.id', direction)
     .execute();
   const first = rows[0];
   if (first !== undefined) return { rows: rows.map(({ total: _total, ...row }) => withItems(row)), total: Number(first.total) };

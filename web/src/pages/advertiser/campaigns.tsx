@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
-import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
+import { Field, FormActions, ListStatus, Notice, Options, Switch } from '../../components/controls.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -10,6 +10,15 @@ import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { CAMPAIGN_STATUS } from './advertiser-data.ts';
 
+/** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
+const SORTS = ['', '-created', 'title', '-title'] as const;
+const SORT_NAMES: Record<(typeof SORTS)[number], string> = {
+  '': 'Oldest first',
+  '-created': 'Newest first',
+  title: 'Title A–Z',
+  '-title': 'Title Z–A',
+};
+
 export function CampaignsPage() {
   const period = usePeriod();
   const goal = useGoal();
@@ -17,9 +26,10 @@ export function CampaignsPage() {
   const showArchived = query.get('archived') === '1';
   const type = query.get('type') ?? '';
   const search = query.get('q') ?? '';
+  const sort = SORTS.find((option) => option === query.get('sort')) ?? '';
   const queryClient = useQueryClient();
   const campaigns = useQuery({
-    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal],
+    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal, search.trim(), sort],
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns', {
@@ -30,6 +40,8 @@ export function CampaignsPage() {
               archived: showArchived ? 0 : 1,
               targetId: goal,
               ...(type ? { type: Number(type) } : {}),
+              ...(search.trim() ? { q: search.trim() } : {}),
+              ...(sort ? { sort } : {}),
               'per-page': 100,
             },
           },
@@ -42,7 +54,8 @@ export function CampaignsPage() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
   });
   const [creating, setCreating] = useState(false);
-  const rows = (campaigns.data ?? []).filter((row) => row.title.toLowerCase().includes(search.toLowerCase()));
+  // Searched and sorted by the server, so the whole account is searched, not one page of it.
+  const rows = campaigns.data ?? [];
   return (
     <>
       <div className="page-head">
@@ -61,6 +74,12 @@ export function CampaignsPage() {
             value={search}
             onChange={(event) => setQuery({ q: event.target.value })}
           />
+        </label>
+        <label>
+          <span className="visually-hidden">Sort campaigns</span>
+          <select value={sort} onChange={(event) => setQuery({ sort: event.target.value })}>
+            <Options names={SORT_NAMES} />
+          </select>
         </label>
         <label>
           <span className="visually-hidden">Campaign type</span>
