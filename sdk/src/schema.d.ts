@@ -1059,7 +1059,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your referrals (client accounts). */
+        /** Your referrals (client accounts); `q` searches them, `sort` orders them. */
         get: operations["listClients"];
         put?: never;
         /**
@@ -4706,6 +4706,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose login, name or e-mail contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `username`, `name`, `balance`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Only accounts of this kind. */
                 type?: "advertiser" | "publisher" | "operator";
             };
@@ -9154,6 +9158,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose login, name or e-mail contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `username`, `name`, `balance`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
             };
             header?: never;
             path?: never;

@@ -122,6 +122,18 @@ describe('moderation with reasons, notifications and money pages in the web app 
       .fill('Copied articles');
     await page.getByRole('form', { name: /^Ban / }).getByRole('button', { name: 'Ban' }).click();
     await page.getByText('No site is waiting').waitFor();
+
+    // Accounts are searched and sorted by the server, and the address keeps both.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
+    const searched = page.waitForResponse((response) => response.url().includes('q=footwear'));
+    await page.getByLabel('Search accounts').fill('footwear');
+    await searched;
+    await page.getByRole('row', { name: /Northern Footwear/ }).waitFor();
+    await page.getByRole('row', { name: /Daily News Media/ }).waitFor({ state: 'detached' });
+    await page.getByLabel('Sort accounts').selectOption('-balance');
+    await page.waitForURL(/q=footwear.*sort=-balance|sort=-balance.*q=footwear/);
+    await lookAt(page, 'operator-accounts-search');
+    assert.equal(await overflows(page), false);
   });
 
   it('shows the advertiser the decision by the bell, the reason on the ad, and sends it back', async () => {
