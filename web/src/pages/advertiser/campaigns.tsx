@@ -75,12 +75,9 @@ export function CampaignsPage() {
             onChange={(event) => setQuery({ q: event.target.value })}
           />
         </label>
-        <label>
-          <span className="visually-hidden">Sort campaigns</span>
-          <select value={sort} onChange={(event) => setQuery({ sort: event.target.value })}>
-            <Options names={SORT_NAMES} />
-          </select>
-        </label>
+        <select aria-label="Sort campaigns" value={sort} onChange={(event) => setQuery({ sort: event.target.value })}>
+          <Options names={SORT_NAMES} />
+        </select>
         <label>
           <span className="visually-hidden">Campaign type</span>
           <select value={type} onChange={(event) => setQuery({ type: event.target.value })}>

@@ -65,16 +65,17 @@ export function AccountsPage() {
             onChange={(event) => setQuery({ q: event.target.value, page: undefined })}
           />
         </label>
-        <label>
-          <span className="visually-hidden">Sort accounts</span>
-          <select value={sort} onChange={(event) => setQuery({ sort: event.target.value, page: undefined })}>
-            {ACCOUNT_SORTS.map((value) => (
-              <option key={value} value={value}>
-                {ACCOUNT_SORT_NAMES[value]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <select
+          aria-label="Sort accounts"
+          value={sort}
+          onChange={(event) => setQuery({ sort: event.target.value, page: undefined })}
+        >
+          {ACCOUNT_SORTS.map((value) => (
+            <option key={value} value={value}>
+              {ACCOUNT_SORT_NAMES[value]}
+            </option>
+          ))}
+        </select>
         <label>
           <span className="visually-hidden">Kind of account</span>
           <select value={kind ?? ''} onChange={(event) => setQuery({ type: event.target.value, page: undefined })}>
