@@ -36,8 +36,10 @@ import { idempotencyStore } from './modules/idempotency/index.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
+import { registerModerationReasonRoutes } from './modules/moderation/reason-routes.ts';
 import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
 import { registerMonitoringRoutes } from './modules/monitoring/monitoring-routes.ts';
+import { registerNotificationRoutes } from './modules/notifications/notification-routes.ts';
 import { registerAccountDataRoutes } from './modules/privacy/account-data-routes.ts';
 import { registerSellersJsonRoutes } from './modules/privacy/sellers-json-routes.ts';
 import { registerSitePrivacyRoutes } from './modules/privacy/site-privacy-routes.ts';
@@ -102,6 +104,8 @@ const MODULES: RegisterRoutes[] = [
   registerMonitoringRoutes,
   registerBackupRoutes,
   registerWebhookRoutes,
+  registerNotificationRoutes,
+  registerModerationReasonRoutes,
   registerAuditRoutes,
   registerSitePrivacyRoutes,
   registerSellersJsonRoutes,

@@ -79,6 +79,7 @@ export const ERRORS = {
     description: 'Two-factor sign-in is required for this kind of account: it cannot be turned off.',
   },
   two_factor_off: { code: 4010, description: 'Two-factor sign-in is not on for this account.' },
+  not_rejected: { code: 4030, description: 'Only a rejected (or banned) object can be sent back to moderation.' },
   erasure_refused: {
     code: 4040,
     description: 'This account cannot be erased: it is an operator account or already erased.',

@@ -34,4 +34,6 @@ export const ModerationStatusSchema = (description = 'Moderation status: 0 moder
 export interface ModerationDecision {
   id: number;
   status: ModerationStatus;
+  /** The reason of the last rejection, kept until an approval; null when there is none. */
+  reason: string | null;
 }

@@ -13,6 +13,9 @@ export const FIELD_LIMITS = {
     title: { minLength: 1, maxLength: 100 },
     parentId: { minimum: 0, maximum: 2147483647 },
   },
+  adminCreateModerationReason: {
+    text: { minLength: 1, maxLength: 500 },
+  },
   adminCreatePayout: {
     userId: { minimum: 1, maximum: 2147483647 },
     amount: { maximum: 1000000000 },
@@ -42,16 +45,22 @@ export const FIELD_LIMITS = {
   },
   adminModerateCampaign: {
     status: { minimum: 0, maximum: 2 },
+    reason: { maxLength: 1000 },
   },
   adminModerateOffer: {
     status: { minimum: 0, maximum: 2 },
+    reason: { maxLength: 1000 },
   },
   adminModerateSite: {
     status: { minimum: 0, maximum: 3 },
+    reason: { maxLength: 1000 },
   },
   adminUpdateCategory: {
     title: { minLength: 1, maxLength: 100 },
     parentId: { minimum: 0, maximum: 2147483647 },
+  },
+  adminUpdateModerationReason: {
+    text: { minLength: 1, maxLength: 500 },
   },
   changeAdminWebhook: {
     url: { minLength: 8, maxLength: 2000 },
@@ -227,6 +236,13 @@ export const FIELD_LIMITS = {
   },
   setDeviceCoefficient: {
     coef: { minimum: 0.1, maximum: 10 },
+  },
+  setNotificationSettings: {
+    lowBalance: { minimum: 0, maximum: 1000000000 },
+  },
+  setPayoutDetails: {
+    holder: { minLength: 1, maxLength: 200 },
+    account: { minLength: 1, maxLength: 500 },
   },
   setSiteCoefficient: {
     coef: { minimum: 0.1, maximum: 10 },

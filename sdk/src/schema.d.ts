@@ -109,6 +109,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/moderation-reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reasons to reject with, alphabetically. */
+        get: operations["adminListModerationReasons"];
+        put?: never;
+        /** Add a reason to reject with. */
+        post: operations["adminCreateModerationReason"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/moderation-reasons/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Reword a reason (decisions already taken keep their words). */
+        put: operations["adminUpdateModerationReason"];
+        post?: never;
+        /** Remove a reason from the list. */
+        delete: operations["adminDeleteModerationReason"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/offers": {
         parameters: {
             query?: never;
@@ -855,6 +891,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/campaigns/resubmit/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a rejected campaign back to moderation (extension); 409 when it is not rejected. */
+        post: operations["resubmitCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/campaigns/rules/{campaign}": {
         parameters: {
             query?: never;
@@ -1073,6 +1126,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/offers/resubmit/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a rejected ad back to moderation (extension); 409 when it is not rejected. */
+        post: operations["resubmitOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/refunds": {
         parameters: {
             query?: never;
@@ -1151,7 +1221,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your referrals (client accounts). */
+        /** Your referrals (client accounts); `q` searches them, `sort` orders them. */
         get: operations["listClients"];
         put?: never;
         /**
@@ -1413,6 +1483,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s own balance moves of a period, newest first, each with the balance after it (extension).
+         * @description The same moves as a CSV or Parquet file, oldest first: `GET /api/me/ledger/export`.
+         */
+        get: operations["listOwnLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/ledger/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s own balance moves of a period as a CSV or Parquet file, oldest first (a statement).
+         * @description Columns: date (ISO 8601, UTC), kind, amount and balance (after the move) in currency units as decimal text, reference, comment.
+         */
+        get: operations["exportOwnLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/passkeys": {
         parameters: {
             query?: never;
@@ -1663,6 +1773,91 @@ export interface paths {
         };
         /** Prometheus metrics (text exposition format): requests and latency per route, serving, clicks, conversions, e-mail, database pool, event loop. Operator token (`Auth-Token`) or METRICS_TOKEN (`Authorization: Bearer`). */
         get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s notifications, newest first (`unread=1`: only those not read). */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one notification read. */
+        post: operations["readNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark every notification of the account read. */
+        post: operations["readAllNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the balance below which the account is told its balance is low (advertisers). */
+        put: operations["setNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many notifications are unread, and the low-balance line. */
+        get: operations["getNotificationSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2072,6 +2267,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webmaster/payout-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Say where to be paid: the method and its account (extension); every change is audited. */
+        put: operations["setPayoutDetails"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/payout-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The balance, the minimum payout, what the next payout will pay, and the payout details (extension). */
+        get: operations["getPayoutSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webmaster/refunds": {
         parameters: {
             query?: never;
@@ -2154,6 +2383,23 @@ export interface paths {
         /** Sets whether the site never personalises (serving takes it up within SERVING_REFRESH_MS). */
         put: operations["setSitePrivacy"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/sites/{id}/resubmit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a banned site back to moderation (extension); 409 when it is not banned. */
+        post: operations["resubmitSite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2394,12 +2640,13 @@ export interface components {
          *     - 4008 `two_factor_not_started`: Two-factor enrolment was not started: start it to get the secret.
          *     - 4009 `two_factor_mandatory`: Two-factor sign-in is required for this kind of account: it cannot be turned off.
          *     - 4010 `two_factor_off`: Two-factor sign-in is not on for this account.
+         *     - 4030 `not_rejected`: Only a rejected (or banned) object can be sent back to moderation.
          *     - 4040 `erasure_refused`: This account cannot be erased: it is an operator account or already erased.
          *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4040 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4030 | 4040 | 9000 | 9001;
     };
     responses: {
         /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
@@ -2706,6 +2953,8 @@ export interface operations {
                     "application/json": {
                         /** @description Owning advertiser. */
                         advertiserId: number;
+                        /** @description The owning advertiser’s name (its login when it has none). */
+                        advertiserName: string;
                         /** @description Archived by its advertiser. */
                         archived: boolean;
                         /**
@@ -2719,6 +2968,8 @@ export interface operations {
                         id: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                         /** @description Title. */
@@ -2787,6 +3038,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Why (with a rejection): the owner reads it where the object is, in a notification and by e-mail. Kept until the next approval. */
+                    reason?: string;
                     /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                     status: number;
                 };
@@ -2806,6 +3059,8 @@ export interface operations {
                     "application/json": {
                         /** @description Object id. */
                         id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                     };
@@ -3314,6 +3569,317 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    adminListModerationReasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Reason id. */
+                        id: number;
+                        /** @description The reason as the owner of a rejected object reads it. */
+                        text: string;
+                    }[];
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminCreateModerationReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reason, written for the owner of the rejected object. */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A reason the operator rejects campaigns, ads and sites with. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Reason id. */
+                        id: number;
+                        /** @description The reason as the owner of a rejected object reads it. */
+                        text: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminUpdateModerationReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reason, written for the owner of the rejected object. */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A reason the operator rejects campaigns, ads and sites with. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Reason id. */
+                        id: number;
+                        /** @description The reason as the owner of a rejected object reads it. */
+                        text: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminDeleteModerationReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     adminListOffers: {
         parameters: {
             query?: {
@@ -3349,6 +3915,8 @@ export interface operations {
                     "application/json": {
                         /** @description Owning advertiser. */
                         advertiserId: number;
+                        /** @description The owning advertiser’s name (its login when it has none). */
+                        advertiserName: string;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description Title of its campaign. */
@@ -3382,6 +3950,8 @@ export interface operations {
                         } | null;
                         /** @description Product description. */
                         opis: string;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                         /** @description Price per click (the bid), in currency units. */
@@ -3454,6 +4024,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Why (with a rejection): the owner reads it where the object is, in a notification and by e-mail. Kept until the next approval. */
+                    reason?: string;
                     /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                     status: number;
                 };
@@ -3473,6 +4045,8 @@ export interface operations {
                     "application/json": {
                         /** @description Object id. */
                         id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
                         status: number;
                     };
@@ -4330,6 +4904,15 @@ export interface operations {
                         balance: number;
                         /** @description E-mail. */
                         email: string;
+                        /** @description The publisher’s payout details; absent until it gives them. */
+                        payTo?: {
+                            /** @description Where to pay, in the method’s terms. */
+                            account: string;
+                            /** @description Whose account it is. */
+                            holder: string;
+                            /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                            method: string;
+                        };
                         /** @description Sum of pending payouts (already debited, not yet paid), in currency units. */
                         pending: number;
                         /** @description Publisher account id. */
@@ -4917,6 +5500,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -4935,6 +5520,8 @@ export interface operations {
                         url: string;
                         /** @description The publisher account that owns the site. */
                         userId: number;
+                        /** @description The owning publisher’s name (its login when it has none). */
+                        userName: string;
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     }[];
@@ -5001,6 +5588,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Why (with a rejection): the owner reads it where the object is, in a notification and by e-mail. Kept until the next approval. */
+                    reason?: string;
                     /** @description The new status: 0 moderation, 1 active, 2 banned, 3 unconfirmed. */
                     status: number;
                 };
@@ -5032,6 +5621,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -5050,6 +5641,8 @@ export interface operations {
                         url: string;
                         /** @description The publisher account that owns the site. */
                         userId: number;
+                        /** @description The owning publisher’s name (its login when it has none). */
+                        userName: string;
                         /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
                         views: number;
                     };
@@ -5398,6 +5991,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose login, name or e-mail contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `username`, `name`, `balance`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Only accounts of this kind. */
                 type?: "advertiser" | "publisher" | "operator";
             };
@@ -7679,6 +8276,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose title contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `title`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Which conversions count as orders: 0 all (default), 1 purchase, 2 registration, 3 intermediate goal. */
                 targetId?: number;
                 /** @description Campaign type: 1 retargeting, 2 standard. */
@@ -7743,6 +8344,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
@@ -7930,6 +8533,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
@@ -8102,6 +8707,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description The campaign’s ads (with expand=offers). */
@@ -8146,6 +8753,8 @@ export interface operations {
                             } | null;
                             /** @description Whether the owning campaign is a retargeting campaign. */
                             isRetarget: boolean;
+                            /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                            moderationReason?: string;
                             /** @description Expenses, in currency units. */
                             money: number;
                             /** @description Product description. */
@@ -8363,6 +8972,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
@@ -8784,6 +9395,8 @@ export interface operations {
                         maxclicks: number;
                         /** @description Daily spending limit, in currency units; 0 means none. */
                         maxmoney: number;
+                        /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
@@ -9631,6 +10244,99 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    resubmitCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The moderation status now in force. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Object id. */
+                        id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
+                        /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
+                        status: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -10880,6 +11586,8 @@ export interface operations {
                         } | null;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Product description. */
@@ -11039,6 +11747,8 @@ export interface operations {
                         } | null;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Product description. */
@@ -11441,6 +12151,8 @@ export interface operations {
                         } | null;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
                         /** @description Product description. */
@@ -11540,6 +12252,99 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    resubmitOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The moderation status now in force. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Object id. */
+                        id: number;
+                        /** @description The reason of the last rejection; present until the object is approved. */
+                        reason?: string;
+                        /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
+                        status: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -11988,6 +12793,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose login, name or e-mail contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `username`, `name`, `balance`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
             };
             header?: never;
             path?: never;
@@ -12303,6 +13112,8 @@ export interface operations {
                             maxclicks: number;
                             /** @description Daily spending limit, in currency units; 0 means none. */
                             maxmoney: number;
+                            /** @description Why the campaign was rejected, in the operator’s words; present until it is approved (extension). */
+                            moderationReason?: string;
                             /** @description Expenses, in currency units. */
                             money: number;
                             /** @description Conversions of the goals selected by targetId. */
@@ -13980,6 +14791,162 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    listOwnLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description Only moves at or after this time (ISO 8601). */
+                from?: string;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only moves before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Change of the balance. */
+                        amount: number;
+                        /** @description Balance after the change. */
+                        balance: number;
+                        /** @description Comment. */
+                        comment: string;
+                        /** @description The other account of a move; null when there is none or, for a batch of clicks, more than one. */
+                        counterpartyId: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When.
+                         */
+                        date: string;
+                        /** @description Entry id. */
+                        id: number;
+                        /** @description What moved the money: deposit, withdrawal, client_transfer, payout, payout_cancel, or for billed clicks click_charge (advertiser), click_revenue (publisher), click_margin (platform). */
+                        kind: string;
+                        /** @description Business object behind the entry: a payout id, or for click_* entries the billing batch (the clicks' billing_batch): one entry per account and kind sums that batch's clicks. */
+                        reference: string | null;
+                    }[];
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    exportOwnLedger: {
+        parameters: {
+            query?: {
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                format?: "csv" | "parquet";
+                /** @description Only moves at or after this time (ISO 8601). */
+                from?: string;
+                /** @description Only moves before this time (ISO 8601). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apache.parquet": string;
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listPasskeys: {
         parameters: {
             query?: never;
@@ -15466,6 +16433,301 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only notifications not yet read. */
+                unread?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What it is about, for programs: the object ids, statuses and amounts (docs/notifications.md lists them by kind). */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When it happened.
+                         */
+                        date: string;
+                        /** @description Notification id. */
+                        id: number;
+                        /** @description What it is about: a moderation decision, a low balance, a campaign stopped by its budget, a webhook endpoint disabled. */
+                        kind: "moderation.decided" | "balance.low" | "campaign.budget_exhausted" | "webhook.disabled";
+                        /** @description Whether it has been marked read. */
+                        read: boolean;
+                        /** @description What happened, written for a person. */
+                        text: string;
+                    }[];
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    readNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    readAllNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The balance below which to be told it is low, in currency units; 0: never. */
+                    lowBalance: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description The account’s notification figures and settings. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance below which the account is told it is low, in currency units; 0: never. */
+                        lowBalance: number;
+                        /** @description How many notifications are not read yet (the bell’s count). */
+                        unread: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getNotificationSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account’s notification figures and settings. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance below which the account is told it is low, in currency units; 0: never. */
+                        lowBalance: number;
+                        /** @description How many notifications are not read yet (the bell’s count). */
+                        unread: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     openRtbAuction: {
@@ -17243,6 +18505,189 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    setPayoutDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where to pay, in the method’s terms: IBAN and BIC, PayPal or Wise e-mail, wallet address, instructions. */
+                    account: string;
+                    /** @description Whose account it is: the name the payment is addressed to. */
+                    holder: string;
+                    /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                    method: "bank_transfer" | "paypal" | "wise" | "crypto" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description The publisher’s payout figures and details. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance now, in currency units (pending payouts are already taken from it). */
+                        balance: number;
+                        /** @description Where to pay; null until the publisher gives them. */
+                        details: {
+                            /** @description Where to pay, in the method’s terms: IBAN and BIC, PayPal or Wise e-mail, wallet address, instructions. */
+                            account: string;
+                            /** @description Whose account it is: the name the payment is addressed to. */
+                            holder: string;
+                            /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                            method: "bank_transfer" | "paypal" | "wise" | "crypto" | "other";
+                            /**
+                             * Format: date-time
+                             * @description When they were last changed.
+                             */
+                            updated: string;
+                        } | null;
+                        /** @description The network’s minimum payout (MIN_PAYOUT), in currency units; 0: none. */
+                        minimum: number;
+                        /** @description What the next payout will pay: the whole balance once it reaches the minimum and payout details are given; 0 before. */
+                        payable: number;
+                        /** @description Payouts recorded and not yet paid, in currency units. */
+                        pending: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPayoutSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publisher’s payout figures and details. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The balance now, in currency units (pending payouts are already taken from it). */
+                        balance: number;
+                        /** @description Where to pay; null until the publisher gives them. */
+                        details: {
+                            /** @description Where to pay, in the method’s terms: IBAN and BIC, PayPal or Wise e-mail, wallet address, instructions. */
+                            account: string;
+                            /** @description Whose account it is: the name the payment is addressed to. */
+                            holder: string;
+                            /** @description How to pay: bank_transfer, paypal, wise, crypto or other. */
+                            method: "bank_transfer" | "paypal" | "wise" | "crypto" | "other";
+                            /**
+                             * Format: date-time
+                             * @description When they were last changed.
+                             */
+                            updated: string;
+                        } | null;
+                        /** @description The network’s minimum payout (MIN_PAYOUT), in currency units; 0: none. */
+                        minimum: number;
+                        /** @description What the next payout will pay: the whole balance once it reaches the minimum and payout details are given; 0 before. */
+                        payable: number;
+                        /** @description Payouts recorded and not yet paid, in currency units. */
+                        pending: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listReversedClicks: {
         parameters: {
             query?: {
@@ -17433,6 +18878,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -17591,6 +19038,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -17758,6 +19207,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -17925,6 +19376,8 @@ export interface operations {
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
@@ -18372,6 +19825,167 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    resubmitSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A publisher site with its statistics for the requested period. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The blocks of the site (with `expand=blocks`). */
+                        blocks?: {
+                            /** @description Block code: the HTML embed code to paste into a page of the site. */
+                            bn: string;
+                            /** @description How many teasers the block shows at once (1-20). */
+                            count: number;
+                            /** @description The block’s design, applied by the embed script; present only when set (extension). With a design the embed code reserves the block’s height. */
+                            design?: {
+                                /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
+                                adMark: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";
+                                /** @description Background colour (#rrggbb). */
+                                background: string;
+                                /** @description Teasers per row, 1–6. */
+                                columns: number;
+                                /** @description Font family: system (the page’s system font), sans-serif, serif, monospace, arial, georgia, verdana. */
+                                font: "system" | "sans-serif" | "serif" | "monospace" | "arial" | "georgia" | "verdana";
+                                /** @description Text above the teasers; empty: none. */
+                                heading: string;
+                                /** @description Picture: square, wide (16:9), round, or none. */
+                                imageShape: "square" | "wide" | "round" | "none";
+                                /** @description Price colour (#rrggbb). */
+                                priceColor: string;
+                                /** @description Rows, 1–5; columns × rows is the block’s `count`. */
+                                rows: number;
+                                /** @description Title and text colour (#rrggbb). */
+                                textColor: string;
+                                /** @description Title size, px (10–24). */
+                                titleSize: number;
+                            };
+                            /** @description Block id. */
+                            id: number;
+                            /** @description Minimum price of a click on the block, currency units: ads whose bid × coefficients is lower do not compete, and no click costs less (an auction floor); present only when set (extension). */
+                            minCpc?: number;
+                            /** @description true: the block shows at most one ad per campaign, and none of a campaign another block of the same page view showed; present only when true (extension). */
+                            noCampaignRepeats?: boolean;
+                            /** @description Id of the site the block belongs to. */
+                            siteid: string;
+                            /** @description Block header. */
+                            title: string;
+                        }[];
+                        /** @description Number of blocks. */
+                        blocks_count: number;
+                        /** @description Category id (a site category). */
+                        category_id: string;
+                        /** @description Clicks on teasers in the period. */
+                        clicks: number;
+                        /** @description Income per thousand viewable impressions, in currency units: income / views * 1000. */
+                        cpm: number;
+                        /** @description Click-through rate: clicks / views * 100. */
+                        ctr: number;
+                        /** @description Site id. */
+                        id: number;
+                        /** @description The same income as a number in currency units, 4 fraction digits. */
+                        income: number;
+                        /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
+                        /** @description Income in whole cents of the account currency (rounded down). */
+                        money: number;
+                        /** @description Monthly unique visitors, as the publisher declared them. */
+                        monthly_uniq_users: string;
+                        /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
+                        refundedIncome: number;
+                        /** @description Product categories the site refuses (brand safety); present only when set (extension). */
+                        refusedCategories?: number[];
+                        /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Status: moderation, active, banned or unconfirmed. */
+                        status: "moderation" | "active" | "banned" | "unconfirmed";
+                        /** @description Site address. */
+                        url: string;
+                        /** @description Viewable impressions in the period: teasers at least half in view for a second, as the loader reports them. */
+                        views: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };

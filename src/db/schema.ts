@@ -124,6 +124,7 @@ export interface CampaignsTable {
   geo: Generated<string[]>;
   id: Generated<number>;
   is_retarget: Generated<boolean>;
+  moderation_reason: string | null;
   moderation_status: Generated<number>;
   os_targets: Generated<string[]>;
   pacing: Generated<"asap" | "even">;
@@ -237,6 +238,30 @@ export interface MailOutboxTable {
   subject: string;
 }
 
+export interface ModerationReasonsTable {
+  created_at: Timestamp;
+  id: Generated<number>;
+  text: string;
+  updated_at: Timestamp;
+}
+
+export interface NotificationsTable {
+  account_id: number;
+  created_at: Timestamp;
+  data: string;
+  id: Generated<number>;
+  kind: string;
+  once_key: string | null;
+  read_at: Timestamp | null;
+  text: string;
+}
+
+export interface NotificationSettingsTable {
+  account_id: number;
+  low_balance_micros: number;
+  updated_at: Timestamp;
+}
+
 export interface OffersTable {
   active: Generated<boolean>;
   bid_micros: number;
@@ -249,6 +274,7 @@ export interface OffersTable {
   id: Generated<number>;
   image_square: string | null;
   image_wide: string | null;
+  moderation_reason: string | null;
   moderation_status: Generated<number>;
   old_price: number | null;
   price: number | null;
@@ -280,6 +306,14 @@ export interface PasswordTokensTable {
   purpose: "reset" | "invitation";
   token_hash: Buffer;
   used_at: Timestamp | null;
+}
+
+export interface PayoutDetailsTable {
+  account: string;
+  account_id: number;
+  holder: string;
+  method: string;
+  updated_at: Timestamp;
 }
 
 export interface PayoutsTable {
@@ -382,6 +416,7 @@ export interface SitesTable {
   created_at: Generated<Timestamp>;
   duplicate_of: number | null;
   id: Generated<number>;
+  moderation_reason: string | null;
   monthly_uniq_users: Generated<number>;
   never_personalise: Generated<boolean>;
   publisher_id: number;
@@ -535,9 +570,13 @@ export interface DatabaseSchema {
   idempotency_keys: IdempotencyKeysTable;
   ledger_entries: LedgerEntriesTable;
   mail_outbox: MailOutboxTable;
+  moderation_reasons: ModerationReasonsTable;
+  notification_settings: NotificationSettingsTable;
+  notifications: NotificationsTable;
   offers: OffersTable;
   passkeys: PasskeysTable;
   password_tokens: PasswordTokensTable;
+  payout_details: PayoutDetailsTable;
   payouts: PayoutsTable;
   recovery_codes: RecoveryCodesTable;
   refunded_clicks: RefundedClicksTable;

@@ -44,6 +44,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   two_factor_not_started: 409,
   two_factor_mandatory: 409,
   two_factor_off: 409,
+  not_rejected: 409,
   erasure_refused: 409,
   internal_error: 500,
   database_unavailable: 503,

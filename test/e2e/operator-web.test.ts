@@ -125,8 +125,14 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await campaign.waitFor({ state: 'detached' });
     const next = page.getByRole('article', { name: 'campaign Summer sandals' });
     assert.ok(await next.evaluate((element) => element === element.ownerDocument.activeElement), 'the next item has the focus');
-    const rejected = decided(secondCampaignId);
+    // R asks why before it rejects: the owner reads the reason.
     await page.keyboard.press('r');
+    await page
+      .getByRole('form', { name: 'Reject Summer sandals' })
+      .getByLabel(/In your words/)
+      .fill('Sandals are out of season');
+    const rejected = decided(secondCampaignId);
+    await page.getByRole('form', { name: 'Reject Summer sandals' }).getByRole('button', { name: 'Reject' }).click();
     assert.equal((await rejected).status(), 200);
     await page.getByText('Rejected: Summer sandals.').waitFor();
     await page.getByText('No campaign is waiting').waitFor();
@@ -155,7 +161,8 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     // The decisions are the server's.
     const status = async (url: string) => (await server.operator.get(url)).json<{ id: number; status: number }[]>();
     assert.ok((await status('/api/admin/campaigns?status=1')).some((row) => row.id === campaignId));
-    assert.ok((await status('/api/admin/campaigns?status=2')).some((row) => row.id === secondCampaignId));
+    const rejectedWith = (await server.operator.get('/api/admin/campaigns?status=2')).json<{ id: number; reason?: string }[]>();
+    assert.equal(rejectedWith.find((row) => row.id === secondCampaignId)?.reason, 'Sandals are out of season');
     assert.ok((await status('/api/admin/offers?status=1')).some((row) => row.id === offerId));
     assert.ok((await status('/api/admin/sites?status=1')).some((row) => row.id === siteId));
   });

@@ -110,6 +110,7 @@ export const ROUTES: Route[] = [
   { path: SIGN_IN, title: 'Sign in', access: 'public', page: SIGN_IN_PAGE },
   { path: '/password', title: 'Password', access: 'public', page: publicPage(() => import('./pages/account/password.tsx'), 'PasswordPage') },
   { path: '/account', title: 'Your account', access: 'account', page: page(() => import('./pages/account/account.tsx'), 'AccountPage') },
+  { path: '/notifications', title: 'Notifications', access: 'account', page: page(() => import('./pages/account/notifications.tsx'), 'NotificationsPage') },
 
   { path: '/advertiser', title: 'Overview', access: 'advertiser', menu: 'Overview', page: page(() => import('./pages/advertiser/overview.tsx'), 'OverviewPage') },
   { path: '/advertiser/campaigns', title: 'Campaigns', access: 'advertiser', menu: 'Campaigns', page: page(() => import('./pages/advertiser/campaigns.tsx'), 'CampaignsPage') },
@@ -119,6 +120,7 @@ export const ROUTES: Route[] = [
   { path: '/advertiser/campaigns/:id/rules', title: 'Rules', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-rules.tsx'), 'CampaignRulesPage') },
   { path: '/advertiser/clients', title: 'Clients', access: 'advertiser', menu: 'Clients', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientsPage') },
   { path: '/advertiser/clients/:id', title: 'Clients', access: 'advertiser', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientPage') },
+  { path: '/advertiser/billing', title: 'Billing', access: 'advertiser', menu: 'Billing', page: page(() => import('./pages/advertiser/billing.tsx'), 'BillingPage') },
   { path: '/advertiser/conversions', title: 'Conversions', access: 'advertiser', menu: 'Conversions', page: page(() => import('./pages/advertiser/conversions.tsx'), 'ConversionsPage') },
   { path: '/advertiser/webhooks', title: 'Webhooks', access: 'advertiser', menu: 'Webhooks', page: webhooks },
 

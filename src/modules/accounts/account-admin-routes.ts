@@ -8,11 +8,13 @@ import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
+import { readSort, searchParameter, sortParameter } from '../../http/sorting.ts';
 import { created, emailLink } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import type { listLedgerEntries } from '../ledger/ledger.ts';
 import { OutboxMessageSchema, toOutboxMessage } from '../mail/outbox-schema.ts';
+import { ACCOUNT_SORT_FIELDS, type AccountSortField } from './account-repository.ts';
 import {
   type AccountRow,
   accountLedger,
@@ -50,8 +52,21 @@ const CreateUserBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The search and order of an account list (the operator's accounts, an advertiser's clients). */
+export const accountListParameters = {
+  q: searchParameter('login, name or e-mail'),
+  sort: sortParameter(ACCOUNT_SORT_FIELDS, 'id'),
+};
+
+/** The filter parts of accountListParameters as a list reads them. */
+export const accountListOrder = (query: { q?: string; sort?: string }) => ({
+  search: query.q?.trim() || undefined,
+  sort: readSort(query.sort, { field: 'id' as AccountSortField, descending: false }),
+});
+
 const ListUsersQuery = Type.Object({
   ...pageParameters,
+  ...accountListParameters,
   type: Type.Optional(
     Type.Union([Type.Literal('advertiser'), Type.Literal('publisher'), Type.Literal('operator')], {
       description: 'Only accounts of this kind.',
@@ -67,7 +82,7 @@ const BalanceBody = Type.Object(
   { additionalProperties: false },
 );
 
-const LedgerEntry = Type.Object({
+export const LedgerEntry = Type.Object({
   id: Type.Integer({ description: 'Entry id.' }),
   amount: Type.Number({ description: 'Change of the balance.' }),
   balance: Type.Number({ description: 'Balance after the change.' }),
@@ -87,7 +102,7 @@ const LedgerEntry = Type.Object({
 });
 
 type LedgerRow = Awaited<ReturnType<typeof listLedgerEntries>>['rows'][number];
-const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
+export const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
   id: row.id,
   amount: microsToAmount(row.amount_micros),
   balance: microsToAmount(row.balance_after_micros),
@@ -160,8 +175,8 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       },
     },
     async (request, reply) => {
-      const kind = request.query.type;
-      const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, { kind }, limit, offset));
+      const filter = { kind: request.query.type, ...accountListOrder(request.query) };
+      const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, filter, limit, offset));
       return rows.map(toUser);
     },
   );

@@ -1,7 +1,8 @@
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { AccountKind, AccountsTable } from '../../db/schema.ts';
+import { containsPattern, type SortOrder } from '../../http/sorting.ts';
 
 export type AccountRow = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
@@ -72,7 +73,28 @@ export async function updatePasswordHash(
 export interface AccountFilter {
   kind?: AccountKind;
   parentId?: number;
+  /** Only accounts whose login, name or e-mail contains this text, in any letter case. */
+  search?: string;
+  /** The order of the list; by id when not given. */
+  sort?: SortOrder<AccountSortField>;
 }
+
+/** What each sortable field of an account list (the `sort` parameter) orders by. */
+const ACCOUNT_SORT_COLUMNS = {
+  id: 'id',
+  username: 'username',
+  name: 'name',
+  balance: 'balance_micros',
+  created: 'created_at',
+} as const;
+export type AccountSortField = keyof typeof ACCOUNT_SORT_COLUMNS;
+export const ACCOUNT_SORT_FIELDS = Object.keys(ACCOUNT_SORT_COLUMNS) as AccountSortField[];
+
+/** Texts in any letter case, compared byte by byte (`C`): one order on both databases. */
+const accountSortKey = (field: AccountSortField) => {
+  const column = sql.ref(ACCOUNT_SORT_COLUMNS[field]);
+  return field === 'username' || field === 'name' ? sql`lower(${column}) COLLATE "C"` : column;
+};
 
 export async function listAccounts(
   db: Db,
@@ -83,7 +105,17 @@ export async function listAccounts(
   let query = db.selectFrom('accounts');
   if (filter.kind) query = query.where('kind', '=', filter.kind);
   if (filter.parentId !== undefined) query = query.where('parent_id', '=', filter.parentId);
-  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id').limit(limit).offset(offset));
+  if (filter.search) {
+    const pattern = containsPattern(filter.search);
+    query = query.where((eb) =>
+      eb.or([eb('username', 'ilike', pattern), eb('name', 'ilike', pattern), eb('email', 'ilike', pattern)]),
+    );
+  }
+  const sort = filter.sort ?? { field: 'id', descending: false };
+  const direction = sort.descending ? 'desc' : 'asc';
+  return listWithTotal(query, (filtered) =>
+    filtered.selectAll().orderBy(accountSortKey(sort.field), direction).orderBy('id', direction).limit(limit).offset(offset),
+  );
 }
 
 export async function operatorExists(db: Db): Promise<boolean> {
@@ -91,13 +123,29 @@ export async function operatorExists(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
-/** The balances of these accounts (as the caller's transaction sees them). */
-export async function accountBalances(db: Db, accountIds: readonly number[]): Promise<{ id: number; balance_micros: number }[]> {
+/** The balances (and kinds) of these accounts, as the caller's transaction sees them. */
+export async function accountBalances(
+  db: Db,
+  accountIds: readonly number[],
+): Promise<{ id: number; balance_micros: number; kind: AccountRow['kind'] }[]> {
   if (accountIds.length === 0) return [];
   return db
     .selectFrom('accounts')
-    .select(['id', 'balance_micros'])
+    .select(['id', 'balance_micros', 'kind'])
     .where('id', 'in', [...accountIds])
+    .execute();
+}
+
+/** How to address these accounts: login, display name and mailbox (moderation notices, owners' names in lists). */
+export async function accountContacts(
+  db: Db,
+  accountIds: readonly number[],
+): Promise<{ id: number; username: string; name: string; email: string }[]> {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'username', 'name', 'email'])
+    .where('id', 'in', [...new Set(accountIds)])
     .execute();
 }
 

@@ -1,6 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
+import { listPage, pageParameters } from '../../http/pagination.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { ledgerPeriod, ledgerPeriodParameters, listLedgerEntries } from '../ledger/ledger.ts';
+import { LedgerEntry, toLedgerEntry } from './account-admin-routes.ts';
 import { AccountCache } from './account-cache.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
@@ -25,4 +29,28 @@ export function registerMeRoutes(app: App, context: AppContext): void {
       return row instanceof Promise ? row.then(toUser) : toUser(row);
     },
   );
+
+  app.get(
+    '/api/me/ledger',
+    {
+      schema: {
+        tags: ['User'],
+        operationId: 'listOwnLedgerEntries',
+        summary: 'The account’s own balance moves of a period, newest first, each with the balance after it (extension).',
+        description: 'The same moves as a CSV or Parquet file, oldest first: `GET /api/me/ledger/export`.',
+        querystring: OwnLedgerQuery,
+        response: { 200: Type.Array(LedgerEntry), ...errorResponses(401, 422) },
+      },
+    },
+    async (request, reply) => {
+      const accountId = accountOf(request);
+      const period = ledgerPeriod(request.query);
+      const rows = await listPage(request, reply, (limit, offset) =>
+        listLedgerEntries(context.db, accountId, limit, offset, period),
+      );
+      return rows.map(toLedgerEntry);
+    },
+  );
 }
+
+const OwnLedgerQuery = Type.Object({ ...pageParameters, ...ledgerPeriodParameters });

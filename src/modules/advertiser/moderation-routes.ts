@@ -2,30 +2,46 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
-import type { App } from '../../http/routes.ts';
+import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { asModerationStatus, ModerationStatusSchema } from '../../moderation.ts';
+import { asModerationStatus, type ModerationDecision, ModerationStatusSchema } from '../../moderation.ts';
 import { microsToAmount } from '../../money.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import { ImageSchema, toImage } from '../images/image-schema.ts';
-import { campaignModerationQueue, campaignModerationStatus, moderateCampaign } from './campaigns/campaign-service.ts';
-import { moderateOffer, offerModerationQueue, offerModerationStatus } from './offers/offer-service.ts';
+import { ModerationReasonInput, ownerNames, reasonOf } from '../moderation/moderation-input.ts';
+import {
+  campaignModerationQueue,
+  campaignModerationStatus,
+  moderateCampaign,
+  resubmitCampaign,
+} from './campaigns/campaign-service.ts';
+import { moderateOffer, offerModerationQueue, offerModerationStatus, resubmitOffer } from './offers/offer-service.ts';
 
-const DecisionBody = Type.Object({ status: ModerationStatusSchema() }, { additionalProperties: false });
+const DecisionBody = Type.Object(
+  { status: ModerationStatusSchema(), reason: Type.Optional(ModerationReasonInput) },
+  { additionalProperties: false },
+);
+
+const ReasonOutput = Type.Optional(
+  Type.String({ description: 'The reason of the last rejection; present until the object is approved.' }),
+);
+
 const QueueQuery = Type.Object({ ...pageParameters, status: Type.Optional(ModerationStatusSchema()) });
 
 const Decision = Type.Object(
-  { id: Type.Integer({ description: 'Object id.' }), status: ModerationStatusSchema() },
+  { id: Type.Integer({ description: 'Object id.' }), status: ModerationStatusSchema(), reason: ReasonOutput },
   { description: 'The moderation status now in force.' },
 );
 
 const CampaignQueueItem = Type.Object({
   id: Type.Integer({ description: 'Campaign id.' }),
   advertiserId: Type.Integer({ description: 'Owning advertiser.' }),
+  advertiserName: Type.String({ description: 'The owning advertiser’s name (its login when it has none).' }),
   title: Type.String({ description: 'Title.' }),
   geo: Type.Array(Type.String(), { description: 'Targeted countries (ISO 3166-1 alpha-2); empty means all.' }),
   isRetarget: Type.Boolean({ description: 'Whether it is a retargeting campaign.' }),
   status: ModerationStatusSchema(),
+  reason: ReasonOutput,
   archived: Type.Boolean({ description: 'Archived by its advertiser.' }),
   date: Type.String({ format: 'date-time', description: 'When it was created.' }),
 });
@@ -36,6 +52,7 @@ const OfferQueueItem = Type.Object({
   id: Type.Integer({ description: 'Ad id.' }),
   campaignId: Type.Integer({ description: 'Campaign id.' }),
   advertiserId: Type.Integer({ description: 'Owning advertiser.' }),
+  advertiserName: Type.String({ description: 'The owning advertiser’s name (its login when it has none).' }),
   campaignTitle: Type.String({ description: 'Title of its campaign.' }),
   title: Type.String({ description: 'Product title.' }),
   opis: Type.String({ description: 'Product description.' }),
@@ -45,8 +62,12 @@ const OfferQueueItem = Type.Object({
   img: NullableImage('The square image, as blocks show it.'),
   img_wide: NullableImage('The rectangular image, as blocks show it.'),
   status: ModerationStatusSchema(),
+  reason: ReasonOutput,
   date: Type.String({ format: 'date-time', description: 'When it was created.' }),
 });
+
+/** A decision as the API answers it: the reason only when there is one. */
+export const withReason = ({ reason, ...decision }: ModerationDecision) => (reason === null ? decision : { ...decision, reason });
 
 const statusOf = (status: number | undefined) => (status === undefined ? undefined : asModerationStatus(status));
 
@@ -91,16 +112,67 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
         const now = new Date(clock.now());
         return inRequestTransaction(request, db, async (trx) => {
           const before = await current(trx, request.params.id);
-          const decision = await decide(trx, request.params.id, asModerationStatus(request.body.status), now);
+          const wanted = { status: asModerationStatus(request.body.status), reason: reasonOf(request.body.reason) };
+          const decision = await decide(trx, request.params.id, wanted, now);
           const change = {
             action: `${object}.moderate`,
             objectType: object,
             objectId: decision.id,
             before: before === undefined ? null : { status: asModerationStatus(before) },
+            after: { status: decision.status, reason: decision.reason },
+          };
+          await recordAudit(trx, actorOf(request), change, now);
+          return withReason(decision);
+        });
+      },
+    );
+  }
+
+  // The owner's side: a rejected campaign or ad, once changed, goes back to the queue.
+  const resubmissions = [
+    {
+      path: '/api/advertiser/campaigns/resubmit/:id',
+      operationId: 'resubmitCampaign',
+      tag: 'Campaigns',
+      noun: 'campaign',
+      object: 'campaign',
+      resubmit: resubmitCampaign,
+    },
+    {
+      path: '/api/advertiser/offers/resubmit/:id',
+      operationId: 'resubmitOffer',
+      tag: 'Ads',
+      noun: 'ad',
+      object: 'offer',
+      resubmit: resubmitOffer,
+    },
+  ] as const;
+  for (const { path, operationId, tag, noun, object, resubmit } of resubmissions) {
+    app.post(
+      path,
+      {
+        schema: {
+          tags: [tag],
+          operationId,
+          summary: `Send a rejected ${noun} back to moderation (extension); 409 when it is not rejected.`,
+          params: IdParams,
+          response: { 200: Decision, ...errorResponses(401, 403, 404, 409) },
+        },
+      },
+      async (request) => {
+        const now = new Date(clock.now());
+        return inRequestTransaction(request, db, async (trx) => {
+          const decision = await resubmit(trx, accountOf(request), request.params.id, now);
+          const change = {
+            action: `${object}.resubmit`,
+            objectType: object,
+            objectId: decision.id,
+            subjectAccountId: accountOf(request),
+            before: { status: 2 },
             after: { status: decision.status },
           };
           await recordAudit(trx, actorOf(request), change, now);
-          return decision;
+          return withReason(decision);
         });
       },
     );
@@ -120,13 +192,19 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const status = statusOf(request.query.status);
       const rows = await listPage(request, reply, (limit, offset) => campaignModerationQueue(db, status, limit, offset));
+      const names = await ownerNames(
+        db,
+        rows.map((row) => row.advertiser_id),
+      );
       return rows.map((row) => ({
         id: row.id,
         advertiserId: row.advertiser_id,
+        advertiserName: names.get(row.advertiser_id) ?? '',
         title: row.title,
         geo: row.geo,
         isRetarget: row.is_retarget,
         status: asModerationStatus(row.moderation_status),
+        ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
         archived: row.archived,
         date: row.created_at.toISOString(),
       }));
@@ -147,10 +225,15 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const status = statusOf(request.query.status);
       const rows = await listPage(request, reply, (limit, offset) => offerModerationQueue(db, status, limit, offset));
+      const names = await ownerNames(
+        db,
+        rows.map((row) => row.advertiser_id),
+      );
       return rows.map((row) => ({
         id: row.id,
         campaignId: row.campaign_id,
         advertiserId: row.advertiser_id,
+        advertiserName: names.get(row.advertiser_id) ?? '',
         campaignTitle: row.campaign_title,
         title: row.title,
         opis: row.description,
@@ -160,6 +243,7 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
         img: toImage(request, row.image_square, 'square'),
         img_wide: toImage(request, row.image_wide, 'rectangle'),
         status: asModerationStatus(row.moderation_status),
+        ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
         date: row.created_at.toISOString(),
       }));
     },

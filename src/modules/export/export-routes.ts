@@ -5,9 +5,18 @@ import type { AppContext } from '../../app-context.ts';
 import { Text } from '../../http/input-types.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { ledgerPeriod, ledgerPeriodParameters } from '../ledger/ledger.ts';
 import { readPeriod } from '../statistics/period.ts';
 import type { Owner } from './export-repository.ts';
-import { CLICK_COLUMNS, clicksExport, readCampaignFilter, readGroupings, statisticsExport } from './export-service.ts';
+import {
+  CLICK_COLUMNS,
+  clicksExport,
+  LEDGER_COLUMNS,
+  ledgerStatement,
+  readCampaignFilter,
+  readGroupings,
+  statisticsExport,
+} from './export-service.ts';
 import { CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat, type FileColumn, type FileRow, fileChunks } from './table-file.ts';
 
 const formatParameter = Type.Optional(
@@ -143,6 +152,27 @@ export function registerExportRoutes(app: App, context: AppContext): void {
         now: clock.now(),
       });
       return sendFile(reply, { name: 'nativa-clicks', format: request.query.format ?? 'csv', columns: CLICK_COLUMNS, pages });
+    },
+  );
+
+  app.get(
+    '/api/me/ledger/export',
+    {
+      schema: {
+        tags,
+        operationId: 'exportOwnLedger',
+        summary: 'The account’s own balance moves of a period as a CSV or Parquet file, oldest first (a statement).',
+        description:
+          'Columns: date (ISO 8601, UTC), kind, amount and balance (after the move) in currency units as decimal text, reference, comment.',
+        querystring: Type.Object({ format: formatParameter, ...ledgerPeriodParameters }),
+        response: { 200: fileResponse('The statement (Content-Disposition: attachment).'), ...errorResponses(401, 422) },
+      },
+    },
+    async (request, reply) => {
+      const accountId = accountOf(request);
+      const period = ledgerPeriod(request.query);
+      const pages = ledgerStatement(db, accountId, period);
+      return sendFile(reply, { name: 'nativa-statement', format: request.query.format ?? 'csv', columns: LEDGER_COLUMNS, pages });
     },
   );
 }

@@ -1,6 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { invalidField, notFound } from '../../errors.ts';
+import { microsToAmount } from '../../money.ts';
 import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
+import { type LedgerPeriod, listLedgerEntries } from '../ledger/ledger.ts';
 import type { Period } from '../statistics/period.ts';
 import { DEVICES, dayOf, readIdList } from '../statistics/vocabulary.ts';
 import {
@@ -194,4 +196,34 @@ export async function clicksExport(
     }
   }
   return pages();
+}
+
+/** The columns of a statement of balance moves. */
+export const LEDGER_COLUMNS: readonly FileColumn[] = [
+  { name: 'date', type: 'text' },
+  { name: 'kind', type: 'text' },
+  { name: 'amount', type: 'text' },
+  { name: 'balance', type: 'text' },
+  { name: 'reference', type: 'text' },
+  { name: 'comment', type: 'text' },
+];
+
+const STATEMENT_PAGE = 1000;
+
+/** An account's balance moves of a period, oldest first, a page at a time, amounts in currency units. */
+export async function* ledgerStatement(db: Db, accountId: number, period: LedgerPeriod): AsyncGenerator<FileRow[]> {
+  for (let offset = 0; ; offset += STATEMENT_PAGE) {
+    const { rows } = await listLedgerEntries(db, accountId, STATEMENT_PAGE, offset, period, 'asc');
+    if (rows.length > 0) {
+      yield rows.map((row) => ({
+        date: row.created_at.toISOString(),
+        kind: row.kind,
+        amount: String(microsToAmount(row.amount_micros)),
+        balance: String(microsToAmount(row.balance_after_micros)),
+        reference: row.reference ?? '',
+        comment: row.comment,
+      }));
+    }
+    if (rows.length < STATEMENT_PAGE) return;
+  }
 }

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { listWithTotal } from '../../db/list.ts';
@@ -86,9 +87,37 @@ export function insufficientFundsAsValidation(error: unknown, field: string): ne
   throw error;
 }
 
-export async function listLedgerEntries(db: Db, accountId: number, limit: number, offset: number) {
-  const query = db.selectFrom('ledger_entries').where('account_id', '=', accountId);
-  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset));
+/** The period parameters of the ledger's lists and files. */
+export const ledgerPeriodParameters = {
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Only moves at or after this time (ISO 8601).' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Only moves before this time (ISO 8601).' })),
+};
+
+/** The period of a query with ledgerPeriodParameters. */
+export const ledgerPeriod = (query: { from?: string; to?: string }): LedgerPeriod => ({
+  ...(query.from === undefined ? {} : { from: new Date(query.from) }),
+  ...(query.to === undefined ? {} : { to: new Date(query.to) }),
+});
+
+/** When entries were made: at or after `from`, before `to` (either may be open). */
+export interface LedgerPeriod {
+  from?: Date;
+  to?: Date;
+}
+
+/** An account's entries of a period, newest first (or oldest first: files read like a statement). */
+export async function listLedgerEntries(
+  db: Db,
+  accountId: number,
+  limit: number,
+  offset: number,
+  period: LedgerPeriod = {},
+  order: 'asc' | 'desc' = 'desc',
+) {
+  let query = db.selectFrom('ledger_entries').where('account_id', '=', accountId);
+  if (period.from !== undefined) query = query.where('created_at', '>=', period.from);
+  if (period.to !== undefined) query = query.where('created_at', '<', period.to);
+  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id', order).limit(limit).offset(offset));
 }
 
 /**

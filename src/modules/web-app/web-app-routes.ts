@@ -34,6 +34,7 @@ export const APP_PATHS = [
   '/password',
   '/tokens',
   '/account',
+  '/notifications',
   '/advertiser',
   '/advertiser/*',
   '/publisher',

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { microsToAmount } from '../../money.ts';
 import { accountBalances } from '../accounts/index.ts';
+import { findCampaignTitles } from '../advertiser/campaigns/index.ts';
+import { notify, notifyLowBalances } from '../notifications/index.ts';
 import type { TEST_EVENT_TYPE, WebhookEventType } from './event-types.ts';
 import { balanceWatchers, insertDeliveries, insertEvent } from './webhook-repository.ts';
 
@@ -104,18 +106,18 @@ export async function emitBalanceCrossings(trx: Db, movements: readonly BalanceM
 /**
  * Emits balance.below_threshold for accounts whose balances just fell by `drops` (micros, positive)
  * in the caller's transaction, after the movement: the balance before is the one now plus the drop.
- * Costs one query when no endpoint watches these balances.
+ * The same crossing tells an advertiser its balance is low (an in-app notification, at its own
+ * line): both in the transaction of the movement. Costs two queries when nothing crossed.
  */
 export async function emitBalanceDrops(trx: Db, drops: ReadonlyMap<number, number>, now: Date): Promise<void> {
-  const accountIds = [...drops.keys()];
-  const watchers = await balanceWatchers(trx, accountIds);
-  if (watchers.length === 0) return;
-  const balances = await accountBalances(trx, [...new Set(watchers.map((watcher) => watcher.account_id))]);
+  const balances = await accountBalances(trx, [...drops.keys()]);
   const movements = balances.map((row) => ({
     accountId: row.id,
     afterMicros: row.balance_micros,
     beforeMicros: row.balance_micros + (drops.get(row.id) ?? 0),
   }));
+  const advertisers = new Set(balances.filter((row) => row.kind === 'advertiser').map((row) => row.id));
+  await notifyLowBalances(trx, movements, advertisers, now);
   await emitBalanceCrossings(trx, movements, now);
 }
 
@@ -128,12 +130,12 @@ export async function emitBudgetExhausted(
   refusals: readonly { advertiserId: number; campaignId: number; at: Date }[],
   timeZone: string,
 ): Promise<void> {
-  const seen = new Set<string>();
+  const seen = new Map<string, { advertiserId: number; campaignId: number; day: string; at: Date }>();
   for (const refusal of refusals) {
     const day = new Intl.DateTimeFormat('en-CA', { timeZone }).format(refusal.at);
     const id = `evt_budget_${refusal.campaignId}_${day.replaceAll('-', '')}`;
     if (seen.has(id)) continue;
-    seen.add(id);
+    seen.set(id, { ...refusal, day });
     const data = { campaignId: refusal.campaignId, day };
     await emitWebhookEvent(trx, {
       id,
@@ -143,6 +145,22 @@ export async function emitBudgetExhausted(
       now: refusal.at,
     });
   }
+  // The advertiser is told once per campaign and day too (the key), by the campaign's title.
+  const titles = await findCampaignTitles(
+    trx,
+    [...seen.values()].map((stop) => stop.campaignId),
+  );
+  await notify(
+    trx,
+    [...seen.entries()].map(([key, stop]) => ({
+      accountId: stop.advertiserId,
+      kind: 'campaign.budget_exhausted' as const,
+      text: `“${titles.get(stop.campaignId) ?? `Campaign ${stop.campaignId}`}” reached its daily limit on ${stop.day} and stopped until tomorrow.`,
+      data: { campaignId: stop.campaignId, day: stop.day },
+      now: stop.at,
+      onceKey: key,
+    })),
+  );
 }
 
 /** A settled click as the serving engine's settlement has it. */

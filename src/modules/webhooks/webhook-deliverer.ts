@@ -5,9 +5,18 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { WebhookDeliveryStatus } from '../../db/schema.ts';
 import { OutboxWorker } from '../../outbox-worker.ts';
+import { recordAudit, SYSTEM_ACTOR } from '../audit/audit-service.ts';
+import { notify } from '../notifications/index.ts';
 import { guardedLookup, urlRefusal } from './address-guard.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
-import { type ClaimedDelivery, claimDelivery, claimDueDeliveries, insertAttempt, settleDelivery } from './webhook-repository.ts';
+import {
+  type ClaimedDelivery,
+  claimDelivery,
+  claimDueDeliveries,
+  disableFailingEndpoint,
+  insertAttempt,
+  settleDelivery,
+} from './webhook-repository.ts';
 
 /** The part of a pino logger the deliverer writes to. */
 export interface DeliveryLog {
@@ -145,6 +154,7 @@ export class WebhookDeliverer {
         responseExcerpt: result.excerpt,
       });
       await settleDelivery(trx, delivery.id, { status, at: new Date(now), nextAttemptAt: retryAt });
+      if (status === 'failed') await this.disableEndpoint(trx, delivery, new Date(now));
     });
     if (!delivered) {
       this.log?.warn(
@@ -153,6 +163,34 @@ export class WebhookDeliverer {
       );
     }
     return status;
+  }
+
+  /**
+   * A delivery that failed for a whole day of retries switches its endpoint off (it gets no new
+   * events) and tells the endpoint's owner, in the transaction that records the failure; the owner
+   * switches it back on after fixing it (docs/webhooks.md).
+   */
+  private async disableEndpoint(trx: Db, delivery: ClaimedDelivery, now: Date): Promise<void> {
+    const endpoint = await disableFailingEndpoint(trx, delivery.endpoint_id, now);
+    if (endpoint === undefined) return;
+    const change = {
+      action: 'webhook.disable',
+      objectType: 'webhook',
+      objectId: endpoint.id,
+      subjectAccountId: endpoint.account_id,
+      before: { active: true },
+      after: { active: false },
+    };
+    await recordAudit(trx, SYSTEM_ACTOR, change, now);
+    await notify(trx, [
+      {
+        accountId: endpoint.account_id,
+        kind: 'webhook.disabled',
+        text: `Webhook endpoint ${endpoint.url} was switched off: a delivery to it failed for 24 hours. Fix it, then switch it on again.`,
+        data: { endpointId: endpoint.id, eventId: delivery.event_id },
+        now,
+      },
+    ]);
   }
 
   private secretsOf(delivery: ClaimedDelivery): string[] {

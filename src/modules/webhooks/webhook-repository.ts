@@ -303,6 +303,20 @@ export async function insertAttempt(
     .execute();
 }
 
+/**
+ * Switches an endpoint off after a delivery to it failed for good; answers its owner and address
+ * when this switched it off (undefined when it was off already or is gone).
+ */
+export async function disableFailingEndpoint(trx: Db, id: number, now: Date) {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set({ active: false, updated_at: now })
+    .where('id', '=', id)
+    .where('active', '=', true)
+    .returning(['id', 'account_id', 'url'])
+    .executeTakeFirst();
+}
+
 /** Records an attempt's outcome and releases the lease; `nextAttemptAt` null ends automatic attempts. */
 export async function settleDelivery(
   db: Db,

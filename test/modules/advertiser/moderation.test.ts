@@ -12,7 +12,7 @@ describe('moderation of campaigns and ads', () => {
   const db = () => server.server.context.db;
 
   it('approves and rejects campaigns; the queue lists those waiting', async () => {
-    const advertiser = await server.createAccount('advertiser');
+    const advertiser = await server.createAccount('advertiser', { name: 'Moderated Shop' });
     const waiting = await insertCampaign(db(), {
       advertiserId: advertiser.id,
       title: 'Waiting',
@@ -29,6 +29,7 @@ describe('moderation of campaigns and ads', () => {
       {
         id: waiting.id,
         advertiserId: advertiser.id,
+        advertiserName: 'Moderated Shop',
         title: 'Waiting',
         geo: ['TH'],
         isRetarget: true,
@@ -39,6 +40,7 @@ describe('moderation of campaigns and ads', () => {
       {
         id: other.id,
         advertiserId: advertiser.id,
+        advertiserName: 'Moderated Shop',
         title: 'Also waiting',
         geo: [],
         isRetarget: false,
@@ -73,7 +75,7 @@ describe('moderation of campaigns and ads', () => {
   });
 
   it('approves and rejects ads; deleted ads are not moderated', async () => {
-    const advertiser = await server.createAccount('advertiser');
+    const advertiser = await server.createAccount('advertiser', { name: 'Moderated Shop' });
     const campaign = await insertCampaign(db(), { advertiserId: advertiser.id });
     const offer = await insertOffer(db(), { campaignId: campaign.id, title: 'New phone', approved: false });
     const deleted = await insertOffer(db(), { campaignId: campaign.id, title: 'Gone', approved: false });
@@ -92,6 +94,7 @@ describe('moderation of campaigns and ads', () => {
         id: offer.id,
         campaignId: campaign.id,
         advertiserId: advertiser.id,
+        advertiserName: 'Moderated Shop',
         campaignTitle: campaign.title,
         title: 'New phone',
         opis: 'New phone',

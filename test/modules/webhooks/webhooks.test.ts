@@ -193,6 +193,14 @@ describe('webhooks', () => {
     assert.equal(log[0].statusCode, 503);
     assert.equal(log[0].response, 'down for maintenance');
     assert.equal(log[0].error, 'answered 503');
+    // The failure switched the endpoint off and told its owner, audited as the system's doing.
+    assert.equal((await advertiser.client.get(`/api/advertiser/webhooks/${endpoint.id}`)).json().active, false);
+    const notices = (await advertiser.client.get('/api/notifications')).json();
+    const disabled = notices.find((notice: { kind: string }) => notice.kind === 'webhook.disabled');
+    assert.equal(disabled.data.endpointId, endpoint.id);
+    assert.match(disabled.text, /was switched off: a delivery to it failed for 24 hours/);
+    const [audited] = (await server.operator.get(`/api/admin/audit?action=webhook.disable&objectId=${endpoint.id}`)).json();
+    assert.equal(audited.actor.kind, 'system');
 
     receiver.answer = () => ({ status: 204 });
     const again = await advertiser.client.post(`/api/advertiser/webhooks/${endpoint.id}/deliveries/${deliveryId}/redeliver`);

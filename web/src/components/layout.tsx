@@ -5,6 +5,7 @@ import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { findRoute, helpOf, homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
+import { Bell } from './bell.tsx';
 import { PayoutThreshold } from './payout-threshold.tsx';
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
@@ -41,6 +42,7 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
           ))}
         </nav>
         <div className="account">
+          <Bell current={path === '/notifications'} />
           <span className="who">
             <Link
               href="/account"

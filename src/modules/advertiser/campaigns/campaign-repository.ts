@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
+import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
 import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
 import type { ControlColumns } from './campaign-control.ts';
 import type { CampaignRecord } from './campaign-schema.ts';
@@ -11,6 +12,10 @@ export interface CampaignListFilter {
   retarget?: boolean;
   includeArchived: boolean;
   ids?: readonly number[];
+  /** Only campaigns whose title contains this text, in any letter case. */
+  search?: string;
+  /** The order of the list; by id when not given. */
+  sort?: SortOrder<CampaignSortField>;
 }
 
 function selectCampaigns(db: Db) {
@@ -27,8 +32,23 @@ function selectCampaigns(db: Db) {
     );
 }
 
+/** The column behind each sortable field of the campaign list (the `sort` parameter). */
+const SORT_COLUMNS = { id: 'id', title: 'title', created: 'created_at' } as const;
+
+/**
+ * What a field sorts by: titles in any letter case, compared byte by byte (`C`), so that both
+ * databases give one order whatever their default collation.
+ */
+const sortKey = (field: CampaignSortField, table = '') => {
+  const column = sql.ref(`${table}${SORT_COLUMNS[field]}`);
+  return field === 'title' ? sql`lower(${column}) COLLATE "C"` : column;
+};
+export type CampaignSortField = keyof typeof SORT_COLUMNS;
+export const CAMPAIGN_SORT_FIELDS = Object.keys(SORT_COLUMNS) as CampaignSortField[];
+
 function filtered(db: Db, filter: CampaignListFilter) {
   let query = db.selectFrom('campaigns').where('advertiser_id', '=', filter.advertiserId);
+  if (filter.search) query = query.where('title', 'ilike', containsPattern(filter.search));
   if (filter.retarget !== undefined) query = query.where('is_retarget', '=', filter.retarget);
   if (!filter.includeArchived) query = query.where('archived', '=', false);
   if (filter.ids) query = query.where('id', 'in', filter.ids.length > 0 ? filter.ids : [0]);
@@ -52,15 +72,19 @@ export async function listCampaigns(
   limit: number,
   offset: number,
 ): Promise<ListWithTotal<CampaignRecord>> {
+  const sort = filter.sort ?? { field: 'id', descending: false };
+  const direction = sort.descending ? 'desc' : 'asc';
   const page = filtered(db, filter)
     .select(['id', sql<number>`count(*) OVER ()`.as('total')])
-    .orderBy('id')
+    .orderBy(sortKey(sort.field), direction)
+    .orderBy('id', direction)
     .limit(limit)
     .offset(offset);
   const rows = await selectCampaigns(db)
     .innerJoin(page.as('page'), 'page.id', 'campaigns.id')
     .select('page.total')
-    .orderBy('campaigns.id')
+    .orderBy(sortKey(sort.field, 'campaigns.'), direction)
+    .orderBy('campaigns.id', direction)
     .execute();
   const first = rows[0];
   if (first !== undefined) return { rows: rows.map(({ total: _total, ...row }) => withItems(row)), total: Number(first.total) };
@@ -76,6 +100,17 @@ export async function findCampaign(db: Db, advertiserId: number, id: number): Pr
     .where('campaigns.advertiser_id', '=', advertiserId)
     .executeTakeFirst();
   return row === undefined ? undefined : withItems(row);
+}
+
+/** Campaigns' titles by id (notifications name campaigns). */
+export async function findCampaignTitles(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['id', 'title'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.title]));
 }
 
 export interface NewCampaign {
@@ -156,12 +191,21 @@ export async function isRootCategory(db: Db, id: number): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function setCampaignModeration(db: Db, id: number, status: ModerationStatus, now: Date) {
+/**
+ * Sets a campaign's moderation status. A rejection keeps its reason on the campaign; an approval
+ * clears it; a return to moderation keeps the last rejection's reason in sight.
+ */
+export async function setCampaignModeration(db: Db, id: number, status: ModerationStatus, reason: string | null, now: Date) {
   return db
     .updateTable('campaigns')
-    .set({ moderation_status: status, updated_at: now })
+    .set((eb) => ({
+      moderation_status: status,
+      moderation_reason:
+        status === MODERATION.rejected ? reason : status === MODERATION.approved ? null : eb.ref('moderation_reason'),
+      updated_at: now,
+    }))
     .where('id', '=', id)
-    .returning(['id', 'moderation_status', 'advertiser_id'])
+    .returning(['id', 'moderation_status', 'advertiser_id', 'title', 'moderation_reason'])
     .executeTakeFirst();
 }
 
@@ -171,7 +215,17 @@ export async function listCampaignsForModeration(db: Db, status: ModerationStatu
   if (status !== undefined) query = query.where('moderation_status', '=', status);
   return listWithTotal(query, (filtered) =>
     filtered
-      .select(['id', 'advertiser_id', 'title', 'geo', 'is_retarget', 'moderation_status', 'archived', 'created_at'])
+      .select([
+        'id',
+        'advertiser_id',
+        'title',
+        'geo',
+        'is_retarget',
+        'moderation_status',
+        'moderation_reason',
+        'archived',
+        'created_at',
+      ])
       .orderBy('id')
       .limit(limit)
       .offset(offset),

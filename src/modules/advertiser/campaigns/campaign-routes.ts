@@ -7,11 +7,13 @@ import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
+import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';
 import { controlBodyProperties } from './campaign-control.ts';
+import { CAMPAIGN_SORT_FIELDS, type CampaignSortField } from './campaign-repository.ts';
 import { CampaignSchema, campaignWithOffers } from './campaign-schema.ts';
 import {
   type CampaignChange,
@@ -42,6 +44,8 @@ const CampaignListQuery = Type.Object({
   ...periodParameters,
   ...selectionParameters,
   id: Type.Optional(Text('Only these campaigns: comma-separated ids.')),
+  q: searchParameter('title'),
+  sort: sortParameter(CAMPAIGN_SORT_FIELDS, 'id'),
   filter: Type.Optional(
     Type.Object(
       { id: Type.Optional(Text('Only these campaigns: comma-separated ids.')) },
@@ -196,6 +200,8 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
           retarget: query.type === undefined ? undefined : query.type === 1,
           includeArchived: query.archived === 0,
           ids,
+          search: query.q?.trim() || undefined,
+          sort: readSort(query.sort, { field: 'id' as CampaignSortField, descending: false }),
           period,
           targetId,
           limit,

@@ -52,6 +52,11 @@ const campaignProperties = {
     description: 'Status: 0 moderation, 1 approved, 2 rejected, 3 archived (archived shows 3 whatever the moderation decision).',
   }),
   archived: Type.Boolean({ description: 'Whether the campaign is archived (extension).' }),
+  moderationReason: Type.Optional(
+    Type.String({
+      description: 'Why the campaign was rejected, in the operator’s words; present until it is approved (extension).',
+    }),
+  ),
   geo: Type.Array(Type.String(), {
     description: 'Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension).',
   }),
@@ -112,6 +117,7 @@ export function toCampaign(row: CampaignRecord, totals: Totals): Campaign {
     items: row.items,
     status: campaignStatus(row),
     archived: row.archived,
+    ...(row.moderation_reason === null ? {} : { moderationReason: row.moderation_reason }),
     geo: row.geo,
     ...(row.frequency_cap > 0 ? { frequencyCap: row.frequency_cap } : {}),
     ...(row.schedule_hours === null ? {} : { schedule: row.schedule_hours.map(Number) }),

@@ -4,4 +4,4 @@
  * Other modules never import this module's repository (docs/tables.md, test/source/imports.test.ts),
  * and this file imports no other module's service, so depending on it never makes an import cycle.
  */
-export { findCampaign, ownCampaignIds } from './campaign-repository.ts';
+export { findCampaign, findCampaignTitles, ownCampaignIds } from './campaign-repository.ts';

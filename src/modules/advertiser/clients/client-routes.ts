@@ -9,6 +9,7 @@ import { actorOf, inRequestTransaction, requestDb } from '../../../http/request-
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { created, emailLink } from '../../../http/urls.ts';
+import { accountListOrder, accountListParameters } from '../../accounts/account-admin-routes.ts';
 import { listAccountsPage } from '../../accounts/account-service.ts';
 import { SET_PASSWORD_PATH } from '../../accounts/sessions/session-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
@@ -75,14 +76,15 @@ export function registerClientRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'listClients',
-        summary: 'Your referrals (client accounts).',
-        querystring: Type.Object(pageParameters),
+        summary: 'Your referrals (client accounts); `q` searches them, `sort` orders them.',
+        querystring: Type.Object({ ...pageParameters, ...accountListParameters }),
         response: { 200: Type.Array(UserSchema), ...errorResponses(401, 403) },
       },
     },
     async (request, reply) => {
       const parentId = accountOf(request);
-      const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, { parentId }, limit, offset));
+      const filter = { parentId, ...accountListOrder(request.query) };
+      const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, filter, limit, offset));
       return rows.map(toUser);
     },
   );

@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { listWithTotal } from '../../../db/list.ts';
 import type { OffersTable } from '../../../db/schema.ts';
-import type { ModerationStatus } from '../../../moderation.ts';
+import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
 import type { OfferRecord } from './offer-schema.ts';
 
 function selectOffers(db: Db) {
@@ -56,15 +56,22 @@ export async function isSubCategoryOf(db: Db, id: number, parentId: number | nul
 }
 
 /** Deleted ads are gone for everyone, moderators included. */
-export async function setOfferModeration(db: Db, id: number, status: ModerationStatus, now: Date) {
+export async function setOfferModeration(db: Db, id: number, status: ModerationStatus, reason: string | null, now: Date) {
   return db
     .updateTable('offers')
-    .set({ moderation_status: status, updated_at: now })
+    .set((eb) => ({
+      moderation_status: status,
+      moderation_reason:
+        status === MODERATION.rejected ? reason : status === MODERATION.approved ? null : eb.ref('moderation_reason'),
+      updated_at: now,
+    }))
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .returning((eb) => [
       'id',
       'moderation_status',
+      'moderation_reason',
+      'title',
       'campaign_id',
       eb.selectFrom('campaigns').select('advertiser_id').whereRef('campaigns.id', '=', 'offers.campaign_id').as('advertiser_id'),
     ])
@@ -93,6 +100,7 @@ export async function listOffersForModeration(db: Db, status: ModerationStatus |
         'offers.image_square',
         'offers.image_wide',
         'offers.moderation_status',
+        'offers.moderation_reason',
         'offers.created_at',
       ])
       .orderBy('offers.id')

@@ -27,6 +27,9 @@ export const AdSchema = Type.Object(
     stavka: Type.Number({ description: 'Current price per click (the bid), in currency units.' }),
     active: Type.Boolean({ description: 'Activity flag.' }),
     status: Type.Integer({ description: 'Moderation status: 0 moderation, 1 approved, 2 rejected (extension).' }),
+    moderationReason: Type.Optional(
+      Type.String({ description: 'Why the ad was rejected, in the operator’s words; present until it is approved (extension).' }),
+    ),
     ...figureProperties,
   },
   { description: 'An ad (teaser, offer) with its statistics for the requested period (lifetime without dates).' },
@@ -52,6 +55,7 @@ export function toAd(request: FastifyRequest, row: OfferRecord, totals: Totals):
     stavka: microsToAmount(row.bid_micros),
     active: row.active,
     status: row.moderation_status,
+    ...(row.moderation_reason === null ? {} : { moderationReason: row.moderation_reason }),
     ...advertiserFigures(totals),
   };
 }

@@ -1,12 +1,19 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { type FieldError, notFound, validationFailed } from '../../../errors.ts';
+import { DomainError, type FieldError, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
-import { asModerationStatus, MODERATION, type ModerationDecision, type ModerationStatus } from '../../../moderation.ts';
+import {
+  asModerationStatus,
+  MODERATION,
+  MODERATION_STATUSES,
+  type ModerationDecision,
+  type ModerationStatus,
+} from '../../../moderation.ts';
 import type { ImageStore } from '../../images/image-store.ts';
 import { readImageDataUri } from '../../images/image-validation.ts';
+import { announceDecision } from '../../moderation/decision-notice.ts';
 import type { Period } from '../../statistics/period.ts';
 import { totalsByOffer } from '../../statistics/statistics-service.ts';
 import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
@@ -258,18 +265,52 @@ export async function deleteOffer(db: Db, advertiserId: number, id: number, now:
   });
 }
 
-/** An operator's moderation decision on an ad; 404 when there is no such ad (or it is deleted). */
-export async function moderateOffer(db: Db, id: number, status: ModerationStatus, now: Date): Promise<ModerationDecision> {
+/**
+ * An operator's moderation decision on an ad, with the reason of a rejection; its owner is told
+ * (notification and e-mail) in the same transaction. 404 when there is no such ad (or it is deleted).
+ */
+export async function moderateOffer(
+  db: Db,
+  id: number,
+  decision: { status: ModerationStatus; reason: string | null },
+  now: Date,
+): Promise<ModerationDecision> {
   const row = await inTransaction(db, async (trx) => {
-    const decided = await setOfferModeration(trx, id, status, now);
+    const decided = await setOfferModeration(trx, id, decision.status, decision.reason, now);
     if (decided !== undefined) {
       const data = { adId: decided.id, campaignId: decided.campaign_id, status: decided.moderation_status };
-      await emitWebhookEvent(trx, { type: 'ad.moderated', accountId: decided.advertiser_id, data, now });
+      const advertiserId = Number(decided.advertiser_id);
+      await emitWebhookEvent(trx, { type: 'ad.moderated', accountId: advertiserId, data, now });
+      await announceDecision(trx, {
+        ownerId: advertiserId,
+        object: 'ad',
+        objectId: decided.id,
+        name: decided.title,
+        outcome: MODERATION_STATUSES[asModerationStatus(decided.moderation_status)],
+        reason: decided.moderation_reason,
+        now,
+      });
     }
     return decided;
   });
   if (row === undefined) throw notFound('Ad');
-  return { id: row.id, status: asModerationStatus(row.moderation_status) };
+  return { id: row.id, status: asModerationStatus(row.moderation_status), reason: row.moderation_reason };
+}
+
+/**
+ * The advertiser sends a rejected ad back to moderation (after changing it); the reason of the
+ * rejection stays in sight until the next decision. 409 when it is not rejected.
+ */
+export async function resubmitOffer(db: Db, advertiserId: number, id: number, now: Date): Promise<ModerationDecision> {
+  return inTransaction(db, async (trx) => {
+    const offer = await requireOffer(trx, advertiserId, id);
+    if (offer.moderation_status !== MODERATION.rejected) {
+      throw new DomainError('not_rejected', 'Only a rejected ad can be sent back to moderation.');
+    }
+    const row = await setOfferModeration(trx, id, MODERATION.moderation, null, now);
+    if (row === undefined) throw notFound('Ad');
+    return { id: row.id, status: asModerationStatus(row.moderation_status), reason: row.moderation_reason };
+  });
 }
 
 /** Every advertiser's ads (not deleted) in one moderation status (or all), by id: the operator's queue. */

@@ -48,6 +48,16 @@ const PublisherBalance = Type.Object(
     email: Type.String({ description: 'E-mail.' }),
     balance: Type.Number({ description: 'Earned and not yet paid out, in currency units.' }),
     pending: Type.Number({ description: 'Sum of pending payouts (already debited, not yet paid), in currency units.' }),
+    payTo: Type.Optional(
+      Type.Object(
+        {
+          method: Type.String({ description: 'How to pay: bank_transfer, paypal, wise, crypto or other.' }),
+          holder: Type.String({ description: 'Whose account it is.' }),
+          account: Type.String({ description: 'Where to pay, in the method’s terms.' }),
+        },
+        { description: 'The publisher’s payout details; absent until it gives them.' },
+      ),
+    ),
   },
   { description: 'What the platform owes a publisher.' },
 );
@@ -184,6 +194,7 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
         email: row.email,
         balance: microsToAmount(Number(row.balance_micros)),
         pending: microsToAmount(Number(row.pending_micros ?? 0)),
+        ...(row.method === null ? {} : { payTo: { method: row.method, holder: row.holder ?? '', account: row.account ?? '' } }),
       }));
     },
   );

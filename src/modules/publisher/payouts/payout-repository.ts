@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
-import type { PayoutRow } from './payout-schema.ts';
+import type { PayoutMethod, PayoutRow } from './payout-schema.ts';
 
 export interface PayoutFilter {
   publisherId?: number;
@@ -70,14 +70,65 @@ export async function listPublisherBalances(db: Db, limit: number, offset: numbe
   const owed = db
     .selectFrom('accounts')
     .leftJoin(pending, 'pending.publisher_id', 'accounts.id')
+    .leftJoin('payout_details', 'payout_details.account_id', 'accounts.id')
     .where('accounts.kind', '=', 'publisher')
     .where((eb) => eb.or([eb('accounts.balance_micros', '>', 0), eb('pending.pending_micros', 'is not', null)]));
   return listWithTotal(owed, (filtered) =>
     filtered
-      .select(['accounts.id', 'accounts.username', 'accounts.email', 'accounts.balance_micros', 'pending.pending_micros'])
+      .select([
+        'accounts.id',
+        'accounts.username',
+        'accounts.email',
+        'accounts.balance_micros',
+        'pending.pending_micros',
+        'payout_details.method',
+        'payout_details.holder',
+        'payout_details.account',
+      ])
       .orderBy('accounts.balance_micros', 'desc')
       .orderBy('accounts.id')
       .limit(limit)
       .offset(offset),
   );
+}
+
+export interface PayoutDetails {
+  method: PayoutMethod;
+  holder: string;
+  account: string;
+  updated_at: Date;
+}
+
+export async function findPayoutDetails(db: Db, accountId: number): Promise<PayoutDetails | undefined> {
+  const row = await db
+    .selectFrom('payout_details')
+    .select(['method', 'holder', 'account', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { ...row, method: row.method as PayoutMethod };
+}
+
+export async function savePayoutDetails(
+  trx: Db,
+  accountId: number,
+  details: { method: PayoutMethod; holder: string; account: string },
+  now: Date,
+): Promise<void> {
+  const values = { ...details, updated_at: now };
+  await trx
+    .insertInto('payout_details')
+    .values({ account_id: accountId, ...values })
+    .onConflict((conflict) => conflict.column('account_id').doUpdateSet(values))
+    .execute();
+}
+
+/** The sum of the publisher's pending payouts, in micros. */
+export async function pendingPayoutMicros(db: Db, accountId: number): Promise<number> {
+  const pending = await db
+    .selectFrom('payouts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_micros'), eb.val('0')).as('pending'))
+    .where('publisher_id', '=', accountId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(pending.pending);
 }

@@ -1,16 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
+import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { recordAudit } from '../../audit/audit-service.ts';
 import { listPayouts } from './payout-repository.ts';
-import { PayoutSchema, toPayout } from './payout-schema.ts';
-import { getOwnPayout } from './payout-service.ts';
+import { PayoutDetailsBody, PayoutSchema, PayoutSummarySchema, toPayout } from './payout-schema.ts';
+import { changePayoutDetails, getOwnPayout, payoutSummary } from './payout-service.ts';
 
 const ListQuery = Type.Object(pageParameters);
 
 export function registerPayoutRoutes(app: App, context: AppContext): void {
-  const { db } = context;
+  const { db, clock, config } = context;
   const tags = ['Publisher'];
 
   app.get(
@@ -43,5 +45,48 @@ export function registerPayoutRoutes(app: App, context: AppContext): void {
       },
     },
     async (request) => toPayout(await getOwnPayout(db, accountOf(request), request.params.id)),
+  );
+
+  app.get(
+    '/api/webmaster/payout-summary',
+    {
+      schema: {
+        tags,
+        operationId: 'getPayoutSummary',
+        summary: 'The balance, the minimum payout, what the next payout will pay, and the payout details (extension).',
+        response: { 200: PayoutSummarySchema, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => payoutSummary(db, accountOf(request), config.minPayoutMicros),
+  );
+
+  app.put(
+    '/api/webmaster/payout-details',
+    {
+      schema: {
+        tags,
+        operationId: 'setPayoutDetails',
+        summary: 'Say where to be paid: the method and its account (extension); every change is audited.',
+        body: PayoutDetailsBody,
+        response: { 200: PayoutSummarySchema, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request) => {
+      const publisherId = accountOf(request);
+      const now = new Date(clock.now());
+      await inRequestTransaction(request, db, async (trx) => {
+        const { before, after } = await changePayoutDetails(trx, publisherId, request.body, now);
+        const change = {
+          action: 'payout_details.update',
+          objectType: 'account',
+          objectId: publisherId,
+          subjectAccountId: publisherId,
+          before,
+          after,
+        };
+        await recordAudit(trx, actorOf(request), change, now);
+      });
+      return payoutSummary(db, publisherId, config.minPayoutMicros);
+    },
   );
 }

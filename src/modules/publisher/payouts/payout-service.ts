@@ -7,10 +7,19 @@ import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
 import { microsToAmount } from '../../../money.ts';
 import { findAccount } from '../../accounts/account-service.ts';
+import { accountBalances } from '../../accounts/index.ts';
 import { applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
 import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/emit.ts';
-import { findPayout, insertPayout, updatePayoutStatus } from './payout-repository.ts';
-import type { PayoutRow } from './payout-schema.ts';
+import {
+  findPayout,
+  findPayoutDetails,
+  insertPayout,
+  type PayoutDetails,
+  pendingPayoutMicros,
+  savePayoutDetails,
+  updatePayoutStatus,
+} from './payout-repository.ts';
+import type { PayoutMethod, PayoutRow } from './payout-schema.ts';
 
 export async function getOwnPayout(db: Db, publisherId: number, payoutId: number): Promise<PayoutRow> {
   const payout = await findPayout(db, payoutId, { publisherId });
@@ -124,4 +133,49 @@ function emitPayoutEvent(trx: Db, payout: PayoutRow, type: 'payout.created' | 'p
     wallet: payout.wallet,
   };
   return emitWebhookEvent(trx, { type, accountId: payout.publisher_id, data, now });
+}
+
+/**
+ * The publisher's payout figures: its balance, what is pending, the platform's minimum and what
+ * the next payout will pay — the whole balance once it reaches the minimum and the publisher has
+ * said where to pay, nothing before.
+ */
+export async function payoutSummary(db: Db, publisherId: number, minimumMicros: number) {
+  const [balances, pendingMicros, details] = await Promise.all([
+    accountBalances(db, [publisherId]),
+    pendingPayoutMicros(db, publisherId),
+    findPayoutDetails(db, publisherId),
+  ]);
+  const balanceMicros = balances[0]?.balance_micros ?? 0;
+  const payableMicros = details !== undefined && balanceMicros >= minimumMicros && balanceMicros > 0 ? balanceMicros : 0;
+  return {
+    balance: microsToAmount(balanceMicros),
+    minimum: microsToAmount(minimumMicros),
+    payable: microsToAmount(payableMicros),
+    pending: microsToAmount(pendingMicros),
+    details: toPayoutDetails(details),
+  };
+}
+
+export const toPayoutDetails = (details: PayoutDetails | undefined) =>
+  details === undefined
+    ? null
+    : { method: details.method, holder: details.holder, account: details.account, updated: details.updated_at.toISOString() };
+
+/** Replaces where the publisher is paid; answers the details before and after (the audit's). */
+export async function changePayoutDetails(
+  trx: Db,
+  publisherId: number,
+  details: { method: PayoutMethod; holder: string; account: string },
+  now: Date,
+) {
+  const trimmed = { method: details.method, holder: details.holder.trim(), account: details.account.trim() };
+  const problems: FieldError[] = [];
+  if (trimmed.holder === '') problems.push({ field: 'holder', message: 'Write whose account it is.' });
+  if (trimmed.account === '') problems.push({ field: 'account', message: 'Write where to pay.' });
+  if (problems.length > 0) throw validationFailed(problems);
+  const before = await findPayoutDetails(trx, publisherId);
+  await savePayoutDetails(trx, publisherId, trimmed, now);
+  const after = await findPayoutDetails(trx, publisherId);
+  return { before: toPayoutDetails(before), after: toPayoutDetails(after) };
 }

@@ -3,12 +3,13 @@ import type { AppContext } from '../../../app-context.ts';
 import { Id } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
-import type { App } from '../../../http/routes.ts';
+import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
+import { ModerationReasonInput, ownerNames, reasonOf } from '../../moderation/moderation-input.ts';
 import { listSites } from './site-repository.ts';
-import { AdminWebsiteSchema, type SiteRow, StatusCode } from './site-schema.ts';
-import { moderateSite, presentSites } from './site-service.ts';
+import { AdminWebsiteSchema, SITE_STATUS, type SiteRow, StatusCode, WebsiteSchema } from './site-schema.ts';
+import { moderateSite, presentSite, presentSites, resubmitSite } from './site-service.ts';
 
 const LIFETIME = { from: undefined, to: undefined };
 
@@ -18,15 +19,30 @@ const ListSitesQuery = Type.Object({
   userId: Type.Optional(Id('Only sites of this publisher.')),
 });
 
-const ModerateSiteBody = Type.Object({ status: StatusCode('The new status:') }, { additionalProperties: false });
+const ModerateSiteBody = Type.Object(
+  { status: StatusCode('The new status:'), reason: Type.Optional(ModerationReasonInput) },
+  { additionalProperties: false },
+);
 
-/** The operator's side of sites: the list (with the moderation queue) and moderation. */
+/**
+ * The moderation of sites: the operator's list (with the moderation queue) and decisions, and the
+ * publisher's resubmission of a banned site.
+ */
 export function registerSiteAdminRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Operator'];
   const toAdminWebsites = async (rows: SiteRow[]) => {
-    const websites = await presentSites(db, rows, LIFETIME);
-    return websites.map((website, index) => ({ ...website, userId: rows[index]?.publisher_id ?? 0 }));
+    const [websites, names] = await Promise.all([
+      presentSites(db, rows, LIFETIME),
+      ownerNames(
+        db,
+        rows.map((row) => row.publisher_id),
+      ),
+    ]);
+    return websites.map((website, index) => {
+      const userId = rows[index]?.publisher_id ?? 0;
+      return { ...website, userId, userName: names.get(userId) ?? '' };
+    });
   };
 
   app.get(
@@ -61,19 +77,51 @@ export function registerSiteAdminRoutes(app: App, context: AppContext): void {
     async (request) => {
       const now = new Date(clock.now());
       const site = await inRequestTransaction(request, db, async (trx) => {
-        const moderated = await moderateSite(trx, request.params.id, request.body.status, now);
+        const decision = { status: request.body.status, reason: reasonOf(request.body.reason) };
+        const moderated = await moderateSite(trx, request.params.id, decision, now);
         const change = {
           action: 'site.moderate',
           objectType: 'site',
           objectId: moderated.id,
           subjectAccountId: moderated.publisher_id,
-          after: { status: moderated.status },
+          after: { status: moderated.status, reason: moderated.moderation_reason },
         };
         await recordAudit(trx, actorOf(request), change, now);
         return moderated;
       });
       const [website] = await toAdminWebsites([site]);
       return website;
+    },
+  );
+
+  app.post(
+    '/api/webmaster/sites/:id/resubmit',
+    {
+      schema: {
+        tags: ['Publisher'],
+        operationId: 'resubmitSite',
+        summary: 'Send a banned site back to moderation (extension); 409 when it is not banned.',
+        params: IdParams,
+        response: { 200: WebsiteSchema, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const now = new Date(clock.now());
+      const publisherId = accountOf(request);
+      const site = await inRequestTransaction(request, db, async (trx) => {
+        const resubmitted = await resubmitSite(trx, publisherId, request.params.id);
+        const change = {
+          action: 'site.resubmit',
+          objectType: 'site',
+          objectId: resubmitted.id,
+          subjectAccountId: publisherId,
+          before: { status: SITE_STATUS.banned },
+          after: { status: resubmitted.status },
+        };
+        await recordAudit(trx, actorOf(request), change, now);
+        return resubmitted;
+      });
+      return presentSite(db, site, LIFETIME);
     },
   );
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { ListWithTotal } from '../../../db/list.ts';
-import type { SiteRow } from './site-schema.ts';
+import { SITE_STATUS, type SiteRow } from './site-schema.ts';
 
 export async function listSiteCategories(db: Db) {
   return db.selectFrom('site_categories').select(['id', 'parent_id', 'title']).orderBy('id').execute();
@@ -91,8 +91,26 @@ export async function insertSite(
     .executeTakeFirstOrThrow();
 }
 
-export async function updateSiteStatus(db: Db, siteId: number, status: number): Promise<SiteRow | undefined> {
-  return db.updateTable('sites').set({ status }).where('id', '=', siteId).returningAll().executeTakeFirst();
+/**
+ * Sets a site's status. A ban keeps its reason on the site; an approval clears it; any other status
+ * keeps the last ban's reason in sight.
+ */
+export async function updateSiteStatus(
+  db: Db,
+  siteId: number,
+  status: number,
+  reason: string | null,
+): Promise<SiteRow | undefined> {
+  return db
+    .updateTable('sites')
+    .set((eb) => ({
+      status,
+      moderation_reason:
+        status === SITE_STATUS.banned ? reason : status === SITE_STATUS.active ? null : eb.ref('moderation_reason'),
+    }))
+    .where('id', '=', siteId)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Which of `siteIds` belong to the publisher. */

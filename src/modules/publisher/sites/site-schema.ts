@@ -10,6 +10,9 @@ export type SiteRow = Selectable<SitesTable>;
 export const SITE_STATUSES = ['moderation', 'active', 'banned', 'unconfirmed'] as const;
 export type SiteStatusName = (typeof SITE_STATUSES)[number];
 
+/** Each site status's code by name. */
+export const SITE_STATUS = Object.fromEntries(SITE_STATUSES.map((name, code) => [name, code])) as Record<SiteStatusName, number>;
+
 export const siteStatusName = (code: number): SiteStatusName => SITE_STATUSES[code] ?? 'moderation';
 
 export const StatusCode = (description: string) =>
@@ -39,6 +42,9 @@ const websiteFields = {
       description: 'Product categories the site refuses (brand safety); present only when set (extension).',
     }),
   ),
+  moderationReason: Type.Optional(
+    Type.String({ description: 'Why the site was banned, in the operator’s words; present until it is approved (extension).' }),
+  ),
   ...publisherFigureFields,
 };
 
@@ -52,6 +58,10 @@ export const WebsiteSchema = Type.Object(
 
 /** The operator's view of a site: the Website and its owner. */
 export const AdminWebsiteSchema = Type.Object(
-  { ...websiteFields, userId: Type.Integer({ description: 'The publisher account that owns the site.' }) },
+  {
+    ...websiteFields,
+    userId: Type.Integer({ description: 'The publisher account that owns the site.' }),
+    userName: Type.String({ description: 'The owning publisher’s name (its login when it has none).' }),
+  },
   { description: 'A site as the operator sees it: the Website fields (lifetime statistics) and its owner.' },
 );

@@ -1,9 +1,10 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
+import { DomainError, type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { unknownCategoryIds } from '../../advertiser/categories/category-service.ts';
+import { announceDecision } from '../../moderation/decision-notice.ts';
 import { publisherFigures } from '../../statistics/figures.ts';
 import type { Period } from '../../statistics/period.ts';
 import { totalsBySite } from '../../statistics/statistics-service.ts';
@@ -19,7 +20,7 @@ import {
   updateRefusedCategories,
   updateSiteStatus,
 } from './site-repository.ts';
-import { type SiteRow, siteStatusName } from './site-schema.ts';
+import { SITE_STATUS, type SiteRow, siteStatusName } from './site-schema.ts';
 import { normalizeSiteUrl } from './site-url.ts';
 
 /**
@@ -42,6 +43,7 @@ export async function presentSites(db: Db, rows: readonly (SiteRow & { blocks_co
     monthly_uniq_users: String(row.monthly_uniq_users),
     blocks_count: row.blocks_count ?? blockCounts?.get(row.id) ?? 0,
     ...(row.refused_categories.length > 0 ? { refusedCategories: row.refused_categories } : {}),
+    ...(row.moderation_reason === null ? {} : { moderationReason: row.moderation_reason }),
     ...publisherFigures(totals.get(row.id) ?? ZERO_PUBLISHER_TOTALS),
   }));
 }
@@ -138,16 +140,50 @@ export async function createSite(db: Db, publisherId: number, input: NewSiteInpu
   }
 }
 
-/** The operator's moderation decision: any status 0-3 may follow any other. */
-export async function moderateSite(db: Db, siteId: number, status: number, now: Date): Promise<SiteRow> {
+/**
+ * The operator's moderation decision, with the reason of a ban: any status 0-3 may follow any
+ * other. The publisher is told (notification and e-mail) in the same transaction.
+ */
+export async function moderateSite(
+  db: Db,
+  siteId: number,
+  decision: { status: number; reason: string | null },
+  now: Date,
+): Promise<SiteRow> {
   const updated = await inTransaction(db, async (trx) => {
-    const site = await updateSiteStatus(trx, siteId, status);
+    const site = await updateSiteStatus(trx, siteId, decision.status, decision.reason);
     if (site !== undefined) {
       const data = { siteId: site.id, url: site.url, status: site.status };
       await emitWebhookEvent(trx, { type: 'site.moderated', accountId: site.publisher_id, data, now });
+      await announceDecision(trx, {
+        ownerId: site.publisher_id,
+        object: 'site',
+        objectId: site.id,
+        name: site.url,
+        outcome: SITE_OUTCOMES[siteStatusName(site.status)],
+        reason: site.moderation_reason,
+        now,
+      });
     }
     return site;
   });
   if (updated === undefined) throw notFound('Site');
   return updated;
+}
+
+const SITE_OUTCOMES = { moderation: 'moderation', active: 'approved', banned: 'rejected', unconfirmed: 'unconfirmed' } as const;
+
+/**
+ * The publisher sends a banned site back to moderation (after changing it); the reason stays in
+ * sight until the next decision. 409 when the site is not banned.
+ */
+export async function resubmitSite(db: Db, publisherId: number, siteId: number): Promise<SiteRow> {
+  return inTransaction(db, async (trx) => {
+    const site = await getOwnSite(trx, publisherId, siteId);
+    if (site.status !== SITE_STATUS.banned)
+      throw new DomainError('not_rejected', 'Only a banned site can be sent back to moderation.');
+    const updated = await updateSiteStatus(trx, siteId, SITE_STATUS.moderation, null);
+    if (updated === undefined) throw notFound('Site');
+    return updated;
+  });
 }

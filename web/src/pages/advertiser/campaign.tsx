@@ -9,6 +9,7 @@ import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
+import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
 import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
@@ -73,6 +74,15 @@ export function CampaignPage({ id }: { id: number }) {
         <DuplicateCampaign id={id} />
       </CampaignHead>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
+      {current && (
+        <ModerationReason
+          what="campaign"
+          reason={current.moderationReason}
+          rejected={current.status === 2}
+          resubmit={() => api.POST('/api/advertiser/campaigns/resubmit/{id}', { params: { path: { id } } })}
+          onResubmitted={refresh}
+        />
+      )}
       {current && (
         <section className="tiles" aria-label="Figures for the period">
           <div className="tile">
@@ -147,6 +157,13 @@ export function CampaignPage({ id }: { id: number }) {
                   />
                   <span className={`status s${ad.status}`}>{AD_STATUS[ad.status]}</span>
                 </div>
+                <ModerationReason
+                  what="ad"
+                  reason={ad.moderationReason}
+                  rejected={ad.status === 2}
+                  resubmit={() => api.POST('/api/advertiser/offers/resubmit/{id}', { params: { path: { id: ad.id } } })}
+                  onResubmitted={refresh}
+                />
                 <dl>
                   <dt>Bid</dt>
                   <dd>{fineMoney(ad.stavka)}</dd>

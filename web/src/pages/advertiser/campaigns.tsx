@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
-import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
+import { Field, FormActions, ListStatus, Notice, Options, Switch } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
@@ -12,6 +12,15 @@ import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { CAMPAIGN_STATUS } from './advertiser-data.ts';
 import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
 
+/** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
+const SORTS = ['', '-created', 'title', '-title'] as const;
+const SORT_NAMES: Record<(typeof SORTS)[number], string> = {
+  '': 'Oldest first',
+  '-created': 'Newest first',
+  title: 'Title A–Z',
+  '-title': 'Title Z–A',
+};
+
 export function CampaignsPage() {
   const period = usePeriod();
   const goal = useGoal();
@@ -19,9 +28,10 @@ export function CampaignsPage() {
   const showArchived = query.get('archived') === '1';
   const type = query.get('type') ?? '';
   const search = query.get('q') ?? '';
+  const sort = SORTS.find((option) => option === query.get('sort')) ?? '';
   const queryClient = useQueryClient();
   const campaigns = useQuery({
-    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal],
+    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal, search.trim(), sort],
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns', {
@@ -32,6 +42,8 @@ export function CampaignsPage() {
               archived: showArchived ? 0 : 1,
               targetId: goal,
               ...(type ? { type: Number(type) } : {}),
+              ...(search.trim() ? { q: search.trim() } : {}),
+              ...(sort ? { sort } : {}),
               'per-page': 100,
             },
           },
@@ -45,7 +57,8 @@ export function CampaignsPage() {
   });
   const [creating, setCreating] = useState(false);
   const selection = useCampaignSelection();
-  const rows = (campaigns.data ?? []).filter((row) => row.title.toLowerCase().includes(search.toLowerCase()));
+  // Searched and sorted by the server, so the whole account is searched, not one page of it.
+  const rows = campaigns.data ?? [];
   return (
     <>
       <div className="page-head">
@@ -65,6 +78,9 @@ export function CampaignsPage() {
             onChange={(event) => setQuery({ q: event.target.value })}
           />
         </label>
+        <select aria-label="Sort campaigns" value={sort} onChange={(event) => setQuery({ sort: event.target.value })}>
+          <Options names={SORT_NAMES} />
+        </select>
         <label>
           <span className="visually-hidden">Campaign type</span>
           <select value={type} onChange={(event) => setQuery({ type: event.target.value })}>

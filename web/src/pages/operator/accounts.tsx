@@ -12,16 +12,38 @@ const KINDS = ['advertiser', 'publisher', 'operator'] as const;
 type Kind = (typeof KINDS)[number];
 const PER_PAGE = 25;
 
+/** The orders of the list (`sort` of the API and of the address); '' is the API's, oldest first. */
+const ACCOUNT_SORTS = ['', '-created', 'username', 'name', '-balance'] as const;
+const ACCOUNT_SORT_NAMES: Record<(typeof ACCOUNT_SORTS)[number], string> = {
+  '': 'Oldest first',
+  '-created': 'Newest first',
+  username: 'Login A–Z',
+  name: 'Name A–Z',
+  '-balance': 'Largest balance',
+};
+
 export function AccountsPage() {
   const { query } = useLocation();
   const requested = query.get('type');
   const kind = KINDS.find((value) => value === requested);
   const page = Math.max(1, Number(query.get('page')) || 1);
+  const search = query.get('q') ?? '';
+  const sort = ACCOUNT_SORTS.find((value) => value === query.get('sort')) ?? '';
   const accounts = useQuery({
-    queryKey: ['accounts', kind, page],
+    queryKey: ['accounts', kind, page, search.trim(), sort],
     queryFn: () =>
       listPage(
-        api.GET('/api/admin/users', { params: { query: { ...(kind ? { type: kind } : {}), page, 'per-page': PER_PAGE } } }),
+        api.GET('/api/admin/users', {
+          params: {
+            query: {
+              ...(kind ? { type: kind } : {}),
+              ...(search.trim() ? { q: search.trim() } : {}),
+              ...(sort ? { sort } : {}),
+              page,
+              'per-page': PER_PAGE,
+            },
+          },
+        }),
       ),
   });
   const [creating, setCreating] = useState(false);
@@ -33,6 +55,27 @@ export function AccountsPage() {
         <h1>Accounts</h1>
       </div>
       <div className="toolbar">
+        <label>
+          <span className="visually-hidden">Search accounts</span>
+          <input
+            type="search"
+            placeholder="Login, name or e-mail"
+            maxLength={255}
+            value={search}
+            onChange={(event) => setQuery({ q: event.target.value, page: undefined })}
+          />
+        </label>
+        <select
+          aria-label="Sort accounts"
+          value={sort}
+          onChange={(event) => setQuery({ sort: event.target.value, page: undefined })}
+        >
+          {ACCOUNT_SORTS.map((value) => (
+            <option key={value} value={value}>
+              {ACCOUNT_SORT_NAMES[value]}
+            </option>
+          ))}
+        </select>
         <label>
           <span className="visually-hidden">Kind of account</span>
           <select value={kind ?? ''} onChange={(event) => setQuery({ type: event.target.value, page: undefined })}>

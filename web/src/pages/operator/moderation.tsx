@@ -5,6 +5,7 @@ import { Notice } from '../../components/controls.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { count, fineMoney, moment } from '../../format.ts';
 import { Link, useLocation } from '../../router.tsx';
+import { ModerationReasons, RejectForm } from './moderation-reasons.tsx';
 import './operator.css';
 import { SiteAdsTxt } from './site-ads-txt.tsx';
 
@@ -28,19 +29,21 @@ type Site = Awaited<ReturnType<typeof fetchSites>>['items'][number];
 const APPROVE = 1;
 const REJECT = 2;
 
-function decide(queue: Queue, id: number, status: number) {
+function decide(queue: Queue, id: number, status: number, reason?: string) {
+  const body = reason === undefined ? { status } : { status, reason };
   const call =
     queue === 'campaigns'
-      ? api.PUT('/api/admin/campaigns/{id}', { params: { path: { id } }, body: { status } })
+      ? api.PUT('/api/admin/campaigns/{id}', { params: { path: { id } }, body })
       : queue === 'ads'
-        ? api.PUT('/api/admin/offers/{id}', { params: { path: { id } }, body: { status } })
-        : api.PUT('/api/admin/sites/{id}', { params: { path: { id } }, body: { status } });
+        ? api.PUT('/api/admin/offers/{id}', { params: { path: { id } }, body })
+        : api.PUT('/api/admin/sites/{id}', { params: { path: { id } }, body });
   return call;
 }
 
 export function ModerationPage() {
   const { query } = useLocation();
   const requested = query.get('queue');
+  const editingReasons = requested === 'reasons';
   const current: Queue = QUEUES.find((queue) => queue === requested) ?? 'campaigns';
   const options = { refetchInterval: REFRESH_MS };
   const campaigns = useQuery({ queryKey: ['moderation', 'campaigns'], queryFn: fetchCampaigns, ...options });
@@ -59,7 +62,7 @@ export function ModerationPage() {
       </div>
       <p className="lead">
         What waits for a decision, oldest first. Nothing serves until it is approved. Keyboard: <kbd>Tab</kbd> to an item,{' '}
-        <kbd>A</kbd> approves, <kbd>R</kbd> rejects, <kbd>↑</kbd> <kbd>↓</kbd> move.
+        <kbd>A</kbd> approves, <kbd>R</kbd> rejects (with a reason the owner reads), <kbd>↑</kbd> <kbd>↓</kbd> move.
       </p>
       <nav className="tabs" aria-label="Queues">
         {QUEUES.map((queue) => (
@@ -68,8 +71,12 @@ export function ModerationPage() {
             <span className="count">{totals[queue] ?? '…'}</span>
           </Link>
         ))}
+        <Link href="/operator?queue=reasons" aria-current={editingReasons ? 'page' : undefined}>
+          Reasons
+        </Link>
       </nav>
-      {current === 'campaigns' && (
+      {editingReasons && <ModerationReasons />}
+      {!editingReasons && current === 'campaigns' && (
         <QueueList
           queue="campaigns"
           result={campaigns}
@@ -77,8 +84,10 @@ export function ModerationPage() {
           render={(item: Campaign) => <CampaignItem item={item} />}
         />
       )}
-      {current === 'ads' && <QueueList queue="ads" result={ads} noun="ad" render={(item: Ad) => <AdItem item={item} />} />}
-      {current === 'sites' && (
+      {!editingReasons && current === 'ads' && (
+        <QueueList queue="ads" result={ads} noun="ad" render={(item: Ad) => <AdItem item={item} />} />
+      )}
+      {!editingReasons && current === 'sites' && (
         <QueueList queue="sites" result={sites} noun="site" render={(item: Site) => <SiteItem item={item} />} />
       )}
     </>
@@ -87,6 +96,8 @@ export function ModerationPage() {
 
 interface Moderated {
   id: number;
+  /** The reason of its last rejection, when it was rejected before and sent back. */
+  reason?: string;
 }
 
 function titleOf(item: Moderated): string {
@@ -111,10 +122,12 @@ function QueueList<T extends Moderated>({
   /** Where the focus goes once the decided item has left the list. */
   const focusNext = useRef<{ id: number; index: number } | null>(null);
   const [last, setLast] = useState<string | null>(null);
+  /** The item whose rejection is being written: a rejection always says why. */
+  const [rejecting, setRejecting] = useState<number | null>(null);
   const key = ['moderation', queue];
   const decision = useMutation({
-    mutationFn: async ({ item, status }: { item: T; status: number; index: number }) => {
-      await decide(queue, item.id, status);
+    mutationFn: async ({ item, status, reason }: { item: T; status: number; index: number; reason?: string }) => {
+      await decide(queue, item.id, status, reason);
     },
     // The item leaves the queue at once; the list is read again once the server has answered.
     onMutate: ({ item, index }) => {
@@ -124,7 +137,9 @@ function QueueList<T extends Moderated>({
       focusNext.current = { id: item.id, index };
     },
     onSuccess: (_result, { item, status }) =>
-      setLast(`${status === APPROVE ? 'Approved' : queue === 'sites' ? 'Banned' : 'Rejected'}: ${titleOf(item)}.`),
+      setLast(
+        `${status === APPROVE ? 'Approved' : queue === 'sites' ? 'Banned' : 'Rejected'}: ${titleOf(item)}. The owner is notified in the app and by e-mail.`,
+      ),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   const items = result.data?.items ?? [];
@@ -147,8 +162,10 @@ function QueueList<T extends Moderated>({
     };
     const key = event.key.toLowerCase();
     if (key === 'a') decision.mutate({ item, status: APPROVE, index });
-    else if (key === 'r') decision.mutate({ item, status: REJECT, index });
-    else if (key === 'arrowdown' || key === 'j') move(index + 1);
+    else if (key === 'r') {
+      event.preventDefault();
+      setRejecting(item.id);
+    } else if (key === 'arrowdown' || key === 'j') move(index + 1);
     else if (key === 'arrowup' || key === 'k') move(index - 1);
   };
 
@@ -173,7 +190,26 @@ function QueueList<T extends Moderated>({
               aria-keyshortcuts="A R"
               onKeyDown={(event) => onKey(event, item, index)}
             >
-              <div className="queue-body">{render(item)}</div>
+              <div className="queue-body">
+                {render(item)}
+                {item.reason && (
+                  <p className="moderation-reason">
+                    <strong>Rejected before:</strong> {item.reason}
+                  </p>
+                )}
+                {rejecting === item.id && (
+                  <RejectForm
+                    verb={queue === 'sites' ? 'Ban' : 'Reject'}
+                    name={titleOf(item)}
+                    pending={decision.isPending}
+                    onCancel={() => setRejecting(null)}
+                    onReject={(reason) => {
+                      setRejecting(null);
+                      decision.mutate({ item, status: REJECT, index, reason });
+                    }}
+                  />
+                )}
+              </div>
               <div className="decide">
                 <button
                   type="button"
@@ -187,7 +223,8 @@ function QueueList<T extends Moderated>({
                   type="button"
                   className="danger"
                   disabled={decision.isPending}
-                  onClick={() => decision.mutate({ item, status: REJECT, index })}
+                  aria-expanded={rejecting === item.id}
+                  onClick={() => setRejecting(rejecting === item.id ? null : item.id)}
                 >
                   {queue === 'sites' ? 'Ban' : 'Reject'}
                   <span className="visually-hidden"> {titleOf(item)}</span>
@@ -206,10 +243,10 @@ function QueueList<T extends Moderated>({
   );
 }
 
-function Owner({ id, label }: { id: number; label: string }) {
+function Owner({ id, name }: { id: number; name: string }) {
   return (
-    <Link href={`/operator/accounts/${id}`}>
-      {label} #{id}
+    <Link href={`/operator/accounts/${id}`} className="wrap">
+      {name || `account ${id}`}
     </Link>
   );
 }
@@ -217,11 +254,11 @@ function Owner({ id, label }: { id: number; label: string }) {
 function CampaignItem({ item }: { item: Campaign }) {
   return (
     <>
-      <h2>{item.title}</h2>
+      <h2 className="wrap">{item.title}</h2>
       <dl className="facts">
         <dt>Advertiser</dt>
         <dd>
-          <Owner id={item.advertiserId} label="account" />
+          <Owner id={item.advertiserId} name={item.advertiserName} />
         </dd>
         <dt>Countries</dt>
         <dd>{item.geo.length > 0 ? item.geo.join(', ') : 'all'}</dd>
@@ -259,11 +296,11 @@ function AdItem({ item }: { item: Ad }) {
           <dd>{fineMoney(item.stavka)}</dd>
           <dt>Campaign</dt>
           <dd>
-            {item.campaignTitle} (#{item.campaignId})
+            <span className="wrap">{item.campaignTitle}</span>
           </dd>
           <dt>Advertiser</dt>
           <dd>
-            <Owner id={item.advertiserId} label="account" />
+            <Owner id={item.advertiserId} name={item.advertiserName} />
           </dd>
           {item.img && item.img_wide && (
             <>
@@ -288,7 +325,7 @@ function SiteItem({ item }: { item: Site }) {
       <dl className="facts">
         <dt>Publisher</dt>
         <dd>
-          <Owner id={item.userId} label="account" />
+          <Owner id={item.userId} name={item.userName} />
         </dd>
         <dt>Visit</dt>
         <dd>

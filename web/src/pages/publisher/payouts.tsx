@@ -6,6 +6,7 @@ import { Tile } from '../../components/figures.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import type { User } from '../../session.ts';
+import { PayoutDetails } from './payout-details.tsx';
 
 const PAYOUT_STATUS = {
   pending: { label: 'On its way', className: 's0' },
@@ -44,7 +45,9 @@ export function PayoutsPage({ user }: { user: User }) {
         Your share of every billed click goes into the balance. The network’s operators pay it out to your wallet; a recorded
         payout leaves the balance at once, and a cancelled one comes back to it.
       </p>
+      <PayoutDetails />
       {payouts.error && <Notice kind="error">{problem(payouts.error)}</Notice>}
+      <h2>Payouts</h2>
       <ScrollRegion label="Payouts">
         <table>
           <caption className="visually-hidden">Payouts, newest first</caption>

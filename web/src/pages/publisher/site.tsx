@@ -6,6 +6,7 @@ import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count } from '../../format.ts';
 import { Link } from '../../router.tsx';
+import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { BlockDesignEditor } from './block-design.tsx';
 import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
@@ -25,6 +26,7 @@ export function SitePage({ id }: { id: number }) {
       ),
     retry: noRetryOnRefusal,
   });
+  const queryClient = useQueryClient();
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<number | null>(null);
 
@@ -52,6 +54,13 @@ export function SitePage({ id }: { id: number }) {
             <SiteStatusBadge status={status} />
             <p>{SITE_STATUS[status].meaning}</p>
           </div>
+          <ModerationReason
+            what="site"
+            reason={current.moderationReason}
+            rejected={status === 'banned'}
+            resubmit={() => api.POST('/api/webmaster/sites/{id}/resubmit', { params: { path: { id } } })}
+            onResubmitted={() => queryClient.invalidateQueries({ queryKey: ['sites'] })}
+          />
           <IncomeTiles label="Figures for the period" figures={current} />
           <SitePrivacy siteId={id} />
         </>

@@ -1,0 +1,22 @@
+import type { Db } from '../../db/database.ts';
+import { Text } from '../../http/input-types.ts';
+import { accountContacts } from '../accounts/index.ts';
+
+/** The reason an operator gives with a decision (rejections of campaigns and ads, bans of sites). */
+export const ModerationReasonInput = Text(
+  'Why (with a rejection): the owner reads it where the object is, in a notification and by e-mail. Kept until the next approval.',
+  { maxLength: 1000 },
+);
+
+/** The reason as stored: trimmed, and none when it is empty. */
+export const reasonOf = (reason: string | undefined): string | null => (reason?.trim() ? reason.trim() : null);
+
+/** A name to show for an account: its name, or its login when it has none. */
+const displayName = (contact: { username: string; name: string }) =>
+  contact.name.trim() === '' ? contact.username : contact.name;
+
+/** The display names of the accounts that own these rows, by account id. */
+export async function ownerNames(db: Db, ownerIds: readonly number[]): Promise<Map<number, string>> {
+  const contacts = await accountContacts(db, ownerIds);
+  return new Map(contacts.map((contact) => [contact.id, displayName(contact)]));
+}

@@ -1,0 +1,6 @@
+/**
+ * What other modules use of notifications: writing them in the transaction of the event that
+ * causes them (docs/adr/0039-notifications-written-with-their-cause.md). This file imports no
+ * other module's service, so depending on it never makes an import cycle.
+ */
+export { type MovedBalance, type NotificationKind, notify, notifyLowBalances } from './notification-service.ts';

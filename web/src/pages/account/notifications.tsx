@@ -1,0 +1,155 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
+import { NOTIFICATION_SUMMARY } from '../../components/bell.tsx';
+import { Field, ListStatus, Notice } from '../../components/controls.tsx';
+import { Pager } from '../../components/pager.tsx';
+import { moment, money } from '../../format.ts';
+import { Link, navigate, useLocation } from '../../router.tsx';
+import type { PageProps } from '../../routes.tsx';
+
+const PER_PAGE = 20;
+
+/** Where a notification's object is, for the account that reads it. */
+function whereOf(kind: string, itemData: Record<string, unknown>, type: PageProps['user']['type']): string | undefined {
+  const id = typeof itemData.id === 'number' ? itemData.id : undefined;
+  if (kind === 'moderation.decided' && itemData.object === 'site' && id) return `/publisher/sites/${id}`;
+  if (kind === 'moderation.decided' && itemData.object === 'campaign' && id) return `/advertiser/campaigns/${id}`;
+  if (kind === 'campaign.budget_exhausted' && typeof itemData.campaignId === 'number') {
+    return `/advertiser/campaigns/${itemData.campaignId}`;
+  }
+  if (kind === 'webhook.disabled') return type === 'operator' ? undefined : `/${type}/webhooks`;
+  return undefined;
+}
+
+export function NotificationsPage({ user }: PageProps) {
+  const { query } = useLocation();
+  const unreadOnly = query.get('unread') === '1';
+  const page = Math.max(1, Number(query.get('page')) || 1);
+  const queryClient = useQueryClient();
+  const key = ['notifications', 'list', unreadOnly, page];
+  const list = useQuery({
+    queryKey: key,
+    queryFn: () =>
+      listPage(
+        api.GET('/api/notifications', {
+          params: { query: { page, 'per-page': PER_PAGE, ...(unreadOnly ? { unread: true } : {}) } },
+        }),
+      ),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['notifications'] });
+  const readOne = useMutation({
+    mutationFn: (id: number) => data(api.POST('/api/notifications/{id}/read', { params: { path: { id } } })),
+    onSettled: refresh,
+  });
+  const readAll = useMutation({ mutationFn: () => data(api.POST('/api/notifications/read')), onSettled: refresh });
+  const items = list.data?.items ?? [];
+  const filterHref = (unread: boolean) => (unread ? '/notifications?unread=1' : '/notifications');
+  return (
+    <>
+      <div className="page-head">
+        <h1>Notifications</h1>
+        <button type="button" onClick={() => readAll.mutate()} disabled={readAll.isPending || items.every((item) => item.read)}>
+          Mark all read
+        </button>
+      </div>
+      <p className="lead">
+        What needs your attention: decisions on what you submitted, a low balance, a campaign stopped by its daily limit, a
+        webhook endpoint switched off. Programs read the same list at <code>/api/notifications</code>.
+      </p>
+      <nav className="filter-tabs" aria-label="Which notifications">
+        <Link href={filterHref(false)} aria-current={unreadOnly ? undefined : 'page'}>
+          All
+        </Link>
+        <Link href={filterHref(true)} aria-current={unreadOnly ? 'page' : undefined}>
+          Unread
+        </Link>
+      </nav>
+      {(list.error || readOne.error || readAll.error) && (
+        <Notice kind="error">{problem(list.error ?? readOne.error ?? readAll.error)}</Notice>
+      )}
+      <ListStatus query={list} empty={items.length === 0}>
+        {unreadOnly ? 'Nothing unread.' : 'No notifications yet.'}
+      </ListStatus>
+      <ul className="notifications">
+        {items.map((item) => {
+          const where = whereOf(item.kind, item.data, user.type);
+          return (
+            <li key={item.id} className={`card notification${item.read ? '' : ' unread'}`}>
+              <div>
+                <p>
+                  {item.read ? null : <span className="visually-hidden">Unread: </span>}
+                  {item.text}
+                </p>
+                <time dateTime={item.date}>{moment(item.date)}</time>
+                {where && (
+                  <>
+                    {' · '}
+                    <Link href={where}>Open</Link>
+                  </>
+                )}
+              </div>
+              {!item.read && (
+                <button type="button" onClick={() => readOne.mutate(item.id)} disabled={readOne.isPending}>
+                  Mark read
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {list.data && (
+        <Pager
+          page={page}
+          pageCount={Math.ceil(list.data.total / PER_PAGE)}
+          label="notifications"
+          onPage={(to) => navigate(`${filterHref(unreadOnly)}${unreadOnly ? '&' : '?'}page=${to}`)}
+        />
+      )}
+      {user.type === 'advertiser' && <LowBalanceSetting />}
+    </>
+  );
+}
+
+/** The balance below which the advertiser is told it is low. */
+function LowBalanceSetting() {
+  const queryClient = useQueryClient();
+  const summary = useQuery({ queryKey: NOTIFICATION_SUMMARY, queryFn: () => data(api.GET('/api/notifications/summary')) });
+  const [value, setValue] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: (lowBalance: string) => data(api.PUT('/api/notifications/settings', { body: { lowBalance } })),
+    onSuccess: (answer) => {
+      queryClient.setQueryData(NOTIFICATION_SUMMARY, answer);
+      setValue(null);
+    },
+  });
+  const { errors } = useFieldErrors(save.error);
+  const shown = value ?? (summary.data ? String(summary.data.lowBalance) : '');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate(shown.trim());
+  };
+  return (
+    <section aria-labelledby="low-balance-title" className="card">
+      <h2 id="low-balance-title">Low balance</h2>
+      <form onSubmit={submit} noValidate>
+        <Field
+          label="Tell me when my balance falls below"
+          name="lowBalance"
+          inputMode="decimal"
+          maxLength={14}
+          value={shown}
+          onChange={(event) => setValue(event.target.value)}
+          error={errors.lowBalance}
+          hint="An amount in your account's currency, with a dot for decimals, e.g. 25.50; 0 never tells you."
+        />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            Save
+          </button>
+        </div>
+      </form>
+      {save.isSuccess && summary.data && <Notice kind="ok">Saved: you are told below {money(summary.data.lowBalance)}.</Notice>}
+    </section>
+  );
+}

@@ -1,0 +1,138 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, listPage, problem } from '../../api.ts';
+import { ListStatus, Notice } from '../../components/controls.tsx';
+import { Pager } from '../../components/pager.tsx';
+import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { fineMoney, moment } from '../../format.ts';
+import { navigate, useLocation } from '../../router.tsx';
+
+const PER_PAGE = 50;
+
+/** What moved the money, in words. */
+const KINDS: Record<string, string> = {
+  deposit: 'Top-up',
+  withdrawal: 'Withdrawal',
+  client_transfer: 'Transfer with a client',
+  click_charge: 'Clicks',
+  click_revenue: 'Earnings from clicks',
+  refund_charge: 'Refunded clicks',
+  refund_revenue: 'Refunded clicks',
+  payout: 'Payout',
+  payout_cancel: 'Payout cancelled',
+};
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A day of the period (YYYY-MM-DD, the browser's calendar) as the instant it starts. */
+const startOf = (day: string) => new Date(`${day}T00:00:00`).toISOString();
+const dayAfter = (day: string) => {
+  const next = new Date(`${day}T00:00:00`);
+  next.setDate(next.getDate() + 1);
+  return next.toISOString();
+};
+
+/** Every move of the advertiser's balance, with the balance after it, by period, and as a CSV statement. */
+export function BillingPage() {
+  const { query } = useLocation();
+  const from = DAY.test(query.get('from') ?? '') ? (query.get('from') as string) : '';
+  const to = DAY.test(query.get('to') ?? '') ? (query.get('to') as string) : '';
+  const page = Math.max(1, Number(query.get('page')) || 1);
+  const period = { ...(from ? { from: startOf(from) } : {}), ...(to ? { to: dayAfter(to) } : {}) };
+  const moves = useQuery({
+    queryKey: ['ledger', from, to, page],
+    queryFn: () => listPage(api.GET('/api/me/ledger', { params: { query: { page, 'per-page': PER_PAGE, ...period } } })),
+  });
+  const go = (next: { from?: string; to?: string; page?: number }) => {
+    const params = new URLSearchParams();
+    const wanted = { from, to, ...next };
+    if (wanted.from) params.set('from', wanted.from);
+    if (wanted.to) params.set('to', wanted.to);
+    if (next.page && next.page > 1) params.set('page', String(next.page));
+    const search = params.toString();
+    navigate(`/advertiser/billing${search ? `?${search}` : ''}`);
+  };
+  const csv = new URLSearchParams({ format: 'csv', ...period });
+  const items = moves.data?.items ?? [];
+  return (
+    <>
+      <div className="page-head">
+        <h1>Billing</h1>
+        <a className="button" href={`/api/me/ledger/export?${csv}`} download>
+          Download CSV<span className="visually-hidden"> of this period</span>
+        </a>
+      </div>
+      <p className="lead">
+        Every move of your balance — top-ups, clicks, transfers with clients, refunds — with the balance after it. Clicks are
+        billed in batches: one line sums the clicks of a batch.
+      </p>
+      <form className="toolbar period-range" onSubmit={(event) => event.preventDefault()} aria-label="Period">
+        <div className="field">
+          <label htmlFor="billing-from">From</label>
+          <input
+            id="billing-from"
+            type="date"
+            value={from}
+            max={to || undefined}
+            onChange={(event) => go({ from: event.target.value })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="billing-to">To</label>
+          <input
+            id="billing-to"
+            type="date"
+            value={to}
+            min={from || undefined}
+            onChange={(event) => go({ to: event.target.value })}
+          />
+        </div>
+        {(from || to) && (
+          <button type="button" onClick={() => navigate('/advertiser/billing')}>
+            Whole history
+          </button>
+        )}
+      </form>
+      {moves.error && <Notice kind="error">{problem(moves.error)}</Notice>}
+      <ScrollRegion label="Balance moves">
+        <table>
+          <caption className="visually-hidden">Balance moves, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">What</th>
+              <th scope="col" className="num">
+                Amount
+              </th>
+              <th scope="col" className="num">
+                Balance after
+              </th>
+              <th scope="col">Comment</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((move) => (
+              <tr key={move.id}>
+                <th scope="row">{moment(move.date)}</th>
+                <td>{KINDS[move.kind] ?? move.kind}</td>
+                <td className="num">{fineMoney(move.amount)}</td>
+                <td className="num">{fineMoney(move.balance)}</td>
+                <td className="wrap">{move.comment}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <ListStatus query={moves} empty={items.length === 0}>
+          No balance moves in this period.
+        </ListStatus>
+      </ScrollRegion>
+      {moves.data && (
+        <Pager
+          page={page}
+          pageCount={Math.ceil(moves.data.total / PER_PAGE)}
+          label="balance moves"
+          onPage={(next) => go({ page: next })}
+        />
+      )}
+    </>
+  );
+}
