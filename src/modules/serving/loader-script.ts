@@ -184,7 +184,9 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       list.style.cssText = 'list-style:none;margin:0;padding:0;display:grid;gap:12px;grid-template-columns:repeat(' + d.columns +
         ',minmax(0,1fr));background:' + d.background + ';color:' + d.textColor + ';font-family:' + (FONTS[d.font] || d.font) + ';';
       if (d.heading) {
-        var heading = container.appendChild(el('div', 'nativa-heading', d.heading));
+        var heading = container.appendChild(document.createElement('div'));
+        heading.className = 'nativa-heading';
+        heading.textContent = d.heading;
         heading.style.cssText = 'height:28px;line-height:28px;font-weight:700;overflow:hidden;font-family:' + (FONTS[d.font] || d.font);
       }
       list.childNodes.forEach(function (item) {

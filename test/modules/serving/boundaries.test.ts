@@ -24,6 +24,8 @@ const ENTRY_FILES: Record<string, readonly string[]> = {
     'schedule.ts',
     'frequency.ts',
     'page-views.ts',
+    'agent-targets.ts',
+    'pacing.ts',
   ],
   tracking: [
     'tracker.ts',
