@@ -199,7 +199,7 @@ async function measureExpiredLinks(
     const ad = ads[index % ads.length];
     if (ad === undefined) throw new Error('no ads to click');
     const claims = { ...ad, chargeMicros: 10_000, clickId: newClickId(), device: 1, country: '', issuedAt };
-    return `/api/serve/click/${engine.signer.sign(claims)}`;
+    return `/api/serve/click/${engine.signer.sign(claims).click}`;
   });
   const acceptedBefore = engine.tally.clicksAccepted;
   const { result, cpu } = await withCpu(
