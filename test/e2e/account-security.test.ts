@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import jsQRModule from 'jsqr';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { asBrowser, sessionOf, setPassword, TEST_PASSWORD, totpCode } from '../helpers/accounts.ts';
-import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { freePort } from '../helpers/network.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 // jsqr is CommonJS whose types declare an ES default export: at run time the module itself is the function.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
@@ -46,10 +45,7 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     const port = await freePort();
     origin = `https://localhost:${port}`;
     server = await startTestServer({ env: { PORT: String(port), PUBLIC_URL: origin } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     page = await context.newPage();
     page.on('console', (message) => {
@@ -242,10 +238,7 @@ describe('an operator who must have two-factor sign-in is led to enrol first (he
   before(async () => {
     buildWebIfStale();
     server = await startTestServer({ env: { REQUIRE_2FA_FOR: 'operator' } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

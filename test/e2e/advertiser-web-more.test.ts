@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/vocabulary.ts';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
-import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { engineOf } from '../helpers/serving.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const PASSWORD = 'a long enough password';
 const NEW_PASSWORD = 'another password, longer';
 
@@ -40,10 +39,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     mkdirSync(SHOTS, { recursive: true });
     await mailbox.start();
     server = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`, CURRENCY: 'EUR' } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     page = await context.newPage();

@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { DEVICES, type TrafficEvent } from '../../src/modules/statistics/vocabulary.ts';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
-import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer, testTls } from '../helpers/server.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const PASSWORD = 'a long enough password';
 /** The server's clock day; the browser's clock is pinned to it, so the default period and a rule's window agree. */
 const TODAY = new Date(TEST_EPOCH_MS).toISOString().slice(0, 10);
@@ -54,10 +53,7 @@ describe('an advertiser’s rules, webhooks and exports, and a publisher’s (he
       env: { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`, CURRENCY: 'EUR' },
       config: { webhookAllowPrivate: true, webhookCa: tls.cert, ...redis },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({
       ignoreHTTPSErrors: true,
       viewport: { width: 1280, height: 900 },

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { LOADER_SCRIPT } from '../../src/modules/serving/loader-script.ts';
+import { launchChromium, skipWithoutChromium } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf } from '../helpers/serving.ts';
 import { assertTrafficEverywhere } from '../helpers/statistics-assertions.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 if (skip) process.stdout.write(`# skipping the browser tests: ${skip}\n`);
 
 /** A publisher's page and an advertiser's landing page, on a plain local HTTP server. */
@@ -51,10 +50,7 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
   let browser: Browser;
   before(async () => {
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEVICES } from '../../src/modules/statistics/vocabulary.ts';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
-import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../helpers/fixtures.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const PASSWORD = 'a long enough password';
 
 /** Issue 30 in the web app: a campaign's flight, budget and targets; the payout minimum by a publisher's balance. */
@@ -26,10 +25,7 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     mkdirSync(SHOTS, { recursive: true });
     await mailbox.start();
     server = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`, MIN_PAYOUT: '50' } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     page = await context.newPage();
   });

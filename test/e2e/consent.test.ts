@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from '../helpers/browser.ts';
 import { TEST_VENDOR_ID, tcString } from '../helpers/consent-strings.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf, type World } from '../helpers/serving.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 
 /**
  * Serves the pages of the test, `/publisher` and `/advertiser`, over HTTPS on the server's host:
@@ -62,10 +61,7 @@ describe('consent in a real browser (headless Chromium)', { skip }, () => {
   let retargetingTitle: string;
   before(async () => {
     server = await startTestServer({ config: { tcfVendorId: TEST_VENDOR_ID } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     world = await createWorld(server, { ads: [{ bidMicros: 100_000 }, { bidMicros: 200_000 }], teaserCount: 4 });
     const db = server.server.context.db;
     const retargeting = world.campaignIds[0] ?? 0;

@@ -1,19 +1,18 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { imageBytes } from '../helpers/advertiser.ts';
-import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../helpers/server.ts';
 import { DESKTOP_UA, engineOf } from '../helpers/serving.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const PASSWORD = 'a long enough password';
 /** The server's clock day (its TZ is UTC), which the browsers' clocks are pinned to. */
 const TODAY = new Date(TEST_EPOCH_MS).toISOString().slice(0, 10);
@@ -127,10 +126,7 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     await mailbox.start();
     publisherPage = await startPublisherPage();
     server = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`, CURRENCY: 'EUR' } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     advertiser = await account('advertiser');
     publisher = await account('publisher');
     await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, { amount: 100, comment: 'bank transfer' });

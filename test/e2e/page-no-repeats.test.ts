@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from '../helpers/browser.ts';
 import { insertBlock } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf } from '../helpers/serving.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 
 /** A publisher's page with two blocks, each pasted with its own embed code (so the loader runs twice). */
 function startPage(html: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -30,10 +29,7 @@ describe('one page without repeats in a real browser (headless Chromium)', { ski
   let browser: Browser;
   before(async () => {
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

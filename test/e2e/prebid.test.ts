@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { cpmOf } from '../../src/modules/serving/openrtb/openrtb-auction.ts';
 import { smoothedCtr } from '../../src/modules/serving/selection/auction.ts';
+import { launchChromium, skipWithoutChromium } from '../helpers/browser.ts';
 import { buildPrebidWithNativa } from '../helpers/prebid-build.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { balanceOf, createWorld, DESKTOP_UA, engineOf, servedAndViews } from '../helpers/serving.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 if (skip) process.stdout.write(`# skipping the Prebid.js browser test: ${skip}\n`);
 
 const SCHAIN = { ver: '1.0', complete: 1, nodes: [{ asi: 'publisher.example', sid: '42', hp: 1 }] };
@@ -77,10 +76,7 @@ describe('Prebid.js with the Nativa adapter in a real browser (headless Chromium
     server = await startTestServer();
     // Built from the npm package with the adapter, as a publisher would: well under a second here.
     prebid = await buildPrebidWithNativa();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { sessionOf, setPassword, TEST_PASSWORD } from '../helpers/accounts.ts';
-import { SHOTS, seriousViolations } from '../helpers/browser.ts';
+import { launchChromium, SHOTS, seriousViolations, skipWithoutChromium } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 
 // The privacy controls in the web app: a publisher's ads.txt line and "never personalise", the
 // operator's ads.txt status on a site's moderation card, and an account's export and erasure.
@@ -22,10 +21,7 @@ describe('privacy in the web app (headless Chromium)', { skip }, () => {
     buildWebIfStale();
     mkdirSync(SHOTS, { recursive: true });
     server = await startTestServer({ env: { ADS_TXT_DOMAIN: 'ads.nativa.test' } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     const publisher = await server.createAccount('publisher', { name: 'Daily News' });
     publisherId = publisher.id;
     const site = await publisher.client.post('/api/webmaster/sites', { url: 'https://dailynews.invalid/', category_id: 101 });

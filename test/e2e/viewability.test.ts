@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Request } from 'playwright-core';
+import type { Browser, Request } from 'playwright-core';
 import type { Db } from '../../src/db/database.ts';
+import { launchChromium, skipWithoutChromium } from '../helpers/browser.ts';
 import { insertBlock } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf } from '../helpers/serving.ts';
 
 /** Where the page's clock starts (its own, not the server's). */
 const TEST_START = Date.UTC(2026, 2, 10, 12, 0, 0);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 if (skip) process.stdout.write(`# skipping the viewability browser test: ${skip}\n`);
 
 /** A publisher's article: one block at the top, one far below the fold. */
@@ -56,10 +55,7 @@ describe('viewable impressions in a real browser (headless Chromium)', { skip },
   let browser: Browser;
   before(async () => {
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

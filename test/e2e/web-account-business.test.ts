@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { setPassword, TEST_PASSWORD } from '../helpers/accounts.ts';
-import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 
 /** Long names, as people give them: nothing may spill out of its box at 1280 or 390 px. */
 const LONG_OWNER = `Northern Footwear Distribution ${'and Sons '.repeat(12)}Ltd`.slice(0, 120);
@@ -46,10 +45,7 @@ describe('moderation with reasons, notifications and money pages in the web app 
     buildWebIfStale();
     mkdirSync(SHOTS, { recursive: true });
     server = await startTestServer({ env: { CURRENCY: 'EUR' } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     page = await context.newPage();
 

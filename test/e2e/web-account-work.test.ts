@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { setPassword, TEST_PASSWORD } from '../helpers/accounts.ts';
 import { createCampaign, createOffer } from '../helpers/advertiser.ts';
-import { lookAt, SHOTS } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 
 /** A name as long as the API takes (255 characters), with spaces only now and then. */
 const LONG = (word: string) => `${word}-${'x'.repeat(120)} ${'y'.repeat(250)}`.slice(0, 255);
@@ -35,10 +34,7 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     buildWebIfStale();
     mkdirSync(SHOTS, { recursive: true });
     server = await startTestServer({ env: { CURRENCY: 'EUR' } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     page = await context.newPage();
 

@@ -1,9 +1,24 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 const AXE = readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+/** Debian's Chromium, or the one CHROMIUM_PATH names. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** A browser test's `skip`: false where Chromium is, else why it is not run. */
+export const skipWithoutChromium: string | false = existsSync(CHROMIUM)
+  ? false
+  : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
+
+/** Headless Chromium as every browser test runs it (never a downloaded browser). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
 /** Screenshots for people to look at; git-ignored. */
 export const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
