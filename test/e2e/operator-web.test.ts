@@ -89,7 +89,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await lookAt(page, 'operator-moderation');
     // Every control of the page is reachable with Tab.
     const reached = new Set<string>();
-    for (let presses = 0; presses < 25; presses++) {
+    for (let presses = 0; presses < 40; presses++) {
       await page.keyboard.press('Tab');
       reached.add(
         await page.locator('body').evaluate((body) => {
