@@ -132,11 +132,12 @@ describe('audit trail', () => {
     assert.equal((await server.operator.put(`/api/admin/campaigns/${campaign.json().id}`, { status: 1 })).status, 200);
     assert.equal((await server.operator.put(`/api/admin/campaigns/999999`, { status: 1 })).status, 404);
     const [decision] = await adminAudit(`action=campaign.moderate&objectId=${campaign.json().id}`);
-    assert.deepEqual([decision?.before, decision?.after], [{ status: 0 }, { status: 1 }]);
+    // The decision's reason is recorded too: none for an approval.
+    assert.deepEqual([decision?.before, decision?.after], [{ status: 0 }, { status: 1, reason: null }]);
     assert.equal((await adminAudit('action=campaign.moderate&objectId=999999')).length, 0);
     const [moderated] = await adminAudit(`action=site.moderate&objectId=${site.json().id}`);
     assert.equal(moderated?.subjectAccountId, publisher.id);
-    assert.deepEqual(moderated?.after, { status: 1 });
+    assert.deepEqual(moderated?.after, { status: 1, reason: null });
     const categoryEntries = await adminAudit(`objectType=category&objectId=${category.json().id}`);
     assert.deepEqual(
       categoryEntries.map((entry) => [entry.action, entry.before, entry.after]),
