@@ -143,7 +143,7 @@ export function CampaignPage({ id }: { id: number }) {
         {current && offers.length === 0 && <p className="empty">No ads yet.</p>}
         <ul className="ads">
           {offers.map((ad) => (
-            <li key={ad.id} className="card ad">
+            <li key={ad.id} className={editing === ad.id ? 'card ad editing' : 'card ad'}>
               <TeaserPreview
                 square={ad.img?.url ?? null}
                 wide={ad.img_wide?.url ?? null}
@@ -192,7 +192,7 @@ export function CampaignPage({ id }: { id: number }) {
                   >
                     Edit content<span className="visually-hidden"> of ad {ad.title}</span>
                   </button>
-                )}
+                )}{' '}
                 <button
                   type="button"
                   className="link danger"
