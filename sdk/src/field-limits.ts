@@ -262,6 +262,9 @@ export const FIELD_LIMITS = {
     minCpc: { minimum: 0, maximum: 10000 },
   },
   updateCampaign: {
+    title: { minLength: 1, maxLength: 255 },
+    category_id: { minimum: 1, maximum: 2147483647 },
+    geo: { maxItems: 300, maxLength: 2000 },
     maxmoney: { minimum: 0, maximum: 1000000000 },
     maxclicks: { minimum: 0, maximum: 1000000000 },
     frequencyCap: { minimum: 0, maximum: 1000000 },
@@ -276,6 +279,12 @@ export const FIELD_LIMITS = {
     siteBlock: { maxItems: 1000 },
   },
   updateOffer: {
+    title: { maxLength: 255 },
+    description: { maxLength: 100 },
+    url: { maxLength: 2048 },
+    url_mobile: { maxLength: 2048 },
+    rectangle: { maxLength: 3000000 },
+    square: { maxLength: 3000000 },
     clickPrice: { maximum: 1000 },
   },
   updateSite: {

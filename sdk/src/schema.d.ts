@@ -713,7 +713,7 @@ export interface paths {
         };
         /** One campaign with statistics; `expand=offers` embeds its ads with theirs. */
         get: operations["getCampaign"];
-        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists. None of these sends it back to moderation. */
+        /** Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), rename it (`title`), change its countries (`geo`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists: none of these sends it back to moderation. A new category (`category_id`) does. */
         put: operations["updateCampaign"];
         post?: never;
         delete?: never;
@@ -1079,7 +1079,7 @@ export interface paths {
         };
         /** One ad with statistics (lifetime, or for dateFrom–dateTo). */
         get: operations["getOffer"];
-        /** Switch an ad on or off, or change its bid (neither sends it back to moderation). */
+        /** Switch an ad on or off or change its bid (neither sends it back to moderation), or change its content: headline, text, landing pages or pictures (sends it back to moderation; it is not served until approved). */
         put: operations["updateOffer"];
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
@@ -8897,10 +8897,14 @@ export interface operations {
                     archived?: boolean;
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
+                    /** @description A new root product category. A change sends the campaign back to moderation: a moderator checks its ads against it. */
+                    category_id?: number;
                     /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
                     endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
                     frequencyCap?: number;
+                    /** @description New targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. Targeting, not content: no moderation. */
+                    geo?: string[] | string;
                     /** @description Daily click limit; 0 means none. Takes effect at once, without moderation. */
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 means none. Takes effect at once, without moderation. */
@@ -8919,6 +8923,8 @@ export interface operations {
                     startsAt?: string | null;
                     /** @description IANA time zone of the schedule (`Europe/Berlin`); null or empty (default) means the platform’s time zone (extension). */
                     timeZone?: string | null;
+                    /** @description A new title: the advertiser’s own name, never shown to visitors; no moderation. */
+                    title?: string;
                     /** @description Lifetime budget: the campaign stops once it has spent this much in all; 0 (default) means none (extension). */
                     totalBudget?: number | string;
                 };
@@ -11855,6 +11861,18 @@ export interface operations {
                     active?: boolean;
                     /** @description A new bid per click: above 0, at most 1000, at most 4 fraction digits. Applies at once; a bid is not content, so the ad stays approved. */
                     clickPrice?: number | string;
+                    /** @description A new teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH). Content: the ad goes back to moderation. */
+                    description?: string;
+                    /** @description A new rectangular image. Content: the ad goes back to moderation. A data URI: data:image/png;base64,... or data:image/jpeg;base64,... */
+                    rectangle?: string;
+                    /** @description A new square image. Content: the ad goes back to moderation. A data URI: data:image/png;base64,... or data:image/jpeg;base64,... */
+                    square?: string;
+                    /** @description A new product title. Content: the ad goes back to moderation. */
+                    title?: string;
+                    /** @description A new target URL (http or https). Content: the ad goes back to moderation. */
+                    url?: string;
+                    /** @description A new target URL for mobile devices; empty means `url`. Content: the ad goes back to moderation. */
+                    url_mobile?: string;
                 };
             };
         };

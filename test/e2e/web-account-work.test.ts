@@ -326,6 +326,57 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     assert.equal(ad?.stavka, 0.3125);
   });
 
+  it('edits an ad’s content after creation, saying before saving that it goes back to moderation', async () => {
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
+    await page.getByRole('button', { name: `Edit content of ad ${LONG('Boots')}` }).click();
+    const form = page.getByRole('form', { name: `Content of ${LONG('Boots')}` });
+    await form.getByText('Saving sends this ad back to moderation').waitFor();
+    await lookAt(page, 'work-ad-content');
+    const headline = form.getByLabel('Headline');
+    await headline.fill('n'.repeat(77));
+    assert.equal((await headline.inputValue()).length, 60, 'a 60-character field takes no more');
+    await headline.fill('Warm boots, new text');
+    await form.getByLabel('Landing page', { exact: true }).fill('ftp://shop.example/boots');
+    await form.getByRole('button', { name: 'Save and send for moderation' }).click();
+    await form.getByText('Must be an absolute http or https URL', { exact: false }).waitFor();
+    await form.getByLabel('Landing page', { exact: true }).fill('https://shop.example/new-boots');
+    await form.getByRole('button', { name: 'Save and send for moderation' }).click();
+    await form.waitFor({ state: 'detached' });
+    const [ad] = (await advertiserClient.get(`/api/advertiser/campaigns/${campaignId}?expand=offers`)).json<{
+      offers: { opis: string; url: string; status: number }[];
+    }>().offers;
+    assert.deepEqual([ad?.opis, ad?.url, ad?.status], ['Warm boots, new text', 'https://shop.example/new-boots', 0]);
+  });
+
+  it('edits a campaign’s category and countries, saying a new category goes back to moderation', async () => {
+    const campaignOf = async () =>
+      (await advertiserClient.get(`/api/advertiser/campaigns/${campaignId}`)).json<{
+        category_id: number;
+        geo: string[];
+        status: number;
+      }>();
+    const before = await campaignOf();
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
+    const form = page.getByRole('form', { name: 'Title, category and countries' });
+    await form.getByText('new countries apply at once, without moderation').waitFor();
+    const select = form.getByLabel('Category');
+    const other = await select
+      .locator('option')
+      .evaluateAll(
+        (options, current) =>
+          options.map((option) => (option as unknown as { value: string }).value).find((value) => value !== current),
+        String(before.category_id),
+      );
+    assert.ok(other, 'a second root category to choose');
+    await select.selectOption(other);
+    await form.getByText('Saving sends this campaign back to moderation').waitFor();
+    await form.getByRole('button', { name: 'Save and send for moderation' }).click();
+    await form.getByText('Saved.').waitFor();
+    const after = await campaignOf();
+    assert.deepEqual([after.category_id, after.status], [Number(other), 0]);
+    await lookAt(page, 'work-campaign-settings');
+  });
+
   it('keeps the publisher’s sites list inside its box with a long address', async () => {
     await signOut();
     await page.goto(`${server.url}/publisher/sites`);

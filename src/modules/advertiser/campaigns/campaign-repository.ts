@@ -180,6 +180,25 @@ export async function updateCampaignFlags(
     .execute();
 }
 
+/**
+ * A campaign's new title, category and/or countries. A new category sends it back to moderation
+ * (a moderator checks its ads against it) and clears the reason of an earlier rejection.
+ */
+export async function updateCampaignDescription(
+  db: Db,
+  id: number,
+  description: { title?: string; category_id?: number; geo?: string[] },
+  now: Date,
+): Promise<void> {
+  const backToModeration =
+    description.category_id === undefined ? {} : { moderation_status: MODERATION.moderation, moderation_reason: null };
+  await db
+    .updateTable('campaigns')
+    .set({ ...description, ...backToModeration, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** Whether `id` is a root category of the product tree (campaigns are filed under those). */
 export async function isRootCategory(db: Db, id: number): Promise<boolean> {
   const row = await db

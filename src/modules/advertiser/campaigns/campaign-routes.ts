@@ -128,17 +128,41 @@ export const ChangeCampaignBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** What only a single campaign's change may rename or re-aim (a bulk change takes the rest). */
+const campaignDescriptionProperties = {
+  title: Type.Optional(
+    Text('A new title: the advertiser’s own name, never shown to visitors; no moderation.', { minLength: 1, maxLength: 255 }),
+  ),
+  category_id: Type.Optional(
+    Id('A new root product category. A change sends the campaign back to moderation: a moderator checks its ads against it.'),
+  ),
+  geo: Type.Optional(
+    Type.Union(
+      [Type.Array(Text('A country code.', { maxLength: 8 }), { maxItems: 300 }), Text('Country codes.', { maxLength: 2000 })],
+      {
+        description:
+          'New targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. Targeting, not content: no moderation.',
+      },
+    ),
+  ),
+};
+
+const EditCampaignBody = Type.Object(
+  { ...campaignDescriptionProperties, ...ChangeCampaignBody.properties },
+  { additionalProperties: false },
+);
+
 const CampaignWithOffers = campaignWithOffers(AdSchema);
 
 type CreateCampaignFields = Static<typeof CreateCampaignBody>;
-type ChangeCampaignFields = Static<typeof ChangeCampaignBody>;
+type ChangeCampaignFields = Static<typeof EditCampaignBody>;
 
 /** The API's names of a campaign change's fields, in the service's words (the daily limits' names differ). */
 function toCampaignChange(body: ChangeCampaignFields): CampaignChange;
 function toCampaignChange(body: Unchecked<ChangeCampaignFields>): Unchecked<CampaignChange>;
 function toCampaignChange(body: Unchecked<ChangeCampaignFields>): Unchecked<CampaignChange> {
-  const { maxmoney, maxclicks, ...rest } = body;
-  return { ...rest, dailyBudget: maxmoney, dailyClickLimit: maxclicks };
+  const { maxmoney, maxclicks, category_id, ...rest } = body;
+  return { ...rest, categoryId: category_id, dailyBudget: maxmoney, dailyClickLimit: maxclicks };
 }
 
 /** The API's names of a new campaign's fields, in the service's words. */
@@ -268,9 +292,9 @@ export function registerCampaignRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'updateCampaign',
         summary:
-          'Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists. None of these sends it back to moderation.',
+          'Switch a campaign on or off (`active`), archive or restore it (`archived`), change its daily limits (`maxmoney`, `maxclicks`), rename it (`title`), change its countries (`geo`), set or clear its frequency cap, schedule, time zone, flight dates, lifetime budget, pacing, OS and browser targets and site lists: none of these sends it back to moderation. A new category (`category_id`) does.',
         params: IdParams,
-        body: ChangeCampaignBody,
+        body: EditCampaignBody,
         response: { 200: CampaignSchema, ...errorResponses(401, 403, 404, 422) },
       },
       config: {

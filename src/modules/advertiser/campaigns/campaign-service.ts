@@ -16,7 +16,7 @@ import type { Period } from '../../statistics/period.ts';
 import { totalsByCampaign } from '../../statistics/statistics-service.ts';
 import { readIdList, type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { emitWebhookEvent } from '../../webhooks/emit.ts';
-import { offersWithTotals } from '../offers/offer-service.ts';
+import { DESCRIPTION_LIMIT, longestOfferDescription, offersWithTotals } from '../offers/offer-service.ts';
 import { type ControlColumns, type ControlInput, checkControl } from './campaign-control.ts';
 import {
   type CampaignDelivery,
@@ -30,6 +30,7 @@ import {
   listCampaignsForModeration,
   type NewCampaign,
   setCampaignModeration,
+  updateCampaignDescription,
   updateCampaignFlags,
 } from './campaign-repository.ts';
 import { type Campaign, type CampaignRecord, toCampaign } from './campaign-schema.ts';
@@ -98,6 +99,12 @@ export interface CampaignInput extends ControlInput {
 
 /** What may change on an existing campaign. */
 export interface CampaignChange extends ControlInput {
+  /** The advertiser's own name of it: never shown to visitors, so it keeps the moderation status. */
+  title?: string;
+  /** A new category sends the campaign back to moderation (a moderator checks its ads against it). */
+  categoryId?: number;
+  /** Targeting, not content: it keeps the moderation status. */
+  geo?: unknown;
   active?: boolean;
   archived?: boolean;
   /** Daily limits: they apply at once and never send the campaign back to moderation. */
@@ -265,6 +272,7 @@ export async function applyCampaignChange(
   }
   const dailyBudgetMicros = dailyBudgetOf(change.dailyBudget);
   if (dailyBudgetMicros !== undefined && typeof dailyBudgetMicros !== 'number') problems.push(dailyBudgetMicros);
+  const description = await checkDescriptionChange(trx, id, change, row, problems);
   if (problems.length > 0) throw validationFailed(problems);
   const limits = {
     ...(typeof dailyBudgetMicros === 'number' ? { daily_budget_micros: dailyBudgetMicros } : {}),
@@ -274,6 +282,42 @@ export async function applyCampaignChange(
     ...control,
     ...limits,
   });
+  if (Object.keys(description).length > 0) await updateCampaignDescription(trx, id, description, now);
+}
+
+/**
+ * The rules of a new title, category and countries, against the campaign: the columns to write
+ * (only what was sent), or the 422 entries added to `problems`.
+ */
+async function checkDescriptionChange(
+  trx: Db,
+  id: number,
+  change: CampaignChange,
+  row: CampaignRecord,
+  problems: FieldError[],
+): Promise<{ title?: string; category_id?: number; geo?: string[] }> {
+  const columns: { title?: string; category_id?: number; geo?: string[] } = {};
+  if (change.title !== undefined) {
+    if (change.title.trim() === '') problems.push({ field: 'title', message: 'Must not be empty.' });
+    else columns.title = change.title.trim();
+  }
+  if (change.categoryId !== undefined && change.categoryId !== row.category_id) {
+    if (!(await isRootCategory(trx, change.categoryId))) {
+      problems.push({ field: 'category_id', message: 'Must be the id of a root category (GET /advertiser/categories).' });
+    } else columns.category_id = change.categoryId;
+  }
+  if (change.geo !== undefined) {
+    const geo = checkGeo(change.geo);
+    if (!Array.isArray(geo)) problems.push(geo);
+    // Ads of a campaign aimed at Thailand may carry a 100-character text; leaving Thailand would break them.
+    else if (row.geo.includes('TH') && !geo.includes('TH') && (await longestOfferDescription(trx, id)) > DESCRIPTION_LIMIT) {
+      problems.push({
+        field: 'geo',
+        message: `An ad of this campaign has a text over ${DESCRIPTION_LIMIT} characters, allowed only when it targets Thailand (TH): shorten it first.`,
+      });
+    } else columns.geo = geo;
+  }
+  return columns;
 }
 
 /** A copy of a campaign row titled "… (copy)", awaiting moderation (a duplicate's first step); answers its id. */

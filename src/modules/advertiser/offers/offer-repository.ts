@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { listWithTotal } from '../../../db/list.ts';
 import type { OffersTable } from '../../../db/schema.ts';
@@ -36,6 +36,21 @@ export async function setOfferActive(db: Db, id: number, active: boolean, now: D
 /** A new bid per click, in micros. */
 export async function setOfferBid(db: Db, id: number, bidMicros: number, now: Date): Promise<void> {
   await db.updateTable('offers').set({ bid_micros: bidMicros, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** The columns of an ad a moderator judges. */
+export type OfferContent = Pick<
+  Updateable<OffersTable>,
+  'title' | 'description' | 'url' | 'url_mobile' | 'image_wide' | 'image_square'
+>;
+
+/** New content for an ad: it goes back to moderation, and the reason of an earlier rejection no longer applies. */
+export async function setOfferContent(db: Db, id: number, content: OfferContent, now: Date): Promise<void> {
+  await db
+    .updateTable('offers')
+    .set({ ...content, moderation_status: MODERATION.moderation, moderation_reason: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Hides the ad for good; its rows in the statistics rollup stay. */

@@ -69,6 +69,21 @@ const OfferQuery = Type.Object({
 
 const ChangeOfferBody = Type.Object(
   {
+    title: Type.Optional(Text('A new product title. Content: the ad goes back to moderation.', { maxLength: 255 })),
+    description: Type.Optional(
+      Text(
+        'A new teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH). Content: the ad goes back to moderation.',
+        { maxLength: DESCRIPTION_LIMIT_TH },
+      ),
+    ),
+    url: Type.Optional(Text('A new target URL (http or https). Content: the ad goes back to moderation.', { maxLength: 2048 })),
+    url_mobile: Type.Optional(
+      Text('A new target URL for mobile devices; empty means `url`. Content: the ad goes back to moderation.', {
+        maxLength: 2048,
+      }),
+    ),
+    rectangle: Type.Optional(ImageDataUri('A new rectangular image. Content: the ad goes back to moderation.')),
+    square: Type.Optional(ImageDataUri('A new square image. Content: the ad goes back to moderation.')),
     active: Type.Optional(Flag('Switch the ad on (true) or off (false).')),
     clickPrice: Type.Optional(
       Money(
@@ -152,14 +167,15 @@ export function registerOfferRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'updateOffer',
-        summary: 'Switch an ad on or off, or change its bid (neither sends it back to moderation).',
+        summary:
+          'Switch an ad on or off or change its bid (neither sends it back to moderation), or change its content: headline, text, landing pages or pictures (sends it back to moderation; it is not served until approved).',
         params: IdParams,
         body: ChangeOfferBody,
         response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
       },
     },
     async (request, reply) => {
-      await changeOffer(db, accountOf(request), request.params.id, request.body, new Date(clock.now()));
+      await changeOffer(db, accountOf(request), request.params.id, request.body, new Date(clock.now()), images);
       reply.code(204);
     },
   );

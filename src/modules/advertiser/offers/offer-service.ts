@@ -29,8 +29,10 @@ import {
   listOffersForModeration,
   listOffersOfCampaign,
   markOfferDeleted,
+  type OfferContent,
   setOfferActive,
   setOfferBid,
+  setOfferContent,
   setOfferModeration,
 } from './offer-repository.ts';
 import type { OfferRecord } from './offer-schema.ts';
@@ -71,6 +73,25 @@ function checkUrl(value: unknown, field: string, problems: FieldError[]): void {
   }
 }
 
+/** The teaser text's rule: not empty, at most 60 characters (100 when the campaign targets Thailand). */
+function checkDescription(value: unknown, campaignGeo: readonly string[], problems: FieldError[]): void {
+  if (typeof value !== 'string') return;
+  const description = value.trim();
+  const limit = campaignGeo.includes('TH') ? DESCRIPTION_LIMIT_TH : DESCRIPTION_LIMIT;
+  if (description === '') problems.push({ field: 'description', message: 'Must not be empty.' });
+  else if ([...description].length > limit)
+    problems.push({ field: 'description', message: `Must be at most ${limit} characters.` });
+}
+
+/** A picture's bytes when its data URI is a valid image; its problem is added otherwise (absent: undefined). */
+async function checkImage(value: unknown, field: string, problems: FieldError[]): Promise<Buffer | undefined> {
+  if (typeof value !== 'string') return undefined;
+  const image = await readImageDataUri(value, field);
+  if (Buffer.isBuffer(image)) return image;
+  problems.push(image);
+  return undefined;
+}
+
 const isPrice = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
 
 /** An ad's fields that passed every rule, in the form it is stored. */
@@ -96,15 +117,8 @@ async function checkOffer(
     else if (campaign.archived) problems.push({ field: 'campaignId', message: 'The campaign is archived.' });
   }
 
-  if (typeof input.description === 'string') {
-    const description = input.description.trim();
-    // Without a campaign (none given, or none found) the stricter limit applies.
-    const limit = campaign?.geo.includes('TH') ? DESCRIPTION_LIMIT_TH : DESCRIPTION_LIMIT;
-    if (description === '') problems.push({ field: 'description', message: 'Must not be empty.' });
-    else if ([...description].length > limit)
-      problems.push({ field: 'description', message: `Must be at most ${limit} characters.` });
-  }
-
+  // Without a campaign (none given, or none found) the stricter limit applies.
+  checkDescription(input.description, campaign?.geo ?? [], problems);
   checkUrl(input.url, 'url', problems);
   if (input.url_mobile !== '') checkUrl(input.url_mobile, 'url_mobile', problems);
 
@@ -133,10 +147,8 @@ async function checkOffer(
   }
   const bid = input.clickPrice === undefined ? undefined : checkMoney(input.clickPrice, 'clickPrice', CLICK_PRICE_RULE);
   if (bid !== undefined && typeof bid !== 'number') problems.push(bid);
-  const rectangle = typeof input.rectangle === 'string' ? await readImageDataUri(input.rectangle, 'rectangle') : undefined;
-  const square = typeof input.square === 'string' ? await readImageDataUri(input.square, 'square') : undefined;
-  if (rectangle !== undefined && !Buffer.isBuffer(rectangle)) problems.push(rectangle);
-  if (square !== undefined && !Buffer.isBuffer(square)) problems.push(square);
+  const rectangle = await checkImage(input.rectangle, 'rectangle', problems);
+  const square = await checkImage(input.square, 'square', problems);
   if (problems.length > 0 || typeof bid !== 'number' || !Buffer.isBuffer(rectangle) || !Buffer.isBuffer(square)) {
     return { problems };
   }
@@ -220,6 +232,12 @@ export async function offersWithTotals(db: Db, campaignId: number | undefined, p
   return { offers, totals };
 }
 
+/** The length in characters of the longest text among a campaign's ads that are not deleted (0 without ads). */
+export async function longestOfferDescription(db: Db, campaignId: number): Promise<number> {
+  const offers = await listOffersOfCampaign(db, campaignId);
+  return Math.max(0, ...offers.map((offer) => [...offer.description].length));
+}
+
 /** Copies every ad of a campaign that is not deleted into another, each awaiting moderation (a campaign's duplicate). */
 export async function copyOffersOfCampaign(trx: Db, fromCampaignId: number, toCampaignId: number, now: Date): Promise<number[]> {
   return copyOffers(trx, { campaignId: fromCampaignId }, toCampaignId, now);
@@ -235,26 +253,71 @@ export async function duplicateOffer(db: Db, advertiserId: number, id: number, n
   });
 }
 
+/** What an advertiser may change on an ad after creation: its switch and bid, and its content. */
+export interface OfferChange {
+  active?: boolean;
+  clickPrice?: number | string;
+  title?: string;
+  description?: string;
+  url?: string;
+  url_mobile?: string;
+  rectangle?: string;
+  square?: string;
+}
+
+/** The fields of an ad a moderator judges: a change to any of them sends the ad back to moderation. */
+const CONTENT_FIELDS = ['title', 'description', 'url', 'url_mobile', 'rectangle', 'square'] as const;
+
 /**
- * Switches an ad on or off and/or changes its bid. Neither is content, so the ad keeps its
- * moderation status (a new headline, landing page or picture would not).
+ * Switches an ad on or off, changes its bid and/or its content. The switch and the bid keep its
+ * moderation status; a new headline, text, landing page or picture sends it back to moderation
+ * (and clears the reason of an earlier rejection), so the serving index drops it until an operator
+ * approves it again. Every failing field is reported in one 422, and nothing changes.
  */
 export async function changeOffer(
   db: Db,
   advertiserId: number,
   id: number,
-  change: { active?: boolean; clickPrice?: number | string },
+  change: OfferChange,
   now: Date,
+  images?: ImageStore,
 ): Promise<void> {
-  if (change.active === undefined && change.clickPrice === undefined) {
-    throw validationFailed([{ field: 'active', message: 'Give active, clickPrice or both.' }]);
+  const contentChanged = CONTENT_FIELDS.some((field) => change[field] !== undefined);
+  if (change.active === undefined && change.clickPrice === undefined && !contentChanged) {
+    throw validationFailed([{ field: 'active', message: 'Give active, clickPrice or a content field.' }]);
   }
+  const offer = await requireOffer(db, advertiserId, id);
+  const campaign = await findCampaign(db, advertiserId, offer.campaign_id);
+  const problems: FieldError[] = [];
   const bid = change.clickPrice === undefined ? undefined : checkMoney(change.clickPrice, 'clickPrice', CLICK_PRICE_RULE);
-  if (bid !== undefined && typeof bid !== 'number') throw validationFailed([bid]);
+  if (bid !== undefined && typeof bid !== 'number') problems.push(bid);
+  if (typeof change.title === 'string' && change.title.trim() === '') {
+    problems.push({ field: 'title', message: 'Must not be empty.' });
+  }
+  checkDescription(change.description, campaign?.geo ?? [], problems);
+  checkUrl(change.url, 'url', problems);
+  if (change.url_mobile !== '') checkUrl(change.url_mobile, 'url_mobile', problems);
+  const rectangle = await checkImage(change.rectangle, 'rectangle', problems);
+  const square = await checkImage(change.square, 'square', problems);
+  if (problems.length > 0) throw validationFailed(problems);
+  if ((rectangle !== undefined || square !== undefined) && images === undefined) {
+    throw new Error('changeOffer: a new picture needs the image store');
+  }
+
+  // Images are content-addressed, so storing them before the update is harmless if it fails.
+  const content: OfferContent = {
+    ...(change.title === undefined ? {} : { title: change.title.trim() }),
+    ...(change.description === undefined ? {} : { description: change.description.trim() }),
+    ...(change.url === undefined ? {} : { url: change.url }),
+    ...(change.url_mobile === undefined ? {} : { url_mobile: change.url_mobile }),
+    ...(rectangle === undefined ? {} : { image_wide: await images?.save(rectangle) }),
+    ...(square === undefined ? {} : { image_square: await images?.save(square) }),
+  };
   await inTransaction(db, async (trx) => {
     await requireOffer(trx, advertiserId, id);
     if (change.active !== undefined) await setOfferActive(trx, id, change.active, now);
-    if (bid !== undefined) await setOfferBid(trx, id, bid, now);
+    if (typeof bid === 'number') await setOfferBid(trx, id, bid, now);
+    if (contentChanged) await setOfferContent(trx, id, content, now);
   });
 }
 

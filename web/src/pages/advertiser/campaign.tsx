@@ -10,11 +10,14 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
 import { ModerationReason } from '../shared/moderation-reason.tsx';
+import { AdContentForm } from './ad-content.tsx';
 import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
 import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
+import { CampaignSettings } from './campaign-settings.tsx';
 import { DuplicateCampaign } from './duplicate-campaign.tsx';
+import { readAsDataUri } from './read-image.ts';
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
 const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
@@ -48,6 +51,7 @@ export function CampaignPage({ id }: { id: number }) {
     onSettled: refresh,
   });
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<number | null>(null);
   const series = useResolvedColors(
     useMemo(
       () =>
@@ -139,7 +143,7 @@ export function CampaignPage({ id }: { id: number }) {
         {current && offers.length === 0 && <p className="empty">No ads yet.</p>}
         <ul className="ads">
           {offers.map((ad) => (
-            <li key={ad.id} className="card ad">
+            <li key={ad.id} className={editing === ad.id ? 'card ad editing' : 'card ad'}>
               <TeaserPreview
                 square={ad.img?.url ?? null}
                 wide={ad.img_wide?.url ?? null}
@@ -179,6 +183,16 @@ export function CampaignPage({ id }: { id: number }) {
                   <dd>{percent(ad.cr)}</dd>
                 </dl>
                 <BidForm adId={ad.id} title={ad.title} bid={ad.stavka} onSaved={refresh} />
+                {current && !current.archived && (
+                  <button
+                    type="button"
+                    className="link"
+                    aria-expanded={editing === ad.id}
+                    onClick={() => setEditing(editing === ad.id ? null : ad.id)}
+                  >
+                    Edit content<span className="visually-hidden"> of ad {ad.title}</span>
+                  </button>
+                )}{' '}
                 <button
                   type="button"
                   className="link danger"
@@ -187,11 +201,28 @@ export function CampaignPage({ id }: { id: number }) {
                   Delete<span className="visually-hidden"> ad {ad.title}</span>
                 </button>
               </div>
+              {editing === ad.id && current && (
+                <AdContentForm
+                  ad={ad}
+                  headlineLimit={headlineLimitOf(current.geo)}
+                  onDone={() => setEditing(null)}
+                  onSaved={refresh}
+                />
+              )}
             </li>
           ))}
         </ul>
       </section>
 
+      {current && !current.archived && (
+        <CampaignSettings
+          campaignId={id}
+          title={current.title}
+          categoryId={current.category_id}
+          geo={current.geo}
+          onSaved={refresh}
+        />
+      )}
       {current && !current.archived && (
         <CampaignDelivery
           campaignId={id}
@@ -311,15 +342,6 @@ function SpendNote({ clicks, spend }: { clicks: number; spend: number }) {
       <a href="/docs/serving.md">How a click is priced (docs/serving.md)</a>
     </p>
   );
-}
-
-function readAsDataUri(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
 }
 
 /**

@@ -1,0 +1,156 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
+import { Field, FormActions, Notice } from '../../components/controls.tsx';
+import { TeaserPreview } from '../../components/teaser-preview.tsx';
+import { readAsDataUri } from './read-image.ts';
+
+interface AdContent {
+  id: number;
+  title: string;
+  opis: string;
+  url: string;
+  url_mobile: string;
+  cost: string;
+  img: { url: string } | null;
+  img_wide: { url: string } | null;
+}
+
+type TextKey = 'title' | 'opis' | 'url' | 'url_mobile';
+
+/**
+ * An ad's content after creation: headline, product title, landing pages and pictures. Content is
+ * what a moderator approved, so saving a change sends the ad back to moderation (the API's
+ * `PUT /advertiser/offers/{id}`); the form says so before the reader saves. Only changed fields
+ * are sent, so an unchanged form sends nothing.
+ */
+export function AdContentForm({
+  ad,
+  headlineLimit,
+  onDone,
+  onSaved,
+}: {
+  ad: AdContent;
+  headlineLimit: number;
+  onDone: () => void;
+  onSaved: () => void;
+}) {
+  const [form, setForm] = useState<Record<TextKey, string>>({
+    title: ad.title,
+    opis: ad.opis,
+    url: ad.url,
+    url_mobile: ad.url_mobile,
+  });
+  const [rectangle, setRectangle] = useState('');
+  const [square, setSquare] = useState('');
+  const change = {
+    ...(form.title !== ad.title ? { title: form.title } : {}),
+    ...(form.opis !== ad.opis ? { description: form.opis } : {}),
+    ...(form.url !== ad.url ? { url: form.url } : {}),
+    ...(form.url_mobile !== ad.url_mobile ? { url_mobile: form.url_mobile } : {}),
+    ...(rectangle ? { rectangle } : {}),
+    ...(square ? { square } : {}),
+  };
+  const changed = Object.keys(change).length > 0;
+  const save = useMutation({
+    mutationFn: async () => {
+      const { error } = await api.PUT('/api/advertiser/offers/{id}', { params: { path: { id: ad.id } }, body: change });
+      if (error) throw error;
+    },
+    onSuccess: () => {
+      onSaved();
+      onDone();
+    },
+  });
+  const { errors, general, edited, submitted } = useFieldErrors(save.error);
+  const limits = FIELD_LIMITS.updateOffer;
+  // The API names the text `description`; the ad shows it as `opis`.
+  const apiField: Record<TextKey, string> = { title: 'title', opis: 'description', url: 'url', url_mobile: 'url_mobile' };
+  const text = (key: TextKey) => ({
+    name: `${key}-${ad.id}`,
+    value: form[key],
+    error: errors[apiField[key]],
+    onChange: (event: { target: { value: string } }) => {
+      setForm({ ...form, [key]: event.target.value });
+      edited(apiField[key]);
+    },
+  });
+  const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
+    const file = event.target.files?.[0];
+    setter(file ? await readAsDataUri(file) : '');
+    edited(name);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    if (changed) save.mutate();
+  };
+  return (
+    <form className="card create-ad" onSubmit={submit} noValidate aria-label={`Content of ${ad.title}`}>
+      <div className="form-grid">
+        <h3>Edit content</h3>
+        <p className="hint moderation-note" id={`content-note-${ad.id}`}>
+          <strong>Saving sends this ad back to moderation:</strong> it stops showing until an operator approves it again. A new
+          bid or switching it on and off does not.
+        </p>
+        {general && <Notice kind="error">{problem(save.error)}</Notice>}
+        <Field
+          label="Headline"
+          hint={`Up to ${headlineLimit} characters.`}
+          required
+          maxLength={headlineLimit}
+          {...text('opis')}
+        />
+        <Field label="Product title" maxLength={limits.title.maxLength} {...text('title')} />
+        <Field
+          label="Landing page"
+          type="url"
+          inputMode="url"
+          placeholder="https://"
+          required
+          maxLength={limits.url.maxLength}
+          {...text('url')}
+        />
+        <Field
+          label="Landing page on phones"
+          type="url"
+          inputMode="url"
+          placeholder="https://"
+          hint="Empty: the landing page above."
+          maxLength={limits.url_mobile.maxLength}
+          {...text('url_mobile')}
+        />
+        <Field
+          label="New wide picture (3:2)"
+          name={`rectangle-${ad.id}`}
+          type="file"
+          accept="image/png,image/jpeg"
+          hint="Leave empty to keep the current one."
+          error={errors.rectangle}
+          onChange={pick('rectangle', setRectangle)}
+        />
+        <Field
+          label="New square picture"
+          name={`square-${ad.id}`}
+          type="file"
+          accept="image/png,image/jpeg"
+          hint="Leave empty to keep the current one."
+          error={errors.square}
+          onChange={pick('square', setSquare)}
+        />
+        {!changed && <p className="hint">Nothing changed yet.</p>}
+        <FormActions submit="Save and send for moderation" busy="Saving…" pending={save.isPending} onCancel={onDone} />
+      </div>
+      <section className="preview" aria-label={`Preview of ${ad.title}`}>
+        <p className="hint">As it will appear in a block</p>
+        <TeaserPreview
+          square={square || ad.img?.url || null}
+          wide={rectangle || ad.img_wide?.url || null}
+          title={form.title || form.opis}
+          url={form.url}
+          price={ad.cost}
+        />
+      </section>
+    </form>
+  );
+}
