@@ -237,7 +237,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List payouts, newest first. */
+        /** List payouts, newest first unless `sort` says otherwise; `q` searches destinations. */
         get: operations["adminListPayouts"];
         put?: never;
         /** Record a payout; debits the publisher's balance (more than the balance → 422). */
@@ -325,7 +325,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List sites (lifetime statistics), oldest first; `status=0` is the moderation queue. */
+        /** List sites (lifetime statistics), oldest first unless `sort` says otherwise; `q` searches addresses; `status=0` is the moderation queue. */
         get: operations["adminListSites"];
         put?: never;
         post?: never;
@@ -2240,7 +2240,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The publisher's payouts, newest first. */
+        /** The publisher's payouts, newest first unless `sort` says otherwise; `q` searches destinations. */
         get: operations["listPayouts"];
         put?: never;
         post?: never;
@@ -2325,7 +2325,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The publisher's sites with their statistics for the period. */
+        /** The publisher's sites with their statistics for the period; `q` searches addresses, `sort` orders them. */
         get: operations["listSites"];
         put?: never;
         /** Add a site (extension). It starts in moderation (status 0) until an operator approves it. */
@@ -4443,6 +4443,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose destination (wallet) contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `amount`, `created`; `-` before a field for descending (default `-id`). */
+                sort?: string;
                 /** @description Only payouts in this status. */
                 status?: "pending" | "paid" | "cancelled";
                 /** @description Only payouts of this publisher. */
@@ -5458,6 +5462,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose address contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `url`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Only sites in this status (`status=0` is the moderation queue): 0 moderation, 1 active, 2 banned, 3 unconfirmed. */
                 status?: number;
                 /** @description Only sites of this publisher. */
@@ -18342,6 +18350,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose destination (wallet) contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `amount`, `created`; `-` before a field for descending (default `-id`). */
+                sort?: string;
             };
             header?: never;
             path?: never;
@@ -18413,7 +18425,20 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18798,6 +18823,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose address contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `url`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Only sites in this status: 0 moderation, 1 active, 2 banned, 3 unconfirmed. */
                 status?: number;
             };
