@@ -237,7 +237,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List payouts, newest first. */
+        /** List payouts, newest first unless `sort` says otherwise; `q` searches destinations. */
         get: operations["adminListPayouts"];
         put?: never;
         /** Record a payout; debits the publisher's balance (more than the balance → 422). */
@@ -325,7 +325,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List sites (lifetime statistics), oldest first; `status=0` is the moderation queue. */
+        /** List sites (lifetime statistics), oldest first unless `sort` says otherwise; `q` searches addresses; `status=0` is the moderation queue. */
         get: operations["adminListSites"];
         put?: never;
         post?: never;
@@ -1060,7 +1060,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Your ads (not deleted) with statistics (lifetime, or for dateFrom–dateTo), by id unless `sort` says otherwise; `q` searches titles and texts (extension). */
+        get: operations["listOffers"];
         put?: never;
         /** Create an ad; it awaits moderation. */
         post: operations["createOffer"];
@@ -2240,7 +2241,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The publisher's payouts, newest first. */
+        /** The publisher's payouts, newest first unless `sort` says otherwise; `q` searches destinations. */
         get: operations["listPayouts"];
         put?: never;
         post?: never;
@@ -2325,7 +2326,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The publisher's sites with their statistics for the period. */
+        /** The publisher's sites with their statistics for the period; `q` searches addresses, `sort` orders them. */
         get: operations["listSites"];
         put?: never;
         /** Add a site (extension). It starts in moderation (status 0) until an operator approves it. */
@@ -4443,6 +4444,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose destination (wallet) contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `amount`, `created`; `-` before a field for descending (default `-id`). */
+                sort?: string;
                 /** @description Only payouts in this status. */
                 status?: "pending" | "paid" | "cancelled";
                 /** @description Only payouts of this publisher. */
@@ -5458,6 +5463,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose address contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `url`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Only sites in this status (`status=0` is the moderation queue): 0 moderation, 1 active, 2 banned, 3 unconfirmed. */
                 status?: number;
                 /** @description Only sites of this publisher. */
@@ -11494,6 +11503,166 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listOffers: {
+        parameters: {
+            query?: {
+                /** @description Only the ads of this campaign. */
+                campaignId?: number;
+                /** @description First day of the statistics period (inclusive), YYYY-MM-DD. */
+                dateFrom?: string;
+                /** @description Last day of the statistics period (inclusive), YYYY-MM-DD. */
+                dateTo?: string;
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description Only items whose title or text (`opis`) contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `title`, `opis`, `stavka`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
+                /** @description Which conversions count as orders: 0 all (default), 1 purchase, 2 registration, 3 intermediate goal. */
+                targetId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Activity flag. */
+                        active: boolean;
+                        /** @description Owning campaign id. */
+                        campaignId: number;
+                        /** @description Transitions (clicks). */
+                        clicks: number;
+                        /** @description Product price as shown on the teaser, derived from price, oldPrice, discount and discountType. */
+                        cost: string;
+                        /** @description Cost per click: money / clicks. */
+                        cpc: number;
+                        /** @description Cost per thousand shows: money / views · 1000. */
+                        cpm: number;
+                        /** @description Cost per order: money / orders. */
+                        cpo: number;
+                        /** @description Conversion rate, percent: orders / clicks · 100. */
+                        cr: number;
+                        /** @description Click-through rate, percent: clicks / views · 100 (extension). */
+                        ctr: number;
+                        /** @description Ad id. */
+                        id: number;
+                        /** @description The square image (from `square`). */
+                        img: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description The rectangular image (from `rectangle`). */
+                        img_wide: {
+                            /** @description The sizes the image is served in, `WIDTHxHEIGHT` joined by commas. */
+                            allowedSizes: string;
+                            /** @description URL template for a size from allowedSizes: replace `{width}` and `{height}`. */
+                            pattern: string;
+                            /** @description The image in its default size (absolute URL). */
+                            url: string;
+                        } | null;
+                        /** @description Whether the owning campaign is a retargeting campaign. */
+                        isRetarget: boolean;
+                        /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
+                        moderationReason?: string;
+                        /** @description Expenses, in currency units. */
+                        money: number;
+                        /** @description Product description. */
+                        opis: string;
+                        /** @description Conversions of the goals selected by targetId. */
+                        orders: number;
+                        /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
+                        refundedClicks: number;
+                        /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
+                        refundedSpend: number;
+                        /** @description Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured. */
+                        served: number;
+                        /** @description Moderation status: 0 moderation, 1 approved, 2 rejected (extension). */
+                        status: number;
+                        /** @description Current price per click (the bid), in currency units. */
+                        stavka: number;
+                        /** @description Product title. */
+                        title: string;
+                        /** @description Target URL. */
+                        url: string;
+                        /** @description Target URL for mobile devices; empty means `url`. */
+                        url_mobile: string;
+                        /** @description Viewable impressions (shows): teasers at least half in view for a second. */
+                        views: number;
+                    }[];
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18360,6 +18529,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose destination (wallet) contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `amount`, `created`; `-` before a field for descending (default `-id`). */
+                sort?: string;
             };
             header?: never;
             path?: never;
@@ -18431,7 +18604,20 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18816,6 +19002,10 @@ export interface operations {
                 page?: number;
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
+                /** @description Only items whose address contains this text, in any letter case. */
+                q?: string;
+                /** @description Order: `id`, `url`, `created`; `-` before a field for descending (default `id`). */
+                sort?: string;
                 /** @description Only sites in this status: 0 moderation, 1 active, 2 banned, 3 unconfirmed. */
                 status?: number;
             };

@@ -252,4 +252,40 @@ describe('moderation with reasons, notifications and money pages in the web app 
     await table.getByRole('link', { name: 'autumn hats' }).waitFor();
     assert.deepEqual(await titles(), ['autumn hats', 'Autumn coats'], 'the address keeps the search and the order');
   });
+
+  it('sorts and searches the publisher’s sites and a campaign’s ads on the server, kept in the address', async () => {
+    const db = server.server.context.db;
+    await insertSite(db, { publisherId: publisher.id, url: 'https://Weather.example' });
+    await insertSite(db, { publisherId: publisher.id, url: 'https://apples.example' });
+    await signIn(publisher.username);
+    await page.goto(`${server.url}/publisher/sites`);
+    const sites = page.getByRole('region', { name: 'Sites' });
+    const addresses = () => sites.locator('tbody tr th[scope="row"] a').allTextContents();
+    await sites.getByRole('link', { name: 'apples.example' }).waitFor();
+    const sorted = page.waitForResponse((response) => response.url().includes('sort=-url'));
+    await page.getByLabel('Sort sites').selectOption('-url');
+    await sorted;
+    await page.waitForURL(/[?&]sort=-url/);
+    assert.deepEqual(await addresses(), ['Weather.example', 'dailynews.example', 'apples.example']);
+    const searched = page.waitForResponse((response) => response.url().includes('q=WEATHER'));
+    await page.getByLabel('Search sites').fill('WEATHER');
+    await searched;
+    await sites.getByRole('link', { name: 'apples.example' }).waitFor({ state: 'detached' });
+    assert.deepEqual(await addresses(), ['Weather.example']);
+
+    await insertOffer(db, { campaignId, title: 'Warm gloves', bidMicros: 900_000 });
+    await signIn(advertiser.username);
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}?sort=-stavka`);
+    const ads = page.locator('ul.ads > li');
+    await ads.first().waitFor();
+    await page.getByLabel('Sort ads').waitFor();
+    assert.equal(await page.getByLabel('Sort ads').inputValue(), '-stavka', 'the order comes from the address');
+    assert.match((await ads.first().textContent()) ?? '', /Warm gloves/);
+    const adSearch = page.waitForResponse((response) => response.url().includes('q=half'));
+    await page.getByLabel('Search ads').fill('half');
+    await adSearch;
+    await page.getByText('Warm gloves').first().waitFor({ state: 'detached' });
+    assert.equal(await ads.count(), 1);
+    assert.match((await ads.first().textContent()) ?? '', /half price/);
+  });
 });

@@ -1,7 +1,8 @@
-import type { Insertable, Updateable } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../../db/database.ts';
-import { listWithTotal } from '../../../db/list.ts';
+import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { OffersTable } from '../../../db/schema.ts';
+import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
 import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
 import type { OfferRecord } from './offer-schema.ts';
 
@@ -12,6 +13,57 @@ function selectOffers(db: Db) {
     .selectAll('offers')
     .select('campaigns.is_retarget')
     .where('offers.deleted_at', 'is', null);
+}
+
+/** The column behind each sortable field of the ad list (the `sort` parameter, named as the answer's fields). */
+const SORT_COLUMNS = { id: 'id', title: 'title', opis: 'description', stavka: 'bid_micros', created: 'created_at' } as const;
+export type OfferSortField = keyof typeof SORT_COLUMNS;
+export const OFFER_SORT_FIELDS = Object.keys(SORT_COLUMNS) as OfferSortField[];
+
+/** What a field sorts by: texts in any letter case, byte by byte (`C`), the same order on both databases. */
+const sortKey = (field: OfferSortField) => {
+  const column = sql.ref(`offers.${SORT_COLUMNS[field]}`);
+  return field === 'title' || field === 'opis' ? sql`lower(${column}) COLLATE "C"` : column;
+};
+
+export interface OfferListFilter {
+  advertiserId: number;
+  campaignId?: number;
+  /** Only ads whose title or text contains this text, in any letter case. */
+  search?: string;
+  /** The order of the list; by id when not given. */
+  sort?: SortOrder<OfferSortField>;
+}
+
+/** One page of the advertiser's ads that are not deleted, in the asked order (ties by id), and how many match. */
+export async function listOffers(
+  db: Db,
+  filter: OfferListFilter,
+  limit: number,
+  offset: number,
+): Promise<ListWithTotal<OfferRecord>> {
+  let query = db
+    .selectFrom('offers')
+    .innerJoin('campaigns', 'campaigns.id', 'offers.campaign_id')
+    .where('offers.deleted_at', 'is', null)
+    .where('campaigns.advertiser_id', '=', filter.advertiserId);
+  if (filter.campaignId !== undefined) query = query.where('offers.campaign_id', '=', filter.campaignId);
+  const { search } = filter;
+  if (search) {
+    const pattern = containsPattern(search);
+    query = query.where((eb) => eb.or([eb('offers.title', 'ilike', pattern), eb('offers.description', 'ilike', pattern)]));
+  }
+  const sort = filter.sort ?? { field: 'id', descending: false };
+  const direction = sort.descending ? 'desc' : 'asc';
+  return listWithTotal(query, (filtered) =>
+    filtered
+      .selectAll('offers')
+      .select('campaigns.is_retarget')
+      .orderBy(sortKey(sort.field), direction)
+      .orderBy('offers.id', direction)
+      .limit(limit)
+      .offset(offset),
+  );
 }
 
 /** The advertiser's ad that is not deleted, or undefined. */

@@ -2,14 +2,17 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Id, Money, Text } from '../../../http/input-types.ts';
+import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams, NoContent } from '../../../http/schemas.ts';
+import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import { DISCOUNT_TYPES } from './discount-types.ts';
+import { listOffers, OFFER_SORT_FIELDS, type OfferSortField } from './offer-repository.ts';
 import { AdSchema, toAd } from './offer-schema.ts';
 import {
   changeOffer,
@@ -67,6 +70,14 @@ const OfferQuery = Type.Object({
   targetId: TargetIdParameter,
 });
 
+const ListOffersQuery = Type.Object({
+  ...pageParameters,
+  ...OfferQuery.properties,
+  campaignId: Type.Optional(Id('Only the ads of this campaign.')),
+  q: searchParameter('title or text (`opis`)'),
+  sort: sortParameter(OFFER_SORT_FIELDS, 'id'),
+});
+
 const ChangeOfferBody = Type.Object(
   {
     title: Type.Optional(Text('A new product title. Content: the ad goes back to moderation.', { maxLength: 255 })),
@@ -114,6 +125,38 @@ export function registerOfferRoutes(app: App, context: AppContext): void {
     async (request) => {
       await requireCampaign(db, accountOf(request), request.params.campaign);
       return DISCOUNT_TYPES.map((type) => ({ id: type.id, title: type.title }));
+    },
+  );
+
+  app.get(
+    '/api/advertiser/offers',
+    {
+      schema: {
+        tags,
+        operationId: 'listOffers',
+        summary:
+          'Your ads (not deleted) with statistics (lifetime, or for dateFrom–dateTo), by id unless `sort` says otherwise; `q` searches titles and texts (extension).',
+        querystring: ListOffersQuery,
+        response: { 200: Type.Array(AdSchema), ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
+      const filter = {
+        advertiserId: accountOf(request),
+        campaignId: query.campaignId,
+        search: query.q?.trim() || undefined,
+        sort: readSort(query.sort, { field: 'id' as OfferSortField, descending: false }),
+      };
+      const offers = await listPage(request, reply, (limit, offset) => listOffers(db, filter, limit, offset));
+      const totals = await offerTotals(
+        db,
+        offers.map((offer) => offer.id),
+        period,
+        (query.targetId ?? 0) as TargetId,
+      );
+      return offers.map((offer) => toAd(request, offer, totals(offer.id)));
     },
   );
 

@@ -11,6 +11,7 @@ import { created } from '../../../http/urls.ts';
 import { microsToAmount } from '../../../money.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import { listPayouts, listPublisherBalances } from './payout-repository.ts';
+import { payoutListOrder, payoutListParameters } from './payout-routes.ts';
 import { AdminPayoutSchema, PAYOUT_STATUSES, toAdminPayout } from './payout-schema.ts';
 import { changePayoutStatus, getPayout, payoutFieldErrors, recordPayout } from './payout-service.ts';
 
@@ -37,6 +38,7 @@ const ChangePayoutBody = Type.Object(
 
 const ListPayoutsQuery = Type.Object({
   ...pageParameters,
+  ...payoutListParameters,
   userId: Type.Optional(Id('Only payouts of this publisher.')),
   status: Type.Optional(PayoutStatusInput('Only payouts in this status.')),
 });
@@ -123,13 +125,13 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'adminListPayouts',
-        summary: 'List payouts, newest first.',
+        summary: 'List payouts, newest first unless `sort` says otherwise; `q` searches destinations.',
         querystring: ListPayoutsQuery,
         response: { 200: Type.Array(AdminPayoutSchema), ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const filter = { publisherId: request.query.userId, status: request.query.status };
+      const filter = { publisherId: request.query.userId, status: request.query.status, ...payoutListOrder(request.query) };
       const rows = await listPage(request, reply, (limit, offset) => listPayouts(db, filter, limit, offset));
       return rows.map(toAdminPayout);
     },

@@ -2,14 +2,24 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
+import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
 import type { PayoutMethod, PayoutRow } from './payout-schema.ts';
 
 export interface PayoutFilter {
   publisherId?: number;
   status?: PayoutStatus;
+  /** Only payouts whose destination (wallet) contains this text, in any letter case. */
+  search?: string;
+  /** The order of the list; newest first when not given. */
+  sort?: SortOrder<PayoutSortField>;
 }
 
-/** Payouts, newest first. */
+/** The column behind each sortable field of a payout list (the `sort` parameter). */
+const SORT_COLUMNS = { id: 'id', amount: 'amount_micros', created: 'created_at' } as const;
+export type PayoutSortField = keyof typeof SORT_COLUMNS;
+export const PAYOUT_SORT_FIELDS = Object.keys(SORT_COLUMNS) as PayoutSortField[];
+
+/** Payouts in the asked order (newest first by default), ties by id. */
 export async function listPayouts(
   db: Db,
   filter: PayoutFilter,
@@ -19,7 +29,12 @@ export async function listPayouts(
   let query = db.selectFrom('payouts');
   if (filter.publisherId !== undefined) query = query.where('publisher_id', '=', filter.publisherId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-  return listWithTotal(query, (filtered) => filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset));
+  if (filter.search) query = query.where('wallet', 'ilike', containsPattern(filter.search));
+  const sort = filter.sort ?? { field: 'id', descending: true };
+  const direction = sort.descending ? 'desc' : 'asc';
+  return listWithTotal(query, (filtered) =>
+    filtered.selectAll().orderBy(SORT_COLUMNS[sort.field], direction).orderBy('id', direction).limit(limit).offset(offset),
+  );
 }
 
 export async function findPayout(

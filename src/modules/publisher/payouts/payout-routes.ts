@@ -4,12 +4,25 @@ import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
-import { listPayouts } from './payout-repository.ts';
+import { listPayouts, PAYOUT_SORT_FIELDS, type PayoutSortField } from './payout-repository.ts';
 import { PayoutDetailsBody, PayoutSchema, PayoutSummarySchema, toPayout } from './payout-schema.ts';
 import { changePayoutDetails, getOwnPayout, payoutSummary } from './payout-service.ts';
 
-const ListQuery = Type.Object(pageParameters);
+/** The search and order of a payout list (the publisher's payouts, the operator's). */
+export const payoutListParameters = {
+  q: searchParameter('destination (wallet)'),
+  sort: sortParameter(PAYOUT_SORT_FIELDS, '-id'),
+};
+
+/** The search and order a payout list asks for (`q` and `sort`, checked by `payoutListParameters`). */
+export const payoutListOrder = (query: { q?: string; sort?: string }) => ({
+  search: query.q?.trim() || undefined,
+  sort: readSort(query.sort, { field: 'id' as PayoutSortField, descending: true }),
+});
+
+const ListQuery = Type.Object({ ...pageParameters, ...payoutListParameters });
 
 export function registerPayoutRoutes(app: App, context: AppContext): void {
   const { db, clock, config } = context;
@@ -21,14 +34,14 @@ export function registerPayoutRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'listPayouts',
-        summary: "The publisher's payouts, newest first.",
+        summary: "The publisher's payouts, newest first unless `sort` says otherwise; `q` searches destinations.",
         querystring: ListQuery,
-        response: { 200: Type.Array(PayoutSchema), ...errorResponses(401, 403) },
+        response: { 200: Type.Array(PayoutSchema), ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const publisherId = accountOf(request);
-      const rows = await listPage(request, reply, (limit, offset) => listPayouts(db, { publisherId }, limit, offset));
+      const filter = { publisherId: accountOf(request), ...payoutListOrder(request.query) };
+      const rows = await listPage(request, reply, (limit, offset) => listPayouts(db, filter, limit, offset));
       return rows.map(toPayout);
     },
   );

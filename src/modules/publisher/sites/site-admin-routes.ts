@@ -8,6 +8,7 @@ import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import { ModerationReasonInput, ownerNames, reasonOf } from '../../moderation/moderation-input.ts';
 import { listSites } from './site-repository.ts';
+import { siteListOrder, siteListParameters } from './site-routes.ts';
 import { AdminWebsiteSchema, SITE_STATUS, type SiteRow, StatusCode, WebsiteSchema } from './site-schema.ts';
 import { moderateSite, presentSite, presentSites, resubmitSite } from './site-service.ts';
 
@@ -15,6 +16,7 @@ const LIFETIME = { from: undefined, to: undefined };
 
 const ListSitesQuery = Type.Object({
   ...pageParameters,
+  ...siteListParameters,
   status: Type.Optional(StatusCode('Only sites in this status (`status=0` is the moderation queue):')),
   userId: Type.Optional(Id('Only sites of this publisher.')),
 });
@@ -51,13 +53,14 @@ export function registerSiteAdminRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'adminListSites',
-        summary: 'List sites (lifetime statistics), oldest first; `status=0` is the moderation queue.',
+        summary:
+          'List sites (lifetime statistics), oldest first unless `sort` says otherwise; `q` searches addresses; `status=0` is the moderation queue.',
         querystring: ListSitesQuery,
         response: { 200: Type.Array(AdminWebsiteSchema), ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
-      const filter = { status: request.query.status, publisherId: request.query.userId };
+      const filter = { status: request.query.status, publisherId: request.query.userId, ...siteListOrder(request.query) };
       return toAdminWebsites(await listPage(request, reply, (limit, offset) => listSites(db, filter, limit, offset)));
     },
   );

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { ListWithTotal } from '../../../db/list.ts';
+import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
 import { SITE_STATUS, type SiteRow } from './site-schema.ts';
 
 export async function listSiteCategories(db: Db) {
@@ -14,7 +15,22 @@ export async function siteCategoryExists(db: Db, id: number): Promise<boolean> {
 export interface SiteFilter {
   publisherId?: number;
   status?: number;
+  /** Only sites whose address contains this text, in any letter case. */
+  search?: string;
+  /** The order of the list; by id when not given. */
+  sort?: SortOrder<SiteSortField>;
 }
+
+/** The column behind each sortable field of a site list (the `sort` parameter). */
+const SORT_COLUMNS = { id: 'id', url: 'url', created: 'created_at' } as const;
+export type SiteSortField = keyof typeof SORT_COLUMNS;
+export const SITE_SORT_FIELDS = Object.keys(SORT_COLUMNS) as SiteSortField[];
+
+/** What a field sorts by: addresses in any letter case, byte by byte (`C`), the same order on both databases. */
+const sortKey = (field: SiteSortField, table = '') => {
+  const column = sql.ref(`${table}${SORT_COLUMNS[field]}`);
+  return field === 'url' ? sql`lower(${column}) COLLATE "C"` : column;
+};
 
 /** A listed site with the number of its blocks. */
 export type ListedSite = SiteRow & { blocks_count: number };
@@ -23,19 +39,23 @@ function filteredSites(db: Db, filter: SiteFilter) {
   let query = db.selectFrom('sites');
   if (filter.publisherId !== undefined) query = query.where('publisher_id', '=', filter.publisherId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.search) query = query.where('url', 'ilike', containsPattern(filter.search));
   return query;
 }
 
 /**
- * One page of sites (by id) with their block counts, and how many match in all, in one statement:
+ * One page of sites (in the asked order) with their block counts, and how many match in all, in one statement:
  * the page's ids come with the count of every match (a window over the filtered rows, taken before
  * the limit), and the blocks are counted for the page's sites only. Only a page past the end,
  * which has no row to carry the count, costs a second statement.
  */
 export async function listSites(db: Db, filter: SiteFilter, limit: number, offset: number): Promise<ListWithTotal<ListedSite>> {
+  const sort = filter.sort ?? { field: 'id', descending: false };
+  const direction = sort.descending ? 'desc' : 'asc';
   const page = filteredSites(db, filter)
     .select(['id', sql<number>`count(*) OVER ()`.as('total')])
-    .orderBy('id')
+    .orderBy(sortKey(sort.field), direction)
+    .orderBy('id', direction)
     .limit(limit)
     .offset(offset);
   const rows = await db
@@ -50,7 +70,8 @@ export async function listSites(db: Db, filter: SiteFilter, limit: number, offse
         .whereRef('blocks.site_id', '=', 'sites.id')
         .as('blocks_count'),
     ])
-    .orderBy('sites.id')
+    .orderBy(sortKey(sort.field, 'sites.'), direction)
+    .orderBy('sites.id', direction)
     .execute();
   const first = rows[0];
   if (first !== undefined) {

@@ -7,9 +7,10 @@ import { listPage, pageParameters, slicePage } from '../../../http/pagination.ts
 import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
+import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
 import { readPeriod } from '../../statistics/period.ts';
-import { listSiteCategories, listSites } from './site-repository.ts';
+import { listSiteCategories, listSites, SITE_SORT_FIELDS, type SiteSortField } from './site-repository.ts';
 import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
 import {
   blocksOfSite,
@@ -27,9 +28,22 @@ const periodParameters = {
   expand: Type.Optional(Text('`blocks` embeds the blocks of each site.')),
 };
 
+/** The search and order of a site list (the publisher's sites, the operator's). */
+export const siteListParameters = {
+  q: searchParameter('address'),
+  sort: sortParameter(SITE_SORT_FIELDS, 'id'),
+};
+
+/** The search and order a site list asks for (`q` and `sort`, checked by `siteListParameters`). */
+export const siteListOrder = (query: { q?: string; sort?: string }) => ({
+  search: query.q?.trim() || undefined,
+  sort: readSort(query.sort, { field: 'id' as SiteSortField, descending: false }),
+});
+
 const ListSitesQuery = Type.Object({
   ...pageParameters,
   ...periodParameters,
+  ...siteListParameters,
   status: Type.Optional(StatusCode('Only sites in this status:')),
 });
 
@@ -80,7 +94,7 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'listSites',
-        summary: "The publisher's sites with their statistics for the period.",
+        summary: "The publisher's sites with their statistics for the period; `q` searches addresses, `sort` orders them.",
         querystring: ListSitesQuery,
         response: { 200: Type.Array(WebsiteSchema), ...errorResponses(401, 403, 422) },
       },
@@ -88,7 +102,7 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const { query } = request;
       const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
-      const filter = { publisherId: accountOf(request), status: query.status };
+      const filter = { publisherId: accountOf(request), status: query.status, ...siteListOrder(query) };
       const rows = await listPage(request, reply, (limit, offset) => listSites(db, filter, limit, offset));
       const websites = await presentSites(db, rows, period);
       if (!readExpand(request, ['blocks']).has('blocks')) return websites;

@@ -1,3 +1,4 @@
+import { pages } from '@nativa/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, data, FIELD_LIMITS, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
@@ -5,6 +6,7 @@ import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
 import { Field, FormActions, Notice, Switch } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
@@ -18,6 +20,15 @@ import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
 import { CampaignSettings } from './campaign-settings.tsx';
 import { DuplicateCampaign } from './duplicate-campaign.tsx';
 import { readAsDataUri } from './read-image.ts';
+
+/** The orders of the ad list (`sort` of the API and of the address); '' is the API's default, oldest first. */
+const AD_SORTS = {
+  '': 'Oldest first',
+  '-created': 'Newest first',
+  title: 'Title A–Z',
+  '-stavka': 'Highest bid',
+  stavka: 'Lowest bid',
+};
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
 const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
@@ -33,11 +44,37 @@ export function CampaignPage({ id }: { id: number }) {
         api.GET('/api/advertiser/campaigns/{id}', {
           params: {
             path: { id },
-            query: { expand: 'offers', dateFrom: period.from, dateTo: period.to, archived: 0, targetId: goal },
+            query: { dateFrom: period.from, dateTo: period.to, archived: 0, targetId: goal },
           },
         }),
       ),
     retry: noRetryOnRefusal,
+  });
+  // The campaign's ads, searched and sorted by the server (GET /advertiser/offers), every page.
+  const order = useListOrder(AD_SORTS);
+  const ads = useQuery({
+    queryKey: ['campaign', id, 'ads', period.from, period.to, goal, ...order.key],
+    queryFn: async () => {
+      const all = [];
+      for await (const ad of pages((page) =>
+        api.GET('/api/advertiser/offers', {
+          params: {
+            query: {
+              campaignId: id,
+              dateFrom: period.from,
+              dateTo: period.to,
+              targetId: goal,
+              ...order.query,
+              page,
+              'per-page': 100,
+            },
+          },
+        }),
+      ))
+        all.push(ad);
+      return all;
+    },
+    enabled: campaign.isSuccess,
   });
   const daily = useDailyStatistics(period, String(id), goal);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaign', id] });
@@ -69,7 +106,7 @@ export function CampaignPage({ id }: { id: number }) {
     return <CampaignNotFound id={id} />;
   }
   const current = campaign.data;
-  const offers = current?.offers ?? [];
+  const offers = ads.data ?? [];
   return (
     <>
       <CampaignHead id={id} title={current?.title} current={''}>
@@ -139,8 +176,15 @@ export function CampaignPage({ id }: { id: number }) {
             onCreated={refresh}
           />
         )}
-        {(switchAd.error || deleteAd.error) && <Notice kind="error">{problem(switchAd.error ?? deleteAd.error)}</Notice>}
-        {current && offers.length === 0 && <p className="empty">No ads yet.</p>}
+        <div className="toolbar">
+          <ListOrderControls subject="ads" placeholder="Search by title or text" sorts={AD_SORTS} />
+        </div>
+        {(ads.error || switchAd.error || deleteAd.error) && (
+          <Notice kind="error">{problem(ads.error ?? switchAd.error ?? deleteAd.error)}</Notice>
+        )}
+        {ads.isSuccess && offers.length === 0 && (
+          <p className="empty">{order.query.q ? 'No ad matches the search.' : 'No ads yet.'}</p>
+        )}
         <ul className="ads">
           {offers.map((ad) => (
             <li key={ad.id} className={editing === ad.id ? 'card ad editing' : 'card ad'}>

@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
-import { Field, FormActions, ListStatus, Notice, Options, Switch } from '../../components/controls.tsx';
+import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { keepingView, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
@@ -13,8 +14,7 @@ import { CAMPAIGN_STATUS } from './advertiser-data.ts';
 import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
-const SORTS = ['', '-created', 'title', '-title'] as const;
-const SORT_NAMES: Record<(typeof SORTS)[number], string> = {
+const SORTS = {
   '': 'Oldest first',
   '-created': 'Newest first',
   title: 'Title A–Z',
@@ -27,11 +27,10 @@ export function CampaignsPage() {
   const { query } = useLocation();
   const showArchived = query.get('archived') === '1';
   const type = query.get('type') ?? '';
-  const search = query.get('q') ?? '';
-  const sort = SORTS.find((option) => option === query.get('sort')) ?? '';
+  const order = useListOrder(SORTS);
   const queryClient = useQueryClient();
   const campaigns = useQuery({
-    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal, search.trim(), sort],
+    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal, ...order.key],
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns', {
@@ -42,8 +41,7 @@ export function CampaignsPage() {
               archived: showArchived ? 0 : 1,
               targetId: goal,
               ...(type ? { type: Number(type) } : {}),
-              ...(search.trim() ? { q: search.trim() } : {}),
-              ...(sort ? { sort } : {}),
+              ...order.query,
               'per-page': 100,
             },
           },
@@ -69,18 +67,7 @@ export function CampaignsPage() {
         </div>
       </div>
       <div className="toolbar">
-        <label>
-          <span className="visually-hidden">Search campaigns</span>
-          <input
-            type="search"
-            placeholder="Search by title"
-            value={search}
-            onChange={(event) => setQuery({ q: event.target.value })}
-          />
-        </label>
-        <select aria-label="Sort campaigns" value={sort} onChange={(event) => setQuery({ sort: event.target.value })}>
-          <Options names={SORT_NAMES} />
-        </select>
+        <ListOrderControls subject="campaigns" placeholder="Search by title" sorts={SORTS} />
         <label>
           <span className="visually-hidden">Campaign type</span>
           <select value={type} onChange={(event) => setQuery({ type: event.target.value })}>

@@ -4,6 +4,7 @@ import { api, data, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFo
 import { ConfirmMove, Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
@@ -15,11 +16,21 @@ import { CAMPAIGN_STATUS } from './advertiser-data.ts';
 /** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
 const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
 
+/** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
+const CLIENT_SORTS = {
+  '': 'Oldest first',
+  '-created': 'Newest first',
+  username: 'Login A–Z',
+  name: 'Name A–Z',
+  '-balance': 'Largest balance',
+};
+
 /** Client accounts (referrals): advertisers this account created and funds from its own balance. */
 export function ClientsPage() {
+  const order = useListOrder(CLIENT_SORTS);
   const clients = useQuery({
-    queryKey: ['clients'],
-    queryFn: () => data(api.GET('/api/advertiser/users', { params: { query: { 'per-page': 100 } } })),
+    queryKey: ['clients', ...order.key],
+    queryFn: () => data(api.GET('/api/advertiser/users', { params: { query: { 'per-page': 100, ...order.query } } })),
   });
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ username: string; email: string } | null>(null);
@@ -57,6 +68,9 @@ export function ClientsPage() {
           }}
         />
       )}
+      <div className="toolbar">
+        <ListOrderControls subject="clients" placeholder="Login, name or e-mail" sorts={CLIENT_SORTS} />
+      </div>
       {clients.error && <Notice kind="error">{problem(clients.error)}</Notice>}
       <ScrollRegion label="Clients">
         <table>

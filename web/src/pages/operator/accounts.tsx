@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, listPage, problem, useFieldErrors } from '../../api.ts';
 import { Field, FormActions, Notice } from '../../components/controls.tsx';
+import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, mailFate, moment } from '../../format.ts';
@@ -13,8 +14,7 @@ type Kind = (typeof KINDS)[number];
 const PER_PAGE = 25;
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's, oldest first. */
-const ACCOUNT_SORTS = ['', '-created', 'username', 'name', '-balance'] as const;
-const ACCOUNT_SORT_NAMES: Record<(typeof ACCOUNT_SORTS)[number], string> = {
+const ACCOUNT_SORTS = {
   '': 'Oldest first',
   '-created': 'Newest first',
   username: 'Login A–Z',
@@ -27,18 +27,16 @@ export function AccountsPage() {
   const requested = query.get('type');
   const kind = KINDS.find((value) => value === requested);
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const search = query.get('q') ?? '';
-  const sort = ACCOUNT_SORTS.find((value) => value === query.get('sort')) ?? '';
+  const order = useListOrder(ACCOUNT_SORTS);
   const accounts = useQuery({
-    queryKey: ['accounts', kind, page, search.trim(), sort],
+    queryKey: ['accounts', kind, page, ...order.key],
     queryFn: () =>
       listPage(
         api.GET('/api/admin/users', {
           params: {
             query: {
               ...(kind ? { type: kind } : {}),
-              ...(search.trim() ? { q: search.trim() } : {}),
-              ...(sort ? { sort } : {}),
+              ...order.query,
               page,
               'per-page': PER_PAGE,
             },
@@ -55,27 +53,7 @@ export function AccountsPage() {
         <h1>Accounts</h1>
       </div>
       <div className="toolbar">
-        <label>
-          <span className="visually-hidden">Search accounts</span>
-          <input
-            type="search"
-            placeholder="Login, name or e-mail"
-            maxLength={255}
-            value={search}
-            onChange={(event) => setQuery({ q: event.target.value, page: undefined })}
-          />
-        </label>
-        <select
-          aria-label="Sort accounts"
-          value={sort}
-          onChange={(event) => setQuery({ sort: event.target.value, page: undefined })}
-        >
-          {ACCOUNT_SORTS.map((value) => (
-            <option key={value} value={value}>
-              {ACCOUNT_SORT_NAMES[value]}
-            </option>
-          ))}
-        </select>
+        <ListOrderControls subject="accounts" placeholder="Login, name or e-mail" sorts={ACCOUNT_SORTS} paged />
         <label>
           <span className="visually-hidden">Kind of account</span>
           <select value={kind ?? ''} onChange={(event) => setQuery({ type: event.target.value, page: undefined })}>

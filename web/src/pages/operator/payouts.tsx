@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
 import { ConfirmMove, Field, FormActions, Notice } from '../../components/controls.tsx';
+import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { amountInput, fineMoney, moment, money, parseAmount } from '../../format.ts';
@@ -17,6 +18,9 @@ interface Owed {
   balance: number;
 }
 
+/** The orders of the list (`sort` of the API and of the address); '' is the API's default, newest first. */
+const PAYOUT_SORTS = { '': 'Newest first', created: 'Oldest first', '-amount': 'Largest first', amount: 'Smallest first' };
+
 export function PayoutsPage() {
   const queryClient = useQueryClient();
   const { query } = useLocation();
@@ -27,11 +31,14 @@ export function PayoutsPage() {
     queryKey: ['payouts', 'balances'],
     queryFn: () => data(api.GET('/api/admin/publishers/balances', { params: { query: { 'per-page': 100 } } })),
   });
+  const order = useListOrder(PAYOUT_SORTS);
   const payouts = useQuery({
-    queryKey: ['payouts', 'list', status, page],
+    queryKey: ['payouts', 'list', status, page, ...order.key],
     queryFn: () =>
       listPage(
-        api.GET('/api/admin/payouts', { params: { query: { ...(status ? { status } : {}), page, 'per-page': PER_PAGE } } }),
+        api.GET('/api/admin/payouts', {
+          params: { query: { ...(status ? { status } : {}), ...order.query, page, 'per-page': PER_PAGE } },
+        }),
       ),
   });
   const change = useMutation({
@@ -117,6 +124,7 @@ export function PayoutsPage() {
       <section className="section" aria-labelledby="payouts-title">
         <div className="section-head">
           <h2 id="payouts-title">Payouts</h2>
+          <ListOrderControls subject="payouts" placeholder="Search by destination" sorts={PAYOUT_SORTS} paged />
           <label>
             <span className="visually-hidden">Payout status</span>
             <select value={status ?? ''} onChange={(event) => setQuery({ status: event.target.value, page: undefined })}>

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, problem } from '../../api.ts';
 import { ListStatus, Notice } from '../../components/controls.tsx';
 import { Tile } from '../../components/figures.tsx';
+import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import type { User } from '../../session.ts';
@@ -14,18 +15,29 @@ const PAYOUT_STATUS = {
   cancelled: { label: 'Cancelled, back in the balance', className: 's2' },
 } as const;
 
-export function PayoutsPage({ user }: { user: User }) {
-  const payouts = useQuery({
-    queryKey: ['payouts'],
+/** The orders of the list (`sort` of the API and of the address); '' is the API's default, newest first. */
+const PAYOUT_SORTS = { '': 'Newest first', created: 'Oldest first', '-amount': 'Largest first', amount: 'Smallest first' };
+
+/** The publisher's payouts (every page), searched and ordered by the server as `order` asks. */
+function usePayouts(order: { q?: string; sort?: string }) {
+  return useQuery({
+    queryKey: ['payouts', order.q ?? '', order.sort ?? ''],
     queryFn: async () => {
       const all = [];
       for await (const payout of pages((page) =>
-        api.GET('/api/webmaster/payment', { params: { query: { page, 'per-page': 100 } } }),
+        api.GET('/api/webmaster/payment', { params: { query: { page, 'per-page': 100, ...order } } }),
       ))
         all.push(payout);
       return all;
     },
   });
+}
+
+export function PayoutsPage({ user }: { user: User }) {
+  // The tiles add up every payout; the table shows the ones searched for, in the order asked.
+  const order = useListOrder(PAYOUT_SORTS);
+  const payouts = usePayouts({});
+  const listed = usePayouts(order.query);
   // Micro-units, so that sums of amounts with four fraction digits stay exact.
   const total = (status: 'pending' | 'paid') =>
     (payouts.data ?? [])
@@ -48,9 +60,13 @@ export function PayoutsPage({ user }: { user: User }) {
       <PayoutDetails />
       {payouts.error && <Notice kind="error">{problem(payouts.error)}</Notice>}
       <h2>Payouts</h2>
+      <div className="toolbar">
+        <ListOrderControls subject="payouts" placeholder="Search by wallet" sorts={PAYOUT_SORTS} />
+      </div>
+      {listed.error && <Notice kind="error">{problem(listed.error)}</Notice>}
       <ScrollRegion label="Payouts">
         <table>
-          <caption className="visually-hidden">Payouts, newest first</caption>
+          <caption className="visually-hidden">Payouts</caption>
           <thead>
             <tr>
               <th scope="col">Recorded</th>
@@ -62,7 +78,7 @@ export function PayoutsPage({ user }: { user: User }) {
             </tr>
           </thead>
           <tbody>
-            {(payouts.data ?? []).map((payout) => (
+            {(listed.data ?? []).map((payout) => (
               <tr key={payout.id}>
                 <th scope="row">{moment(payout.date)}</th>
                 <td className="wallet">{payout.wallet}</td>
@@ -74,8 +90,8 @@ export function PayoutsPage({ user }: { user: User }) {
             ))}
           </tbody>
         </table>
-        <ListStatus query={payouts} empty={payouts.data?.length === 0}>
-          No payouts yet.
+        <ListStatus query={listed} empty={listed.data?.length === 0}>
+          {order.query.q ? 'No payout matches the search.' : 'No payouts yet.'}
         </ListStatus>
       </ScrollRegion>
     </>

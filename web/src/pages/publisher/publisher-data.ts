@@ -91,10 +91,20 @@ export function usePublisherStatistics(period: Period, filter: StatisticsFilter 
   });
 }
 
-/** The publisher's sites with their figures for the period (all pages of the list). */
-export function useSites(period?: Period, options: { blocks?: boolean } = {}) {
+/**
+ * The publisher's sites with their figures for the period (all pages of the list), searched and
+ * ordered by the server when `order` (`q`, `sort`) is given.
+ */
+export function useSites(period?: Period, options: { blocks?: boolean; order?: { q?: string; sort?: string } } = {}) {
   return useQuery({
-    queryKey: ['sites', period?.from ?? '', period?.to ?? '', options.blocks ?? false],
+    queryKey: [
+      'sites',
+      period?.from ?? '',
+      period?.to ?? '',
+      options.blocks ?? false,
+      options.order?.q ?? '',
+      options.order?.sort ?? '',
+    ],
     queryFn: async () => {
       const sites = [];
       for await (const site of pages((page) =>
@@ -105,6 +115,7 @@ export function useSites(period?: Period, options: { blocks?: boolean } = {}) {
               'per-page': 100,
               ...(period ? { dateFrom: period.from, dateTo: period.to } : {}),
               ...(options.blocks ? { expand: 'blocks' } : {}),
+              ...options.order,
             },
           },
         }),

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, data, problem, useFormFields } from '../../api.ts';
 import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
+import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
@@ -10,12 +11,17 @@ import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { SITE_STATUS, useSiteCategories, useSites } from './publisher-data.ts';
 import { SiteStatusBadge } from './publisher-ui.tsx';
 
+/** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
+const SITE_SORTS = { '': 'Oldest first', '-created': 'Newest first', url: 'Address A–Z', '-url': 'Address Z–A' };
+
 export function SitesPage() {
   const period = usePeriod();
   const { query } = useLocation();
   const adding = query.get('add') === '1';
   const status = query.get('status') ?? '';
-  const sites = useSites(period);
+  // Searched and sorted by the server, like every list of the account.
+  const order = useListOrder(SITE_SORTS);
+  const sites = useSites(period, { order: order.query });
   const categories = useSiteCategories();
   const categoryTitle = (id: string) => categories.data?.find((category) => String(category.id) === id)?.title ?? '';
   const rows = (sites.data ?? []).filter((site) => status === '' || site.status === status);
@@ -26,6 +32,7 @@ export function SitesPage() {
         <PeriodPicker />
       </div>
       <div className="toolbar">
+        <ListOrderControls subject="sites" placeholder="Search by address" sorts={SITE_SORTS} />
         <label>
           <span className="visually-hidden">Status</span>
           <select value={status} onChange={(event) => setQuery({ status: event.target.value })}>
