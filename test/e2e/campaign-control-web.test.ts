@@ -123,6 +123,26 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     await page.getByRole('checkbox', { name: 'Choose every campaign shown' }).check();
     const bar = page.getByRole('group', { name: 'Change the chosen campaigns' });
     await bar.getByText('2 chosen').waitFor();
+    // One coefficient on both: the phones' refused (out of range, nothing changes), then set.
+    const coefficient = page.getByRole('form', { name: 'Coefficient for the chosen campaigns' });
+    await coefficient.getByLabel('Coefficient for').selectOption({ label: 'Phones' });
+    await coefficient.getByLabel('Coefficient', { exact: true }).fill('20');
+    await coefficient.getByRole('button', { name: 'Set coefficient' }).click();
+    await coefficient.locator('#bulk-coef-error').waitFor();
+    const phoneCoefficients = async () =>
+      Promise.all(
+        [campaign.id, copyId].map(async (id) => {
+          const rows = (await account.client.get(`/api/advertiser/campaigns/multipliers/${id}/device`)).json<
+            { device: string; coef: number }[]
+          >();
+          return rows.find((row) => row.device === 'mobile')?.coef;
+        }),
+      );
+    assert.deepEqual(await phoneCoefficients(), [1, 1], 'a refused bulk change changes nothing');
+    await coefficient.getByLabel('Coefficient', { exact: true }).fill('1.5');
+    await coefficient.getByRole('button', { name: 'Set coefficient' }).click();
+    await coefficient.getByText('Set on 2 campaigns.').waitFor();
+    assert.deepEqual(await phoneCoefficients(), [1.5, 1.5]);
     await lookAt(page, 'advertiser-campaigns-bulk');
     await bar.getByRole('button', { name: 'Switch off' }).click();
     await bar.waitFor({ state: 'detached' });
