@@ -2302,6 +2302,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webmaster/productCategories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Product categories, roots and their children, that a site may refuse (extension). */
+        get: operations["listProductCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webmaster/refunds": {
         parameters: {
             query?: never;
@@ -18889,6 +18906,81 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listProductCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Category id. */
+                        id: number;
+                        /** @description Parent category id; null for a root category. */
+                        parent_id: number | null;
+                        /** @description Title. */
+                        title: string;
+                    }[];
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };

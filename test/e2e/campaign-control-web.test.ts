@@ -97,6 +97,18 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     assert.match(page.url(), /compare=1/);
     await lookAt(page, 'advertiser-overview-compare');
 
+    // The campaign page and its traffic page compare the same way (the switch kept in the address).
+    await page.goto(`${server.url}/advertiser/campaigns/${campaign.id}?compare=1`);
+    await page.getByRole('region', { name: 'Figures for the period' }).getByText('+100 % on the previous period').waitFor();
+    assert.ok(await page.getByRole('checkbox', { name: 'Compare with the previous period' }).isChecked());
+    await lookAt(page, 'advertiser-campaign-compare');
+    await page.goto(`${server.url}/advertiser/campaigns/${campaign.id}/traffic?compare=1`);
+    const traffic = page.getByRole('region', { name: 'Figures for the period' });
+    await traffic.getByText('+100 % on the previous period').waitFor();
+    await page.getByRole('checkbox', { name: 'Compare with the previous period' }).uncheck();
+    await traffic.getByText('+100 % on the previous period').waitFor({ state: 'detached' });
+    assert.doesNotMatch(page.url(), /compare=1/);
+
     // Duplicate: the copy opens, awaiting moderation, with the original's settings.
     await page.goto(`${server.url}/advertiser/campaigns/${campaign.id}`);
     await page.getByRole('button', { name: 'Duplicate' }).click();
@@ -111,6 +123,26 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     await page.getByRole('checkbox', { name: 'Choose every campaign shown' }).check();
     const bar = page.getByRole('group', { name: 'Change the chosen campaigns' });
     await bar.getByText('2 chosen').waitFor();
+    // One coefficient on both: the phones' refused (out of range, nothing changes), then set.
+    const coefficient = page.getByRole('form', { name: 'Coefficient for the chosen campaigns' });
+    await coefficient.getByLabel('Coefficient for').selectOption({ label: 'Phones' });
+    await coefficient.getByLabel('Coefficient', { exact: true }).fill('20');
+    await coefficient.getByRole('button', { name: 'Set coefficient' }).click();
+    await coefficient.locator('#bulk-coef-error').waitFor();
+    const phoneCoefficients = async () =>
+      Promise.all(
+        [campaign.id, copyId].map(async (id) => {
+          const rows = (await account.client.get(`/api/advertiser/campaigns/multipliers/${id}/device`)).json<
+            { device: string; coef: number }[]
+          >();
+          return rows.find((row) => row.device === 'mobile')?.coef;
+        }),
+      );
+    assert.deepEqual(await phoneCoefficients(), [1, 1], 'a refused bulk change changes nothing');
+    await coefficient.getByLabel('Coefficient', { exact: true }).fill('1.5');
+    await coefficient.getByRole('button', { name: 'Set coefficient' }).click();
+    await coefficient.getByText('Set on 2 campaigns.').waitFor();
+    assert.deepEqual(await phoneCoefficients(), [1.5, 1.5]);
     await lookAt(page, 'advertiser-campaigns-bulk');
     await bar.getByRole('button', { name: 'Switch off' }).click();
     await bar.waitFor({ state: 'detached' });
@@ -152,6 +184,41 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
       [saved.design?.columns, saved.design?.rows, saved.design?.heading, saved.design?.imageShape],
       [3, 2, 'You may like', 'wide'],
     );
+
+    // Brand safety: the site refuses two product categories; the block gets a minimum CPC typed by locale.
+    const safety = page.getByRole('form', { name: 'Brand safety' });
+    await safety.getByRole('checkbox', { name: 'Smartphones' }).check();
+    await safety.getByRole('checkbox', { name: 'Finance & Insurance' }).check();
+    await safety.getByRole('button', { name: 'Save refused categories' }).click();
+    await safety.getByText('Saved.').waitFor();
+    const refused = (await account.client.get(`/api/webmaster/sites/${site.id}`)).json<{ refusedCategories?: number[] }>();
+    assert.deepEqual(refused.refusedCategories, [9, 201]);
+    const floor = page.getByRole('form', { name: 'Minimum CPC of Under the article' });
+    const readFloor = async () =>
+      (await account.client.get(`/api/webmaster/blocks/${block.id}`)).json<{ minCpc?: number }>().minCpc;
+    await floor.getByLabel('Minimum price of a click').fill('0,25');
+    await floor.getByRole('button', { name: 'Save minimum of Under the article' }).click();
+    await floor.getByText('Write the amount as you would').waitFor();
+    assert.equal(await readFloor(), undefined, 'an amount read two ways is refused in the page, not guessed');
+    await floor.getByLabel('Minimum price of a click').fill('0.25');
+    await floor.getByRole('button', { name: 'Save minimum of Under the article' }).click();
+    await floor.getByText('Saved.').waitFor();
+    assert.equal(await readFloor(), 0.25);
+    await lookAt(page, 'publisher-site-brand-safety');
+    // Saved choices are what the page shows after a reload.
+    await page.reload();
+    assert.ok(await safety.getByRole('checkbox', { name: 'Smartphones' }).isChecked());
+    assert.equal(await floor.getByLabel('Minimum price of a click').inputValue(), '0.25');
+
+    // The site page and the overview compare with the previous period: nothing earned in either.
+    await page.goto(`${server.url}/publisher/sites/${site.id}?compare=1`);
+    await page.getByText('unchanged on the previous period').first().waitFor();
+    assert.equal(await page.getByText('unchanged on the previous period').count(), 5);
+    await page.getByRole('img', { name: 'Daily income and clicks of this site' }).waitFor();
+    await lookAt(page, 'publisher-site-compare');
+    await page.goto(`${server.url}/publisher?compare=1`);
+    await page.getByText('unchanged on the previous period').first().waitFor();
+    assert.equal(await page.getByText('unchanged on the previous period').count(), 4);
 
     // Statistics compared with the previous period: nothing earned in either.
     await page.goto(`${server.url}/publisher/statistics?compare=1`);

@@ -175,6 +175,13 @@ describe('serving: campaign control (issue 30)', () => {
     const [first = 0, second = 0] = world.campaignIds;
     const [firstAd = 0, secondAd = 0] = world.offerIds;
     assert.deepEqual(await teaserIds(world.blockId), [firstAd, secondAd]);
+    // The publisher reads the product categories it may refuse here, roots and children (the advertiser entry point is closed to it).
+    const listed = await world.publisher.get('/api/webmaster/productCategories?per-page=100');
+    assert.equal(listed.status, 200, listed.text);
+    const categories = listed.json<{ id: number; parent_id: number | null }[]>();
+    assert.ok(categories.some((category) => category.id === 2 && category.parent_id === null));
+    assert.ok(categories.some((category) => category.parent_id === 2));
+    assert.equal((await world.publisher.get('/api/advertiser/categories')).status, 403);
     // The fixtures file campaigns under category 2.
     const refused = await world.publisher.put(`/api/webmaster/sites/${world.siteId}`, { refusedCategories: [2, 2] });
     assert.equal(refused.status, 200, refused.text);

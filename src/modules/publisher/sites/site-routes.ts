@@ -9,6 +9,8 @@ import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
+import { listCategories } from '../../advertiser/categories/category-repository.ts';
+import { toCategory } from '../../advertiser/categories/category-schema.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { listSiteCategories, listSites, SITE_SORT_FIELDS, type SiteSortField } from './site-repository.ts';
 import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
@@ -60,7 +62,7 @@ const CreateSiteBody = Type.Object(
 
 const ChangeSiteBody = Type.Object(
   {
-    refusedCategories: Type.Array(Id('A product category id (GET /advertiser/categories).'), {
+    refusedCategories: Type.Array(Id('A product category id (GET /webmaster/productCategories).'), {
       maxItems: 500,
       description:
         'Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears (extension).',
@@ -86,6 +88,24 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => slicePage(request, reply, await listSiteCategories(db)),
+  );
+
+  // Brand safety names product categories (the advertisers' tree), which the advertiser entry point keeps from publishers.
+  app.get(
+    '/api/webmaster/productCategories',
+    {
+      schema: {
+        tags,
+        operationId: 'listProductCategories',
+        summary: 'Product categories, roots and their children, that a site may refuse (extension).',
+        querystring: Type.Object(pageParameters),
+        response: { 200: Type.Array(CategorySchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const rows = await listPage(request, reply, (limit, offset) => listCategories(db, {}, limit, offset));
+      return rows.map(toCategory);
+    },
   );
 
   app.get(

@@ -56,9 +56,10 @@ export function useDailyStatistics(period: Period, campaignIds?: string, goal = 
   });
 }
 
-/** Campaign statistics summed over a period. */
-export function useTotals(period: Period, campaignIds?: string, goal = 0) {
+/** Campaign statistics summed over a period (asked for only while `enabled`). */
+export function useTotals(period: Period, campaignIds?: string, goal = 0, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ['statistics', 'total', period.from, period.to, campaignIds ?? '', goal],
     queryFn: async (): Promise<Totals> => {
       const rows = await data(

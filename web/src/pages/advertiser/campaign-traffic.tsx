@@ -1,14 +1,17 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ApiError, api, data, fieldErrors, isNotFound, problem } from '../../api.ts';
+import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
-import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
-import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { ADVERTISER_FIGURES, FigureCells, FigureHeads, Tile } from '../../components/figures.tsx';
+import { type GoalId, GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
+import { type Period, PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { count, money, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
+import { useTotals } from './advertiser-data.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 
 const PER_PAGE = 100;
@@ -73,7 +76,9 @@ export function CampaignTrafficPage({ id }: { id: number }) {
       <CampaignHead id={id} title={campaign.data?.title} current={'/traffic'}>
         <GoalPicker />
         <PeriodPicker />
+        <CompareToggle />
       </CampaignHead>
+      <TrafficTotals campaignId={id} period={period} goal={goal} />
       <p className="lead">
         A coefficient from 0.1 to 10 multiplies your bid for that traffic: raise it where visitors buy, lower it where they do
         not. A block’s own coefficient takes the place of its site’s; the device’s multiplies either. Type a value and press Enter
@@ -312,5 +317,24 @@ function BlockCoefficientForm({ campaignId, onSaved }: { campaignId: number; onS
         Set coefficient
       </button>
     </form>
+  );
+}
+
+/** The campaign's figures for the period above its tables; while comparing, each with its change on the previous period. */
+function TrafficTotals({ campaignId, period, goal }: { campaignId: number; period: Period; goal: GoalId }) {
+  const comparing = useComparing();
+  const totals = useTotals(period, String(campaignId), goal);
+  const previous = useTotals(previousPeriod(period), String(campaignId), goal, comparing);
+  const now = totals.data;
+  const was = comparing ? previous.data : undefined;
+  if (!now) return null;
+  return (
+    <section className="tiles" aria-label="Figures for the period">
+      <Tile label="Spend" value={money(now.money)} note={change(now.money, was?.money)} />
+      <Tile label="Clicks" value={count(now.clicks)} note={change(now.clicks, was?.clicks)} />
+      <Tile label="Views" value={count(now.views)} note={change(now.views, was?.views)} />
+      <Tile label="CTR" value={percent(now.ctr)} note={change(now.ctr, was?.ctr)} />
+      <Tile label={goalNoun(goal)} value={count(now.orders)} note={change(now.orders, was?.orders)} />
+    </section>
   );
 }

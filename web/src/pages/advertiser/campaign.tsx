@@ -3,8 +3,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, data, FIELD_LIMITS, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
+import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Field, FormActions, Notice, Switch } from '../../components/controls.tsx';
-import { FigureCells, FigureHeads } from '../../components/figures.tsx';
+import { FigureCells, FigureHeads, Tile } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -13,7 +14,7 @@ import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
 import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { AdContentForm } from './ad-content.tsx';
-import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics } from './advertiser-data.ts';
+import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics, useTotals } from './advertiser-data.ts';
 import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
@@ -77,6 +78,12 @@ export function CampaignPage({ id }: { id: number }) {
     enabled: campaign.isSuccess,
   });
   const daily = useDailyStatistics(period, String(id), goal);
+  // The previous period of the same length, while comparing; not comparing, the daily query is the page's own again.
+  const comparing = useComparing();
+  const before = comparing ? previousPeriod(period) : period;
+  const previousDaily = useDailyStatistics(before, String(id), goal);
+  const previousTotals = useTotals(before, String(id), goal, comparing);
+  const was = comparing ? previousTotals.data : undefined;
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaign', id] });
   const switchAd = useMutation({
     mutationFn: ({ adId, active }: { adId: number; active: boolean }) =>
@@ -96,9 +103,20 @@ export function CampaignPage({ id }: { id: number }) {
           ? [
               { label: 'Spend', values: daily.data.money, color: 'var(--accent)', format: money },
               { label: 'Clicks', values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
+              ...(comparing && previousDaily.data
+                ? [
+                    {
+                      label: 'Spend, previous period',
+                      values: previousDaily.data.money,
+                      color: 'var(--muted)',
+                      format: money,
+                      dashed: true,
+                    },
+                  ]
+                : []),
             ]
           : [],
-      [daily.data],
+      [daily.data, comparing, previousDaily.data],
     ),
   );
 
@@ -112,6 +130,7 @@ export function CampaignPage({ id }: { id: number }) {
       <CampaignHead id={id} title={current?.title} current={''}>
         <GoalPicker />
         <PeriodPicker />
+        <CompareToggle />
         <DuplicateCampaign id={id} />
       </CampaignHead>
       {campaign.error && <Notice kind="error">{problem(campaign.error)}</Notice>}
@@ -130,26 +149,11 @@ export function CampaignPage({ id }: { id: number }) {
             <span className="tile-label">Status</span>
             <strong>{CAMPAIGN_STATUS[current.status]}</strong>
           </div>
-          <div className="tile">
-            <span className="tile-label">Spend</span>
-            <strong>{money(current.money)}</strong>
-          </div>
-          <div className="tile">
-            <span className="tile-label">Clicks</span>
-            <strong>{count(current.clicks)}</strong>
-          </div>
-          <div className="tile">
-            <span className="tile-label">CTR</span>
-            <strong>{percent(current.ctr)}</strong>
-          </div>
-          <div className="tile">
-            <span className="tile-label">{goalNoun(goal)}</span>
-            <strong>{count(current.orders)}</strong>
-          </div>
-          <div className="tile">
-            <span className="tile-label">CR</span>
-            <strong>{percent(current.cr)}</strong>
-          </div>
+          <Tile label="Spend" value={money(current.money)} note={change(current.money, was?.money)} />
+          <Tile label="Clicks" value={count(current.clicks)} note={change(current.clicks, was?.clicks)} />
+          <Tile label="CTR" value={percent(current.ctr)} note={change(current.ctr, was?.ctr)} />
+          <Tile label={goalNoun(goal)} value={count(current.orders)} note={change(current.orders, was?.orders)} />
+          <Tile label="CR" value={percent(current.cr)} note={change(current.cr, was?.cr)} />
           <div className="tile">
             <span className="tile-label">CPO</span>
             <strong>{fineMoney(current.cpo)}</strong>

@@ -1,5 +1,6 @@
 import { problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
+import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { Tile } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -15,14 +16,22 @@ export function PublisherOverviewPage({ user }: { user: User }) {
   const todays = usePublisherStatistics({ from: day, to: day });
   const statistics = usePublisherStatistics(period);
   const sites = useSites();
-  const series = useIncomeSeries(statistics.data?.daily);
+  // The previous period of the same length, while comparing (otherwise the page's own query again).
+  const comparing = useComparing();
+  const before = usePublisherStatistics(comparing ? previousPeriod(period) : period);
+  const previous = comparing ? before.data : undefined;
+  const series = useIncomeSeries(statistics.data?.daily, previous?.daily);
   const totals = statistics.data?.totals;
+  const was = previous?.totals;
   const waiting = (sites.data ?? []).filter((site) => site.status !== 'active');
   return (
     <>
       <div className="page-head">
         <h1>Overview</h1>
-        <PeriodPicker />
+        <div className="pickers">
+          <PeriodPicker />
+          <CompareToggle />
+        </div>
       </div>
       {(statistics.error || todays.error || sites.error) && (
         <Notice kind="error">{problem(statistics.error ?? todays.error ?? sites.error)}</Notice>
@@ -30,10 +39,26 @@ export function PublisherOverviewPage({ user }: { user: User }) {
       <section className="tiles" aria-label="Figures">
         <Tile label="Balance" value={fineMoney(user.balance)} note="earned, not yet paid out" />
         <Tile label="Earned today" value={todays.data ? fineMoney(todays.data.totals.income) : '…'} />
-        <Tile label="Earned in the period" value={totals ? fineMoney(totals.income) : '…'} />
-        <Tile label="Clicks in the period" value={totals ? count(totals.clicks) : '…'} />
-        <Tile label="Views in the period" value={totals ? count(totals.views) : '…'} />
-        <Tile label="Income per 1000 views" value={totals ? fineMoney(totals.cpm) : '…'} />
+        <Tile
+          label="Earned in the period"
+          value={totals ? fineMoney(totals.income) : '…'}
+          note={totals && change(totals.income, was?.income)}
+        />
+        <Tile
+          label="Clicks in the period"
+          value={totals ? count(totals.clicks) : '…'}
+          note={totals && change(totals.clicks, was?.clicks)}
+        />
+        <Tile
+          label="Views in the period"
+          value={totals ? count(totals.views) : '…'}
+          note={totals && change(totals.views, was?.views)}
+        />
+        <Tile
+          label="Income per 1000 views"
+          value={totals ? fineMoney(totals.cpm) : '…'}
+          note={totals && change(totals.cpm, was?.cpm)}
+        />
       </section>
       {sites.isSuccess && sites.data.length === 0 && (
         <section className="card next-step">

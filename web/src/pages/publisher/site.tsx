@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { api, data, isNotFound, noRetryOnRefusal, problem, useFormFields } from '../../api.ts';
+import { DailyChart } from '../../components/chart.tsx';
+import { CompareToggle, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Field, FormActions, Notice } from '../../components/controls.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -10,8 +12,9 @@ import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { BlockDesignEditor } from './block-design.tsx';
 import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
-import { type Block, SITE_STATUS } from './publisher-data.ts';
-import { IncomeTiles, SiteStatusBadge } from './publisher-ui.tsx';
+import { BlockFloor, SiteBrandSafety } from './brand-safety.tsx';
+import { type Block, SITE_STATUS, usePublisherStatistics } from './publisher-data.ts';
+import { IncomeTiles, SiteStatusBadge, useIncomeSeries } from './publisher-ui.tsx';
 import { SitePrivacy } from './site-privacy.tsx';
 
 export function SitePage({ id }: { id: number }) {
@@ -26,6 +29,12 @@ export function SitePage({ id }: { id: number }) {
       ),
     retry: noRetryOnRefusal,
   });
+  // The site's days for its chart, and while comparing the previous period's (otherwise the same query again).
+  const statistics = usePublisherStatistics(period, { siteIds: String(id) });
+  const comparing = useComparing();
+  const before = usePublisherStatistics(comparing ? previousPeriod(period) : period, { siteIds: String(id) });
+  const previous = comparing ? before.data : undefined;
+  const series = useIncomeSeries(statistics.data?.daily, previous?.daily);
   const queryClient = useQueryClient();
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<number | null>(null);
@@ -45,7 +54,10 @@ export function SitePage({ id }: { id: number }) {
       </p>
       <div className="page-head">
         <h1>{current ? current.url.replace(/^https?:\/\//, '') : 'Site'}</h1>
-        <PeriodPicker />
+        <div className="pickers">
+          <PeriodPicker />
+          <CompareToggle />
+        </div>
       </div>
       {site.error && <Notice kind="error">{problem(site.error)}</Notice>}
       {current && status && (
@@ -61,8 +73,15 @@ export function SitePage({ id }: { id: number }) {
             resubmit={() => api.POST('/api/webmaster/sites/{id}/resubmit', { params: { path: { id } } })}
             onResubmitted={() => queryClient.invalidateQueries({ queryKey: ['sites'] })}
           />
-          <IncomeTiles label="Figures for the period" figures={current} />
+          <IncomeTiles label="Figures for the period" figures={current} previous={previous?.totals} />
+          {statistics.data && (
+            <section className="card" aria-labelledby="site-daily-title">
+              <h2 id="site-daily-title">Income and clicks per day</h2>
+              <DailyChart days={statistics.data.daily.days} series={series} label="Daily income and clicks of this site" />
+            </section>
+          )}
           <SitePrivacy siteId={id} />
+          <SiteBrandSafety siteId={id} refused={current.refusedCategories ?? []} />
         </>
       )}
 
@@ -130,6 +149,7 @@ function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fre
         <span className="visually-hidden"> of {block.title}</span>
       </button>
       {designing && <BlockDesignEditor block={block} />}
+      <BlockFloor block={block} />
     </li>
   );
 }

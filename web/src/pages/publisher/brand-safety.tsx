@@ -1,0 +1,150 @@
+import { pages } from '@nativa/sdk';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { Field, Notice } from '../../components/controls.tsx';
+import { amountInput, currentPlatform, parseAmount } from '../../format.ts';
+import type { Block } from './publisher-data.ts';
+
+/** Every product category (roots and their children), the names a site's refusals are chosen by. */
+function useProductCategories() {
+  return useQuery({
+    queryKey: ['product-categories'],
+    queryFn: async () => {
+      const all = [];
+      for await (const category of pages((page) =>
+        api.GET('/api/webmaster/productCategories', { params: { query: { page, 'per-page': 100 } } }),
+      ))
+        all.push(category);
+      return all;
+    },
+    staleTime: 10 * 60_000,
+  });
+}
+
+/**
+ * The product categories a site refuses (PUT /webmaster/sites/{id}, `refusedCategories`): ads of
+ * campaigns filed under one, or ads filed under one, never show on its blocks.
+ */
+export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: readonly number[] }) {
+  const queryClient = useQueryClient();
+  const categories = useProductCategories();
+  const [chosen, setChosen] = useState<readonly number[]>(refused);
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: () =>
+      data(api.PUT('/api/webmaster/sites/{id}', { params: { path: { id: siteId } }, body: { refusedCategories: [...chosen] } })),
+    onSuccess: () => {
+      setSaved(true);
+      return queryClient.invalidateQueries({ queryKey: ['sites'] });
+    },
+  });
+  const { errors, general, submitted } = useFieldErrors(save.error);
+  const all = categories.data ?? [];
+  const roots = all.filter((category) => category.parent_id === null);
+  const toggle = (id: number, on: boolean) => {
+    setSaved(false);
+    setChosen(on ? [...chosen, id] : chosen.filter((one) => one !== id));
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    submitted();
+    save.mutate();
+  };
+  const check = (id: number, title: string) => (
+    <label className="check" key={id}>
+      <input type="checkbox" checked={chosen.includes(id)} onChange={(event) => toggle(id, event.target.checked)} />
+      {title}
+    </label>
+  );
+  return (
+    <form className="card brand-safety" onSubmit={submit} noValidate aria-labelledby="brand-safety-title">
+      <h2 id="brand-safety-title">Brand safety</h2>
+      <p className="hint">Ads in the categories you tick never show on this site’s blocks.</p>
+      {(categories.error || general) && <Notice kind="error">{problem(categories.error ?? save.error)}</Notice>}
+      <fieldset className="families" aria-describedby={errors.refusedCategories ? 'refusedCategories-error' : undefined}>
+        <legend>Refused categories</legend>
+        {roots.map((root) => {
+          const children = all.filter((category) => category.parent_id === root.id);
+          return (
+            <div key={root.id} className="category-group">
+              {check(root.id, root.title)}
+              {children.length > 0 && (
+                <div className="category-children">{children.map((child) => check(child.id, child.title))}</div>
+              )}
+            </div>
+          );
+        })}
+        {errors.refusedCategories && (
+          <p className="error" id="refusedCategories-error">
+            {errors.refusedCategories}
+          </p>
+        )}
+      </fieldset>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save refused categories'}
+        </button>
+        <span role="status">{saved && 'Saved.'}</span>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * A block's minimum price of a click (PUT /webmaster/blocks/{id}, `minCpc`): ads bidding less do
+ * not compete on it, and no click on it costs less. Empty clears it.
+ */
+export function BlockFloor({ block }: { block: Block }) {
+  const queryClient = useQueryClient();
+  const [amount, setAmount] = useState(block.minCpc === undefined ? '' : amountInput(block.minCpc));
+  const [local, setLocal] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: (minCpc: string) =>
+      data(api.PUT('/api/webmaster/blocks/{id}', { params: { path: { id: block.id } }, body: { minCpc } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sites'] }),
+  });
+  const fields = useFieldErrors(save.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    fields.submitted();
+    if (amount.trim() === '') {
+      setLocal(null);
+      save.mutate('0');
+      return;
+    }
+    const parsed = parseAmount(amount);
+    if (!parsed.ok) {
+      setLocal(parsed.message);
+      return;
+    }
+    setLocal(null);
+    save.mutate(parsed.amount);
+  };
+  const name = `minCpc-${block.id}`;
+  return (
+    <form className="inline-form block-floor" onSubmit={submit} noValidate aria-label={`Minimum CPC of ${block.title}`}>
+      {fields.general && <Notice kind="error">{problem(save.error)}</Notice>}
+      <Field
+        label="Minimum price of a click"
+        name={name}
+        inputMode="decimal"
+        autoComplete="off"
+        maxLength={20}
+        value={amount}
+        error={local ?? fields.errors.minCpc}
+        hint={`In ${currentPlatform().currency}, written as you would ${amountInput(0.25)}; empty for none. Ads bidding less do not show here.`}
+        onChange={(event) => {
+          setLocal(null);
+          save.reset();
+          fields.edited('minCpc');
+          setAmount(event.target.value);
+        }}
+      />
+      <button type="submit" disabled={save.isPending}>
+        Save minimum<span className="visually-hidden"> of {block.title}</span>
+      </button>
+      <span role="status">{save.isSuccess && 'Saved.'}</span>
+    </form>
+  );
+}
