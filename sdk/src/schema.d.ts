@@ -18164,7 +18164,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The block’s design (extension): any of its fields, the others kept (or their defaults); null removes the design. Setting columns or rows sets `count` to columns × rows. */
+                    /** @description The block’s design (extension): one or more of its fields, the others kept (or their defaults); null removes the design. Setting columns or rows sets `count` to columns × rows. */
                     design?: {
                         /** @description Where the "Ad" mark sits: in the byline, or on a corner of the picture. */
                         adMark?: "byline" | "top-left" | "top-right" | "bottom-left" | "bottom-right";

@@ -215,9 +215,10 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     assert.equal(await page.locator('.block .nativa-teaser').count(), 3);
     await lookAt(page, 'publisher-site');
 
-    // Copy the embed code by keyboard: Tab reaches the Copy button, Enter copies.
+    // Copy the embed code by keyboard: Tab reaches the Copy button, Enter copies (past the
+    // period, ads.txt and a brand-safety checkbox per product category).
     const reached = new Set<string>();
-    for (let presses = 0; presses < 40 && !reached.has('BUTTON:Copy the code of Under the article'); presses++) {
+    for (let presses = 0; presses < 150 && !reached.has('BUTTON:Copy the code of Under the article'); presses++) {
       await page.keyboard.press('Tab');
       reached.add(
         await page.locator('body').evaluate((body) => {

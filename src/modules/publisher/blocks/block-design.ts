@@ -57,8 +57,10 @@ export const DEFAULT_DESIGN: BlockDesign = {
 
 /** The request's design: any of the fields, the rest from the block's current design or the defaults. */
 export const BlockDesignInput = Type.Partial(BlockDesignSchema, {
+  // An empty object would silently give a block without a design the default one.
+  minProperties: 1,
   description:
-    'The block’s design (extension): any of its fields, the others kept (or their defaults); null removes the design. Setting columns or rows sets `count` to columns × rows.',
+    'The block’s design (extension): one or more of its fields, the others kept (or their defaults); null removes the design. Setting columns or rows sets `count` to columns × rows.',
 });
 
 /** Picture heights by shape, px, and the fixed parts of a tile: the loader uses the same figures. */
