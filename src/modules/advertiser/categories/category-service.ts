@@ -25,6 +25,11 @@ export async function getCategory(db: Db, id: number): Promise<CategoryRow> {
 }
 
 /** Which of `ids` are not product categories (a site's refused categories must all be). */
+/** Every product category, parents and sub-categories, a page of them (what a publisher refuses for brand safety). */
+export function listProductCategories(db: Db, limit: number, offset: number): Promise<ListWithTotal<CategoryRow>> {
+  return listCategories(db, {}, limit, offset);
+}
+
 export async function unknownCategoryIds(db: Db, ids: readonly number[]): Promise<number[]> {
   const found = await Promise.all(ids.map(async (id) => ((await findCategory(db, id)) === undefined ? [id] : [])));
   return found.flat();

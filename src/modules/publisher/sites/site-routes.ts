@@ -9,8 +9,8 @@ import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
-import { listCategories } from '../../advertiser/categories/category-repository.ts';
 import { toCategory } from '../../advertiser/categories/category-schema.ts';
+import { listProductCategories } from '../../advertiser/categories/category-service.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { listSiteCategories, listSites, SITE_SORT_FIELDS, type SiteSortField } from './site-repository.ts';
 import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
@@ -103,7 +103,7 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      const rows = await listPage(request, reply, (limit, offset) => listCategories(db, {}, limit, offset));
+      const rows = await listPage(request, reply, (limit, offset) => listProductCategories(db, limit, offset));
       return rows.map(toCategory);
     },
   );
