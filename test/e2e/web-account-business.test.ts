@@ -286,7 +286,10 @@ describe('moderation with reasons, notifications and money pages in the web app 
     await adSearch;
     await page.getByText('Warm gloves').first().waitFor({ state: 'detached' });
     // The list may be empty for a moment while the searched page loads: wait for what it finds.
-    await ads.filter({ hasText: /half price/ }).first().waitFor();
+    await ads
+      .filter({ hasText: /half price/ })
+      .first()
+      .waitFor();
     assert.equal(await ads.count(), 1);
     assert.match((await ads.first().textContent()) ?? '', /half price/);
   });
