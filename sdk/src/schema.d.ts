@@ -1484,6 +1484,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose the language of your web pages and e-mails (extension).
+         * @description English (`en`, the default) or Russian (`ru`). `GET /api/me` tells the current one.
+         */
+        put: operations["setOwnLanguage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/ledger": {
         parameters: {
             query?: never;
@@ -6060,6 +6080,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -6185,6 +6207,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -6306,6 +6330,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -6425,6 +6451,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -13038,6 +13066,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -13157,6 +13187,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -13365,6 +13397,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -13496,6 +13530,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -14843,6 +14879,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -14992,6 +15030,65 @@ export interface operations {
             };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setOwnLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                    language: "en" | "ru";
+                };
+            };
+        };
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17618,6 +17715,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -17826,6 +17925,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */
@@ -17971,6 +18072,8 @@ export interface operations {
                         emailConfirmed: boolean;
                         /** @description User id. */
                         id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
                         /** @description Daily budget across all campaigns (advertiser); 0 means none. */
                         maxmoney: number;
                         /** @description Personal name. */

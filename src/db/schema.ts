@@ -37,6 +37,7 @@ export interface AccountsTable {
   erased_at: Timestamp | null;
   id: Generated<number>;
   kind: "advertiser" | "publisher" | "operator";
+  language: Generated<"en" | "ru">;
   name: Generated<string>;
   parent_id: number | null;
   password_hash: string | null;

@@ -14,7 +14,20 @@ export const setPlatform = (value: Platform) => {
 };
 export const currentPlatform = () => platform;
 
-const locale = typeof navigator === 'undefined' ? 'en' : navigator.language;
+const browserLocale = typeof navigator === 'undefined' ? 'en' : navigator.language;
+let locale = browserLocale;
+
+/**
+ * Numbers, money and dates follow the app's language (web/src/i18n): the browser's own variant of
+ * it when it has one (en-GB keeps its day-month order), else the language itself.
+ */
+export function setFormatLanguage(language: string): void {
+  locale = browserLocale.toLowerCase().split('-')[0] === language ? browserLocale : language;
+  cachedFormat = undefined;
+}
+
+/** The BCP 47 locale the app formats with now. */
+export const formatLocale = () => locale;
 
 /**
  * Money, by one rule everywhere (header, pages, tables, chart axes): at least 2 fraction digits and
@@ -30,7 +43,7 @@ export const fineMoney = money;
 
 let cachedFormat: { currency: string; format: Intl.NumberFormat } | undefined;
 function moneyFormat(): Intl.NumberFormat {
-  if (cachedFormat?.currency !== platform.currency) {
+  if (cachedFormat === undefined || cachedFormat.currency !== platform.currency) {
     cachedFormat = {
       currency: platform.currency,
       format: new Intl.NumberFormat(locale, {
@@ -63,7 +76,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * and one in German; what could be read two ways ("1,5" in English, "1.000,5" anywhere the group
  * separator is ",") is refused with a message showing how to write it, never guessed.
  */
-export function parseAmount(text: string, language = locale): ParsedAmount {
+export function parseAmount(text: string, language = formatLocale()): ParsedAmount {
   const { decimal, group } = separators(language);
   const example = new Intl.NumberFormat(language, { minimumFractionDigits: 2 }).format(1250.5);
   const refuse: ParsedAmount = {

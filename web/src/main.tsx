@@ -1,10 +1,12 @@
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { type ReactNode, StrictMode, Suspense, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem } from './api.ts';
 import { Notice } from './components/controls.tsx';
 import { Layout } from './components/layout.tsx';
 import { setPlatform } from './format.ts';
+import { currentLanguage, showLanguage, startI18n } from './i18n/i18n.ts';
 import { navigate, useLocation } from './router.tsx';
 import {
   ENROLMENT_PAGE,
@@ -23,6 +25,7 @@ import './styles.css';
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
 
 function App() {
+  const { t } = useTranslation();
   const { path } = useLocation();
   const platform = useQuery({
     queryKey: ['platform'],
@@ -51,8 +54,16 @@ function App() {
     if (leaving) navigate(nextAfterSignIn(new URLSearchParams(location.search).get('next')) ?? homeOf(user), { replace: true });
   }, [me.isSuccess, user, route, leaving, path]);
 
+  // Signed in, the account's language is the app's (it is also its e-mails'): the switcher saves it.
   useEffect(() => {
-    document.title = `${route?.title ?? 'Page not found'} · Nativa`;
+    if (user && user.language !== currentLanguage()) void showLanguage(user.language);
+  }, [user]);
+
+  useEffect(() => {
+    document.title = `${route ? t(route.title) : t('app.pageNotFound')} · Nativa`;
+  }, [route, t]);
+
+  useEffect(() => {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [route]);
 
@@ -75,7 +86,8 @@ function App() {
 }
 
 function Loading() {
-  return <p className="loading">Loading…</p>;
+  const { t } = useTranslation();
+  return <p className="loading">{t('app.loading')}</p>;
 }
 
 /** A page with a placeholder while its chunk loads (the first time it is opened). */
@@ -87,6 +99,8 @@ const root = document.getElementById('root');
 if (root) {
   // The page's chunk loads while the app asks who is signed in, not after.
   findRoute(location.pathname)?.route.page.preload();
+  // The app's words come first: its first paint is in the visitor's language, not English then theirs.
+  await startI18n();
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>

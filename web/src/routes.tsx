@@ -1,6 +1,10 @@
 import { type ComponentType, use } from 'react';
+import type common from './i18n/locales/en/common.json';
 import { matchPath } from './router.tsx';
 import type { User } from './session.ts';
+
+/** A page's name: a key of the `common` catalogue (web/src/i18n). */
+export type PageTitle = Extract<keyof typeof common, `page.${string}`>;
 
 /** What every page is given: the signed-in account and the `:id` of its path (0 when it has none). */
 export interface PageProps {
@@ -11,10 +15,10 @@ export interface PageProps {
 interface RouteBase {
   /** The address, with `:id` for a number (see matchPath). */
   path: string;
-  /** The document title (before "· Nativa"). */
-  title: string;
-  /** Its link in the main menu, in the order of this table. */
-  menu?: string;
+  /** The document title (before "· Nativa"), as its key in the `common` catalogue. */
+  title: PageTitle;
+  /** Its link in the main menu, in the order of this table (a `common` key as well). */
+  menu?: PageTitle;
 }
 
 /** A page's component, loaded the first time it shows, or earlier by `preload()`. */
@@ -107,39 +111,39 @@ const webhooks = page(() => import('./pages/shared/webhooks/webhooks-page.tsx'),
 /** Every page of the app: the one place that says which address shows what, to whom, under what title. */
 // biome-ignore format: one route a line reads as the table it is.
 export const ROUTES: Route[] = [
-  { path: SIGN_IN, title: 'Sign in', access: 'public', page: SIGN_IN_PAGE },
-  { path: '/password', title: 'Password', access: 'public', page: publicPage(() => import('./pages/account/password.tsx'), 'PasswordPage') },
-  { path: '/account', title: 'Your account', access: 'account', page: page(() => import('./pages/account/account.tsx'), 'AccountPage') },
-  { path: '/notifications', title: 'Notifications', access: 'account', page: page(() => import('./pages/account/notifications.tsx'), 'NotificationsPage') },
+  { path: SIGN_IN, title: 'page.signIn', access: 'public', page: SIGN_IN_PAGE },
+  { path: '/password', title: 'page.password', access: 'public', page: publicPage(() => import('./pages/account/password.tsx'), 'PasswordPage') },
+  { path: '/account', title: 'page.yourAccount', access: 'account', page: page(() => import('./pages/account/account.tsx'), 'AccountPage') },
+  { path: '/notifications', title: 'page.notifications', access: 'account', page: page(() => import('./pages/account/notifications.tsx'), 'NotificationsPage') },
 
-  { path: '/advertiser', title: 'Overview', access: 'advertiser', menu: 'Overview', page: page(() => import('./pages/advertiser/overview.tsx'), 'OverviewPage') },
-  { path: '/advertiser/campaigns', title: 'Campaigns', access: 'advertiser', menu: 'Campaigns', page: page(() => import('./pages/advertiser/campaigns.tsx'), 'CampaignsPage') },
-  { path: '/advertiser/campaigns/:id', title: 'Campaign', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign.tsx'), 'CampaignPage') },
-  { path: '/advertiser/campaigns/:id/traffic', title: 'Sites and devices', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-traffic.tsx'), 'CampaignTrafficPage') },
-  { path: '/advertiser/campaigns/:id/explain', title: 'Why ads show', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-explain.tsx'), 'CampaignExplainPage') },
-  { path: '/advertiser/campaigns/:id/rules', title: 'Rules', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-rules.tsx'), 'CampaignRulesPage') },
-  { path: '/advertiser/clients', title: 'Clients', access: 'advertiser', menu: 'Clients', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientsPage') },
-  { path: '/advertiser/clients/:id', title: 'Clients', access: 'advertiser', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientPage') },
-  { path: '/advertiser/billing', title: 'Billing', access: 'advertiser', menu: 'Billing', page: page(() => import('./pages/advertiser/billing.tsx'), 'BillingPage') },
-  { path: '/advertiser/conversions', title: 'Conversions', access: 'advertiser', menu: 'Conversions', page: page(() => import('./pages/advertiser/conversions.tsx'), 'ConversionsPage') },
-  { path: '/advertiser/webhooks', title: 'Webhooks', access: 'advertiser', menu: 'Webhooks', page: webhooks },
+  { path: '/advertiser', title: 'page.overview', access: 'advertiser', menu: 'page.overview', page: page(() => import('./pages/advertiser/overview.tsx'), 'OverviewPage') },
+  { path: '/advertiser/campaigns', title: 'page.campaigns', access: 'advertiser', menu: 'page.campaigns', page: page(() => import('./pages/advertiser/campaigns.tsx'), 'CampaignsPage') },
+  { path: '/advertiser/campaigns/:id', title: 'page.campaign', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign.tsx'), 'CampaignPage') },
+  { path: '/advertiser/campaigns/:id/traffic', title: 'page.sitesAndDevices', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-traffic.tsx'), 'CampaignTrafficPage') },
+  { path: '/advertiser/campaigns/:id/explain', title: 'page.whyAdsShow', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-explain.tsx'), 'CampaignExplainPage') },
+  { path: '/advertiser/campaigns/:id/rules', title: 'page.rules', access: 'advertiser', page: page(() => import('./pages/advertiser/campaign-rules.tsx'), 'CampaignRulesPage') },
+  { path: '/advertiser/clients', title: 'page.clients', access: 'advertiser', menu: 'page.clients', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientsPage') },
+  { path: '/advertiser/clients/:id', title: 'page.clients', access: 'advertiser', page: page(() => import('./pages/advertiser/clients.tsx'), 'ClientPage') },
+  { path: '/advertiser/billing', title: 'page.billing', access: 'advertiser', menu: 'page.billing', page: page(() => import('./pages/advertiser/billing.tsx'), 'BillingPage') },
+  { path: '/advertiser/conversions', title: 'page.conversions', access: 'advertiser', menu: 'page.conversions', page: page(() => import('./pages/advertiser/conversions.tsx'), 'ConversionsPage') },
+  { path: '/advertiser/webhooks', title: 'page.webhooks', access: 'advertiser', menu: 'page.webhooks', page: webhooks },
 
-  { path: '/publisher', title: 'Overview', access: 'publisher', menu: 'Overview', page: page(() => import('./pages/publisher/overview.tsx'), 'PublisherOverviewPage') },
-  { path: '/publisher/sites', title: 'Sites', access: 'publisher', menu: 'Sites', page: page(() => import('./pages/publisher/sites.tsx'), 'SitesPage') },
-  { path: '/publisher/sites/:id', title: 'Site', access: 'publisher', page: page(() => import('./pages/publisher/site.tsx'), 'SitePage') },
-  { path: '/publisher/statistics', title: 'Statistics', access: 'publisher', menu: 'Statistics', page: page(() => import('./pages/publisher/statistics.tsx'), 'PublisherStatisticsPage') },
-  { path: '/publisher/payouts', title: 'Payouts', access: 'publisher', menu: 'Payouts', page: page(() => import('./pages/publisher/payouts.tsx'), 'PayoutsPage') },
-  { path: '/publisher/webhooks', title: 'Webhooks', access: 'publisher', menu: 'Webhooks', page: webhooks },
+  { path: '/publisher', title: 'page.overview', access: 'publisher', menu: 'page.overview', page: page(() => import('./pages/publisher/overview.tsx'), 'PublisherOverviewPage') },
+  { path: '/publisher/sites', title: 'page.sites', access: 'publisher', menu: 'page.sites', page: page(() => import('./pages/publisher/sites.tsx'), 'SitesPage') },
+  { path: '/publisher/sites/:id', title: 'page.site', access: 'publisher', page: page(() => import('./pages/publisher/site.tsx'), 'SitePage') },
+  { path: '/publisher/statistics', title: 'page.statistics', access: 'publisher', menu: 'page.statistics', page: page(() => import('./pages/publisher/statistics.tsx'), 'PublisherStatisticsPage') },
+  { path: '/publisher/payouts', title: 'page.payouts', access: 'publisher', menu: 'page.payouts', page: page(() => import('./pages/publisher/payouts.tsx'), 'PayoutsPage') },
+  { path: '/publisher/webhooks', title: 'page.webhooks', access: 'publisher', menu: 'page.webhooks', page: webhooks },
 
-  { path: '/operator', title: 'Moderation', access: 'operator', menu: 'Moderation', page: page(() => import('./pages/operator/moderation.tsx'), 'ModerationPage') },
-  { path: '/operator/accounts', title: 'Accounts', access: 'operator', menu: 'Accounts', page: page(() => import('./pages/operator/accounts.tsx'), 'AccountsPage') },
-  { path: '/operator/accounts/:id', title: 'Accounts', access: 'operator', page: page(() => import('./pages/operator/account.tsx'), 'AccountPage') },
-  { path: '/operator/payouts', title: 'Payouts', access: 'operator', menu: 'Payouts', page: page(() => import('./pages/operator/payouts.tsx'), 'PayoutsPage') },
-  { path: '/operator/outbox', title: 'Outbox', access: 'operator', menu: 'Outbox', page: page(() => import('./pages/operator/outbox.tsx'), 'OutboxPage') },
-  { path: '/operator/outbox/:id', title: 'Outbox', access: 'operator', page: page(() => import('./pages/operator/outbox.tsx'), 'OutboxMessagePage') },
-  { path: '/operator/webhooks', title: 'Webhooks', access: 'operator', menu: 'Webhooks', page: webhooks },
+  { path: '/operator', title: 'page.moderation', access: 'operator', menu: 'page.moderation', page: page(() => import('./pages/operator/moderation.tsx'), 'ModerationPage') },
+  { path: '/operator/accounts', title: 'page.accounts', access: 'operator', menu: 'page.accounts', page: page(() => import('./pages/operator/accounts.tsx'), 'AccountsPage') },
+  { path: '/operator/accounts/:id', title: 'page.accounts', access: 'operator', page: page(() => import('./pages/operator/account.tsx'), 'AccountPage') },
+  { path: '/operator/payouts', title: 'page.payouts', access: 'operator', menu: 'page.payouts', page: page(() => import('./pages/operator/payouts.tsx'), 'PayoutsPage') },
+  { path: '/operator/outbox', title: 'page.outbox', access: 'operator', menu: 'page.outbox', page: page(() => import('./pages/operator/outbox.tsx'), 'OutboxPage') },
+  { path: '/operator/outbox/:id', title: 'page.outbox', access: 'operator', page: page(() => import('./pages/operator/outbox.tsx'), 'OutboxMessagePage') },
+  { path: '/operator/webhooks', title: 'page.webhooks', access: 'operator', menu: 'page.webhooks', page: webhooks },
 
-  { path: '/tokens', title: 'API tokens', access: 'account', menu: 'API tokens', page: page(() => import('./pages/account/tokens.tsx'), 'TokensPage') },
+  { path: '/tokens', title: 'page.apiTokens', access: 'account', menu: 'page.apiTokens', page: page(() => import('./pages/account/tokens.tsx'), 'TokensPage') },
 ];
 
 /**
@@ -182,11 +186,11 @@ export function mayOpen(route: AccountRoute, user: User): boolean {
 }
 
 /** The main menu of an account kind: its pages' links, then those of every account. */
-export function menuOf(user: User): { href: string; label: string }[] {
+export function menuOf(user: User): { href: string; label: PageTitle }[] {
   const links = (access: Route['access']) =>
     ROUTES.filter((route) => route.access === access && route.menu !== undefined).map((route) => ({
       href: route.path,
-      label: route.menu ?? '',
+      label: route.menu ?? route.title,
     }));
   return [...links(user.type), ...links('account')];
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { AccountKind, AccountsTable } from '../../db/schema.ts';
 import { containsPattern, type SortOrder } from '../../http/sorting.ts';
+import type { Language } from './languages.ts';
 
 export type AccountRow = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
@@ -68,6 +69,10 @@ export async function updatePasswordHash(
     }))
     .where('id', '=', accountId)
     .execute();
+}
+
+export async function updateAccountLanguage(db: Db, accountId: number, language: Language): Promise<void> {
+  await db.updateTable('accounts').set({ language }).where('id', '=', accountId).execute();
 }
 
 export interface AccountFilter {

@@ -2,10 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { type App, accountOf } from '../../http/routes.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, NoContent } from '../../http/schemas.ts';
 import { ledgerPeriod, ledgerPeriodParameters, listLedgerEntries } from '../ledger/ledger.ts';
 import { LedgerEntry, toLedgerEntry } from './account-admin-routes.ts';
 import { AccountCache } from './account-cache.ts';
+import { updateAccountLanguage } from './account-repository.ts';
+import { LanguageSchema } from './languages.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
 export function registerMeRoutes(app: App, context: AppContext): void {
@@ -27,6 +29,25 @@ export function registerMeRoutes(app: App, context: AppContext): void {
     (request) => {
       const row = accounts.get(accountOf(request));
       return row instanceof Promise ? row.then(toUser) : toUser(row);
+    },
+  );
+
+  app.put(
+    '/api/me/language',
+    {
+      config: { duringEnrolment: true },
+      schema: {
+        tags: ['User'],
+        operationId: 'setOwnLanguage',
+        summary: 'Choose the language of your web pages and e-mails (extension).',
+        description: 'English (`en`, the default) or Russian (`ru`). `GET /api/me` tells the current one.',
+        body: Type.Object({ language: LanguageSchema }, { additionalProperties: false }),
+        response: { 204: NoContent, ...errorResponses(401, 422) },
+      },
+    },
+    async (request, reply) => {
+      await updateAccountLanguage(context.db, accountOf(request), request.body.language);
+      reply.code(204);
     },
   );
 

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { microsToAmount } from '../../money.ts';
 import type { AccountRow } from './account-repository.ts';
+import { LanguageSchema } from './languages.ts';
 
 export const ACCOUNT_TYPES = ['advertiser', 'publisher', 'operator'] as const;
 
@@ -26,6 +27,7 @@ export const UserSchema = Type.Object(
       description: 'Id of the User of whom this account is a referral; null when none.',
     }),
     emailConfirmed: Type.Boolean({ description: 'Whether the mailbox has been confirmed.' }),
+    language: LanguageSchema,
   },
   { description: 'An account.' },
 );
@@ -49,5 +51,6 @@ export function toUser(row: AccountRow): User {
     balance: microsToAmount(row.balance_micros),
     parentId: row.parent_id,
     emailConfirmed: row.email_confirmed_at !== null,
+    language: row.language,
   };
 }

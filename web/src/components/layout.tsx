@@ -1,14 +1,17 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api } from '../api.ts';
 import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { findRoute, helpOf, homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
 import { Bell } from './bell.tsx';
+import { LanguageSwitcher } from './language-switcher.tsx';
 import { PayoutThreshold } from './payout-threshold.tsx';
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
+  const { t } = useTranslation();
   const { path } = useLocation();
   const queryClient = useQueryClient();
   const signOut = useMutation({
@@ -25,7 +28,7 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
   return (
     <>
       <a className="skip" href="#main">
-        Skip to content
+        {t('layout.skipToContent')}
       </a>
       <header className="top">
         <Link href={links[0]?.href ?? '/'} className="brand">
@@ -34,10 +37,10 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
           </span>
           Nativa
         </Link>
-        <nav aria-label="Main">
+        <nav aria-label={t('layout.mainMenu')}>
           {links.map((link) => (
             <Link key={link.href} href={link.href} aria-current={current(link.href) ? 'page' : undefined}>
-              {link.label}
+              {t(link.label)}
             </Link>
           ))}
         </nav>
@@ -48,19 +51,20 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
               href="/account"
               className="account-link"
               aria-current={path === '/account' ? 'page' : undefined}
-              title={`${user.name || user.username}: your account and password`}
+              title={t('layout.accountLinkTitle', { name: user.name || user.username })}
             >
               {user.name || user.username}
             </Link>
             {user.type !== 'operator' && (
-              <span className="balance" title="Balance">
+              <span className="balance" title={t('layout.balance')}>
                 {money(user.balance)}
               </span>
             )}
             {user.type === 'publisher' && <PayoutThreshold balance={user.balance} />}
           </span>
+          <LanguageSwitcher signedIn />
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
-            Sign out
+            {t('layout.signOut')}
           </button>
         </div>
       </header>
@@ -74,10 +78,15 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
 
 /** Help in place: the guide's page about this page, and the API reference (both served by this server). */
 function HelpLinks({ path }: { path: string }) {
+  const { t } = useTranslation();
   const help = helpOf(findRoute(path)?.route);
   return (
-    <aside className="help-links" aria-label="Help">
-      Help: <a href={help}>how this page works ({help.slice(1)})</a> · <a href="/api/docs">API reference</a>
+    <aside className="help-links" aria-label={t('help.label')}>
+      <Trans
+        i18nKey="help.text"
+        values={{ doc: help.slice(1) }}
+        components={{ guide: <a href={help} />, api: <a href="/api/docs" /> }}
+      />
     </aside>
   );
 }
