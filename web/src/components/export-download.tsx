@@ -49,7 +49,8 @@ export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'pub
           : campaignId === undefined
             ? ', every campaign of the account: group by campaign to tell them apart'
             : ', this campaign'}
-        . Money is in micros (1,000,000 to the unit), so sums are exact.
+        . Money is in currency units (up to 6 decimals, nothing rounded); campaigns, ads, sites and blocks are named beside their
+        ids.
       </p>
       <div className="export-options">
         <fieldset>
