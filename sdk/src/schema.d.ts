@@ -1025,7 +1025,7 @@ export interface paths {
         };
         /**
          * Settled clicks of the period (every campaign, or those asked for) as a CSV or Parquet file, streamed, oldest first.
-         * @description Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.
+         * @description Columns: time (ISO 8601, UTC), click_id, campaign, campaign_title, ad, ad_title, site, site_domain, block, block_title (names as they are now, read in the same statement; `(deleted)` for a place whose row is gone, `(none)` for block 0), device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge (currency units, exact: CSV decimal text with up to 6 fraction digits, Parquet DECIMAL(18,6) on INT64 holding the micros).
          */
         get: operations["exportClicks"];
         put?: never;
@@ -1187,7 +1187,7 @@ export interface paths {
         };
         /**
          * Statistics for a period and grouping as a CSV or Parquet file, streamed.
-         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         * @description Read from the daily rollup. Columns: each grouping in the order day, campaign, ad, site, block, device, country, the ids of campaign, ad, site and block each followed by its name (`campaign_title`, `ad_title`, `site_domain`, `block_title`; as they are now, read in the same statement as the figures; `(deleted)` for a place whose row is gone, `(none)` for block 0); then advertisers’ `served, views, clicks, spend, conversions_purchase, conversions_registration, conversions_intermediate, refunded_clicks, refunded_spend` or publishers’ `served, views, clicks, income, refunded_clicks, refunded_income`. Counters are whole numbers. Money is in currency units and exact, every micro kept (the JSON statistics round to 4 fraction digits): in CSV as decimal text with up to 6 fraction digits (`0.007`, `12.5`); in Parquet as DECIMAL(18,6) on INT64, whose stored integer is the amount in micros. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
          */
         get: operations["exportAdvertiserStatistics"];
         put?: never;
@@ -2470,7 +2470,7 @@ export interface paths {
         };
         /**
          * Statistics for a period and grouping as a CSV or Parquet file, streamed.
-         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         * @description Read from the daily rollup. Columns: each grouping in the order day, campaign, ad, site, block, device, country, the ids of campaign, ad, site and block each followed by its name (`campaign_title`, `ad_title`, `site_domain`, `block_title`; as they are now, read in the same statement as the figures; `(deleted)` for a place whose row is gone, `(none)` for block 0); then advertisers’ `served, views, clicks, spend, conversions_purchase, conversions_registration, conversions_intermediate, refunded_clicks, refunded_spend` or publishers’ `served, views, clicks, income, refunded_clicks, refunded_income`. Counters are whole numbers. Money is in currency units and exact, every micro kept (the JSON statistics round to 4 fraction digits): in CSV as decimal text with up to 6 fraction digits (`0.007`, `12.5`); in Parquet as DECIMAL(18,6) on INT64, whose stored integer is the amount in micros. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
          */
         get: operations["exportPublisherStatistics"];
         put?: never;
@@ -11386,7 +11386,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
             };
             header?: never;
@@ -12826,7 +12826,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
                 groupBy?: string;
@@ -15186,7 +15186,7 @@ export interface operations {
     exportOwnLedger: {
         parameters: {
             query?: {
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Only moves at or after this time (ISO 8601). */
                 from?: string;
@@ -20521,7 +20521,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
                 groupBy?: string;
