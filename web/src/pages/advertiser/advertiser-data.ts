@@ -46,12 +46,12 @@ export function statusName(t: (key: AdvertiserKey) => string, names: Record<numb
   return key ? t(key) : String(status);
 }
 
-/** The names of a list's orders, in the reader's language, for ListOrderControls. */
-export function sortNames<S extends string>(
-  sorts: Record<S, AdvertiserKey>,
+/** A map of catalogue keys (a list's orders, a select's options) as names in the reader's language. */
+export function translateNames<S extends string>(
+  names: Record<S, AdvertiserKey>,
   t: (key: AdvertiserKey) => string,
 ): Record<S, string> {
-  return Object.fromEntries(Object.entries<AdvertiserKey>(sorts).map(([sort, key]) => [sort, t(key)])) as Record<S, string>;
+  return Object.fromEntries(Object.entries<AdvertiserKey>(names).map(([value, key]) => [value, t(key)])) as Record<S, string>;
 }
 
 /** Daily campaign statistics (all campaigns, or the given ones), every day of the period present. */

@@ -16,7 +16,7 @@ import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } 
 import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { AdContentForm } from './ad-content.tsx';
 import { AdPreview, HeadlineField, LandingPageField } from './ad-fields.tsx';
-import { AD_STATUS, CAMPAIGN_STATUS, sortNames, statusName, useDailyStatistics, useTotals } from './advertiser-data.ts';
+import { AD_STATUS, CAMPAIGN_STATUS, statusName, translateNames, useDailyStatistics, useTotals } from './advertiser-data.ts';
 import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
@@ -187,7 +187,7 @@ export function CampaignPage({ id }: { id: number }) {
           <ListOrderControls
             subject={t('campaign.ads.subject')}
             placeholder={t('campaign.ads.search')}
-            sorts={sortNames(AD_SORTS, t)}
+            sorts={translateNames(AD_SORTS, t)}
           />
         </div>
         {(ads.error || switchAd.error || deleteAd.error) && (

@@ -11,7 +11,7 @@ import { keepingView, PeriodPicker, usePeriod } from '../../components/period-pi
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
-import { CAMPAIGN_STATUS, sortNames, statusName } from './advertiser-data.ts';
+import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
 import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
@@ -69,7 +69,11 @@ export function CampaignsPage() {
         </div>
       </div>
       <div className="toolbar">
-        <ListOrderControls subject={t('campaigns.subject')} placeholder={t('campaigns.search')} sorts={sortNames(SORTS, t)} />
+        <ListOrderControls
+          subject={t('campaigns.subject')}
+          placeholder={t('campaigns.search')}
+          sorts={translateNames(SORTS, t)}
+        />
         <label>
           <span className="visually-hidden">{t('campaigns.type')}</span>
           <select value={type} onChange={(event) => setQuery({ type: event.target.value })}>

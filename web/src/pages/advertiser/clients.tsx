@@ -12,7 +12,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { amountInput, count, currentPlatform, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
-import { CAMPAIGN_STATUS, sortNames, statusName } from './advertiser-data.ts';
+import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
 
 /** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
 const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
@@ -71,7 +71,11 @@ export function ClientsPage() {
         />
       )}
       <div className="toolbar">
-        <ListOrderControls subject={t('clients.subject')} placeholder={t('clients.search')} sorts={sortNames(CLIENT_SORTS, t)} />
+        <ListOrderControls
+          subject={t('clients.subject')}
+          placeholder={t('clients.search')}
+          sorts={translateNames(CLIENT_SORTS, t)}
+        />
       </div>
       {clients.error && <Notice kind="error">{problem(clients.error)}</Notice>}
       <ScrollRegion label={t('clients.title')}>
