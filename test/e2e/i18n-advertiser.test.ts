@@ -95,7 +95,7 @@ describe('the advertiser’s pages in Russian (headless Chromium)', { skip }, ()
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.getByLabel('Language').selectOption({ label: 'Русский' });
     await page.getByRole('heading', { name: 'Обзор', level: 1 }).waitFor();
-    assert.equal(await page.evaluate(() => document.documentElement.lang), 'ru');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'ru');
     await page.getByText('Расход и клики по дням').waitFor();
   });
 
@@ -128,7 +128,7 @@ describe('the advertiser’s pages in Russian (headless Chromium)', { skip }, ()
       wanted: ['Правила', 'Применённые изменения'],
     },
     { name: 'clients', href: () => '/advertiser/clients', wanted: ['Клиенты'] },
-    { name: 'billing', href: () => '/advertiser/billing', wanted: ['Финансы'] },
+    { name: 'billing', href: () => '/advertiser/billing', wanted: ['Расчёты'] },
     {
       name: 'conversions',
       href: () => '/advertiser/conversions',
@@ -140,7 +140,7 @@ describe('the advertiser’s pages in Russian (headless Chromium)', { skip }, ()
     it(`shows the ${name} page in Russian, with no English heading of its own and nothing serious for axe`, async () => {
       await page.goto(`${server.url}${href()}`);
       for (const heading of wanted) await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
-      assert.equal(await page.evaluate(() => document.documentElement.lang), 'ru');
+      assert.equal(await page.locator('html').getAttribute('lang'), 'ru');
       const shown = await headings(page);
       assert.deepEqual(
         shown.filter((text) => ENGLISH_ONLY.has(text)),

@@ -9,7 +9,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, moment, money, percent } from '../../format.ts';
 import type { AdvertiserKey } from './advertiser-data.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
-import { ACTIONS, COMPARISONS, METRICS, type Rule, RuleForm, SCOPES } from './rule-form.tsx';
+import { COMPARISONS, METRICS, type Rule, RuleForm, SCOPES } from './rule-form.tsx';
 
 type RunResult = operations['runRule']['responses'][200]['content']['application/json'];
 type PlannedChange = RunResult['changes'][number];
