@@ -239,7 +239,8 @@ export class ServingEngine implements EventSettlement {
         ? undefined
         : frequencyVisitor(viewer, this.options.signingSecret, day);
     const pageId = viewer?.pageId;
-    const filters = await this.viewerFilters.read(impression.block, pageId, visitor, now, day);
+    const read = this.viewerFilters.read(impression.block, pageId, visitor, now, day);
+    const filters = read instanceof Promise ? await read : read;
     let winners = selectTeasers(this.keeper.snapshot, { ...impression, filters });
     if (pageId !== undefined && winners.length > 0) {
       winners = await this.viewerFilters.claimOnPage(() => this.keeper.snapshot, pageId, { ...impression, filters }, winners);

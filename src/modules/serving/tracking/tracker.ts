@@ -5,9 +5,8 @@ import type { Winner } from '../selection/auction.ts';
 import type { FrequencyStore } from '../selection/frequency.ts';
 import type { Impression } from '../selection/judgement.ts';
 import type { AdEntry } from '../snapshot/snapshot.ts';
-import { newClickId } from './click-token.ts';
 import { ImpressionBuffer } from './impressions.ts';
-import { TeaserSigner } from './teaser-token.ts';
+import { type ServedClaims, TeaserSigner } from './teaser-token.ts';
 import type { ViewClaims } from './view-token.ts';
 import { visitorTraits } from './visitor.ts';
 
@@ -87,8 +86,7 @@ export class Tracker {
         },
         day,
       );
-      const tokens = this.signer.sign({
-        clickId: newClickId(),
+      const claims: ServedClaims = {
         offerId: ad.offerId,
         campaignId: ad.campaign.id,
         siteId,
@@ -97,9 +95,10 @@ export class Tracker {
         country: impression.country,
         chargeMicros: winner.chargeMicros,
         issuedAt: now,
-        // Only a capped campaign's teaser names the visitor, for its beacon to count the view toward the cap.
-        ...(visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0 ? { visitor } : {}),
-      });
+      };
+      // Only a capped campaign's teaser names the visitor, for its beacon to count the view toward the cap.
+      if (visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0) claims.visitor = visitor;
+      const tokens = this.signer.signNew(claims);
       return { ad, clickToken: tokens.click, viewToken: tokens.view };
     });
   }
