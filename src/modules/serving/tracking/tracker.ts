@@ -73,8 +73,7 @@ export class Tracker {
    */
   issue(winners: readonly Winner<AdEntry>[], impression: Impression, now: number, day: string, visitor?: string): ServedTeaser[] {
     const { siteId, id: blockId } = impression.block;
-    return winners.map((winner) => {
-      const { ad } = winner;
+    for (const { ad } of winners) {
       this.impressions.add(
         {
           at: now,
@@ -87,7 +86,25 @@ export class Tracker {
         },
         day,
       );
-      const tokens = this.signer.sign({
+    }
+    return this.sign(winners, impression, now, visitor);
+  }
+
+  /**
+   * Signs the winners' click links and impression tokens without counting them served, with this
+   * tracker's signer or another (an OpenRTB bid's, which counts only when it wins).
+   */
+  sign(
+    winners: readonly Winner<AdEntry>[],
+    impression: Impression,
+    now: number,
+    visitor?: string,
+    signer: TeaserSigner = this.signer,
+  ): ServedTeaser[] {
+    const { siteId, id: blockId } = impression.block;
+    return winners.map((winner) => {
+      const { ad } = winner;
+      const tokens = signer.sign({
         clickId: newClickId(),
         offerId: ad.offerId,
         campaignId: ad.campaign.id,
