@@ -1,4 +1,4 @@
--- OpenRTB bids that won (docs/adr/0044-openrtb-win-notices-and-iab-categories.md). A bid is an
+-- OpenRTB bids that won (docs/adr/0044-openrtb-served-on-the-win-and-iab-categories.md). A bid is an
 -- offer that may lose: nothing is counted when it is made. Its win notice (`nurl`) or billing
 -- notice (`burl`) inserts its row here, and the same transaction adds it to the rollup as served,
 -- so a bid counts served once however many notices arrive. Until its row has `won_at`, its click
