@@ -37,8 +37,9 @@ export interface AuctionContext {
 /**
  * Nativa's answer to an OpenRTB 2.6 bid request: for each native impression of a block of the
  * request's publisher, the best teaser the serving auction picks for that block, device and
- * country, as a bid whose CPM is its expected revenue per thousand impressions. Undefined: no bid
- * (the route answers 204). Throws a 400 for a native request it cannot read.
+ * country, as a bid whose CPM is its expected revenue per thousand impressions; nothing is
+ * counted until a notice says the bid won (bid-notices.ts). Undefined: no bid (the route answers
+ * 204); `nbr`: no bid for a reason worth telling. Throws a 400 for a native request it cannot read.
  */
 export async function bidFor(
   serving: ServingEngine,

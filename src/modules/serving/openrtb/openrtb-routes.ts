@@ -51,8 +51,9 @@ const NoticeQuery = Type.Object({
 });
 
 /**
- * Nativa in the ad-tech ecosystem (ADR 0041): an OpenRTB 2.6 endpoint for exchanges and header
- * bidding wrappers, and the view pixel its native markup fires.
+ * Nativa in the ad-tech ecosystem (ADR 0041, 0044): an OpenRTB 2.6 endpoint for exchanges and
+ * header bidding wrappers, the notices that count a bid served when it wins, and the click link and
+ * view pixel its native markup carries.
  */
 export function registerOpenRtbRoutes(app: App, context: AppContext): void {
   const { serving } = context;
@@ -83,7 +84,7 @@ export function registerOpenRtbRoutes(app: App, context: AppContext): void {
           operationId: 'openRtbAuction',
           summary: 'OpenRTB 2.6 bid request with native impressions (Native 1.2): a bid per impression Nativa can fill, or 204.',
           description:
-            '`site.publisher.id` is the Nativa publisher account, each `imp.tagid` one of its block ids; an unknown or foreign block gets no bid. The bid’s `price` is a CPM (bid per click × smoothed CTR × 1000, in the platform currency); billing stays per click: a win is not a charge. `adm` is the Native 1.2 response, with the signed click link and the view pixel. Honours `cur`, `badv`, `bcat` (any blocked category: no bid, Nativa’s categories are not IAB’s), `regs` (COPPA: no bid; GDPR or a CCPA opt-out: the device keys no frequency cap), `device.ua` and `device.ip`. A malformed request is a 400 with the reason.',
+            '`site.publisher.id` is the Nativa publisher account, each `imp.tagid` one of its block ids; an unknown or foreign block gets no bid. The bid’s `price` is a CPM (bid per click × smoothed CTR × 1000, in the platform currency). Making a bid counts nothing: its `nurl` or `burl` (`/api/openrtb2/notice`) counts it served, once, and only then does its click bill (per click, at the campaign’s rules) and its view count. `adm` is the Native 1.2 response, with the bid’s click link and view pixel; `cat` the ad’s IAB Content Taxonomy 1.0 codes. Honours `cur`, `badv`, `bcat` and `acat` per ad (`cattax` 1; another taxonomy with a restriction: no bid), `regs` (COPPA: no bid; GDPR or a CCPA opt-out: the device keys no frequency cap), `device.ua` and `device.ip`. No native impression: `nbr` 501; a robot: `nbr` 3; any other no-bid: 204. A malformed request is a 400 with the reason.',
           security: [],
           body: BidRequestSchema,
           response: {
