@@ -72,8 +72,7 @@ export class Tracker {
    */
   issue(winners: readonly Winner<AdEntry>[], impression: Impression, now: number, day: string, visitor?: string): ServedTeaser[] {
     const { siteId, id: blockId } = impression.block;
-    return winners.map((winner) => {
-      const { ad } = winner;
+    for (const { ad } of winners) {
       this.impressions.add(
         {
           at: now,
@@ -86,6 +85,24 @@ export class Tracker {
         },
         day,
       );
+    }
+    return this.sign(winners, impression, now, visitor);
+  }
+
+  /**
+   * Signs the winners' click links and impression tokens without counting them served, with this
+   * tracker's signer or another (an OpenRTB bid's, which counts only when it wins).
+   */
+  sign(
+    winners: readonly Winner<AdEntry>[],
+    impression: Impression,
+    now: number,
+    visitor?: string,
+    signer: TeaserSigner = this.signer,
+  ): ServedTeaser[] {
+    const { siteId, id: blockId } = impression.block;
+    return winners.map((winner) => {
+      const { ad } = winner;
       const claims: ServedClaims = {
         offerId: ad.offerId,
         campaignId: ad.campaign.id,
@@ -98,7 +115,7 @@ export class Tracker {
       };
       // Only a capped campaign's teaser names the visitor, for its beacon to count the view toward the cap.
       if (visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0) claims.visitor = visitor;
-      const tokens = this.signer.signNew(claims);
+      const tokens = signer.signNew(claims);
       return { ad, clickToken: tokens.click, viewToken: tokens.view };
     });
   }
