@@ -81,14 +81,16 @@ describe('the publisher’s pages in Russian (headless Chromium)', { skip }, () 
   it('switches to Russian from the header and keeps it for the account', async () => {
     await page.goto(`${server.url}/publisher`);
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    const saved = page.waitForResponse((answer) => answer.url().endsWith('/api/me/language'));
     await page.getByLabel('Language').selectOption('ru');
+    assert.equal((await saved).ok(), true);
     await page.getByRole('heading', { level: 1, name: 'Обзор' }).waitFor();
     assert.equal(await page.locator('html').getAttribute('lang'), 'ru');
     await page.getByRole('heading', { name: 'Сайты, на которых не показываются тизеры' }).waitFor();
     await page.getByText('На модерации').first().waitFor();
     assert.deepEqual(await englishHeadings(), []);
-    // The choice is the account's: a new browser signed in as it opens in Russian.
-    const me = await page.evaluate(() => fetch('/api/me').then((answer) => answer.json()));
+    // The choice is the account's (its e-mails and its other browsers follow it), not only this browser's.
+    const me = await page.evaluate(() => fetch('/api/me').then((answer) => answer.json() as Promise<{ language?: string }>));
     assert.equal(me.language, 'ru');
     await lookAt(page, 'ru-publisher-overview');
   });
