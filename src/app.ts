@@ -12,7 +12,7 @@ import { createRateLimiter, memoryRateLimitStore, redisRateLimitStore } from './
 import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
 import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
-import { loggerOptions, requestLogController } from './logger.ts';
+import { loggerOptions, requestChildLogger, requestLogController } from './logger.ts';
 import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
 import { registerMeRoutes } from './modules/accounts/me-routes.ts';
 import { registerPasskeyRoutes } from './modules/accounts/passkeys/passkey-routes.ts';
@@ -124,6 +124,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     requestIdHeader: false,
     genReqId: requestIdGenerator(),
     logController: requestLogController(config.logLevel),
+    childLoggerFactory: requestChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { querystringParser: parseQueryString },

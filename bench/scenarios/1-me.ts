@@ -10,7 +10,8 @@ import { generateSelfSigned } from '../../src/tls.ts';
 import { startBareServer } from '../lib/bare-server.ts';
 import { withCpu } from '../lib/cpu.ts';
 import { withBenchDatabase } from '../lib/database.ts';
-import { type LoadResult, load } from '../lib/load.ts';
+import { LOAD_TOOL, type LoadResult, load } from '../lib/load.ts';
+import { withCpuProfile } from '../lib/profile.ts';
 import type { BenchRow } from '../lib/report.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
@@ -66,10 +67,10 @@ const scenario: Scenario = {
             headers: { Accept: accept },
             tokens,
           };
-          const bareBefore = await measureBare();
+          const bareBefore = await withCpuProfile(`bare-before-${format}-${LOAD_TOOL}`, measureBare);
           // Warm-up: every token used once (then cached), however fast or slow the machine is today.
           await load({ ...spec, amount: tokens.length }, 'autocannon');
-          const { result, cpu } = await withCpu(() => load(spec), databaseUrl);
+          const { result, cpu } = await withCpuProfile(`me-${format}-${LOAD_TOOL}`, () => withCpu(() => load(spec), databaseUrl));
           const bareAfter = await measureBare();
           const yardstick = (bareBefore.requestsPerSecond + bareAfter.requestsPerSecond) / 2;
           rows.push({

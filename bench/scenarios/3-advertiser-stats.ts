@@ -31,6 +31,7 @@ import { withCpu } from '../lib/cpu.ts';
 import type { LoadResult } from '../lib/load.ts';
 import { load } from '../lib/load.ts';
 import type { BenchRow } from '../lib/report.ts';
+import { stallCounts, withStalls } from '../lib/stalls.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -74,6 +75,8 @@ async function createDatabase(name: string): Promise<void> {
  * database and drops it.
  */
 const KEPT_DATABASE = process.env.BENCH_STATS_DATABASE;
+/** Requests of each endpoint before it is measured (`BENCH_STATS_WARMUP`, 0 for none). */
+const WARM_UP = Number(process.env.BENCH_STATS_WARMUP ?? 400);
 /** `BENCH_STATS_ONLY=list,sites`: measure only the endpoints whose label contains one of these. */
 const ONLY = process.env.BENCH_STATS_ONLY?.split(',').filter((part) => part !== '');
 
@@ -138,17 +141,21 @@ const scenario: Scenario = {
       const measureAll = async (suffix: string) => {
         const measured: BenchRow[] = [];
         for (const target of targets) {
-          const { result, cpu } = await withCpu(
-            () =>
-              load({
-                url: `${server.url}${target.paths[0]}`,
-                paths: target.paths,
-                connections,
-                durationSeconds: context.durationSeconds,
-                headers: { 'Auth-Token': target.publisher ? publisherToken : token, Accept: 'application/json' },
-              }),
-            url.toString(),
-          );
+          const spec = {
+            url: `${server.url}${target.paths[0]}`,
+            paths: target.paths,
+            connections,
+            durationSeconds: context.durationSeconds,
+            headers: { 'Auth-Token': target.publisher ? publisherToken : token, Accept: 'application/json' },
+          };
+          // Warm-up: every path, and each statement on every connection of the pool more often than
+          // PostgreSQL plans a prepared statement anew (5 custom plans, then the generic one), so
+          // the measured load does not pay first plans, cold catalog caches and first compilations.
+          if (WARM_UP > 0) await load({ ...spec, amount: Math.max(WARM_UP, target.paths.length) }, 'autocannon');
+          const {
+            result: { result, cpu },
+            stalls,
+          } = await withStalls(() => withCpu(() => load(spec), url.toString()), url.toString());
           measured.push({
             scenario: `${target.label} (${connections} connections${suffix})`,
             result,
@@ -156,6 +163,7 @@ const scenario: Scenario = {
             goal: `p99 < ${GOAL_MS} ms`,
             met: result.p99 < GOAL_MS && result.total > 0 && (result.statuses['2xx'] ?? 0) === result.total,
             cpu,
+            counts: { answers: result.total, ...stallCounts(stalls) },
           });
         }
         return measured;
@@ -165,8 +173,10 @@ const scenario: Scenario = {
         const grown = performance.now();
         const days = await sql<{ days: number }>`SELECT (${TODAY}::date - min(day)) + 1 AS days FROM stats_daily`.execute(db);
         if (Number(days.rows[0]?.days ?? 0) < DAYS * YEARS) {
-          await seedHistory(db, ids, DAYS, DAYS * YEARS - 1);
-          await settle(db);
+          await withoutStatementTimeout(db, async (connection) => {
+            await seedHistory(connection, ids, DAYS, DAYS * YEARS - 1);
+            await settle(connection);
+          });
         }
         const total = await sql<{ rows: number }>`SELECT count(*)::int AS rows FROM stats_daily`.execute(db);
         const took = ((performance.now() - grown) / 1000).toFixed(1);
@@ -223,9 +233,12 @@ async function seedAll(db: Db, timeZone: string, nowMs: number): Promise<{ ids: 
     ),
   );
   const started = performance.now();
-  const ids = await seed(db, advertiser.id, publisher.id, client.id);
-  await seedHistory(db, ids, 0, DAYS - 1);
-  await settle(db);
+  const ids = await withoutStatementTimeout(db, async (connection) => {
+    const seeded = await seed(connection, advertiser.id, publisher.id, client.id);
+    await seedHistory(connection, seeded, 0, DAYS - 1);
+    await settle(connection);
+    return seeded;
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const count = await sql<{ rows: number }>`SELECT count(*)::int AS rows FROM stats_daily`.execute(db);
   process.stderr.write(`bench: seeded ${count.rows[0]?.rows} rollup rows in ${seconds} s\n`);
@@ -322,6 +335,22 @@ async function seedHistory(db: Parameters<typeof createAccount>[0], ids: Seeded,
     CROSS JOIN generate_series(1, 3) AS device
     JOIN o ON o.k = (d + s.n) % ${ADS_PER_CAMPAIGN}
     CROSS JOIN LATERAL (SELECT 20 + ((s.n * 31 + d * 17 + device * 7) % 200) AS views) AS v`.execute(db);
+}
+
+/**
+ * Seeding statements run for minutes, far past the server's statement timeout
+ * (DATABASE_STATEMENT_TIMEOUT_MS, 10 s), which stays in force for the measured requests: the seed
+ * runs on one connection of the pool with the timeout switched off for that session.
+ */
+async function withoutStatementTimeout<T>(db: Db, work: (connection: Db) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`SET statement_timeout = 0`.execute(connection);
+    try {
+      return await work(connection);
+    } finally {
+      await sql`RESET statement_timeout`.execute(connection);
+    }
+  });
 }
 
 /** Campaign totals and summaries rebuilt from stats_daily, then what autovacuum does soon after a bulk load. */

@@ -2,18 +2,13 @@
 // request of the tests (one native impression of one block of 1,000 active ads), against the bare
 // route measured right before and after. Each request runs the serving auction for the block,
 // signs a click link and a view token, and writes the Native 1.2 markup.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../src/config.ts';
-import { startServer } from '../../src/server.ts';
-import { generateSelfSigned } from '../../src/tls.ts';
 import { startBareServer } from '../lib/bare-server.ts';
 import { withCpu } from '../lib/cpu.ts';
-import { withBenchDatabase } from '../lib/database.ts';
 import { failedResponses, load } from '../lib/load.ts';
 import type { BenchRow } from '../lib/report.ts';
-import { seedServing } from '../lib/serving-seed.ts';
+import { type SeededServingServer, withSeededServingServer } from '../lib/serving-server.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
 const FIXTURE = path.join(
@@ -32,37 +27,21 @@ const GOAL_RATIO = 0.4;
 const scenario: Scenario = {
   name: 'OpenRTB 2.6 native auction (PostgreSQL, one block, 1,000 active ads)',
   run(context: BenchContext): Promise<BenchRow[]> {
-    return withBenchDatabase((databaseUrl) => measure(context, databaseUrl));
+    return withSeededServingServer({ name: 'openrtb', ads: 1000, advertisers: 10 }, (seeded) => measure(context, seeded));
   },
 };
 
-async function measure(context: BenchContext, databaseUrl: string): Promise<BenchRow[]> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-bench-openrtb-'));
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: databaseUrl,
-  });
-  const tls = await generateSelfSigned();
-  const server = await startServer(config, { tls, logger: false });
+async function measure(
+  context: BenchContext,
+  { server, databaseUrl, tls, siteId, blockId }: SeededServingServer,
+): Promise<BenchRow[]> {
   const bare = await startBareServer(tls);
   try {
-    const { siteId, blockId } = await seedServing(server.context.db, {
-      ads: 1000,
-      advertisers: 10,
-      campaignsPerAdvertiser: 10,
-      countriesPerCampaign: 0,
-      countries: [],
-    });
     const site = await server.context.db
       .selectFrom('sites')
       .select('publisher_id')
       .where('id', '=', siteId)
       .executeTakeFirstOrThrow();
-    await server.context.serving?.refresh();
     const request = JSON.parse(readFileSync(FIXTURE, 'utf8'));
     request.site.publisher.id = String(site.publisher_id);
     request.imp[0].tagid = String(blockId);
@@ -96,8 +75,6 @@ async function measure(context: BenchContext, databaseUrl: string): Promise<Benc
     ];
   } finally {
     await bare.app.close();
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
