@@ -108,6 +108,7 @@ describe('authentication', () => {
       'email',
       'emailConfirmed',
       'id',
+      'language',
       'maxmoney',
       'name',
       'parentId',
