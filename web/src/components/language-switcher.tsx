@@ -7,7 +7,7 @@ import { currentLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, showLanguage
  * The language picker of every page. Signed in, the choice is the account's (its e-mails follow
  * it, and every browser it signs in on); signed out, it is this browser's.
  */
-export function LanguageSwitcher({ signedIn }: { signedIn: boolean }) {
+export function LanguageSwitcher({ signedIn, onPick }: { signedIn: boolean; onPick?: (language: Language) => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const save = useMutation({
@@ -24,6 +24,7 @@ export function LanguageSwitcher({ signedIn }: { signedIn: boolean }) {
           const language = event.target.value as Language;
           void showLanguage(language);
           if (signedIn) save.mutate(language);
+          onPick?.(language);
         }}
       >
         {LANGUAGES.map((language) => (

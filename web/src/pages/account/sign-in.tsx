@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { LanguageSwitcher } from '../../components/language-switcher.tsx';
+import type { Language } from '../../i18n/i18n.ts';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
 import { ceremonyProblem } from './passkeys.tsx';
@@ -17,13 +18,22 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [ticket, setTicket] = useState<string | null>(null);
   const [code, setCode] = useState('');
-  // The app leads a signed-in account from the sign-in page to its first page.
-  const signedIn = (user: User) => queryClient.setQueryData(['me'], user);
+  // A language picked here becomes the account's as it signs in (else the account's own would
+  // replace it at once); the app then leads the account from the sign-in page to its first page.
+  const [picked, setPicked] = useState<Language | null>(null);
+  const signedIn = async (user: User) => {
+    if (picked !== null && picked !== user.language) {
+      await data(api.PUT('/api/me/language', { body: { language: picked } })).catch(() => undefined);
+      queryClient.setQueryData(['me'], { ...user, language: picked });
+    } else {
+      queryClient.setQueryData(['me'], user);
+    }
+  };
   const signIn = useMutation({
     mutationFn: () => data(api.POST('/api/session', { body: { login, password } })),
     onSuccess: (answer) => {
       if ('ticket' in answer) setTicket(answer.ticket);
-      else signedIn(answer);
+      else return signedIn(answer);
     },
   });
   const second = useMutation({
@@ -45,7 +55,7 @@ export function SignInPage() {
   const errors = fieldErrors(signIn.error);
   const heading = (
     <>
-      <LanguageSwitcher signedIn={false} />
+      <LanguageSwitcher signedIn={false} onPick={setPicked} />
       <h1>
         <span className="logo" aria-hidden="true">
           N
