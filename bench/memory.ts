@@ -1,23 +1,27 @@
-// Resident memory of a real `nativa serve` process, idle and after load, on the embedded PGlite or
-// on PostgreSQL: `node bench/memory.ts pglite|postgres`. The server runs as a child process on a
-// fresh DATA_DIR (PostgreSQL: a fresh database on BENCH_DATABASE_URL). RSS is read from
-// /proc/PID/status (VmRSS) 10 s after the server answers its health check, and again 5 s after
-// MEMORY_LOAD_SECONDS (default 30) of teasers and clicks from two autocannon processes
-// (8 connections each) with a public client address, so the country database is in use.
-import { execFile } from 'node:child_process';
+// Resident memory of a real `nativa serve` process as `npm start` runs it (the environment variables
+// and node options of package.json's start script), on the embedded PGlite or on PostgreSQL:
+// `node bench/memory.ts pglite|postgres`. RSS is VmRSS of /proc/PID/status, what `ps` and `top`
+// show. Three readings:
+// - first start: the server on an empty DATA_DIR (PostgreSQL: an empty database) runs every
+//   migration itself, then MEMORY_IDLE_SECONDS (default 30) without a request;
+// - restart: the server on a migrated DATA_DIR seeded with one block of 200 ads, the same idle time;
+// - after load: 5 s after MEMORY_LOAD_SECONDS (default 30) of teasers and clicks from two
+//   autocannon processes (8 connections each) with a public client address, so the country
+//   database is in use.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { newClickId } from '../src/modules/serving/tracking/click-token.ts';
+import { TeaserSigner } from '../src/modules/serving/tracking/teaser-token.ts';
 import { createCrashDatabase, freePort, startChildServer, stopChild } from '../test/helpers/child-server.ts';
 import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../test/helpers/fixtures.ts';
 import { load } from './lib/load.ts';
 
-const run = promisify(execFile);
 const kind = process.argv[2] === 'postgres' ? 'postgres' : 'pglite';
 const loadSeconds = Number(process.env.MEMORY_LOAD_SECONDS ?? 30);
+const idleSeconds = Number(process.env.MEMORY_IDLE_SECONDS ?? 30);
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 const SECRET = 'memory-bench-signing-secret-0123456789abcdef';
 const PROXY_HEADERS = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '8.8.8.8' };
@@ -28,10 +32,50 @@ const residentMegabytes = (pid: number): number => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `npm start`'s environment variables and node options, so that the bench runs what a user runs. */
+function startCommand(): { env: Record<string, string>; nodeArgs: string[] } {
+  const manifest = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2) as [string, string]));
+  return { env, nodeArgs: words.slice(node + 1).filter((word) => word.startsWith('--')) };
+}
+const start = startCommand();
+
+/** Starts the server on `dataDir` (or `databaseUrl`), waits idle, returns its RSS and the child. */
+async function idleServer(dataDir: string, databaseUrl: string | undefined, env: Record<string, string> = {}) {
+  const port = await freePort();
+  const child = await startChildServer({
+    dataDir,
+    port,
+    databaseUrl,
+    nodeArgs: start.nodeArgs,
+    // A first start runs every migration: ~15 s on a quiet machine, minutes on a loaded one.
+    startTimeoutMs: 600_000,
+    env: { ...start.env, ...env },
+  });
+  await sleep(idleSeconds * 1000);
+  return { child, port, idle: residentMegabytes(child.pid ?? 0) };
+}
+
 if (kind === 'postgres' && !process.env.TEST_DATABASE_URL) {
   process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 }
 if (kind === 'pglite') delete process.env.TEST_DATABASE_URL;
+let firstStartIdle = 0;
+const emptyDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-memory-first-'));
+const empty = await createCrashDatabase('nativa_memory_first');
+try {
+  const first = await idleServer(emptyDir, empty?.url);
+  firstStartIdle = first.idle;
+  await stopChild(first.child, 'SIGTERM');
+} finally {
+  rmSync(emptyDir, { recursive: true, force: true });
+  await empty?.drop();
+}
+
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-memory-'));
 const postgres = await createCrashDatabase('nativa_memory');
 try {
@@ -58,29 +102,22 @@ try {
   } finally {
     await seed.close();
   }
-  const port = await freePort();
-  const child = await startChildServer({
-    dataDir,
-    port,
-    databaseUrl: postgres?.url,
-    env: { TRUST_PROXY: 'true', SIGNING_SECRET: SECRET, RATE_LIMIT_RPS: '1000000' },
+  const { child, port, idle } = await idleServer(dataDir, postgres?.url, {
+    TRUST_PROXY: 'true',
+    SIGNING_SECRET: SECRET,
+    RATE_LIMIT_RPS: '1000000',
   });
   try {
-    await sleep(10_000);
-    const idle = residentMegabytes(child.pid ?? 0);
     const base = `https://127.0.0.1:${port}`;
-    const clickWorker = path.join(import.meta.dirname, 'lib', 'click-load-worker.ts');
-    const clickSpec = {
-      url: `${base}/`,
-      connections: 8,
-      durationSeconds: loadSeconds,
-      secret: SECRET,
-      issuedAt: Date.now(),
-      ads,
-      links: 400_000,
-      userAgent: USER_AGENT,
-      headers: PROXY_HEADERS,
-    };
+    // Fresh signed click links, as the teasers answers would hand them out (a link is accepted once).
+    const signer = new TeaserSigner(SECRET);
+    const issuedAt = Date.now();
+    const paths = Array.from({ length: 400_000 }, (_, index) => {
+      const ad = ads[index % ads.length] ?? ads[0];
+      if (ad === undefined) throw new Error('no ads to click');
+      const claims = { ...ad, clickId: newClickId(), device: 1 as const, country: 'US', issuedAt };
+      return `/api/serve/click/${signer.sign(claims).click}`;
+    });
     const [teasers, clicks] = await Promise.all([
       load({
         url: `${base}/api/serve/blocks/${blockId}/teasers`,
@@ -88,15 +125,18 @@ try {
         durationSeconds: loadSeconds,
         headers: { 'User-Agent': USER_AGENT, ...PROXY_HEADERS },
       }),
-      run(process.execPath, [clickWorker, JSON.stringify(clickSpec)], { maxBuffer: 64 * 1024 * 1024 }).then(
-        ({ stdout }) =>
-          JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { total: number; statuses: Record<string, number> },
-      ),
+      load({
+        url: `${base}/`,
+        connections: 8,
+        durationSeconds: loadSeconds,
+        headers: { 'User-Agent': USER_AGENT, ...PROXY_HEADERS },
+        paths,
+      }),
     ]);
     await sleep(5_000);
     const loaded = residentMegabytes(child.pid ?? 0);
     process.stdout.write(
-      `${JSON.stringify({ database: kind, idleRssMb: idle, afterLoadRssMb: loaded, teasers: teasers.total, teaserStatuses: teasers.statuses, clicks: clicks.total, clickStatuses: clicks.statuses })}\n`,
+      `${JSON.stringify({ database: kind, idleSeconds, firstStartIdleRssMb: firstStartIdle, idleRssMb: idle, afterLoadRssMb: loaded, teasers: teasers.total, teaserStatuses: teasers.statuses, clicks: clicks.total, clickStatuses: clicks.statuses })}\n`,
     );
   } finally {
     await stopChild(child, 'SIGTERM');

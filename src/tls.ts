@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import selfsigned from 'selfsigned';
 import type { Config } from './config.ts';
 
 export interface TlsMaterial {
@@ -30,7 +29,9 @@ export async function loadTls(config: Pick<Config, 'tlsCertPath' | 'tlsKeyPath' 
   return generated;
 }
 
+/** selfsigned (and its X.509 libraries, ~2 MB resident) is loaded only to make a certificate. */
 export async function generateSelfSigned(): Promise<TlsMaterial> {
+  const { default: selfsigned } = await import('selfsigned');
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',

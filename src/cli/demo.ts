@@ -4,8 +4,8 @@ import https from 'node:https';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import sharp from 'sharp';
 import { loadConfig } from '../config.ts';
+import { loadSharp } from '../modules/images/sharp.ts';
 import { closeOnSignals, type RunningServer, startServer } from '../server.ts';
 import { type CliApi, cliApi, data, type NativaClient } from './api.ts';
 import { type Command, UsageError } from './command.ts';
@@ -53,6 +53,7 @@ async function productImage(title: string, color: string, width: number, height:
   <circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 3}" fill="#ffffff" fill-opacity="0.35"/>
   <text x="50%" y="54%" font-family="sans-serif" font-size="${Math.round(height / 4)}" font-weight="700" text-anchor="middle" fill="#222">${initials}</text>
 </svg>`;
+  const sharp = await loadSharp();
   return sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer();
 }
 

@@ -70,16 +70,20 @@ export async function createCrashDatabase(prefix: string): Promise<{ url: string
   };
 }
 
-/** Starts `nativa serve` and resolves once /api/health answers 200 (at most 30 s). */
+/** Starts `nativa serve` and resolves once /api/health answers 200 (by default within 30 s). */
 export async function startChildServer(options: {
   dataDir: string;
   port: number;
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Options for `node` itself, before the script (bench/memory.ts passes those of `npm start`). */
+  nodeArgs?: string[];
+  /** How long to wait for the first answer, in ms (a first start runs every migration). */
+  startTimeoutMs?: number;
   /** Called with each chunk of the server's stdout (its log), which is otherwise ignored. */
   onOutput?: (text: string) => void;
 }): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
     env: {
       ...process.env,
       DATA_DIR: options.dataDir,
@@ -99,7 +103,8 @@ export async function startChildServer(options: {
   });
   const agent = new https.Agent({ rejectUnauthorized: false });
   try {
-    for (let attempt = 0; attempt < 300; attempt += 1) {
+    const attempts = (options.startTimeoutMs ?? 30_000) / 100;
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
       if (child.exitCode !== null) throw new Error(`server exited: ${errors}`);
       try {
         // The header matters only behind TRUST_PROXY, where a request without it is refused.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.ts';
 
 /** A size an image may be served in, e.g. `{ width: 492, height: 328 }`. */
 export interface ImageSize {
@@ -71,6 +71,7 @@ export class ImageStore {
     if (hit !== undefined) return hit;
     const original = await readFile(path.join(folder, 'original')).catch(() => undefined);
     if (original === undefined) return undefined;
+    const sharp = await loadSharp();
     const output = await sharp(original)
       .rotate()
       .resize(size.width, size.height, { fit: 'cover', position: 'centre' })

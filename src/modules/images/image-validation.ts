@@ -1,5 +1,6 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { type FieldError, validationFailed } from '../../errors.ts';
+import { loadSharp } from './sharp.ts';
 
 /** Bounds of an uploaded ad image. */
 export const IMAGE_LIMITS = {
@@ -44,6 +45,7 @@ export async function readImageDataUri(value: string, field: string): Promise<Bu
   if (actual === undefined) return { field, message: 'The data is not a PNG or JPEG image.' };
   if (actual !== declared)
     return { field, message: `The data is a ${actual.toUpperCase()} image but is declared as image/${match[1]}.` };
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes, { limitInputPixels: false }).metadata();

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { OutboxStatus } from '../../db/schema.ts';
@@ -53,7 +53,12 @@ export function nextAttemptAfterFailure(attempts: number, now: number): Date | n
 export class Mailer {
   private readonly db: Db;
   private readonly clock: Clock;
-  private readonly transport: Transporter | undefined;
+  /**
+   * Made at the first message sent: nodemailer (~2 MB resident) is loaded only by a server that
+   * has SMTP_URL and mail to send (docs/performance.md, "Idle memory").
+   */
+  private transport: Promise<Transporter> | undefined;
+  private readonly transportUrl: string | undefined;
   readonly from: string;
   private log: MailLog | undefined;
   private readonly sender: OutboxWorker;
@@ -67,7 +72,7 @@ export class Mailer {
       const url = new URL(options.smtpUrl);
       from = url.searchParams.get('from') || from;
       url.searchParams.delete('from');
-      this.transport = nodemailer.createTransport({ url: url.toString(), ...TIMEOUTS });
+      this.transportUrl = url.toString();
     }
     this.from = from;
     this.sender = new OutboxWorker({
@@ -79,7 +84,7 @@ export class Mailer {
   }
 
   get configured(): boolean {
-    return this.transport !== undefined;
+    return this.transportUrl !== undefined;
   }
 
   /** Starts this instance's background sender; it sends what is due at once. */
@@ -101,7 +106,8 @@ export class Mailer {
   /** Stops the background sender after it has sent what it was asked to, then closes SMTP. */
   async close(): Promise<void> {
     await this.sender.stop();
-    this.transport?.close();
+    const transport = await this.transport?.catch(() => undefined);
+    transport?.close();
   }
 
   /**
@@ -123,8 +129,16 @@ export class Mailer {
     return claimed.length === BATCH;
   }
 
+  private openTransport(): Promise<Transporter> | undefined {
+    const url = this.transportUrl;
+    if (url === undefined) return undefined;
+    this.transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({ url, ...TIMEOUTS }));
+    return this.transport;
+  }
+
   private async attempt(message: OutboxRow, log: MailLog): Promise<OutboxStatus> {
-    if (this.transport === undefined) {
+    const transport = this.openTransport();
+    if (transport === undefined) {
       log.info(
         { outboxId: message.id, to: message.recipient, subject: message.subject, text: message.body_text },
         'SMTP_URL is not set: the message stays queued in the outbox',
@@ -133,7 +147,7 @@ export class Mailer {
       return 'queued';
     }
     try {
-      await this.transport.sendMail({
+      await (await transport).sendMail({
         from: this.from,
         to: message.recipient,
         subject: message.subject,

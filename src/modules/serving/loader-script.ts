@@ -23,7 +23,6 @@
  * localStorage only when the CMP's own reading grants purposes 1, 3 and 4 and no US opt-out or GPC
  * is set; a CMP that does not answer in time counts as no consent (`gdpr=1` without a string).
  */
-import { minify } from 'terser';
 import { renderTeaserList } from './teaser-render.ts';
 
 const CONSENT_WAIT_MS = 500;
@@ -267,15 +266,16 @@ let minifiedLoader: Promise<string> | undefined;
  * about 3 KB gzipped). A test holds the served text to the bound.
  */
 export function minifiedLoaderScript(): Promise<string> {
-  minifiedLoader ??= minify(LOADER_SCRIPT, {
-    ecma: 2015,
-    compress: { passes: 2 },
-    mangle: true,
-    format: { comments: false },
-  }).then((result) => {
-    if (result.code === undefined) throw new Error('the loader script did not minify');
-    return result.code;
-  });
+  // terser is loaded here, not at start: the minified text is made once, and terser's code stays
+  // out of the memory of a process that never serves the loader (docs/performance.md, "Idle memory").
+  minifiedLoader ??= import('terser')
+    .then(({ minify }) =>
+      minify(LOADER_SCRIPT, { ecma: 2015, compress: { passes: 2 }, mangle: true, format: { comments: false } }),
+    )
+    .then((result) => {
+      if (result.code === undefined) throw new Error('the loader script did not minify');
+      return result.code;
+    });
   return minifiedLoader;
 }
 

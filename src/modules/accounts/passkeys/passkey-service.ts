@@ -1,11 +1,4 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON, VerifiedRegistrationResponse } from '@simplewebauthn/server';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
@@ -22,6 +15,12 @@ import {
   listAccountPasskeys,
   markPasskeyUsed,
 } from './passkey-repository.ts';
+
+/**
+ * The WebAuthn library and its ASN.1 and X.509 dependencies (~2 MB resident) are loaded at the first
+ * passkey ceremony, not at start (docs/performance.md, "Idle memory").
+ */
+const webAuthn = () => import('@simplewebauthn/server');
 
 /** Who the passkeys are for: the public origin, and its host as the WebAuthn RP ID. */
 export interface RelyingParty {
@@ -74,6 +73,7 @@ export async function registrationOptions(
   account: { id: number; username: string; email: string },
 ) {
   const existing = await listAccountPasskeys(dependencies.db, account.id);
+  const { generateRegistrationOptions } = await webAuthn();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -102,7 +102,8 @@ export async function registerPasskey(
 ) {
   const challenge = readChallenge(dependencies, challengeOf(input.credential.response.clientDataJSON), 'passkey-registration');
   if (challenge === undefined || challenge.ticket.accountId !== accountId) throw refusedRegistration();
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  const { verifyRegistrationResponse } = await webAuthn();
+  let verified: VerifiedRegistrationResponse;
   try {
     verified = await verifyRegistrationResponse({
       response: input.credential,
@@ -143,6 +144,7 @@ export async function registerPasskey(
 
 /** Options for a sign-in with any passkey of this server (discoverable credentials: no login typed). */
 export async function signInOptions(dependencies: SessionDependencies, rp: RelyingParty) {
+  const { generateAuthenticationOptions } = await webAuthn();
   return generateAuthenticationOptions({
     rpID: rp.id,
     challenge: ticketChallenge(dependencies, 'passkey-sign-in', 0),
@@ -194,6 +196,7 @@ async function verifyAssertion(
   credential: AuthenticationResponseJSON,
   passkey: { credential_id: string; public_key: Buffer; counter: number; transports: string[] },
 ): Promise<{ newCounter: number } | undefined> {
+  const { verifyAuthenticationResponse } = await webAuthn();
   try {
     const result = await verifyAuthenticationResponse({
       response: credential,
