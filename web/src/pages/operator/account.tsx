@@ -11,7 +11,7 @@ import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } f
 import { Link } from '../../router.tsx';
 import './operator.css';
 import { AccountData } from './account-data.tsx';
-import { KIND_TAGS } from './accounts.tsx';
+import { KIND_TAGS } from './account-kinds.ts';
 
 const LEDGER_PER_PAGE = 20;
 

@@ -8,6 +8,7 @@ import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { currentPlatform, fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
+import { KIND_TAGS } from './account-kinds.ts';
 import './operator.css';
 
 const KINDS = ['advertiser', 'publisher', 'operator'] as const;
@@ -21,13 +22,6 @@ const ACCOUNT_SORTS = {
   username: 'accounts.sort.login',
   name: 'accounts.sort.name',
   '-balance': 'accounts.sort.balance',
-} as const;
-
-/** An account's kind as its tag reads. */
-export const KIND_TAGS = {
-  advertiser: 'kind.advertiser',
-  publisher: 'kind.publisher',
-  operator: 'kind.operator',
 } as const;
 
 export function AccountsPage() {
