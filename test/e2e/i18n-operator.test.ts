@@ -85,13 +85,17 @@ describe('an operator in Russian (headless Chromium)', { skip }, () => {
     await server?.close();
   });
 
+  async function noEnglish(where: string) {
+    const english = (await namedTexts(page)).filter((text) => ENGLISH_ONLY.has(text));
+    assert.deepEqual(english, [], `English left on ${where}`);
+  }
+
   /** Opens `address`, waits for `heading`, checks that no English text is left and that axe finds nothing serious. */
   async function look(address: string, heading: string | RegExp, name: string, ready?: string) {
     await page.goto(`${server.url}${address}`);
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
     if (ready) await page.getByText(ready, { exact: false }).first().waitFor();
-    const english = (await namedTexts(page)).filter((text) => ENGLISH_ONLY.has(text));
-    assert.deepEqual(english, [], `English left on ${address}`);
+    await noEnglish(address);
     await lookAt(page, name);
   }
 
@@ -118,6 +122,7 @@ describe('an operator in Russian (headless Chromium)', { skip }, () => {
       .first()
       .click();
     await page.getByLabel('Причина', { exact: true }).waitFor();
+    await noEnglish('the form that bans a site');
     await look('/operator?queue=reasons', 'Модерация', 'ru-operator-reasons', 'Причины отклонения');
   });
 
@@ -125,8 +130,11 @@ describe('an operator in Russian (headless Chromium)', { skip }, () => {
     await look('/operator/accounts', 'Аккаунты', 'ru-operator-accounts', 'Зарегистрирован');
     await page.getByRole('button', { name: 'Новый аккаунт' }).click();
     await page.getByRole('button', { name: 'Создать и пригласить' }).waitFor();
+    await noEnglish('the form that creates an account');
+    await lookAt(page, 'ru-operator-new-account');
     await look(`/operator/accounts/${advertiserId}`, /^advertiser/, 'ru-operator-account', 'Зачисление и списание');
     await page.getByRole('heading', { name: 'Журнал операций' }).waitFor();
+    await page.locator('h1 .tag').getByText('рекламодатель', { exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Персональные данные' }).waitFor();
     await look('/operator/payouts', 'Выплаты', 'ru-operator-payouts', 'Долг перед вебмастерами');
     await look('/operator/outbox', 'Исходящие', 'ru-operator-outbox', 'Кому');
