@@ -73,7 +73,7 @@ await withBenchDatabase(async (databaseUrl) => {
       );
     };
     // The snapshot is private to the engine; this diagnostic reads it to time the walk alone.
-    const snapshot = (serving as unknown as { snapshot: Snapshot }).snapshot;
+    const snapshot = (serving as unknown as { keeper: { snapshot: Snapshot } }).keeper.snapshot;
     const block = snapshot.blocks.get(blockId);
     if (block === undefined) throw new Error('block not in the snapshot');
     const impression = { block, device: 1 as const, country: '', visitorId: undefined };

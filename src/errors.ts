@@ -84,6 +84,18 @@ export const ERRORS = {
     code: 4040,
     description: 'This account cannot be erased: it is an operator account or already erased.',
   },
+  bid_notice_forged: {
+    code: 4050,
+    description: 'Not a win or billing notice of a bid of this server (OpenRTB `nurl`/`burl`): its token or MAC is wrong.',
+  },
+  bid_expired: {
+    code: 4051,
+    description: 'The OpenRTB bid expired unserved: its notice came after its tokens’ lifetime (one hour).',
+  },
+  clearing_price_refused: {
+    code: 4052,
+    description: `The clearing price of an OpenRTB notice (\`\${AUCTION_PRICE}\`) is not a decimal price, or exceeds the bid.`,
+  },
   // The server.
   internal_error: {
     code: 9000,

@@ -39,6 +39,21 @@ export function microsToAmount(micros: number): number {
   return Math.round(micros / 100) / 10_000;
 }
 
+/**
+ * An amount in micros as exact decimal text in currency units: `7000` is `0.007`, `123457` is
+ * `0.123457`, `-2500000` is `-2.5`, `3000000` is `3`. Integer arithmetic only, so no figure passes
+ * through a binary fraction; every micro is kept (files are for sums, not for reading at a glance).
+ */
+export function microsToDecimal(micros: number): string {
+  if (!Number.isSafeInteger(micros)) throw new RangeError(`${micros} is not a whole number of micros`);
+  const size = Math.abs(micros);
+  const whole = Math.floor(size / MICROS_PER_UNIT);
+  const fraction = String(size % MICROS_PER_UNIT)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
+  return `${micros < 0 ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
+}
+
 /** Whole cents, rounded down: publisher income fields are integers in the spec. */
 export function microsToCents(micros: number): number {
   return Math.floor(micros / 10_000);

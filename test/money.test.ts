@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { microsToAmount, microsToCents, parseMoney } from '../src/money.ts';
+import { microsToAmount, microsToCents, microsToDecimal, parseMoney } from '../src/money.ts';
 
 describe('parseMoney', () => {
   const cases: [unknown, number | undefined][] = [
@@ -52,5 +52,34 @@ describe('parseMoney', () => {
       assert.equal(microsToAmount(micros), amount);
       assert.equal(microsToCents(micros), cents);
     }
+  });
+});
+
+describe('microsToDecimal', () => {
+  const cases: [number, string][] = [
+    [0, '0'],
+    [7_000, '0.007'],
+    [123_457, '0.123457'],
+    [1, '0.000001'],
+    [10, '0.00001'],
+    [3_000_000, '3'],
+    [12_345_600, '12.3456'],
+    [-2_500_000, '-2.5'],
+    [-1, '-0.000001'],
+    [Number.MAX_SAFE_INTEGER, '9007199254.740991'],
+  ];
+  for (const [micros, text] of cases) {
+    it(`${micros} → ${text}`, () => {
+      assert.equal(microsToDecimal(micros), text);
+      // The text reads back to the same micros (parseMoney takes 4 fraction digits, so compare by digits).
+      const [whole = '', fraction = ''] = text.replace('-', '').split('.');
+      assert.equal(Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0')), Math.abs(micros));
+    });
+  }
+
+  it('refuses what is not a whole number of micros', () => {
+    assert.throws(() => microsToDecimal(0.5), RangeError);
+    assert.throws(() => microsToDecimal(Number.NaN), RangeError);
+    assert.throws(() => microsToDecimal(2 ** 60), RangeError);
   });
 });

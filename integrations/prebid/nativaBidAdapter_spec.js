@@ -5,7 +5,7 @@
 // line for line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BIDDER_CODE, NATIVE, spec } from './nativaBidSpec.js';
+import { BIDDER_CODE, NATIVE, noticeUrlOf, spec } from './nativaBidSpec.js';
 
 const ENDPOINT = 'https://ads.nativa.example';
 const NATIVE_REQUEST = { ver: '1.2', assets: [{ id: 1, required: 1, title: { len: 80 } }, { id: 2, required: 1, data: { type: 1 } }] };
@@ -101,18 +101,40 @@ describe('nativaBidAdapter', () => {
     });
   });
 
+  const NURL = `${ENDPOINT}/api/openrtb2/notice?token=t&event=win&price=\${AUCTION_PRICE}`;
+  const BURL = `${ENDPOINT}/api/openrtb2/notice?token=t&event=billing&price=\${AUCTION_PRICE}`;
+
   describe('interpretResponse', () => {
     const native = { ver: '1.2', assets: [{ id: 1, title: { text: 'A fine product' } }], link: { url: `${ENDPOINT}/api/serve/click/x` } };
     const body = {
       id: 'request-1',
       cur: 'EUR',
-      seatbid: [{ seat: '12', bid: [{ id: 'b', impid: 'bid-1', price: 5, adm: JSON.stringify(native), adomain: ['shop.example'], crid: '99', cid: '3' }] }],
+      seatbid: [
+        {
+          seat: '12',
+          bid: [
+            {
+              id: 'b',
+              impid: 'bid-1',
+              price: 5,
+              adm: JSON.stringify(native),
+              nurl: NURL,
+              burl: BURL,
+              adomain: ['shop.example'],
+              crid: '99',
+              cid: '3',
+            },
+          ],
+        },
+      ],
     };
     it('answers the CPM in the server’s currency with the native markup', () => {
       const [request] = spec.buildRequests([bidRequest()], bidderRequest);
       const [bid] = spec.interpretResponse({ body }, request);
       assert.deepEqual(bid, {
         requestId: 'bid-1',
+        nurl: NURL,
+        burl: BURL,
         cpm: 5,
         currency: 'EUR',
         ttl: 300,
@@ -133,6 +155,32 @@ describe('nativaBidAdapter', () => {
       const broken = structuredClone(body);
       broken.seatbid[0].bid[0].adm = '<div>';
       assert.deepEqual(spec.interpretResponse({ body: broken }, request), []);
+    });
+  });
+
+  describe('onBidWon and onBidBillable', () => {
+    it('fire the bid’s win and billing notices with the price Prebid cleared', () => {
+      const fired = [];
+      const previous = globalThis.Image;
+      globalThis.Image = class {
+        set src(url) {
+          fired.push(url);
+        }
+      };
+      try {
+        const won = { nurl: NURL, burl: BURL, cpm: 4.2, originalCpm: 5 };
+        spec.onBidWon(won);
+        spec.onBidBillable(won);
+        spec.onBidWon({ cpm: 5 });
+      } finally {
+        globalThis.Image = previous;
+      }
+      assert.deepEqual(fired, [
+        `${ENDPOINT}/api/openrtb2/notice?token=t&event=win&price=5`,
+        `${ENDPOINT}/api/openrtb2/notice?token=t&event=billing&price=5`,
+      ]);
+      assert.equal(noticeUrlOf(NURL, { cpm: 0.0021 }), `${ENDPOINT}/api/openrtb2/notice?token=t&event=win&price=0.0021`);
+      assert.equal(noticeUrlOf(NURL, {}), `${ENDPOINT}/api/openrtb2/notice?token=t&event=win&price=`);
     });
   });
 

@@ -7,7 +7,9 @@
  * with the ad unit's native request (Native 1.2) to the publisher's Nativa server
  * (`POST /api/openrtb2/auction`) and answers Prebid the server's bid. Its CPM is the ad's expected
  * revenue per thousand impressions (bid per click × smoothed CTR × 1000) in the server's currency;
- * Nativa bills the click, never the win.
+ * Nativa bills the click, never the win. A bid counts as served (and its click bills) only once
+ * Nativa hears it won: the adapter fires the bid's win notice when Prebid says it won and its
+ * billing notice when Prebid says it is billable (either is enough; both are counted once).
  */
 
 export const BIDDER_CODE = 'nativa';
@@ -133,6 +135,9 @@ export const spec = {
         }
         responses.push({
           requestId: bid.impid,
+          // Kept on Prebid's bid for onBidWon and onBidBillable; Prebid itself fires neither.
+          ...(typeof bid.nurl === 'string' ? { nurl: bid.nurl } : {}),
+          ...(typeof bid.burl === 'string' ? { burl: bid.burl } : {}),
           cpm: bid.price,
           currency: body.cur,
           ttl: TTL_SECONDS,
@@ -147,8 +152,36 @@ export const spec = {
     return responses;
   },
 
+  /** Prebid's BID_WON: the ad won the page's auction; Nativa's win notice counts it served. */
+  onBidWon(bid) {
+    fireNotice(bid?.nurl, bid);
+  },
+
+  /** Prebid's billing event (when the winning ad renders, unless billing is deferred). */
+  onBidBillable(bid) {
+    fireNotice(bid?.burl, bid);
+  },
+
   /** Nativa sets no third-party cookies for syncing. */
   getUserSyncs() {
     return [];
   },
 };
+
+/**
+ * Calls a notice URL of a bid as an image request: no CORS, no cookies, nothing to wait for.
+ */
+function fireNotice(url, bid) {
+  if (typeof url !== 'string' || url === '' || typeof Image === 'undefined') return;
+  new Image().src = noticeUrlOf(url, bid);
+}
+
+/**
+ * A notice URL with its `${AUCTION_PRICE}` replaced by the price Prebid cleared: the bid's own CPM
+ * before any adjustment (Prebid's auction is first-price), in the server's currency.
+ */
+export function noticeUrlOf(url, bid) {
+  const price = Number(bid?.originalCpm ?? bid?.cpm);
+  const cleared = Number.isFinite(price) && price >= 0 ? String(price) : '';
+  return url.replaceAll('${AUCTION_PRICE}', encodeURIComponent(cleared));
+}

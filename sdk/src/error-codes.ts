@@ -41,6 +41,9 @@ export const ERROR_CODES = {
   two_factor_off: 4010,
   not_rejected: 4030,
   erasure_refused: 4040,
+  bid_notice_forged: 4050,
+  bid_expired: 4051,
+  clearing_price_refused: 4052,
   internal_error: 9000,
   database_unavailable: 9001,
 } as const;

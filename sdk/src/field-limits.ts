@@ -197,6 +197,8 @@ export const FIELD_LIMITS = {
     imp: { minItems: 1, maxItems: 50 },
     cur: { maxItems: 1000, maxLength: 1024 },
     bcat: { maxItems: 1000, maxLength: 1024 },
+    acat: { maxItems: 1000, maxLength: 1024 },
+    cattax: { minimum: 0, maximum: 1000 },
     badv: { maxItems: 1000, maxLength: 1024 },
     test: { minimum: 0, maximum: 1 },
     tmax: { minimum: 0, maximum: 60000 },

@@ -1025,7 +1025,7 @@ export interface paths {
         };
         /**
          * Settled clicks of the period (every campaign, or those asked for) as a CSV or Parquet file, streamed, oldest first.
-         * @description Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.
+         * @description Columns: time (ISO 8601, UTC), click_id, campaign, campaign_title, ad, ad_title, site, site_domain, block, block_title (names as they are now, read in the same statement; `(deleted)` for a place whose row is gone, `(none)` for block 0), device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge (currency units, exact: CSV decimal text with up to 6 fraction digits, Parquet DECIMAL(18,6) on INT64 holding the micros).
          */
         get: operations["exportClicks"];
         put?: never;
@@ -1187,7 +1187,7 @@ export interface paths {
         };
         /**
          * Statistics for a period and grouping as a CSV or Parquet file, streamed.
-         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         * @description Read from the daily rollup. Columns: each grouping in the order day, campaign, ad, site, block, device, country, the ids of campaign, ad, site and block each followed by its name (`campaign_title`, `ad_title`, `site_domain`, `block_title`; as they are now, read in the same statement as the figures; `(deleted)` for a place whose row is gone, `(none)` for block 0); then advertisers’ `served, views, clicks, spend, conversions_purchase, conversions_registration, conversions_intermediate, refunded_clicks, refunded_spend` or publishers’ `served, views, clicks, income, refunded_clicks, refunded_income`. Counters are whole numbers. Money is in currency units and exact, every micro kept (the JSON statistics round to 4 fraction digits): in CSV as decimal text with up to 6 fraction digits (`0.007`, `12.5`); in Parquet as DECIMAL(18,6) on INT64, whose stored integer is the amount in micros. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
          */
         get: operations["exportAdvertiserStatistics"];
         put?: never;
@@ -1898,9 +1898,49 @@ export interface paths {
         put?: never;
         /**
          * OpenRTB 2.6 bid request with native impressions (Native 1.2): a bid per impression Nativa can fill, or 204.
-         * @description `site.publisher.id` is the Nativa publisher account, each `imp.tagid` one of its block ids; an unknown or foreign block gets no bid. The bid’s `price` is a CPM (bid per click × smoothed CTR × 1000, in the platform currency); billing stays per click: a win is not a charge. `adm` is the Native 1.2 response, with the signed click link and the view pixel. Honours `cur`, `badv`, `bcat` (any blocked category: no bid, Nativa’s categories are not IAB’s), `regs` (COPPA: no bid; GDPR or a CCPA opt-out: the device keys no frequency cap), `device.ua` and `device.ip`. A malformed request is a 400 with the reason.
+         * @description `site.publisher.id` is the Nativa publisher account, each `imp.tagid` one of its block ids; an unknown or foreign block gets no bid. The bid’s `price` is a CPM (bid per click × smoothed CTR × 1000, in the platform currency). Making a bid counts nothing: its `nurl` or `burl` (`/api/openrtb2/notice`) counts it served, once, and only then does its click bill (per click, at the campaign’s rules) and its view count. `adm` is the Native 1.2 response, with the bid’s click link and view pixel; `cat` the ad’s IAB Content Taxonomy 1.0 codes. Honours `cur`, `badv`, `bcat` and `acat` per ad (`cattax` 1; another taxonomy with a restriction: no bid), `regs` (COPPA: no bid; GDPR or a CCPA opt-out: the device keys no frequency cap), `device.ua` and `device.ip`. No native impression: `nbr` 501; a robot: `nbr` 3; any other no-bid: 204. A malformed request is a 400 with the reason.
          */
         post: operations["openRtbAuction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openrtb2/click/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follows the click link of a bid’s markup: redirects (302) to the ad, billed once if the bid won.
+         * @description A won bid’s click is accepted and billed as a teaser’s (`/api/serve/click/{token}`). A bid no notice said won leads to the ad unbilled. A forged link, or one to an ad that moderation rejected or that was deleted, gets a small HTML page (404, no `Location`).
+         */
+        get: operations["followBidClick"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openrtb2/notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Win or billing notice of a bid (its `nurl` or `burl`): counts the bid served, once.
+         * @description A bid counts as served, and its click link bills and its view pixel counts, only once a notice says it won. The first notice (win or billing) records the win and the clearing price (`price`, never above the bid) and counts the bid served; every later one answers the same and counts nothing. The clearing price is a record, not a charge: Nativa bills the click at the campaign’s rules. A forged notice, a price that is not one or exceeds the bid: 400; a notice after the bid’s tokens expired (an hour): 410, the bid expired unserved.
+         */
+        get: operations["openRtbNotice"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2087,7 +2127,7 @@ export interface paths {
         };
         /**
          * View pixel (1×1 GIF, whatever happens): counts the viewable view of one impression token, once.
-         * @description What the native markup of `/api/openrtb2/auction` fires (its `imptrackers` and `eventtrackers`): the same token and rules as `/api/serve/views`.
+         * @description What the native markup of `/api/openrtb2/auction` fires (its `imptrackers` and `eventtrackers`), with the rules of `/api/serve/views`: a bid’s view counts once the bid has won; a view that comes before its win notice is counted when the notice arrives.
          */
         get: operations["recordViewPixel"];
         put?: never;
@@ -2470,7 +2510,7 @@ export interface paths {
         };
         /**
          * Statistics for a period and grouping as a CSV or Parquet file, streamed.
-         * @description Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
+         * @description Read from the daily rollup. Columns: each grouping in the order day, campaign, ad, site, block, device, country, the ids of campaign, ad, site and block each followed by its name (`campaign_title`, `ad_title`, `site_domain`, `block_title`; as they are now, read in the same statement as the figures; `(deleted)` for a place whose row is gone, `(none)` for block 0); then advertisers’ `served, views, clicks, spend, conversions_purchase, conversions_registration, conversions_intermediate, refunded_clicks, refunded_spend` or publishers’ `served, views, clicks, income, refunded_clicks, refunded_income`. Counters are whole numbers. Money is in currency units and exact, every micro kept (the JSON statistics round to 4 fraction digits): in CSV as decimal text with up to 6 fraction digits (`0.007`, `12.5`); in Parquet as DECIMAL(18,6) on INT64, whose stored integer is the amount in micros. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.
          */
         get: operations["exportPublisherStatistics"];
         put?: never;
@@ -2680,11 +2720,14 @@ export interface components {
          *     - 4010 `two_factor_off`: Two-factor sign-in is not on for this account.
          *     - 4030 `not_rejected`: Only a rejected (or banned) object can be sent back to moderation.
          *     - 4040 `erasure_refused`: This account cannot be erased: it is an operator account or already erased.
+         *     - 4050 `bid_notice_forged`: Not a win or billing notice of a bid of this server (OpenRTB `nurl`/`burl`): its token or MAC is wrong.
+         *     - 4051 `bid_expired`: The OpenRTB bid expired unserved: its notice came after its tokens’ lifetime (one hour).
+         *     - 4052 `clearing_price_refused`: The clearing price of an OpenRTB notice (`${AUCTION_PRICE}`) is not a decimal price, or exceeds the bid.
          *     - 9000 `internal_error`: An internal error; the body carries no details, the server log has them by request id.
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4030 | 4040 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
     };
     responses: {
         /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
@@ -11388,7 +11431,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
             };
             header?: never;
@@ -12828,7 +12871,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
                 groupBy?: string;
@@ -15188,7 +15231,7 @@ export interface operations {
     exportOwnLedger: {
         parameters: {
             query?: {
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Only moves at or after this time (ISO 8601). */
                 from?: string;
@@ -17044,10 +17087,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Allowed advertiser categories: only ads all of whose categories fall within them. */
+                    acat?: string[];
                     /** @description Blocked advertiser domains. */
                     badv?: string[];
-                    /** @description Blocked IAB content categories. */
+                    /** @description Blocked advertiser categories (IAB Content Taxonomy 1.0 unless `cattax` says otherwise): ads of those categories are left out. */
                     bcat?: string[];
+                    /** @description Taxonomy of `bcat` and `acat` (default 1, IAB Content Taxonomy 1.0, the one Nativa maps to). */
+                    cattax?: number;
                     /** @description Currencies the exchange accepts; Nativa bids only in the platform currency. */
                     cur?: string[];
                     /** @description The device. */
@@ -17118,7 +17165,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An OpenRTB 2.6 bid response. */
+            /** @description An OpenRTB 2.6 bid response: bids, or a reason for none (`nbr`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17126,24 +17173,39 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description The platform currency (ISO 4217). */
-                        cur: string;
+                        cur?: string;
                         /** @description The bid request’s id. */
                         id: string;
-                        seatbid: {
+                        /** @description Why there is no bid, when Nativa says (otherwise a no-bid is a 204): 3, a known web crawler (`device.ua`); 501 (Nativa’s own), no native impression: Nativa bids on native impressions only. */
+                        nbr?: number;
+                        /** @description The bids, one seat per advertiser; absent with `nbr`. */
+                        seatbid?: {
                             bid: {
-                                /** @description The Native 1.2 response as a JSON string: assets, `link.url` the signed click link, `imptrackers` and `eventtrackers` (viewable, image) the view pixel. */
+                                /** @description The Native 1.2 response as a JSON string: assets, `link.url` the click link (`/api/openrtb2/click/{token}`), `imptrackers` and `eventtrackers` (viewable, image) the view pixel. The click is billed and the view counted only once the bid has won. */
                                 adm: string;
                                 /** @description The advertiser’s domain. */
                                 adomain: string[];
+                                /** @description Billing notice (`…?event=billing&price=${AUCTION_PRICE}`), for exchanges and wrappers that call it when the ad renders. Charges nothing: Nativa bills the click. */
+                                burl: string;
+                                /** @description The ad’s IAB Content Taxonomy 1.0 codes (from its Nativa category); absent when its category has none. */
+                                cat?: string[];
+                                /** @description Taxonomy of `cat`: 1, IAB Content Taxonomy 1.0. */
+                                cattax?: number;
                                 /** @description Campaign id. */
                                 cid: string;
                                 /** @description Creative id: the Nativa ad id. */
                                 crid: string;
-                                /** @description Bid id. */
+                                /** @description Seconds the bid may wait for its win: its tokens’ lifetime. */
+                                exp: number;
+                                /** @description Bid id: the request id and the impression id. */
                                 id: string;
                                 /** @description The impression it is for. */
                                 impid: string;
-                                /** @description CPM in `cur`: the ad’s bid per click × its smoothed CTR × 1000. */
+                                /** @description Markup type: 4, native. */
+                                mtype: number;
+                                /** @description Win notice (`GET /api/openrtb2/notice?token=…&event=win&price=${AUCTION_PRICE}`): counts the bid served. Either notice does; the second counts nothing more. */
+                                nurl: string;
+                                /** @description CPM in `cur`: the ad’s bid per click × its smoothed CTR × 1000, to 4 decimals. */
                                 price: number;
                             }[];
                             /** @description The advertiser account id: one seat per advertiser. */
@@ -17190,6 +17252,84 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+        };
+    };
+    followBidClick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bid’s signed click token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: `Location` is the ad’s URL; no body. */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A small HTML page saying the link leads nowhere (no `Location`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    openRtbNotice: {
+        parameters: {
+            query: {
+                /** @description Which notice: `win` (`nurl`, the default) or `billing` (`burl`). Either counts the bid served, once. */
+                event?: "win" | "billing";
+                /** @description The clearing price (`${AUCTION_PRICE}`), a CPM in the bid’s currency: recorded, never above the bid, never charged. Empty or left unreplaced: none given. */
+                price?: string;
+                /** @description The bid’s signed notice token (its click token, its CPM in micros, their MAC), as `nurl` and `burl` carry it. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     requestPasswordReset: {
@@ -17602,7 +17742,7 @@ export interface operations {
     recordViewPixel: {
         parameters: {
             query: {
-                /** @description The impression token of a served ad (what `/api/serve/views` takes). */
+                /** @description The impression token of a bid’s markup (or of a served ad, what `/api/serve/views` takes). */
                 token: string;
             };
             header?: never;
@@ -20523,7 +20663,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
                 groupBy?: string;

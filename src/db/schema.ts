@@ -287,6 +287,20 @@ export interface OffersTable {
   url_mobile: Generated<string>;
 }
 
+export interface OpenrtbWinsTable {
+  bid_at: Timestamp;
+  bid_price_micros: number;
+  billing_notice_at: Timestamp | null;
+  block_id: number;
+  campaign_id: number;
+  clearing_price_micros: number | null;
+  impression_id: string;
+  offer_id: number;
+  viewed_early_at: Timestamp | null;
+  win_notice_at: Timestamp | null;
+  won_at: Timestamp | null;
+}
+
 export interface PasskeysTable {
   account_id: number;
   backed_up: boolean;
@@ -575,6 +589,7 @@ export interface DatabaseSchema {
   notification_settings: NotificationSettingsTable;
   notifications: NotificationsTable;
   offers: OffersTable;
+  openrtb_wins: OpenrtbWinsTable;
   passkeys: PasskeysTable;
   password_tokens: PasswordTokensTable;
   payout_details: PayoutDetailsTable;

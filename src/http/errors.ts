@@ -46,6 +46,9 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   two_factor_off: 409,
   not_rejected: 409,
   erasure_refused: 409,
+  bid_notice_forged: 400,
+  bid_expired: 410,
+  clearing_price_refused: 400,
   internal_error: 500,
   database_unavailable: 503,
 };

@@ -158,7 +158,7 @@ export function coerceInput(schema: InputSchema, value: unknown, source: InputSo
     case 'object':
       if (typeof value === 'object' && !Array.isArray(value) && schema.properties) {
         const target = value as Record<string, unknown>;
-        for (const [key, property] of Object.entries(schema.properties)) {
+        for (const [key, property] of propertiesOf(schema.properties)) {
           if (Object.hasOwn(target, key)) target[key] = coerceInput(property, target[key], source);
         }
       }
@@ -166,6 +166,18 @@ export function coerceInput(schema: InputSchema, value: unknown, source: InputSo
     default:
       return value;
   }
+}
+
+/** A schema's properties as entries, listed once per schema: every request of a route coerces its query with them. */
+const propertyLists = new WeakMap<object, [string, InputSchema][]>();
+
+function propertiesOf(properties: Record<string, InputSchema>): [string, InputSchema][] {
+  let list = propertyLists.get(properties);
+  if (list === undefined) {
+    list = Object.entries(properties);
+    propertyLists.set(properties, list);
+  }
+  return list;
 }
 
 const INTEGER_TEXT = /^-?\d{1,20}$/;

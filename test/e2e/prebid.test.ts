@@ -83,7 +83,7 @@ describe('Prebid.js with the Nativa adapter in a real browser (headless Chromium
     await server?.close();
   });
 
-  it('runs an auction, renders the winning teaser, fires its view pixel, and its click is billed', async () => {
+  it('runs an auction, renders the winning teaser, fires its notices and view pixel, and its click is billed', async () => {
     const db = server.server.context.db;
     const files: Record<string, { type: string; body: string }> = {
       '/prebid.js': { type: 'application/javascript', body: prebid },
@@ -107,6 +107,12 @@ describe('Prebid.js with the Nativa adapter in a real browser (headless Chromium
       page.on('pageerror', (error) => errors.push(error.message));
       const bidRequest = page.waitForRequest((request) => request.url().endsWith('/api/openrtb2/auction'));
       const viewPixel = page.waitForResponse((response) => response.url().includes('/api/serve/view.gif'));
+      // Prebid calls the adapter's onBidWon and onBidBillable once the page marks the bid won.
+      const notices = ['win', 'billing'].map((event) =>
+        page.waitForResponse(
+          (response) => response.url().includes(`/api/openrtb2/notice?`) && response.url().includes(`event=${event}`),
+        ),
+      );
       await page.goto(site.url);
       const sent = JSON.parse((await bidRequest).postData() ?? '{}');
       assert.equal(sent.imp[0].tagid, String(world.blockId));
@@ -117,6 +123,11 @@ describe('Prebid.js with the Nativa adapter in a real browser (headless Chromium
       assert.equal(await page.locator('body').getAttribute('data-currency'), server.server.context.config.currency);
       assert.equal(await page.locator('#teaser').textContent(), `Ad ${world.campaignIds[0]} (127.0.0.1)`);
       assert.equal((await viewPixel).status(), 200);
+      const cpm = cpmOf(500_000, smoothedCtr(0, 0));
+      for (const notice of await Promise.all(notices)) {
+        assert.equal(notice.status(), 204, notice.url());
+        assert.equal(new URL(notice.url()).searchParams.get('price'), String(cpm), 'the price Prebid cleared');
+      }
 
       await Promise.all([page.waitForURL(new RegExp(`^${site.url}/landing\\?id=[A-Za-z0-9_-]{22}$`)), page.click('#teaser')]);
       await engineOf(server).impressions.flush();
@@ -130,7 +141,15 @@ describe('Prebid.js with the Nativa adapter in a real browser (headless Chromium
       assert.equal(clicks[0]?.status, 'billed');
       assert.equal(await balanceOf(db, world.advertiserId), balanceBefore - (clicks[0]?.charge_micros ?? 0));
       assert.ok((clicks[0]?.charge_micros ?? 0) > 0);
+      // Served once, on its notices; the clearing price recorded exactly, the click billed as usual.
       assert.deepEqual(await servedAndViews(db, world.campaignIds), { served: 1, views: 1 });
+      const win = await db
+        .selectFrom('openrtb_wins')
+        .selectAll()
+        .where('offer_id', '=', world.offerIds[0] as number)
+        .execute();
+      assert.equal(win.length, 1);
+      assert.equal(win[0]?.clearing_price_micros, Math.round(cpm * 1_000_000));
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

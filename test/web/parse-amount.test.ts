@@ -1,9 +1,21 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
+import i18next from 'i18next';
 import { parseAmount } from '../../web/src/format.ts';
+import english from '../../web/src/i18n/locales/en/common.json' with { type: 'json' };
+import russian from '../../web/src/i18n/locales/ru/common.json' with { type: 'json' };
 
 /** What a money field of the web app makes of typed text, by the reader's language (docs/adr/0038). */
 describe('money typed in a form (parseAmount)', () => {
+  before(async () => {
+    await i18next.init({
+      lng: 'en',
+      keySeparator: false,
+      resources: { en: { common: english }, ru: { common: russian } },
+      defaultNS: 'common',
+    });
+  });
+
   const read = (text: string, language: string) => {
     const parsed = parseAmount(text, language);
     return parsed.ok ? parsed.amount : null;
@@ -44,5 +56,20 @@ describe('money typed in a form (parseAmount)', () => {
     const german = parseAmount('1.5', 'de-DE');
     assert.ok(!english.ok && english.message.includes('1,250.50'), JSON.stringify(english));
     assert.ok(!german.ok && german.message.includes('1.250,50'), JSON.stringify(german));
+  });
+
+  it('reads Russian as Russians write it, and says what is wrong in Russian', async () => {
+    assert.equal(read('1 000,5', 'ru'), '1000.5');
+    assert.equal(read('0,0075', 'ru'), '0.0075');
+    assert.equal(read('1.5', 'ru'), null);
+    await i18next.changeLanguage('ru');
+    try {
+      const refused = parseAmount('1.5', 'ru');
+      assert.ok(!refused.ok && refused.message.startsWith('Напишите сумму так: 1'), JSON.stringify(refused));
+      const empty = parseAmount('', 'ru');
+      assert.ok(!empty.ok && empty.message === 'Укажите сумму.');
+    } finally {
+      await i18next.changeLanguage('en');
+    }
   });
 });

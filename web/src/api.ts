@@ -1,15 +1,27 @@
 import { ApiError, createNativaClient, data, FIELD_LIMITS } from '@nativa/sdk';
+import i18next from 'i18next';
 import { type FormEvent, useState } from 'react';
+import { currentLanguage } from './i18n/i18n.ts';
 
-/** The API of the server that served this page: same origin, the session cookie, no token. */
-export const api = createNativaClient({ baseUrl: '', credentials: 'include' });
+/**
+ * The API of the server that served this page: same origin, the session cookie, no token. Its
+ * messages (errors, field errors) come in the app's language.
+ */
+export const api = createNativaClient({
+  baseUrl: '',
+  credentials: 'include',
+  fetch: (request) => {
+    request.headers.set('Accept-Language', currentLanguage());
+    return globalThis.fetch(request);
+  },
+});
 
 export { ApiError, data, FIELD_LIMITS };
 
 /** The message to show for a failed call. */
 export function problem(error: unknown): string {
   if (error instanceof ApiError) return error.message;
-  return 'The server could not be reached. Check your connection and try again.';
+  return i18next.t('app.unreachable');
 }
 
 /** Whether a call failed with the API's 404: the object does not exist, or is not the account's. */

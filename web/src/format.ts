@@ -1,3 +1,5 @@
+import i18next from 'i18next';
+
 /** How this platform writes money, numbers and days: its currency and time zone, the reader's language. */
 export interface Platform {
   currency: string;
@@ -79,17 +81,13 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 export function parseAmount(text: string, language = formatLocale()): ParsedAmount {
   const { decimal, group } = separators(language);
   const example = new Intl.NumberFormat(language, { minimumFractionDigits: 2 }).format(1250.5);
-  const refuse: ParsedAmount = {
-    ok: false,
-    message: `Write the amount as you would ${example}: “${decimal}” before the cents, at most 4 digits after it.`,
-  };
+  const refuse: ParsedAmount = { ok: false, message: i18next.t('amount.writeAs', { example, decimal }) };
   // Languages that group with a space (French's narrow no-break one) take any space typed there.
   const spaced = /\s/.test(group);
   const written = spaced ? text.trim().replace(/\s+/g, ' ') : text.trim();
   const separator = spaced ? ' ' : group;
-  if (written === '') return { ok: false, message: 'Write an amount.' };
-  if (written.startsWith('-'))
-    return { ok: false, message: 'Write the amount without a sign: the buttons say which way it goes.' };
+  if (written === '') return { ok: false, message: i18next.t('amount.empty') };
+  if (written.startsWith('-')) return { ok: false, message: i18next.t('amount.noSign') };
   const [whole = '', fraction, ...more] = written.split(decimal);
   if (more.length > 0 || (fraction !== undefined && !/^\d{1,4}$/.test(fraction))) return refuse;
   const grouped = new RegExp(`^\\d{1,3}(${escapeRegExp(separator)}\\d{3})+$`);
@@ -98,9 +96,9 @@ export function parseAmount(text: string, language = formatLocale()): ParsedAmou
     .split(separator)
     .join('')
     .replace(/^0+(?=\d)/, '');
-  if (digits.length > 10) return { ok: false, message: 'That amount is too large.' };
+  if (digits.length > 10) return { ok: false, message: i18next.t('amount.tooLarge') };
   const amount = fraction === undefined ? digits : `${digits}.${fraction}`;
-  if (Number(amount) === 0) return { ok: false, message: 'Write an amount greater than zero.' };
+  if (Number(amount) === 0) return { ok: false, message: i18next.t('amount.zero') };
   return { ok: true, amount };
 }
 
@@ -114,9 +112,7 @@ export function amountInput(amount: number): string {
  * `SMTP_URL`) waiting in the outbox, where an operator can read it and pass the link on.
  */
 export function mailFate(what: string, to: string): string {
-  return platform.emailDelivery
-    ? `${what} is on its way to ${to}.`
-    : `${what} for ${to} is queued in the outbox: no mail server is set up (SMTP_URL), so it is not sent. An operator can open it under Outbox and pass the link on.`;
+  return i18next.t(platform.emailDelivery ? 'mail.sent' : 'mail.queued', { what, to });
 }
 
 export function count(value: number): string {
@@ -149,6 +145,13 @@ export function daysBetween(from: string, to: string): string[] {
 /** A YYYY-MM-DD day written for the reader (the day is already the platform's). */
 export function dayLabel(day: string): string {
   return new Intl.DateTimeFormat(locale, { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }).format(
+    new Date(`${day}T00:00:00Z`),
+  );
+}
+
+/** A YYYY-MM-DD day as a chart's axis writes it: day and month only ("5 May", "5 мая"). */
+export function dayMonthLabel(day: string): string {
+  return new Intl.DateTimeFormat(locale, { timeZone: 'UTC', day: 'numeric', month: 'short' }).format(
     new Date(`${day}T00:00:00Z`),
   );
 }

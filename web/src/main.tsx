@@ -63,6 +63,7 @@ function App() {
     document.title = `${route ? t(route.title) : t('app.pageNotFound')} · Nativa`;
   }, [route, t]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the focus moves to each new page's content as the route changes.
   useEffect(() => {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [route]);

@@ -64,9 +64,31 @@ export async function statsDaySpan(
 }
 
 /**
+ * The names of a row's places, as they are now, read in the statement of its figures: the
+ * campaign's and ad's titles, the site's address (the file shows its domain), the block's title.
+ * Null when the row is gone (or, for block 0, never was).
+ */
+export interface PlaceNames {
+  campaign_title: string | null;
+  ad_title: string | null;
+  site_url: string | null;
+  block_title: string | null;
+}
+
+/** The name columns of the grouped page's places: a LEFT JOIN each, by primary key. */
+const NAME_JOINS: Partial<Record<Grouping, { select: RawBuilder<unknown>; join: RawBuilder<unknown> }>> = {
+  campaign: { select: sql`c.title AS campaign_title`, join: sql`LEFT JOIN campaigns c ON c.id = g.campaign` },
+  ad: { select: sql`o.title AS ad_title`, join: sql`LEFT JOIN offers o ON o.id = g.ad` },
+  site: { select: sql`s.url AS site_url`, join: sql`LEFT JOIN sites s ON s.id = g.site` },
+  block: { select: sql`b.title AS block_title`, join: sql`LEFT JOIN blocks b ON b.id = g.block` },
+};
+
+/**
  * One page of grouped rollup rows after `after` (keyset on the grouping columns, in their order),
- * at most `limit` of them. The keyset condition applies before grouping: the grouping columns are
- * the rollup's own, so the rows of the groups after `after` are exactly the rows after it.
+ * at most `limit` of them, with the names of their campaigns, ads, sites and blocks. The keyset
+ * condition applies before grouping: the grouping columns are the rollup's own, so the rows of the
+ * groups after `after` are exactly the rows after it. Names are joined to the page in the same
+ * statement, so figures and names are one snapshot.
  */
 export async function statsExportPage(
   db: Db,
@@ -78,7 +100,7 @@ export async function statsExportPage(
     after: readonly (string | number)[] | undefined;
     limit: number;
   },
-): Promise<StatsExportRow[]> {
+): Promise<(StatsExportRow & Partial<PlaceNames>)[]> {
   const keys = query.groups.map((group) => sql.ref(GROUP_COLUMNS[group]));
   const selectKeys = query.groups.map((group) =>
     group === 'day' ? sql`day::text AS day` : sql`${sql.ref(GROUP_COLUMNS[group])} AS ${sql.ref(group)}`,
@@ -89,14 +111,23 @@ export async function statsExportPage(
       ? sql`true`
       : sql`(${sql.join(keys)}) > (${sql.join(query.after.map((value, index) => (query.groups[index] === 'day' ? sql`${value}::date` : sql`${value}`)))})`;
   const groupBy = keys.length === 0 ? sql`` : sql`GROUP BY ${sql.join(keys)} ORDER BY ${sql.join(keys)}`;
-  const result = await sql<StatsExportRow>`
-    SELECT ${sql.join([...selectKeys, ...sums])} FROM stats_daily
-    WHERE ${ownerCondition(query.owner)} AND day BETWEEN ${query.period.from}::date AND ${query.period.to}::date AND ${after}
-    ${groupBy} LIMIT ${query.limit}`.execute(db);
+  const names = query.groups.flatMap((group) => NAME_JOINS[group] ?? []);
+  const orderBy =
+    query.groups.length === 0 ? sql`` : sql`ORDER BY ${sql.join(query.groups.map((group) => sql.ref(`g.${group}`)))}`;
+  const result = await sql<StatsExportRow & Partial<PlaceNames>>`
+    SELECT ${sql.join([sql`g.*`, ...names.map((name) => name.select)])} FROM (
+      SELECT ${sql.join([...selectKeys, ...sums])} FROM stats_daily
+      WHERE ${ownerCondition(query.owner)} AND day BETWEEN ${query.period.from}::date AND ${query.period.to}::date AND ${after}
+      ${groupBy} LIMIT ${query.limit}
+    ) g ${sql.join(
+      names.map((name) => name.join),
+      sql` `,
+    )}
+    ${orderBy}`.execute(db);
   return result.rows;
 }
 
-export interface ClickExportRow {
+export interface ClickExportRow extends PlaceNames {
   created_at: Date;
   click_id: string;
   campaign_id: number;
@@ -110,7 +141,7 @@ export interface ClickExportRow {
 }
 
 /**
- * One page of an advertiser's settled clicks (of `campaignIds` only, when given) from `from`
+ * One page of an advertiser's settled clicks, with the names of their places (one statement), (of `campaignIds` only, when given) from `from`
  * (inclusive) to `to` (exclusive), in time then id order, after the keyset `after`
  * (clicks_advertiser_time_idx; the campaign condition filters that range, it does not need an
  * index of its own).
@@ -127,28 +158,36 @@ export async function clickExportPage(
   },
 ): Promise<ClickExportRow[]> {
   let select = db
-    .selectFrom('clicks')
+    .selectFrom('clicks as k')
+    .leftJoin('campaigns as c', 'c.id', 'k.campaign_id')
+    .leftJoin('offers as o', 'o.id', 'k.offer_id')
+    .leftJoin('sites as s', 's.id', 'k.site_id')
+    .leftJoin('blocks as b', 'b.id', 'k.block_id')
     .select([
-      'created_at',
-      'click_id',
-      'campaign_id',
-      'offer_id',
-      'site_id',
-      'block_id',
-      'device',
-      'country',
-      'status',
-      'charge_micros',
+      'k.created_at',
+      'k.click_id',
+      'k.campaign_id',
+      'k.offer_id',
+      'k.site_id',
+      'k.block_id',
+      'k.device',
+      'k.country',
+      'k.status',
+      'k.charge_micros',
+      'c.title as campaign_title',
+      'o.title as ad_title',
+      's.url as site_url',
+      'b.title as block_title',
     ])
-    .where('advertiser_id', '=', query.advertiserId)
-    .where('created_at', '>=', query.from)
-    .where('created_at', '<', query.to);
-  if (query.campaignIds !== undefined) select = select.where('campaign_id', 'in', [...query.campaignIds]);
+    .where('k.advertiser_id', '=', query.advertiserId)
+    .where('k.created_at', '>=', query.from)
+    .where('k.created_at', '<', query.to);
+  if (query.campaignIds !== undefined) select = select.where('k.campaign_id', 'in', [...query.campaignIds]);
   const after = query.after;
   if (after !== undefined) {
-    select = select.where((eb) => eb(eb.refTuple('created_at', 'click_id'), '>', eb.tuple(after.at, after.id)));
+    select = select.where((eb) => eb(eb.refTuple('k.created_at', 'k.click_id'), '>', eb.tuple(after.at, after.id)));
   }
-  return select.orderBy('created_at').orderBy('click_id').limit(query.limit).execute();
+  return select.orderBy('k.created_at').orderBy('k.click_id').limit(query.limit).execute();
 }
 
 /** The instant a platform-time-zone day starts. */

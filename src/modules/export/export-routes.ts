@@ -24,7 +24,7 @@ const formatParameter = Type.Optional(
     EXPORT_FORMATS.map((format) => Type.Literal(format)),
     {
       description:
-        'The file format: `csv` (RFC 4180, UTF-8, header line; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file.',
+        'The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file.',
     },
   ),
 );
@@ -92,7 +92,7 @@ export function registerExportRoutes(app: App, context: AppContext): void {
           operationId,
           summary: 'Statistics for a period and grouping as a CSV or Parquet file, streamed.',
           description:
-            'Read from the daily rollup. Counters are whole numbers; money is in micros (1 unit = 1,000,000), so every figure is exact. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.',
+            'Read from the daily rollup. Columns: each grouping in the order day, campaign, ad, site, block, device, country, the ids of campaign, ad, site and block each followed by its name (`campaign_title`, `ad_title`, `site_domain`, `block_title`; as they are now, read in the same statement as the figures; `(deleted)` for a place whose row is gone, `(none)` for block 0); then advertisers’ `served, views, clicks, spend, conversions_purchase, conversions_registration, conversions_intermediate, refunded_clicks, refunded_spend` or publishers’ `served, views, clicks, income, refunded_clicks, refunded_income`. Counters are whole numbers. Money is in currency units and exact, every micro kept (the JSON statistics round to 4 fraction digits): in CSV as decimal text with up to 6 fraction digits (`0.007`, `12.5`); in Parquet as DECIMAL(18,6) on INT64, whose stored integer is the amount in micros. Rows come in the order of the groupings. Errors in the parameters are answered as usual (JSON or XML) before the file starts.',
           querystring,
           response: {
             200: fileResponse('The statistics file (Content-Disposition: attachment).'),
@@ -133,7 +133,7 @@ export function registerExportRoutes(app: App, context: AppContext): void {
         summary:
           'Settled clicks of the period (every campaign, or those asked for) as a CSV or Parquet file, streamed, oldest first.',
         description:
-          'Columns: time (ISO 8601, UTC), click_id, campaign, ad, site, block, device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge_micros.',
+          'Columns: time (ISO 8601, UTC), click_id, campaign, campaign_title, ad, ad_title, site, site_domain, block, block_title (names as they are now, read in the same statement; `(deleted)` for a place whose row is gone, `(none)` for block 0), device, country, outcome (`billed` or `refused`), reason (empty when billed; `bot` the fraud filter, `limit` a daily click or budget limit, `funds` the balance did not cover it), charge (currency units, exact: CSV decimal text with up to 6 fraction digits, Parquet DECIMAL(18,6) on INT64 holding the micros).',
         querystring: ClicksExportQuery,
         response: {
           200: fileResponse('The click log (Content-Disposition: attachment).'),

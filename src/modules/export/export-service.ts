@@ -12,8 +12,9 @@ import {
   GROUPINGS,
   type Grouping,
   type Owner,
+  type PlaceNames,
   PUBLISHER_SUMS,
-  type StatsExportRow,
+  type SumColumn,
   statsDaySpan,
   statsExportPage,
 } from './export-repository.ts';
@@ -77,9 +78,81 @@ export interface StatisticsExport {
 }
 
 /**
- * The owner's statistics grouped as asked, a page at a time. With `day` among the groupings the
- * export walks the period a day at a time (each day an index range of the rollup), otherwise it
- * pages through the grouped period by keyset; either way at most one page is in memory.
+ * The file's name of each summed rollup column: money without `_micros` (the file writes it in
+ * currency units), a publisher's income as the statistics API calls it.
+ */
+const SUM_NAMES: Record<SumColumn, string> = {
+  served: 'served',
+  views: 'views',
+  clicks: 'clicks',
+  spend_micros: 'spend',
+  conversions_purchase: 'conversions_purchase',
+  conversions_registration: 'conversions_registration',
+  conversions_intermediate: 'conversions_intermediate',
+  refunded_clicks: 'refunded_clicks',
+  refunded_spend_micros: 'refunded_spend',
+  publisher_income_micros: 'income',
+  refunded_publisher_income_micros: 'refunded_income',
+};
+const isMoney = (column: SumColumn) => column.endsWith('_micros');
+
+/** The name column beside each grouping that has one: the place's title, or a site's domain. */
+const NAME_COLUMNS: Partial<Record<Grouping, keyof PlaceNames>> = {
+  campaign: 'campaign_title',
+  ad: 'ad_title',
+  site: 'site_url',
+  block: 'block_title',
+};
+const fileNameOf = (column: keyof PlaceNames) => (column === 'site_url' ? 'site_domain' : column);
+
+/** A site's domain from its address (stored normalised: `https://host/path`). */
+function domainOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The name of a place as the file shows it. A place whose row is gone shows `(deleted)`, block 0
+ * (traffic of no block) `(none)`: the id beside it still joins the row to the API's figures.
+ */
+function placeName(column: keyof PlaceNames, id: number, name: string | null | undefined): string {
+  if (name === null || name === undefined) return id === 0 ? '(none)' : '(deleted)';
+  return column === 'site_url' ? domainOf(name) : name;
+}
+
+/** The places' names of a click or a rollup row, by the file's column names. */
+function namesOf(groups: readonly Grouping[], ids: Partial<Record<Grouping, number>>, names: Partial<PlaceNames>): FileRow {
+  const out: FileRow = {};
+  for (const group of groups) {
+    const column = NAME_COLUMNS[group];
+    if (column !== undefined) out[fileNameOf(column)] = placeName(column, ids[group] ?? 0, names[column]);
+  }
+  return out;
+}
+
+/** The columns of a statistics file: each grouping (and its name, if it has one), then the sums. */
+function statisticsColumns(groups: readonly Grouping[], sums: readonly SumColumn[]): FileColumn[] {
+  return [
+    ...groups.flatMap((group): FileColumn[] => {
+      const id: FileColumn = {
+        name: group,
+        type: group === 'day' || group === 'device' || group === 'country' ? 'text' : 'integer',
+      };
+      const name = NAME_COLUMNS[group];
+      return name === undefined ? [id] : [id, { name: fileNameOf(name), type: 'text' }];
+    }),
+    ...sums.map((column): FileColumn => ({ name: SUM_NAMES[column], type: isMoney(column) ? 'money' : 'integer' })),
+  ];
+}
+
+/**
+ * The owner's statistics grouped as asked, a page at a time, with the names of the campaigns, ads,
+ * sites and blocks read in each page's statement. With `day` among the groupings the export walks
+ * the period a day at a time (each day an index range of the rollup), otherwise it pages through
+ * the grouped period by keyset; either way at most one page is in memory.
  */
 export function statisticsExport(
   db: Db,
@@ -87,26 +160,22 @@ export function statisticsExport(
 ): StatisticsExport {
   const limit = query.pageRows ?? EXPORT_PAGE_ROWS;
   const sums = 'advertiserId' in query.owner ? ADVERTISER_SUMS : PUBLISHER_SUMS;
-  const columns: FileColumn[] = [
-    ...query.groups.map(
-      (group) =>
-        ({ name: group, type: group === 'day' || group === 'device' || group === 'country' ? 'text' : 'integer' }) as FileColumn,
-    ),
-    ...sums.map((name) => ({ name, type: 'integer' }) as FileColumn),
-  ];
+  const columns = statisticsColumns(query.groups, sums);
   const period = closedPeriod(query.period, dayOf(query.now, query.timeZone));
-  const toFileRow = (row: StatsExportRow): FileRow => {
+  const toFileRow = (row: Awaited<ReturnType<typeof statsExportPage>>[number]): FileRow => {
     const out: FileRow = {};
+    const ids: Partial<Record<Grouping, number>> = {};
     for (const group of query.groups) {
       const value = row[group] ?? '';
-      out[group] =
-        group === 'device'
-          ? (DEVICE_NAMES.get(Number(value)) ?? String(value))
-          : group === 'day' || group === 'country'
-            ? String(value)
-            : Number(value);
+      if (group === 'device') out[group] = DEVICE_NAMES.get(Number(value)) ?? String(value);
+      else if (group === 'day' || group === 'country') out[group] = String(value);
+      else {
+        ids[group] = Number(value);
+        out[group] = Number(value);
+      }
     }
-    for (const name of sums) out[name] = Number(row[name] ?? 0);
+    Object.assign(out, namesOf(query.groups, ids, row));
+    for (const column of sums) out[SUM_NAMES[column]] = Number(row[column] ?? 0);
     return out;
   };
   async function* slice(from: string, to: string): AsyncGenerator<FileRow[]> {
@@ -138,22 +207,21 @@ export function statisticsExport(
   return { columns, pages: pages() };
 }
 
+const CLICK_PLACES: readonly Grouping[] = ['campaign', 'ad', 'site', 'block'];
+
 export const CLICK_COLUMNS: FileColumn[] = [
   { name: 'time', type: 'text' },
   { name: 'click_id', type: 'text' },
-  { name: 'campaign', type: 'integer' },
-  { name: 'ad', type: 'integer' },
-  { name: 'site', type: 'integer' },
-  { name: 'block', type: 'integer' },
+  ...statisticsColumns(CLICK_PLACES, []),
   { name: 'device', type: 'text' },
   { name: 'country', type: 'text' },
   { name: 'outcome', type: 'text' },
   { name: 'reason', type: 'text' },
-  { name: 'charge_micros', type: 'integer' },
+  { name: 'charge', type: 'money' },
 ];
 
 /**
- * The advertiser's settled clicks of the period (of `campaignIds` only, when given), oldest first: each with where it came from, its
+ * The advertiser's settled clicks of the period (of `campaignIds` only, when given), oldest first: each with where it came from (ids and names), its
  * outcome (`billed` or `refused`), the reason code of a refusal (`bot`: the fraud filter, `limit`:
  * a daily click or budget limit, `funds`: the balance did not cover it) and what it was charged.
  */
@@ -183,11 +251,12 @@ export async function clicksExport(
           ad: row.offer_id,
           site: row.site_id,
           block: row.block_id,
+          ...namesOf(CLICK_PLACES, { campaign: row.campaign_id, ad: row.offer_id, site: row.site_id, block: row.block_id }, row),
           device: DEVICE_NAMES.get(row.device) ?? String(row.device),
           country: row.country,
           outcome: row.status === 'billed' ? 'billed' : 'refused',
           reason: row.status === 'billed' ? '' : row.status,
-          charge_micros: Number(row.charge_micros),
+          charge: Number(row.charge_micros),
         }));
       }
       const last = rows.at(-1);

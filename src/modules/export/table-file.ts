@@ -1,9 +1,15 @@
+import type { SchemaElement } from 'hyparquet';
 import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
+import { microsToDecimal } from '../../money.ts';
 
-/** A column of an exported file: text or a whole number (money is in micros, so every figure is exact). */
+/**
+ * A column of an exported file: text, a whole number, or money. A row holds money in micros; the
+ * file writes it in currency units, exactly: CSV as decimal text (`0.007`), Parquet as
+ * DECIMAL(18,6) on INT64, whose stored integer is the micros themselves.
+ */
 export interface FileColumn {
   name: string;
-  type: 'text' | 'integer';
+  type: 'text' | 'integer' | 'money';
 }
 
 export type FileRow = Record<string, string | number>;
@@ -17,8 +23,8 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 /** A CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
-function csvField(value: string | number): string {
-  const text = String(value);
+function csvField(value: string | number, type: FileColumn['type'] = 'text'): string {
+  const text = type === 'money' ? microsToDecimal(Number(value)) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -27,7 +33,8 @@ export async function* csvChunks(columns: readonly FileColumn[], pages: AsyncIte
   yield Buffer.from(`${columns.map((column) => csvField(column.name)).join(',')}\r\n`);
   for await (const rows of pages) {
     let text = '';
-    for (const row of rows) text += `${columns.map((column) => csvField(row[column.name] ?? '')).join(',')}\r\n`;
+    for (const row of rows)
+      text += `${columns.map((column) => csvField(row[column.name] ?? (column.type === 'text' ? '' : 0), column.type)).join(',')}\r\n`;
     yield Buffer.from(text);
   }
 }
@@ -55,26 +62,50 @@ class ChunkWriter extends ByteWriter {
   }
 }
 
-/** A Parquet file, one row group per page of rows (integers INT64, text UTF-8 strings, Snappy). */
+/**
+ * Money in Parquet: DECIMAL(18,6) on INT64. The stored integer is the amount in micros (exact);
+ * typed readers (DuckDB, Arrow, pandas through pyarrow, Spark) see currency units with 6 fraction
+ * digits, up to 999,999,999,999.999999.
+ */
+const moneyElement = (name: string): SchemaElement => ({
+  name,
+  type: 'INT64',
+  repetition_type: 'REQUIRED',
+  converted_type: 'DECIMAL',
+  scale: 6,
+  precision: 18,
+  logical_type: { type: 'DECIMAL', scale: 6, precision: 18 },
+});
+
+/** A Parquet file, one row group per page of rows (integers INT64, money DECIMAL, text UTF-8 strings, Snappy). */
 export async function* parquetChunks(columns: readonly FileColumn[], pages: AsyncIterable<FileRow[]>): AsyncGenerator<Buffer> {
   const typed = (rows: FileRow[]) =>
     columns.map((column) =>
-      column.type === 'integer'
-        ? {
-            name: column.name,
-            type: 'INT64' as const,
-            nullable: false,
-            data: BigInt64Array.from(rows, (row) => BigInt(row[column.name] ?? 0)),
-          }
-        : {
-            name: column.name,
-            type: 'STRING' as const,
-            nullable: false,
-            data: rows.map((row) => String(row[column.name] ?? '')),
-          },
+      column.type === 'money'
+        ? { name: column.name, data: BigInt64Array.from(rows, (row) => BigInt(row[column.name] ?? 0)) }
+        : column.type === 'integer'
+          ? {
+              name: column.name,
+              type: 'INT64' as const,
+              nullable: false,
+              data: BigInt64Array.from(rows, (row) => BigInt(row[column.name] ?? 0)),
+            }
+          : {
+              name: column.name,
+              type: 'STRING' as const,
+              nullable: false,
+              data: rows.map((row) => String(row[column.name] ?? '')),
+            },
     );
+  const schemaOverrides = Object.fromEntries(
+    columns.filter((column) => column.type === 'money').map((column) => [column.name, moneyElement(column.name)]),
+  );
   const writer = new ChunkWriter();
-  const parquet = new ParquetWriter({ writer, schema: schemaFromColumnData({ columnData: typed([]) }), createdBy: 'nativa' });
+  const parquet = new ParquetWriter({
+    writer,
+    schema: schemaFromColumnData({ columnData: typed([]), schemaOverrides }),
+    createdBy: 'nativa',
+  });
   yield* writer.take();
   for await (const rows of pages) {
     if (rows.length === 0) continue;

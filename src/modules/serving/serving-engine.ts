@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { DatabaseUnavailableError } from '../../db/availability.ts';
@@ -22,6 +23,7 @@ import { SnapshotKeeper } from './snapshot/snapshot-keeper.ts';
 import { joinAudience, rememberAudienceMember } from './tracking/audiences.ts';
 import { clickTarget, storedClickTarget } from './tracking/click-target.ts';
 import { loadSigningSecret } from './tracking/click-token.ts';
+import type { TeaserSigner } from './tracking/teaser-token.ts';
 import { type ServedTeaser, Tracker, type ViewRefusals } from './tracking/tracker.ts';
 import type { ViewClaims } from './tracking/view-token.ts';
 import { visitorTraits } from './tracking/visitor.ts';
@@ -231,6 +233,23 @@ export class ServingEngine implements EventSettlement {
    * rather than not at all.
    */
   async serve(impression: Impression, viewer?: Viewer): Promise<ServedTeaser[]> {
+    const { winners, now, day, visitor } = await this.select(impression, viewer);
+    this.tally.impressions += 1;
+    this.tally.served += winners.length;
+    return this.tracker.issue(winners, impression, now, day, visitor);
+  }
+
+  /**
+   * Selects teasers for an impression as serve() does, but counts nothing: an OpenRTB bid is an
+   * offer that may lose, counted served only when its win is noticed (openrtb/, docs/adr/0044).
+   * Their tokens are signed by `signer`, so that the click and view routes do not take them.
+   */
+  async offer(impression: Impression, viewer: Viewer | undefined, signer: TeaserSigner): Promise<ServedTeaser[]> {
+    const { winners, now, visitor } = await this.select(impression, viewer);
+    return this.tracker.sign(winners, impression, now, visitor, signer);
+  }
+
+  private async select(impression: Impression, viewer: Viewer | undefined) {
     const now = this.options.clock.now();
     const day = dayOf(now, this.options.timeZone);
     const capped = this.keeper.snapshot.frequencyCapped === true;
@@ -239,14 +258,33 @@ export class ServingEngine implements EventSettlement {
         ? undefined
         : frequencyVisitor(viewer, this.options.signingSecret, day);
     const pageId = viewer?.pageId;
-    const filters = await this.viewerFilters.read(impression.block, pageId, visitor, now, day);
+    const read = this.viewerFilters.read(impression.block, pageId, visitor, now, day);
+    const filters = read instanceof Promise ? await read : read;
     let winners = selectTeasers(this.keeper.snapshot, { ...impression, filters });
     if (pageId !== undefined && winners.length > 0) {
       winners = await this.viewerFilters.claimOnPage(() => this.keeper.snapshot, pageId, { ...impression, filters }, winners);
     }
-    this.tally.impressions += 1;
-    this.tally.served += winners.length;
-    return this.tracker.issue(winners, impression, now, day, visitor);
+    return { winners, now, day, visitor };
+  }
+
+  /**
+   * A key for one purpose derived from the signing secret (an OpenRTB bid's tokens and notices
+   * are signed under their own keys, which the serving routes do not accept).
+   */
+  keyFor(purpose: string): string {
+    return createHmac('sha256', this.options.signingSecret).update(purpose).digest('base64url');
+  }
+
+  /**
+   * Where a click on an ad leads for this User-Agent, accepting no click (an OpenRTB bid's link
+   * followed before its win: the visitor reaches the advertiser, nothing is billed). Undefined
+   * when the ad is rejected or deleted.
+   */
+  async clickTargetOf(offerId: number, userAgent: string | undefined): Promise<string | undefined> {
+    const mobile = visitorTraits(userAgent).device !== DEVICES.desktop;
+    const target =
+      clickTarget(this.keeper.snapshot, offerId, mobile) ?? (await storedClickTarget(this.options.db, offerId, mobile));
+    return target?.replaceAll('{click_id}', '');
   }
 
   /**

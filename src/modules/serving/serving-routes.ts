@@ -344,7 +344,8 @@ function readVisitorId(request: FastifyRequest): string | undefined {
 const DEAD_LINK_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><title>Link not found</title><p>This link leads nowhere.</p></html>\n';
 
-function sendDeadLink(reply: FastifyReply) {
+/** The page of a click link that leads nowhere (also an OpenRTB bid's, openrtb/openrtb-routes.ts). */
+export function sendDeadLink(reply: FastifyReply) {
   reply.header('Cache-Control', 'no-store');
   return sendHtmlPage(reply, 404, DEAD_LINK_PAGE);
 }

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { api, data } from '../api.ts';
 import { Link } from '../router.tsx';
 
@@ -10,13 +11,14 @@ export const NOTIFICATION_SUMMARY = ['notifications', 'summary'] as const;
 
 /** The header's bell: a link to the notifications with how many are unread. */
 export function Bell({ current }: { current: boolean }) {
+  const { t } = useTranslation();
   const summary = useQuery({
     queryKey: NOTIFICATION_SUMMARY,
     queryFn: () => data(api.GET('/api/notifications/summary')),
     refetchInterval: REFRESH_MS,
   });
   const unread = summary.data?.unread ?? 0;
-  const label = unread === 0 ? 'Notifications, none unread' : `Notifications, ${unread} unread`;
+  const label = unread === 0 ? t('bell.noneUnread') : t('bell.unread', { count: unread });
   return (
     <Link href="/notifications" className="bell" aria-label={label} title={label} aria-current={current ? 'page' : undefined}>
       <svg aria-hidden="true" viewBox="0 0 24 24" width="20" height="20">

@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { dayLabel } from '../format.ts';
+import { dayLabel, dayMonthLabel } from '../format.ts';
 
 export interface Series {
   label: string;
@@ -19,7 +20,9 @@ export interface Series {
  * box; its figures are also in the table next to it, which is what screen readers get.
  */
 export function DailyChart({ days, series, label }: { days: string[]; series: Series[]; label: string }) {
+  const { t } = useTranslation();
   const box = useRef<HTMLDivElement>(null);
+  const dayName = t('chart.day');
   useEffect(() => {
     const element = box.current;
     if (element === null || days.length === 0) return;
@@ -51,15 +54,14 @@ export function DailyChart({ days, series, label }: { days: string[]; series: Se
           gap: 10,
           grid: { show: false },
           ticks: { show: false },
-          values: (_plot, ticks) =>
-            ticks.map((tick) => dayLabel(new Date(tick * 1000).toISOString().slice(0, 10)).replace(/,? \d{4}$/, '')),
+          values: (_plot, ticks) => ticks.map((tick) => dayMonthLabel(new Date(tick * 1000).toISOString().slice(0, 10))),
         },
         ...(first ? [axis(3, first.format, 'left')] : []),
         ...(second ? [axis(1, second.format, 'right')] : []),
       ],
       series: [
         {
-          label: 'Day',
+          label: dayName,
           value: (_plot, value) => (value == null ? '' : dayLabel(new Date(value * 1000).toISOString().slice(0, 10))),
         },
         ...series.map((entry) => ({
@@ -80,7 +82,8 @@ export function DailyChart({ days, series, label }: { days: string[]; series: Se
       resize.disconnect();
       plot.destroy();
     };
-  }, [days, series]);
+    // The language is a dependency (through dayName): the axes' days and the legend are written in it.
+  }, [days, series, dayName]);
   return <div className="chart" ref={box} role="img" aria-label={label} />;
 }
 

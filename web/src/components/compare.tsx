@@ -1,3 +1,5 @@
+import i18next from 'i18next';
+import { useTranslation } from 'react-i18next';
 import { addDays, percent } from '../format.ts';
 import { setQuery, useLocation } from '../router.tsx';
 import type { Period } from './period-picker.tsx';
@@ -16,14 +18,15 @@ export function previousPeriod(period: Period): Period {
 /** A figure's change from the previous period, as a tile's note: "+12 % on 1–7 Mar", "was 0". */
 export function change(current: number, previous: number | undefined): string | undefined {
   if (previous === undefined) return undefined;
-  if (previous === 0) return current === 0 ? 'unchanged on the previous period' : 'was 0 the previous period';
+  if (previous === 0) return i18next.t(current === 0 ? 'compare.unchanged' : 'compare.wasZero');
   const ratio = ((current - previous) / Math.abs(previous)) * 100;
   const rounded = Math.round(ratio * 10) / 10;
-  return `${rounded > 0 ? '+' : ''}${percent(rounded)} on the previous period`;
+  return i18next.t('compare.change', { change: `${rounded > 0 ? '+' : ''}${percent(rounded)}` });
 }
 
 /** The switch that turns the comparison on and off, kept in the page's address. */
 export function CompareToggle() {
+  const { t } = useTranslation();
   const comparing = useComparing();
   return (
     <label className="check compare-toggle">
@@ -32,7 +35,7 @@ export function CompareToggle() {
         checked={comparing}
         onChange={(event) => setQuery({ compare: event.target.checked ? '1' : undefined })}
       />
-      Compare with the previous period
+      {t('compare.toggle')}
     </label>
   );
 }

@@ -1,4 +1,5 @@
 import { type InputHTMLAttributes, type ReactNode, useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /** An on/off switch: a checkbox with the switch role, named for what it turns on. */
 export function Switch({
@@ -83,7 +84,8 @@ export function ListStatus({
   empty: boolean;
   children: ReactNode;
 }) {
-  if (query.isPending) return <p className="empty">Loading…</p>;
+  const { t } = useTranslation();
+  if (query.isPending) return <p className="empty">{t('app.loading')}</p>;
   return query.isSuccess && empty ? <p className="empty">{children}</p> : null;
 }
 
@@ -107,13 +109,14 @@ export function FormActions({
   pending: boolean;
   onCancel: () => void;
 }) {
+  const { t } = useTranslation();
   return (
     <div className="actions">
       <button type="submit" className="primary" disabled={pending}>
         {pending && busy ? busy : submit}
       </button>
       <button type="button" onClick={onCancel}>
-        Cancel
+        {t('action.cancel')}
       </button>
     </div>
   );
@@ -137,11 +140,12 @@ export function ConfirmMove({
   onConfirm: () => void;
   onCancel: () => void;
 }) {
+  const { t } = useTranslation();
   const question = useRef<HTMLParagraphElement>(null);
   useEffect(() => question.current?.focus(), []);
   return (
     <fieldset className="confirm-move">
-      <legend className="visually-hidden">Confirm</legend>
+      <legend className="visually-hidden">{t('action.confirm')}</legend>
       <p ref={question} tabIndex={-1}>
         {text}
       </p>
@@ -150,7 +154,7 @@ export function ConfirmMove({
           {confirm}
         </button>
         <button type="button" disabled={pending} onClick={onCancel}>
-          Cancel
+          {t('action.cancel')}
         </button>
       </div>
     </fieldset>

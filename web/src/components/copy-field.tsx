@@ -1,7 +1,9 @@
 import { useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /** A read-only text to paste elsewhere, with a button that copies it and says so. */
 export function CopyField({ label, value }: { label: string; value: string }) {
+  const { t } = useTranslation();
   const [copied, setCopied] = useState(false);
   const field = useRef<HTMLTextAreaElement>(null);
   const id = `copy-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
@@ -29,11 +31,12 @@ export function CopyField({ label, value }: { label: string; value: string }) {
           onFocus={(event) => event.target.select()}
         />
         <button type="button" onClick={copy} onBlur={() => setCopied(false)}>
-          Copy<span className="visually-hidden"> {label}</span>
+          {t('copy.button')}
+          <span className="visually-hidden"> {label}</span>
         </button>
       </div>
       <span className="copy-state" role="status">
-        {copied ? 'Copied to the clipboard.' : ''}
+        {copied ? t('copy.done') : ''}
       </span>
     </div>
   );

@@ -1,4 +1,6 @@
 import { useId, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatLocale } from '../format.ts';
 
 /** Two-letter codes the region names know that are not countries (as the API's geo check refuses them). */
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'UK', 'AC', 'CP', 'CQ', 'DG', 'EA', 'IC', 'TA', 'XA', 'XB', 'XK']);
@@ -35,8 +37,9 @@ export function CountryPicker({
   onChange: (codes: string[]) => void;
   error?: string;
 }) {
+  const { t } = useTranslation();
   const id = useId();
-  const locale = typeof navigator === 'undefined' ? 'en' : navigator.language;
+  const locale = formatLocale();
   const all = useMemo(() => countries(locale), [locale]);
   const byCode = useMemo(() => new Map(all.map((country) => [country.code, country.name])), [all]);
   const [search, setSearch] = useState('');
@@ -54,17 +57,17 @@ export function CountryPicker({
     >
       <legend>{label}</legend>
       <p className="hint" id={`${id}-hint`}>
-        {value.length === 0 ? 'Everywhere. Find countries by name to target some.' : `${value.length} chosen.`}
+        {value.length === 0 ? t('countries.everywhere') : t('countries.chosen', { count: value.length })}
       </p>
       {value.length > 0 && (
-        <ul className="chosen-countries" aria-label="Chosen countries">
+        <ul className="chosen-countries" aria-label={t('countries.chosenList')}>
           {value.map((code) => (
             <li key={code}>
               <button
                 type="button"
                 className="chip"
                 onClick={() => toggle(code, false)}
-                aria-label={`Remove ${byCode.get(code) ?? code}`}
+                aria-label={t('countries.remove', { country: byCode.get(code) ?? code })}
               >
                 {byCode.get(code) ?? code} <span aria-hidden="true">×</span>
               </button>
@@ -72,7 +75,7 @@ export function CountryPicker({
           ))}
         </ul>
       )}
-      <label htmlFor={`${id}-search`}>Find a country</label>
+      <label htmlFor={`${id}-search`}>{t('countries.find')}</label>
       <input
         id={`${id}-search`}
         type="search"
@@ -81,8 +84,8 @@ export function CountryPicker({
         onChange={(event) => setSearch(event.target.value)}
       />
       {wanted !== '' && (
-        <ul className="country-matches" aria-label="Matching countries">
-          {matches.length === 0 && <li className="hint">No country matches.</li>}
+        <ul className="country-matches" aria-label={t('countries.matches')}>
+          {matches.length === 0 && <li className="hint">{t('countries.noMatch')}</li>}
           {matches.slice(0, 12).map((country) => (
             <li key={country.code}>
               <label className="check">

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { dayLabel } from '../format.ts';
 import { usePeriod } from './period-picker.tsx';
 
@@ -7,15 +8,15 @@ const GROUPINGS = {
   publisher: ['day', 'site', 'block', 'device', 'country'],
 } as const;
 // "By …": the pages these sit on have their own Site and Block filters, which must keep their names.
-const GROUPING_NAMES: Record<string, string> = {
-  day: 'By day',
-  campaign: 'By campaign',
-  ad: 'By ad',
-  site: 'By site',
-  block: 'By block',
-  device: 'By device',
-  country: 'By country',
-};
+const GROUPING_NAMES = {
+  day: 'export.byDay',
+  campaign: 'export.byCampaign',
+  ad: 'export.byAd',
+  site: 'export.bySite',
+  block: 'export.byBlock',
+  device: 'export.byDevice',
+  country: 'export.byCountry',
+} as const;
 const FORMATS = [
   { id: 'csv', label: 'CSV' },
   { id: 'parquet', label: 'Parquet' },
@@ -27,6 +28,7 @@ const FORMATS = [
  * so a year of rows never sits in the page's memory, and no token is ever in the browser.
  */
 export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'publisher'; campaignId?: number }) {
+  const { t } = useTranslation();
   const period = usePeriod();
   const [groups, setGroups] = useState<string[]>(['day']);
   const [format, setFormat] = useState<(typeof FORMATS)[number]['id']>('csv');
@@ -41,19 +43,21 @@ export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'pub
     setGroups((current) => (on ? [...current, grouping] : current.filter((entry) => entry !== grouping)));
   return (
     <section className="card export" aria-labelledby="export-title">
-      <h2 id="export-title">Download</h2>
+      <h2 id="export-title">{t('export.title')}</h2>
       <p className="hint">
-        {dayLabel(period.from)} – {dayLabel(period.to)} (the period above)
-        {kind === 'publisher'
-          ? ', every site'
-          : campaignId === undefined
-            ? ', every campaign of the account: group by campaign to tell them apart'
-            : ', this campaign'}
-        . Money is in micros (1,000,000 to the unit), so sums are exact.
+        {t(
+          kind === 'publisher'
+            ? 'export.scopeSites'
+            : campaignId === undefined
+              ? 'export.scopeCampaigns'
+              : 'export.scopeCampaign',
+          { from: dayLabel(period.from), to: dayLabel(period.to) },
+        )}{' '}
+        {t('export.money')}
       </p>
       <div className="export-options">
         <fieldset>
-          <legend>Rows</legend>
+          <legend>{t('export.rows')}</legend>
           {GROUPINGS[kind].map((grouping) => (
             <label key={grouping} className="check">
               <input
@@ -61,13 +65,13 @@ export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'pub
                 checked={groups.includes(grouping)}
                 onChange={(event) => toggle(grouping, event.target.checked)}
               />
-              {GROUPING_NAMES[grouping]}
+              {t(GROUPING_NAMES[grouping])}
             </label>
           ))}
-          {groupBy === '' && <p className="hint">None ticked: one row of totals.</p>}
+          {groupBy === '' && <p className="hint">{t('export.totalsOnly')}</p>}
         </fieldset>
         <fieldset>
-          <legend>Format</legend>
+          <legend>{t('export.format')}</legend>
           {FORMATS.map((entry) => (
             <label key={entry.id} className="check">
               <input
@@ -84,11 +88,11 @@ export function ExportDownload({ kind, campaignId }: { kind: 'advertiser' | 'pub
       </div>
       <div className="actions">
         <a className="button primary" href={`${prefix}/statistics/export?${query({ groupBy })}`} download>
-          Download statistics
+          {t('export.statistics')}
         </a>
         {kind === 'advertiser' && (
           <a className="button" href={`/api/advertiser/clicks/export?${query({})}`} download>
-            Download click log
+            {t('export.clickLog')}
           </a>
         )}
       </div>

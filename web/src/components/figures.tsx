@@ -1,4 +1,6 @@
+import i18next from 'i18next';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { count, fineMoney, money, percent } from '../format.ts';
 
 /**
@@ -6,17 +8,17 @@ import { count, fineMoney, money, percent } from '../format.ts';
  * so that a figure reads the same on every page. Orders take their heading from the chosen goal.
  */
 const FIGURES = {
-  views: { heading: 'Views', write: count },
-  clicks: { heading: 'Clicks', write: count },
-  ctr: { heading: 'CTR', write: percent },
-  money: { heading: 'Spend', write: money },
-  cpc: { heading: 'CPC', write: fineMoney },
-  orders: { heading: null, write: count },
-  cr: { heading: 'CR', write: percent },
-  cpo: { heading: 'CPO', write: fineMoney },
-  income: { heading: 'Income', write: fineMoney },
-  cpm: { heading: <abbr title="Income per 1000 views">RPM</abbr>, write: fineMoney },
-} satisfies Record<string, { heading: ReactNode; write: (value: number) => string }>;
+  views: { heading: () => i18next.t('figure.views'), write: count },
+  clicks: { heading: () => i18next.t('figure.clicks'), write: count },
+  ctr: { heading: () => 'CTR', write: percent },
+  money: { heading: () => i18next.t('figure.spend'), write: money },
+  cpc: { heading: () => 'CPC', write: fineMoney },
+  orders: { heading: () => null, write: count },
+  cr: { heading: () => 'CR', write: percent },
+  cpo: { heading: () => 'CPO', write: fineMoney },
+  income: { heading: () => i18next.t('figure.income'), write: fineMoney },
+  cpm: { heading: () => <abbr title={i18next.t('figure.rpmTitle')}>RPM</abbr>, write: fineMoney },
+} satisfies Record<string, { heading: () => ReactNode; write: (value: number) => string }>;
 
 export type Figure = keyof typeof FIGURES;
 
@@ -28,9 +30,10 @@ export const PUBLISHER_FIGURES = ['views', 'clicks', 'ctr', 'income', 'cpm'] as 
 
 /** The column headings of `figures`, to follow a row's own headings; `goal` names the orders. */
 export function FigureHeads({ figures, goal = '' }: { figures: readonly Figure[]; goal?: string }) {
+  useTranslation(); // the headings follow the language
   return figures.map((figure) => (
     <th key={figure} scope="col" className="num">
-      {figure === 'orders' ? goal : FIGURES[figure].heading}
+      {figure === 'orders' ? goal : FIGURES[figure].heading()}
     </th>
   ));
 }

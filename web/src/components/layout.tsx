@@ -85,8 +85,13 @@ function HelpLinks({ path }: { path: string }) {
       <Trans
         i18nKey="help.text"
         values={{ doc: help.slice(1) }}
-        components={{ guide: <a href={help} />, api: <a href="/api/docs" /> }}
+        components={{ guide: <TextLink href={help} />, api: <TextLink href="/api/docs" /> }}
       />
     </aside>
   );
+}
+
+/** A link whose words a translated sentence gives it (`<Trans components>` fills its children). */
+function TextLink({ href, children }: { href: string; children?: ReactNode }) {
+  return <a href={href}>{children}</a>;
 }

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { setQuery, useLocation } from '../router.tsx';
 import { Options } from './controls.tsx';
 
@@ -31,12 +32,13 @@ export function ListOrderControls<S extends string>({
   sorts: Record<S, string>;
   paged?: boolean;
 }) {
+  const { t } = useTranslation();
   const { search, sort } = useListOrder(sorts);
   const page = paged ? { page: undefined } : {};
   return (
     <>
       <label>
-        <span className="visually-hidden">Search {subject}</span>
+        <span className="visually-hidden">{t('list.search', { subject })}</span>
         <input
           type="search"
           placeholder={placeholder}
@@ -45,7 +47,11 @@ export function ListOrderControls<S extends string>({
           onChange={(event) => setQuery({ q: event.target.value, ...page })}
         />
       </label>
-      <select aria-label={`Sort ${subject}`} value={sort} onChange={(event) => setQuery({ sort: event.target.value, ...page })}>
+      <select
+        aria-label={t('list.sort', { subject })}
+        value={sort}
+        onChange={(event) => setQuery({ sort: event.target.value, ...page })}
+      >
         <Options names={sorts} />
       </select>
     </>

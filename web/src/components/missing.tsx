@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { Link } from '../router.tsx';
 
 /**
@@ -5,9 +6,10 @@ import { Link } from '../router.tsx';
  * is another account's): what is missing, and the way back to the list.
  */
 export function Missing({ what, text, back, backLabel }: { what: string; text: string; back: string; backLabel: string }) {
+  const { t } = useTranslation();
   return (
     <>
-      <h1>{what} not found</h1>
+      <h1>{t('missing.title', { what })}</h1>
       <p>
         {text} <Link href={back}>{backLabel}</Link>
       </p>

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 /** Previous / next over the pages of a list, with where the reader is. */
 export function Pager({
   page,
@@ -10,17 +11,18 @@ export function Pager({
   label: string;
   onPage: (page: number) => void;
 }) {
+  const { t } = useTranslation();
   if (pageCount <= 1) return null;
   return (
-    <nav className="pager" aria-label={`${label} pages`}>
+    <nav className="pager" aria-label={t('pager.label', { label })}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous<span className="visually-hidden"> page of {label}</span>
+        {t('pager.previous')}
+        <span className="visually-hidden"> {t('pager.pageOf', { label })}</span>
       </button>
-      <span aria-live="polite">
-        Page {page} of {pageCount}
-      </span>
+      <span aria-live="polite">{t('pager.position', { page, pageCount })}</span>
       <button type="button" disabled={page >= pageCount} onClick={() => onPage(page + 1)}>
-        Next<span className="visually-hidden"> page of {label}</span>
+        {t('pager.next')}
+        <span className="visually-hidden"> {t('pager.pageOf', { label })}</span>
       </button>
     </nav>
   );

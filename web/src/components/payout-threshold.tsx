@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { currentPlatform, money } from '../format.ts';
 
 /**
@@ -5,12 +6,13 @@ import { currentPlatform, money } from '../format.ts';
  * from being paid out. Nothing when the network has no minimum.
  */
 export function PayoutThreshold({ balance }: { balance: number }) {
+  const { t } = useTranslation();
   const minimum = currentPlatform().minPayout ?? 0;
   if (minimum <= 0) return null;
   const reached = balance >= minimum;
   return (
-    <span className="payout-threshold" title="The network pays out once the balance reaches its minimum payout">
-      {reached ? `payout minimum ${money(minimum)} reached` : `payout from ${money(minimum)}`}
+    <span className="payout-threshold" title={t('payoutThreshold.title')}>
+      {reached ? t('payoutThreshold.reached', { amount: money(minimum) }) : t('payoutThreshold.from', { amount: money(minimum) })}
     </span>
   );
 }

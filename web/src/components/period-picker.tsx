@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { addDays, today } from '../format.ts';
 import { setQuery, useLocation } from '../router.tsx';
 
@@ -6,14 +7,14 @@ export interface Period {
   to: string;
 }
 
-const PRESETS: { id: string; label: string; period: () => Period }[] = [
-  { id: 'today', label: 'Today', period: () => ({ from: today(), to: today() }) },
-  { id: 'yesterday', label: 'Yesterday', period: () => ({ from: addDays(today(), -1), to: addDays(today(), -1) }) },
-  { id: '7d', label: 'Last 7 days', period: () => ({ from: addDays(today(), -6), to: today() }) },
-  { id: '30d', label: 'Last 30 days', period: () => ({ from: addDays(today(), -29), to: today() }) },
-  { id: 'month', label: 'This month', period: () => ({ from: `${today().slice(0, 8)}01`, to: today() }) },
-  { id: '365d', label: 'Last 365 days', period: () => ({ from: addDays(today(), -364), to: today() }) },
-];
+const PRESETS = [
+  { id: 'today', label: 'period.today', period: () => ({ from: today(), to: today() }) },
+  { id: 'yesterday', label: 'period.yesterday', period: () => ({ from: addDays(today(), -1), to: addDays(today(), -1) }) },
+  { id: '7d', label: 'period.last7', period: () => ({ from: addDays(today(), -6), to: today() }) },
+  { id: '30d', label: 'period.last30', period: () => ({ from: addDays(today(), -29), to: today() }) },
+  { id: 'month', label: 'period.thisMonth', period: () => ({ from: `${today().slice(0, 8)}01`, to: today() }) },
+  { id: '365d', label: 'period.last365', period: () => ({ from: addDays(today(), -364), to: today() }) },
+] as const satisfies { id: string; label: string; period: () => Period }[];
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -27,6 +28,7 @@ export function usePeriod(): Period {
 }
 
 export function PeriodPicker() {
+  const { t } = useTranslation();
   const period = usePeriod();
   const preset = PRESETS.find((entry) => {
     const candidate = entry.period();
@@ -34,9 +36,9 @@ export function PeriodPicker() {
   });
   return (
     <fieldset className="period">
-      <legend className="visually-hidden">Period</legend>
+      <legend className="visually-hidden">{t('period.legend')}</legend>
       <label>
-        <span className="visually-hidden">Preset period</span>
+        <span className="visually-hidden">{t('period.preset')}</span>
         <select
           value={preset?.id ?? 'custom'}
           onChange={(event) => {
@@ -46,16 +48,16 @@ export function PeriodPicker() {
         >
           {PRESETS.map((entry) => (
             <option key={entry.id} value={entry.id}>
-              {entry.label}
+              {t(entry.label)}
             </option>
           ))}
           <option value="custom" disabled>
-            Custom
+            {t('period.custom')}
           </option>
         </select>
       </label>
       <label>
-        <span>From</span>
+        <span>{t('period.from')}</span>
         <input
           type="date"
           value={period.from}
@@ -64,7 +66,7 @@ export function PeriodPicker() {
         />
       </label>
       <label>
-        <span>To</span>
+        <span>{t('period.to')}</span>
         <input
           type="date"
           value={period.to}

@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import { domainOf, renderTeaserList, teaserPicture } from '../../../src/modules/serving/teaser-render.ts';
 import { currentPlatform } from '../format.ts';
 
@@ -13,7 +14,7 @@ export function TeaserPreview({
   title,
   url,
   price,
-  label = 'Preview of the teaser',
+  label,
 }: {
   square: string | null;
   wide: string | null;
@@ -22,17 +23,20 @@ export function TeaserPreview({
   price: string;
   label?: string;
 }) {
+  const { t } = useTranslation();
   const box = useRef<HTMLDivElement>(null);
+  const name = label ?? t('teaserPreview.label');
+  const headline = title || t('teaserPreview.headline');
   const image = teaserPicture(square, wide);
   useLayoutEffect(() => {
     const target = box.current;
     if (!target) return;
     const list = renderTeaserList(document, {
-      teasers: [{ url: url || '#', title: title || 'Your headline', domain: domainOf(url), price, image }],
+      teasers: [{ url: url || '#', title: headline, domain: domainOf(url), price, image }],
       currency: currentPlatform().currency,
-      label,
+      label: name,
     }) as unknown as Node;
     target.replaceChildren(list);
-  }, [image, title, url, price, label]);
+  }, [image, headline, url, price, name]);
   return <div className="teaser-preview" ref={box} />;
 }

@@ -83,7 +83,17 @@ export const BidRequestSchema = Type.Object(
     user: Type.Optional(Type.Object({ consent: Type.Optional(Type.String({ maxLength: 65_536 })) })),
     regs: Type.Optional(Regs),
     cur: Texts('Currencies the exchange accepts; Nativa bids only in the platform currency.'),
-    bcat: Texts('Blocked IAB content categories.'),
+    bcat: Texts(
+      'Blocked advertiser categories (IAB Content Taxonomy 1.0 unless `cattax` says otherwise): ads of those categories are left out.',
+    ),
+    acat: Texts('Allowed advertiser categories: only ads all of whose categories fall within them.'),
+    cattax: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1000,
+        description: 'Taxonomy of `bcat` and `acat` (default 1, IAB Content Taxonomy 1.0, the one Nativa maps to).',
+      }),
+    ),
     badv: Texts('Blocked advertiser domains.'),
     test: Flag('1: a test request (answered as usual).'),
     tmax: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
@@ -92,28 +102,51 @@ export const BidRequestSchema = Type.Object(
 );
 
 const Bid = Type.Object({
-  id: Type.String({ description: 'Bid id.' }),
+  id: Type.String({ description: 'Bid id: the request id and the impression id.' }),
   impid: Type.String({ description: 'The impression it is for.' }),
-  price: Type.Number({ description: 'CPM in `cur`: the ad’s bid per click × its smoothed CTR × 1000.' }),
+  price: Type.Number({ description: 'CPM in `cur`: the ad’s bid per click × its smoothed CTR × 1000, to 4 decimals.' }),
   adm: Type.String({
     description:
-      'The Native 1.2 response as a JSON string: assets, `link.url` the signed click link, `imptrackers` and `eventtrackers` (viewable, image) the view pixel.',
+      'The Native 1.2 response as a JSON string: assets, `link.url` the click link (`/api/openrtb2/click/{token}`), `imptrackers` and `eventtrackers` (viewable, image) the view pixel. The click is billed and the view counted only once the bid has won.',
+  }),
+  nurl: Type.String({
+    description: `Win notice (\`GET /api/openrtb2/notice?token=…&event=win&price=\${AUCTION_PRICE}\`): counts the bid served. Either notice does; the second counts nothing more.`,
+  }),
+  burl: Type.String({
+    description: `Billing notice (\`…?event=billing&price=\${AUCTION_PRICE}\`), for exchanges and wrappers that call it when the ad renders. Charges nothing: Nativa bills the click.`,
   }),
   adomain: Type.Array(Type.String(), { description: 'The advertiser’s domain.' }),
+  cat: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'The ad’s IAB Content Taxonomy 1.0 codes (from its Nativa category); absent when its category has none.',
+    }),
+  ),
+  cattax: Type.Optional(Type.Integer({ description: 'Taxonomy of `cat`: 1, IAB Content Taxonomy 1.0.' })),
   crid: Type.String({ description: 'Creative id: the Nativa ad id.' }),
   cid: Type.String({ description: 'Campaign id.' }),
+  mtype: Type.Integer({ description: 'Markup type: 4, native.' }),
+  exp: Type.Integer({ description: 'Seconds the bid may wait for its win: its tokens’ lifetime.' }),
 });
 
 export const BidResponseSchema = Type.Object(
   {
     id: Type.String({ description: 'The bid request’s id.' }),
-    cur: Type.String({ description: 'The platform currency (ISO 4217).' }),
-    seatbid: Type.Array(
-      Type.Object({
-        seat: Type.String({ description: 'The advertiser account id: one seat per advertiser.' }),
-        bid: Type.Array(Bid),
+    cur: Type.Optional(Type.String({ description: 'The platform currency (ISO 4217).' })),
+    seatbid: Type.Optional(
+      Type.Array(
+        Type.Object({
+          seat: Type.String({ description: 'The advertiser account id: one seat per advertiser.' }),
+          bid: Type.Array(Bid),
+        }),
+        { description: 'The bids, one seat per advertiser; absent with `nbr`.' },
+      ),
+    ),
+    nbr: Type.Optional(
+      Type.Integer({
+        description:
+          'Why there is no bid, when Nativa says (otherwise a no-bid is a 204): 3, a known web crawler (`device.ua`); 501 (Nativa’s own), no native impression: Nativa bids on native impressions only.',
       }),
     ),
   },
-  { description: 'An OpenRTB 2.6 bid response.' },
+  { description: 'An OpenRTB 2.6 bid response: bids, or a reason for none (`nbr`).' },
 );

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { CLICK_LINK_TTL_MS, type ClickClaims, ClickSigner, type ClickVerdict } from './click-token.ts';
+import { CLICK_LINK_TTL_MS, type ClickClaims, ClickSigner, type ClickVerdict, writeNewClickId } from './click-token.ts';
 import { FastHmac } from './fast-hmac.ts';
 import { CAPPED_VIEW_TOKEN_LENGTH, VIEW_TOKEN_LENGTH, type ViewClaims, ViewSigner, type ViewVerdict } from './view-token.ts';
 
@@ -17,6 +17,9 @@ export interface TeaserClaims extends ClickClaims {
   visitor?: string;
 }
 
+/** A teaser's claims before its click id is drawn (TeaserSigner.signNew draws it). */
+export type ServedClaims = Omit<TeaserClaims, 'clickId'>;
+
 export interface TeaserTokens {
   /** The click link's token (the last part of `/api/serve/click/{token}`). */
   click: string;
@@ -33,6 +36,8 @@ const VISITOR_BYTES = 16;
 /** Each token carries one half of the HMAC-SHA256 (128 bits, as RFC 2104 allows). */
 const TAG_BYTES = 16;
 const MAC_BYTES = 2 * TAG_BYTES;
+/** Base64url characters of one MAC half (no padding). */
+const TAG_TEXT_LENGTH = Math.ceil((TAG_BYTES * 4) / 3);
 /** Base64url length of a token without a visitor (86 characters; a format-1 click link has 84). */
 export const TEASER_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + TAG_BYTES) * 4) / 3);
 /** Base64url length of a token with a visitor (107 characters). */
@@ -53,6 +58,8 @@ export class TeaserSigner {
   private readonly format1Click: ClickSigner;
   private readonly format1View: ViewSigner;
   private readonly expected = Buffer.alloc(MAC_BYTES);
+  /** Where a token is put together: the longest payload, its MAC and two bytes to align the second half. */
+  private readonly scratch = Buffer.alloc(PAYLOAD_BYTES + VISITOR_BYTES + MAC_BYTES + 2);
 
   /** The key is derived from the signing secret for this one purpose. */
   constructor(secret: string, ttlMs = CLICK_LINK_TTL_MS) {
@@ -68,11 +75,26 @@ export class TeaserSigner {
    * its MAC each, TEASER_TOKEN_LENGTH characters (CAPPED_TEASER_TOKEN_LENGTH with a visitor).
    */
   sign(claims: TeaserClaims): TeaserTokens {
-    const payloadBytes = claims.visitor === undefined ? PAYLOAD_BYTES : PAYLOAD_BYTES + VISITOR_BYTES;
-    const buffer = Buffer.allocUnsafe(payloadBytes + MAC_BYTES);
-    buffer[0] = FORMAT;
+    const buffer = this.scratch;
     buffer.fill(0, 1, 17);
     buffer.write(claims.clickId, 1, 16, 'base64url');
+    return this.seal(claims);
+  }
+
+  /**
+   * A served teaser's tokens under a new click id (the impression's id), drawn straight into the
+   * payload: what serving signs per teaser, without the id's text on the way.
+   */
+  signNew(claims: ServedClaims): TeaserTokens {
+    writeNewClickId(this.scratch, 1);
+    return this.seal(claims);
+  }
+
+  /** Writes the payload after the click id (already in the scratch buffer), MACs it and encodes both tokens. */
+  private seal(claims: ServedClaims): TeaserTokens {
+    const buffer = this.scratch;
+    const payloadBytes = claims.visitor === undefined ? PAYLOAD_BYTES : PAYLOAD_BYTES + VISITOR_BYTES;
+    buffer[0] = FORMAT;
     buffer.writeUInt32BE(claims.offerId, 17);
     buffer.writeUInt32BE(claims.campaignId, 21);
     buffer.writeUInt32BE(claims.siteId, 25);
@@ -85,14 +107,22 @@ export class TeaserSigner {
       buffer.fill(0, PAYLOAD_BYTES, payloadBytes);
       buffer.write(claims.visitor, PAYLOAD_BYTES, VISITOR_BYTES, 'base64url');
     }
-    this.hmac.writeMac(buffer.subarray(0, payloadBytes), buffer, payloadBytes, MAC_BYTES);
     const tagAt = payloadBytes;
+    this.hmac.writeMac(buffer.subarray(0, payloadBytes), buffer, tagAt, MAC_BYTES);
     if (payloadBytes % 3 === 0) {
-      // Whole 3-byte groups: the payload's text is a prefix of both tokens', encoded once.
-      const head = buffer.toString('base64url', 0, payloadBytes);
+      // Whole 3-byte groups: the payload's text is a prefix of both tokens'. The view half moves two
+      // zero bytes on, to a group boundary, so one encoding holds the payload, the click half (its
+      // last group padded with zeros encodes to the same two characters the half alone ends with)
+      // and the view half: both tokens are slices of one string.
+      const viewAt = tagAt + TAG_BYTES + 2;
+      buffer.copy(buffer, viewAt, tagAt + TAG_BYTES, tagAt + MAC_BYTES);
+      buffer[tagAt + TAG_BYTES] = 0;
+      buffer[tagAt + TAG_BYTES + 1] = 0;
+      const text = buffer.toString('base64url', 0, viewAt + TAG_BYTES);
+      const headLength = (payloadBytes / 3) * 4;
       return {
-        click: head + buffer.toString('base64url', tagAt, tagAt + TAG_BYTES),
-        view: head + buffer.toString('base64url', tagAt + TAG_BYTES, tagAt + MAC_BYTES),
+        click: text.slice(0, headLength + TAG_TEXT_LENGTH),
+        view: text.slice(0, headLength) + text.slice((viewAt / 3) * 4),
       };
     }
     const click = buffer.toString('base64url', 0, tagAt + TAG_BYTES);

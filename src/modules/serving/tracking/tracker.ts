@@ -5,9 +5,8 @@ import type { Winner } from '../selection/auction.ts';
 import type { FrequencyStore } from '../selection/frequency.ts';
 import type { Impression } from '../selection/judgement.ts';
 import type { AdEntry } from '../snapshot/snapshot.ts';
-import { newClickId } from './click-token.ts';
 import { ImpressionBuffer } from './impressions.ts';
-import { TeaserSigner } from './teaser-token.ts';
+import { type ServedClaims, TeaserSigner } from './teaser-token.ts';
 import type { ViewClaims } from './view-token.ts';
 import { visitorTraits } from './visitor.ts';
 
@@ -73,8 +72,7 @@ export class Tracker {
    */
   issue(winners: readonly Winner<AdEntry>[], impression: Impression, now: number, day: string, visitor?: string): ServedTeaser[] {
     const { siteId, id: blockId } = impression.block;
-    return winners.map((winner) => {
-      const { ad } = winner;
+    for (const { ad } of winners) {
       this.impressions.add(
         {
           at: now,
@@ -87,8 +85,25 @@ export class Tracker {
         },
         day,
       );
-      const tokens = this.signer.sign({
-        clickId: newClickId(),
+    }
+    return this.sign(winners, impression, now, visitor);
+  }
+
+  /**
+   * Signs the winners' click links and impression tokens without counting them served, with this
+   * tracker's signer or another (an OpenRTB bid's, which counts only when it wins).
+   */
+  sign(
+    winners: readonly Winner<AdEntry>[],
+    impression: Impression,
+    now: number,
+    visitor?: string,
+    signer: TeaserSigner = this.signer,
+  ): ServedTeaser[] {
+    const { siteId, id: blockId } = impression.block;
+    return winners.map((winner) => {
+      const { ad } = winner;
+      const claims: ServedClaims = {
         offerId: ad.offerId,
         campaignId: ad.campaign.id,
         siteId,
@@ -97,9 +112,10 @@ export class Tracker {
         country: impression.country,
         chargeMicros: winner.chargeMicros,
         issuedAt: now,
-        // Only a capped campaign's teaser names the visitor, for its beacon to count the view toward the cap.
-        ...(visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0 ? { visitor } : {}),
-      });
+      };
+      // Only a capped campaign's teaser names the visitor, for its beacon to count the view toward the cap.
+      if (visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0) claims.visitor = visitor;
+      const tokens = signer.signNew(claims);
       return { ad, clickToken: tokens.click, viewToken: tokens.view };
     });
   }

@@ -58,19 +58,30 @@ describe('OpenRTB 2.6 native endpoint', () => {
     assert.deepEqual(byId.get(126), { id: 126, required: 1, data: { type: 1, value: 'shop.example.test' } });
     // The ad has no image: the optional image assets are left out.
     assert.equal(byId.has(128), false);
-    assert.match(native.link.url, /\/api\/serve\/click\/[A-Za-z0-9_.-]+$/);
+    assert.match(native.link.url, /\/api\/openrtb2\/click\/[A-Za-z0-9_-]+$/);
     assert.equal(native.imptrackers.length, 1);
     assert.deepEqual(native.eventtrackers, [{ event: 2, method: 1, url: native.imptrackers[0] }]);
-    assert.equal(bid.nurl, undefined, 'a win is not a charge: no win notice');
-    assert.equal(bid.burl, undefined);
+    assert.match(bid.nurl, /\/api\/openrtb2\/notice\?token=[A-Za-z0-9_.-]+&event=win&price=\$\{AUCTION_PRICE\}$/);
+    assert.equal(bid.burl, bid.nurl.replace('event=win', 'event=billing'));
+    // The fixtures' campaigns are in Electronics (category 2): IAB Content Taxonomy 1.0's IAB19.
+    assert.deepEqual(bid.cat, ['IAB19']);
+    assert.equal(bid.cattax, 1);
+    assert.equal(bid.mtype, 4);
+    assert.equal(bid.exp, 3600);
   });
 
-  it('counts the view once when the markup fires its pixel, and bills the click once', async () => {
+  it('counts a won bid served once, its view once when the markup fires its pixel, and bills the click once', async () => {
     const db = server.server.context.db;
     const own = await createWorld(server);
     const before = await balanceOf(db, own.advertiserId);
     const answer = (await auction(nativeRequestFor(own))).json();
-    const native = JSON.parse(answer.seatbid[0].bid[0].adm);
+    const bid = answer.seatbid[0].bid[0];
+    const native = JSON.parse(bid.adm);
+    // Both notices, each twice (an exchange's retry): the bid counts served once.
+    for (const url of [bid.nurl, bid.burl, bid.nurl, bid.burl]) {
+      const notice = await server.anonymous.get(pathOf(url.replace(`\${AUCTION_PRICE}`, '0.0021')));
+      assert.equal(notice.status, 204, notice.text);
+    }
     for (const _ of [1, 2]) {
       const pixel = await server.anonymous.get(pathOf(native.imptrackers[0]), desktop);
       assert.equal(pixel.status, 200);
@@ -82,6 +93,14 @@ describe('OpenRTB 2.6 native endpoint', () => {
     await engineOf(server).impressions.flush();
     await engineOf(server).settled();
     assert.deepEqual(await servedAndViews(db, own.campaignIds), { served: 1, views: 1 });
+    const win = await db
+      .selectFrom('openrtb_wins')
+      .selectAll()
+      .where('offer_id', '=', own.offerIds[0] as number)
+      .executeTakeFirstOrThrow();
+    assert.equal(win.bid_price_micros, Math.round(bid.price * 1_000_000));
+    assert.equal(win.clearing_price_micros, 2100, 'the clearing price, exactly, in micros');
+    assert.ok(win.won_at !== null && win.win_notice_at !== null && win.billing_notice_at !== null);
     assert.ok((await balanceOf(db, own.advertiserId)) < before, 'the click was billed');
     const billed = await db
       .selectFrom('clicks')
@@ -107,19 +126,28 @@ describe('OpenRTB 2.6 native endpoint', () => {
     // Without site.publisher.id the block id alone decides (any page may embed a block).
     const anonymous = await auction(nativeRequestFor(world, (request) => delete request.site.publisher));
     assert.equal(anonymous.status, 200, anonymous.text);
+  });
+
+  it('answers a request without a native impression (a banner) and a robot with no bid and a reason', async () => {
     const banner = fixture('simple-banner.json');
     banner.site.publisher.id = String(world.publisherId);
     banner.imp[0].tagid = String(world.blockId);
     const response = await auction(banner);
-    assert.equal(response.status, 204, response.text);
-    assert.equal(response.text, '');
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(response.json(), { id: banner.id, nbr: 501 });
+    const robot = await auction(
+      nativeRequestFor(world, (request) => (request.device.ua = 'Googlebot/2.1 (+http://www.google.com/bot.html)')),
+    );
+    assert.equal(robot.status, 200, robot.text);
+    assert.deepEqual(robot.json(), { id: '80ce30c53c16e6ede735f123ef6e32361bfc7b22', nbr: 3 });
   });
 
   it('honours badv, bcat, cur, the bid floor and COPPA', async () => {
     const ours = await createWorld(server);
     const cases: [string, (request: any) => void][] = [
       ['a blocked advertiser domain', (request) => (request.badv = ['example.test'])],
-      ['blocked categories', (request) => (request.bcat = ['IAB25'])],
+      ['a blocked category of every ad', (request) => (request.bcat = ['IAB19'])],
+      ['a blocked category in a taxonomy Nativa does not map', (request) => Object.assign(request, { bcat: ['596'], cattax: 2 })],
       ['another currency', (request) => (request.cur = ['XTS'])],
       ['a floor above the CPM', (request) => (request.imp[0].bidfloor = 1000)],
       [
@@ -127,7 +155,6 @@ describe('OpenRTB 2.6 native endpoint', () => {
         (request) => Object.assign(request.imp[0], { bidfloor: 1000, bidfloorcur: 'USD' }),
       ],
       ['COPPA', (request) => (request.regs = { coppa: 1 })],
-      ['a robot device', (request) => (request.device.ua = 'Googlebot/2.1 (+http://www.google.com/bot.html)')],
     ];
     for (const [name, change] of cases) {
       const response = await auction(nativeRequestFor(ours, change));
@@ -135,6 +162,8 @@ describe('OpenRTB 2.6 native endpoint', () => {
     }
     const unrelated = await auction(nativeRequestFor(ours, (request) => (request.badv = ['other.example'])));
     assert.equal(unrelated.status, 200, unrelated.text);
+    const otherCategory = await auction(nativeRequestFor(ours, (request) => (request.bcat = ['IAB25', 'IAB13-2'])));
+    assert.equal(otherCategory.status, 200, otherCategory.text);
   });
 
   it('reads a bid request sent as text/plain (a browser’s simple request)', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ClickSigner, newClickId } from '../../../../src/modules/serving/tracking/click-token.ts';
 import {
@@ -111,6 +112,34 @@ describe('teaser tokens: one MAC, a click half and an impression half', () => {
       Buffer.from(tokensA.view, 'base64url').subarray(48),
     ]).toString('base64url');
     assert.equal(signer.verifyView(added, now).kind, 'forged', 'visitor added');
+  });
+
+  it('signNew draws a fresh click id per teaser, the same in both tokens, under the MAC of createHmac', () => {
+    const { clickId: _clickId, ...served } = a;
+    const key = createHmac('sha256', secret).update('nativa teaser tokens v2').digest();
+    const seen = new Set<string>();
+    for (const visitor of [undefined, newClickId()]) {
+      for (let index = 0; index < 50; index += 1) {
+        const claims = visitor === undefined ? served : { ...served, visitor };
+        const tokens = signer.signNew(claims);
+        const click = signer.verifyClick(tokens.click, now);
+        const view = signer.verifyView(tokens.view, now);
+        assert.equal(click.kind, 'valid');
+        assert.equal(view.kind, 'valid');
+        const clickId = click.claims?.clickId ?? '';
+        assert.equal(view.claims?.impressionId, clickId);
+        assert.deepEqual(click.claims, { ...served, clickId });
+        assert.equal(view.claims?.visitor, visitor);
+        assert.ok(!seen.has(clickId), 'a new click id every time');
+        seen.add(clickId);
+        // The format of docs/adr/0037, written independently: base64url of the payload and one MAC half.
+        const payloadBytes = visitor === undefined ? 48 : 64;
+        const payload = Buffer.from(tokens.click, 'base64url').subarray(0, payloadBytes);
+        const mac = createHmac('sha256', key).update(payload).digest();
+        assert.equal(tokens.click, Buffer.concat([payload, mac.subarray(0, 16)]).toString('base64url'));
+        assert.equal(tokens.view, Buffer.concat([payload, mac.subarray(16)]).toString('base64url'));
+      }
+    }
   });
 
   it('format-1 links and tokens handed out before the upgrade still verify for their hour, each at its own endpoint', () => {

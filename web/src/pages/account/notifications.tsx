@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
 import { NOTIFICATION_SUMMARY } from '../../components/bell.tsx';
 import { Field, ListStatus, Notice } from '../../components/controls.tsx';
@@ -23,6 +24,7 @@ function whereOf(kind: string, itemData: Record<string, unknown>, type: PageProp
 }
 
 export function NotificationsPage({ user }: PageProps) {
+  const { t } = useTranslation('account');
   const { query } = useLocation();
   const unreadOnly = query.get('unread') === '1';
   const page = Math.max(1, Number(query.get('page')) || 1);
@@ -48,28 +50,27 @@ export function NotificationsPage({ user }: PageProps) {
   return (
     <>
       <div className="page-head">
-        <h1>Notifications</h1>
+        <h1>{t('notifications.title')}</h1>
         <button type="button" onClick={() => readAll.mutate()} disabled={readAll.isPending || items.every((item) => item.read)}>
-          Mark all read
+          {t('notifications.markAllRead')}
         </button>
       </div>
       <p className="lead">
-        What needs your attention: decisions on what you submitted, a low balance, a campaign stopped by its daily limit, a
-        webhook endpoint switched off. Programs read the same list at <code>/api/notifications</code>.
+        <Trans t={t} i18nKey="notifications.lead" components={{ code: <code /> }} />
       </p>
-      <nav className="filter-tabs" aria-label="Which notifications">
+      <nav className="filter-tabs" aria-label={t('notifications.which')}>
         <Link href={filterHref(false)} aria-current={unreadOnly ? undefined : 'page'}>
-          All
+          {t('notifications.all')}
         </Link>
         <Link href={filterHref(true)} aria-current={unreadOnly ? 'page' : undefined}>
-          Unread
+          {t('notifications.unread')}
         </Link>
       </nav>
       {(list.error || readOne.error || readAll.error) && (
         <Notice kind="error">{problem(list.error ?? readOne.error ?? readAll.error)}</Notice>
       )}
       <ListStatus query={list} empty={items.length === 0}>
-        {unreadOnly ? 'Nothing unread.' : 'No notifications yet.'}
+        {unreadOnly ? t('notifications.nothingUnread') : t('notifications.none')}
       </ListStatus>
       <ul className="notifications">
         {items.map((item) => {
@@ -78,20 +79,20 @@ export function NotificationsPage({ user }: PageProps) {
             <li key={item.id} className={`card notification${item.read ? '' : ' unread'}`}>
               <div>
                 <p>
-                  {item.read ? null : <span className="visually-hidden">Unread: </span>}
+                  {item.read ? null : <span className="visually-hidden">{t('notifications.unreadMark')} </span>}
                   {item.text}
                 </p>
                 <time dateTime={item.date}>{moment(item.date)}</time>
                 {where && (
                   <>
                     {' · '}
-                    <Link href={where}>Open</Link>
+                    <Link href={where}>{t('notifications.open')}</Link>
                   </>
                 )}
               </div>
               {!item.read && (
                 <button type="button" onClick={() => readOne.mutate(item.id)} disabled={readOne.isPending}>
-                  Mark read
+                  {t('notifications.markRead')}
                 </button>
               )}
             </li>
@@ -102,7 +103,7 @@ export function NotificationsPage({ user }: PageProps) {
         <Pager
           page={page}
           pageCount={Math.ceil(list.data.total / PER_PAGE)}
-          label="notifications"
+          label={t('notifications.pagerLabel')}
           onPage={(to) => navigate(`${filterHref(unreadOnly)}${unreadOnly ? '&' : '?'}page=${to}`)}
         />
       )}
@@ -113,6 +114,7 @@ export function NotificationsPage({ user }: PageProps) {
 
 /** The balance below which the advertiser is told it is low. */
 function LowBalanceSetting() {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const summary = useQuery({ queryKey: NOTIFICATION_SUMMARY, queryFn: () => data(api.GET('/api/notifications/summary')) });
   const [value, setValue] = useState<string | null>(null);
@@ -131,25 +133,27 @@ function LowBalanceSetting() {
   };
   return (
     <section aria-labelledby="low-balance-title" className="card">
-      <h2 id="low-balance-title">Low balance</h2>
+      <h2 id="low-balance-title">{t('lowBalance.title')}</h2>
       <form onSubmit={submit} noValidate>
         <Field
-          label="Tell me when my balance falls below"
+          label={t('lowBalance.label')}
           name="lowBalance"
           inputMode="decimal"
           maxLength={14}
           value={shown}
           onChange={(event) => setValue(event.target.value)}
           error={errors.lowBalance}
-          hint="An amount in your account's currency, with a dot for decimals, e.g. 25.50; 0 never tells you."
+          hint={t('lowBalance.hint')}
         />
         <div className="actions">
           <button type="submit" className="primary" disabled={save.isPending}>
-            Save
+            {t('lowBalance.save')}
           </button>
         </div>
       </form>
-      {save.isSuccess && summary.data && <Notice kind="ok">Saved: you are told below {money(summary.data.lowBalance)}.</Notice>}
+      {save.isSuccess && summary.data && (
+        <Notice kind="ok">{t('lowBalance.saved', { amount: money(summary.data.lowBalance) })}</Notice>
+      )}
     </section>
   );
 }

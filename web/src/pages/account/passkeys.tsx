@@ -1,5 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import i18next from 'i18next';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
@@ -8,13 +10,14 @@ import { addPasskey } from './webauthn.ts';
 
 /** What a browser's refusal of a WebAuthn ceremony means to the person in front of it. */
 export function ceremonyProblem(error: unknown): string {
-  if (error instanceof Error && error.name === 'NotAllowedError') return 'The passkey request was cancelled or timed out.';
-  if (error instanceof Error && !('status' in error)) return `This browser could not use a passkey: ${error.message}`;
+  if (error instanceof Error && error.name === 'NotAllowedError') return i18next.t('account:passkeys.cancelled');
+  if (error instanceof Error && !('status' in error)) return i18next.t('account:passkeys.unsupported', { reason: error.message });
   return problem(error);
 }
 
 /** Passkeys: register one with this browser or phone, list them, remove one. */
 export function PasskeysSection() {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const passkeys = useQuery({ queryKey: ['passkeys'], queryFn: () => data(api.GET('/api/me/passkeys')) });
   const [name, setName] = useState('');
@@ -38,35 +41,35 @@ export function PasskeysSection() {
   const list = passkeys.data ?? [];
   return (
     <section className="card" aria-labelledby="passkeys-title">
-      <h2 id="passkeys-title">Passkeys</h2>
-      <p>A passkey signs you in without a password, with your fingerprint, face or device PIN.</p>
+      <h2 id="passkeys-title">{t('passkeys.title')}</h2>
+      <p>{t('passkeys.lead')}</p>
       {(passkeys.error || remove.error || (add.error && !nameError)) && (
         <Notice kind="error">{ceremonyProblem(add.error ?? passkeys.error ?? remove.error)}</Notice>
       )}
-      {add.isSuccess && <Notice kind="ok">Passkey “{add.data.name}” added.</Notice>}
-      <form className="inline-form" onSubmit={submit} noValidate aria-label="Add a passkey">
+      {add.isSuccess && <Notice kind="ok">{t('passkeys.added', { name: add.data.name })}</Notice>}
+      <form className="inline-form" onSubmit={submit} noValidate aria-label={t('passkeys.add')}>
         <Field
-          label="Name of the new passkey"
+          label={t('passkeys.name')}
           name="passkey-name"
-          placeholder="e.g. Laptop"
+          placeholder={t('passkeys.namePlaceholder')}
           required
           value={name}
           error={nameError}
           onChange={(event) => setName(event.target.value)}
         />
         <button type="submit" className="primary" disabled={add.isPending}>
-          Add a passkey
+          {t('passkeys.add')}
         </button>
       </form>
-      <ScrollRegion label="Passkeys">
+      <ScrollRegion label={t('passkeys.title')}>
         <table>
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Added</th>
-              <th scope="col">Last used</th>
+              <th scope="col">{t('passkeys.columnName')}</th>
+              <th scope="col">{t('passkeys.columnAdded')}</th>
+              <th scope="col">{t('passkeys.columnLastUsed')}</th>
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t('actions')}</span>
               </th>
             </tr>
           </thead>
@@ -75,17 +78,18 @@ export function PasskeysSection() {
               <tr key={passkey.id}>
                 <th scope="row">{passkey.name}</th>
                 <td>{moment(passkey.created)}</td>
-                <td>{passkey.lastUsed ? moment(passkey.lastUsed) : 'never'}</td>
+                <td>{passkey.lastUsed ? moment(passkey.lastUsed) : t('passkeys.never')}</td>
                 <td>
                   <button type="button" className="link danger" onClick={() => remove.mutate(passkey.id)}>
-                    Remove<span className="visually-hidden"> {passkey.name}</span>
+                    {t('passkeys.remove')}
+                    <span className="visually-hidden"> {passkey.name}</span>
                   </button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-        {passkeys.isSuccess && list.length === 0 && <p className="empty">No passkeys.</p>}
+        {passkeys.isSuccess && list.length === 0 && <p className="empty">{t('passkeys.none')}</p>}
       </ScrollRegion>
     </section>
   );

@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { currentPlatform } from '../../format.ts';
@@ -12,6 +13,7 @@ export function PasswordPage() {
 }
 
 function RequestReset() {
+  const { t } = useTranslation('account');
   const [login, setLogin] = useState('');
   const request = useMutation({ mutationFn: () => api.POST('/api/password-reset', { body: { login } }) });
   const submit = (event: FormEvent) => {
@@ -20,20 +22,17 @@ function RequestReset() {
   };
   return (
     <>
-      <h1>Reset your password</h1>
+      <h1>{t('reset.title')}</h1>
       <form onSubmit={submit} className="card" noValidate>
         {request.isSuccess ? (
           <Notice kind="ok">
-            {currentPlatform().emailDelivery
-              ? 'If this login belongs to an account, a link to choose a new password is on its way to the account’s e-mail.'
-              : 'If this login belongs to an account, a link to choose a new password is queued in the outbox: this server sends no e-mail, so ask an operator for it.'}{' '}
-            It works once, for one hour.
+            {currentPlatform().emailDelivery ? t('reset.sent') : t('reset.queued')} {t('reset.once')}
           </Notice>
         ) : (
           <>
             {request.error && <Notice kind="error">{problem(request.error)}</Notice>}
             <Field
-              label="Username or e-mail"
+              label={t('signIn.login')}
               name="login"
               autoComplete="username"
               required
@@ -42,12 +41,12 @@ function RequestReset() {
               onChange={(event) => setLogin(event.target.value)}
             />
             <button type="submit" className="primary" disabled={request.isPending}>
-              Send me a link
+              {t('reset.send')}
             </button>
           </>
         )}
         <p>
-          <Link href="/sign-in">Back to sign-in</Link>
+          <Link href="/sign-in">{t('reset.back')}</Link>
         </p>
       </form>
     </>
@@ -55,6 +54,7 @@ function RequestReset() {
 }
 
 function ChoosePassword({ token }: { token: string }) {
+  const { t } = useTranslation('account');
   const [password, setPassword] = useState('');
   const choose = useMutation({ mutationFn: () => api.POST('/api/password-reset/confirm', { body: { token, password } }) });
   const submit = (event: FormEvent) => {
@@ -64,30 +64,30 @@ function ChoosePassword({ token }: { token: string }) {
   const errors = fieldErrors(choose.error);
   return (
     <>
-      <h1>Choose your password</h1>
+      <h1>{t('choose.title')}</h1>
       <form onSubmit={submit} className="card" noValidate>
         {choose.isSuccess ? (
           <Notice kind="ok">
-            Your password is set. <Link href="/sign-in">Sign in</Link>
+            <Trans t={t} i18nKey="choose.done" components={{ link: <Link href="/sign-in" /> }} />
           </Notice>
         ) : (
           <>
             {errors.token && <Notice kind="error">{errors.token}</Notice>}
             {choose.error && Object.keys(errors).length === 0 && <Notice kind="error">{problem(choose.error)}</Notice>}
             <Field
-              label="New password"
+              label={t('password.new')}
               name="password"
               type="password"
               autoComplete="new-password"
               minLength={10}
               required
-              hint="At least 10 characters."
+              hint={t('password.newHint')}
               value={password}
               error={errors.password}
               onChange={(event) => setPassword(event.target.value)}
             />
             <button type="submit" className="primary" disabled={choose.isPending}>
-              Set password
+              {t('choose.submit')}
             </button>
           </>
         )}

@@ -1,21 +1,24 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
 
-const METHODS: Record<string, string> = {
-  password: 'password',
-  'password+totp': 'password and code',
-  'password+recovery-code': 'password and recovery code',
-  passkey: 'passkey',
-};
+const METHODS = {
+  password: 'sessions.methodPassword',
+  'password+totp': 'sessions.methodPasswordCode',
+  'password+recovery-code': 'sessions.methodPasswordRecovery',
+  passkey: 'sessions.methodPasskey',
+} as const;
+const isMethod = (method: string): method is keyof typeof METHODS => method in METHODS;
 
 /**
  * "Where you're signed in": every live session of the account, with ending one or all others.
  * The buttons do not say "Sign out": that is the header's button for this browser.
  */
 export function SessionsSection() {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => data(api.GET('/api/me/sessions')) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['sessions'] });
@@ -27,26 +30,21 @@ export function SessionsSection() {
   const list = sessions.data ?? [];
   return (
     <section className="card" aria-labelledby="sessions-title">
-      <h2 id="sessions-title">Where you’re signed in</h2>
+      <h2 id="sessions-title">{t('sessions.title')}</h2>
       {(sessions.error || end.error || endOthers.error) && (
         <Notice kind="error">{problem(sessions.error ?? end.error ?? endOthers.error)}</Notice>
       )}
-      {endOthers.isSuccess && (
-        <Notice kind="ok">
-          Every other session has ended ({endOthers.data.ended} {endOthers.data.ended === 1 ? 'session' : 'sessions'}); those
-          browsers must sign in again.
-        </Notice>
-      )}
-      <ScrollRegion label="Sessions">
+      {endOthers.isSuccess && <Notice kind="ok">{t('sessions.othersEnded', { count: endOthers.data.ended })}</Notice>}
+      <ScrollRegion label={t('sessions.label')}>
         <table>
           <thead>
             <tr>
-              <th scope="col">Device</th>
-              <th scope="col">Address</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last seen</th>
+              <th scope="col">{t('sessions.device')}</th>
+              <th scope="col">{t('sessions.address')}</th>
+              <th scope="col">{t('sessions.signedIn')}</th>
+              <th scope="col">{t('sessions.lastSeen')}</th>
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t('actions')}</span>
               </th>
             </tr>
           </thead>
@@ -55,17 +53,18 @@ export function SessionsSection() {
               <tr key={session.id}>
                 <th scope="row" title={session.userAgent}>
                   {session.device}
-                  {session.current && <span className="tag">this browser</span>}
+                  {session.current && <span className="tag">{t('sessions.thisBrowser')}</span>}
                 </th>
                 <td>{session.address}</td>
                 <td>
-                  {moment(session.created)} ({METHODS[session.method] ?? session.method})
+                  {moment(session.created)} ({isMethod(session.method) ? t(METHODS[session.method]) : session.method})
                 </td>
                 <td>{moment(session.lastSeen)}</td>
                 <td>
                   {!session.current && (
                     <button type="button" className="link danger" onClick={() => end.mutate(session.id)}>
-                      End session<span className="visually-hidden"> of {session.device}</span>
+                      {t('sessions.end')}
+                      <span className="visually-hidden"> {t('sessions.endOf', { device: session.device })}</span>
                     </button>
                   )}
                 </td>
@@ -81,7 +80,7 @@ export function SessionsSection() {
           disabled={endOthers.isPending || list.length < 2}
           onClick={() => endOthers.mutate()}
         >
-          End all other sessions
+          {t('sessions.endOthers')}
         </button>
       </div>
     </section>

@@ -1,7 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { LanguageSwitcher } from '../../components/language-switcher.tsx';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
 import { ceremonyProblem } from './passkeys.tsx';
@@ -9,6 +11,7 @@ import { signInWithPasskey } from './webauthn.ts';
 
 /** Sign-in: password (then, with two-factor sign-in, a code), or a passkey. */
 export function SignInPage() {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
@@ -41,36 +44,39 @@ export function SignInPage() {
   };
   const errors = fieldErrors(signIn.error);
   const heading = (
-    <h1>
-      <span className="logo" aria-hidden="true">
-        N
-      </span>{' '}
-      Sign in to Nativa
-    </h1>
+    <>
+      <LanguageSwitcher signedIn={false} />
+      <h1>
+        <span className="logo" aria-hidden="true">
+          N
+        </span>{' '}
+        {t('signIn.title')}
+      </h1>
+    </>
   );
   if (ticket !== null) {
     return (
       <main className="auth">
         {heading}
-        <form onSubmit={submitCode} className="card" noValidate aria-label="Two-factor code">
+        <form onSubmit={submitCode} className="card" noValidate aria-label={t('signIn.codeForm')}>
           {second.error && <Notice kind="error">{problem(second.error)}</Notice>}
           <Field
-            label="Code from your authenticator app"
+            label={t('signIn.code')}
             name="code"
             inputMode="numeric"
             autoComplete="one-time-code"
             required
             autoFocus
-            hint="6 digits. Lost your phone? Enter one of your recovery codes instead."
+            hint={t('signIn.codeHint')}
             value={code}
             onChange={(event) => setCode(event.target.value)}
           />
           <button type="submit" className="primary" disabled={second.isPending}>
-            {second.isPending ? 'Checking…' : 'Sign in'}
+            {second.isPending ? t('signIn.checking') : t('signIn.submit')}
           </button>
           <p>
             <button type="button" className="link" onClick={() => setTicket(null)}>
-              Start again
+              {t('signIn.startAgain')}
             </button>
           </p>
         </form>
@@ -83,7 +89,7 @@ export function SignInPage() {
       <form onSubmit={submit} className="card" noValidate>
         {signIn.error && !errors.login && !errors.password && <Notice kind="error">{problem(signIn.error)}</Notice>}
         <Field
-          label="Username or e-mail"
+          label={t('signIn.login')}
           name="login"
           autoComplete="username webauthn"
           required
@@ -92,7 +98,7 @@ export function SignInPage() {
           onChange={(event) => setLogin(event.target.value)}
         />
         <Field
-          label="Password"
+          label={t('signIn.password')}
           name="password"
           type="password"
           autoComplete="current-password"
@@ -102,16 +108,16 @@ export function SignInPage() {
           onChange={(event) => setPassword(event.target.value)}
         />
         <button type="submit" className="primary" disabled={signIn.isPending}>
-          {signIn.isPending ? 'Signing in…' : 'Sign in'}
+          {signIn.isPending ? t('signIn.signingIn') : t('signIn.submit')}
         </button>
         <p>
-          <Link href="/password">Forgot your password?</Link>
+          <Link href="/password">{t('signIn.forgot')}</Link>
         </p>
       </form>
       <div className="card">
         {passkey.error && <Notice kind="error">{ceremonyProblem(passkey.error)}</Notice>}
         <button type="button" disabled={passkey.isPending} onClick={() => passkey.mutate()}>
-          Use a passkey
+          {t('signIn.passkey')}
         </button>
       </div>
     </main>

@@ -1,11 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
 
 export function TokensPage() {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => data(api.GET('/api/me/tokens')) });
   const [name, setName] = useState('');
@@ -28,58 +30,57 @@ export function TokensPage() {
   return (
     <>
       <div className="page-head">
-        <h1>API tokens</h1>
+        <h1>{t('tokens.title')}</h1>
       </div>
       <p className="lead">
-        Scripts use the API with a token in the <code>Auth-Token</code> header. A token acts as your account: keep it secret, and
-        revoke it when it is no longer used.
+        <Trans t={t} i18nKey="tokens.lead" components={{ code: <code /> }} />
       </p>
-      <form className="card inline-form" onSubmit={submit} noValidate aria-label="New token">
+      <form className="card inline-form" onSubmit={submit} noValidate aria-label={t('tokens.new')}>
         <Field
-          label="Name of the new token"
+          label={t('tokens.name')}
           name="name"
-          placeholder="e.g. reporting script"
+          placeholder={t('tokens.namePlaceholder')}
           value={name}
           error={fieldErrors(create.error).name}
           onChange={(event) => setName(event.target.value)}
         />
         <button type="submit" className="primary" disabled={create.isPending}>
-          Create token
+          {t('tokens.create')}
         </button>
       </form>
       {create.data && (
         <Notice kind="ok">
-          Token “{create.data.name}” created. Copy it now, it is not shown again:{' '}
-          <code className="secret">{create.data.token}</code>
+          {t('tokens.created', { name: create.data.name })} <code className="secret">{create.data.token}</code>
         </Notice>
       )}
       {(tokens.error || revoke.error) && <Notice kind="error">{problem(tokens.error ?? revoke.error)}</Notice>}
-      <ScrollRegion label="API tokens">
+      <ScrollRegion label={t('tokens.title')}>
         <table>
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Created</th>
+              <th scope="col">{t('tokens.columnName')}</th>
+              <th scope="col">{t('tokens.columnCreated')}</th>
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t('actions')}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {active.map((token) => (
               <tr key={token.id}>
-                <th scope="row">{token.name || `Token ${token.id}`}</th>
+                <th scope="row">{token.name || t('tokens.unnamed', { id: token.id })}</th>
                 <td>{moment(token.created)}</td>
                 <td>
                   <button type="button" className="link danger" onClick={() => revoke.mutate(token.id)}>
-                    Revoke<span className="visually-hidden"> {token.name}</span>
+                    {t('tokens.revoke')}
+                    <span className="visually-hidden"> {token.name}</span>
                   </button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-        {tokens.isSuccess && active.length === 0 && <p className="empty">No tokens.</p>}
+        {tokens.isSuccess && active.length === 0 && <p className="empty">{t('tokens.none')}</p>}
       </ScrollRegion>
     </>
   );

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { moment } from '../../format.ts';
@@ -14,6 +15,7 @@ import { RecoveryCodes } from './recovery-codes.tsx';
  * with the page).
  */
 export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean }) {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const status = useTwoFactor();
   const [code, setCode] = useState('');
@@ -55,7 +57,7 @@ export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean })
   const codeError = fieldErrors(failed).code;
   const codeField = (hint: string) => (
     <Field
-      label="Code"
+      label={t('twoFactor.code')}
       name="code"
       inputMode="numeric"
       autoComplete="one-time-code"
@@ -70,17 +72,17 @@ export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean })
   if (holdCodes && confirm.isSuccess) {
     return (
       <section className="card" aria-labelledby="two-factor-title">
-        <h2 id="two-factor-title">Two-factor sign-in is on</h2>
+        <h2 id="two-factor-title">{t('twoFactor.isOn')}</h2>
         <RecoveryCodes codes={codes} />
         <button type="button" className="primary" onClick={refresh}>
-          I have kept my recovery codes
+          {t('twoFactor.keptCodes')}
         </button>
       </section>
     );
   }
   return (
     <section className="card" aria-labelledby="two-factor-title">
-      <h2 id="two-factor-title">Two-factor sign-in</h2>
+      <h2 id="two-factor-title">{t('twoFactor.title')}</h2>
       {(status.error || start.error || (failed && !codeError)) && (
         <Notice kind="error">{problem(status.error ?? start.error ?? failed)}</Notice>
       )}
@@ -88,18 +90,22 @@ export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean })
       {current?.enabled && (
         <>
           <p>
-            On since {current.enabledAt ? moment(current.enabledAt) : '—'}: signing in with your password also asks for the code
-            of your authenticator app. Recovery codes left: <strong>{current.recoveryCodesLeft}</strong> of 10.
+            <Trans
+              t={t}
+              i18nKey="twoFactor.onSince"
+              values={{ since: current.enabledAt ? moment(current.enabledAt) : '—', left: current.recoveryCodesLeft }}
+              components={{ strong: <strong /> }}
+            />
           </p>
-          <form className="form-grid narrow" noValidate aria-label="Two-factor settings" onSubmit={onSubmit(renew)}>
-            {codeField('The code your app shows now, or a recovery code.')}
+          <form className="form-grid narrow" noValidate aria-label={t('twoFactor.settings')} onSubmit={onSubmit(renew)}>
+            {codeField(t('twoFactor.codeOrRecovery'))}
             <div className="actions">
               <button type="submit" className="primary" disabled={renew.isPending}>
-                New recovery codes
+                {t('twoFactor.newCodes')}
               </button>
               {!current.required && (
                 <button type="button" className="danger" disabled={turnOff.isPending} onClick={() => turnOff.mutate()}>
-                  Turn off
+                  {t('twoFactor.turnOff')}
                 </button>
               )}
             </div>
@@ -108,27 +114,23 @@ export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean })
       )}
       {current && !current.enabled && !start.data && (
         <>
-          <p>
-            {current.required
-              ? 'Your account must have two-factor sign-in. Turn it on to go on.'
-              : 'Off. With it on, signing in with your password also asks for a code from an authenticator app on your phone.'}
-          </p>
+          <p>{current.required ? t('twoFactor.required') : t('twoFactor.off')}</p>
           <button type="button" className="primary" disabled={start.isPending} onClick={() => start.mutate()}>
-            Turn on two-factor sign-in
+            {t('twoFactor.turnOn')}
           </button>
         </>
       )}
       {current && !current.enabled && start.data && (
-        <form className="enrolment" noValidate aria-label="Confirm two-factor sign-in" onSubmit={onSubmit(confirm)}>
-          <p>Scan this code with an authenticator app (or type the key), then enter the 6-digit code it shows.</p>
-          <QrCode text={start.data.uri} label="QR code of the two-factor secret" />
+        <form className="enrolment" noValidate aria-label={t('twoFactor.confirmForm')} onSubmit={onSubmit(confirm)}>
+          <p>{t('twoFactor.scan')}</p>
+          <QrCode text={start.data.uri} label={t('twoFactor.qr')} />
           <p>
-            Key: <code className="secret">{start.data.secret}</code>
+            {t('twoFactor.key')} <code className="secret">{start.data.secret}</code>
           </p>
-          {codeField('6 digits; a new one every 30 seconds.')}
+          {codeField(t('twoFactor.codeHint'))}
           <div className="actions">
             <button type="submit" className="primary" disabled={confirm.isPending}>
-              Confirm
+              {t('twoFactor.confirm')}
             </button>
           </div>
         </form>

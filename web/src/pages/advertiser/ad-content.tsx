@@ -1,8 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
 import { Field, FormActions, Notice } from '../../components/controls.tsx';
-import { TeaserPreview } from '../../components/teaser-preview.tsx';
+import { AdPreview, HeadlineField, LandingPageField } from './ad-fields.tsx';
 import { readAsDataUri } from './read-image.ts';
 
 interface AdContent {
@@ -35,6 +36,7 @@ export function AdContentForm({
   onDone: () => void;
   onSaved: () => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const [form, setForm] = useState<Record<TextKey, string>>({
     title: ad.title,
     opis: ad.opis,
@@ -86,71 +88,54 @@ export function AdContentForm({
     if (changed) save.mutate();
   };
   return (
-    <form className="card create-ad" onSubmit={submit} noValidate aria-label={`Content of ${ad.title}`}>
+    <form className="card create-ad" onSubmit={submit} noValidate aria-label={t('adContent.form', { title: ad.title })}>
       <div className="form-grid">
-        <h3>Edit content</h3>
+        <h3>{t('adContent.title')}</h3>
         <p className="hint moderation-note" id={`content-note-${ad.id}`}>
-          <strong>Saving sends this ad back to moderation:</strong> it stops showing until an operator approves it again. A new
-          bid or switching it on and off does not.
+          <Trans t={t} i18nKey="adContent.moderationNote" components={{ strong: <strong /> }} />
         </p>
         {general && <Notice kind="error">{problem(save.error)}</Notice>}
+        <HeadlineField limit={headlineLimit} {...text('opis')} />
+        <Field label={t('adContent.productTitle')} maxLength={limits.title.maxLength} {...text('title')} />
+        <LandingPageField maxLength={limits.url.maxLength} {...text('url')} />
         <Field
-          label="Headline"
-          hint={`Up to ${headlineLimit} characters.`}
-          required
-          maxLength={headlineLimit}
-          {...text('opis')}
-        />
-        <Field label="Product title" maxLength={limits.title.maxLength} {...text('title')} />
-        <Field
-          label="Landing page"
+          label={t('adContent.landingOnPhones')}
           type="url"
           inputMode="url"
           placeholder="https://"
-          required
-          maxLength={limits.url.maxLength}
-          {...text('url')}
-        />
-        <Field
-          label="Landing page on phones"
-          type="url"
-          inputMode="url"
-          placeholder="https://"
-          hint="Empty: the landing page above."
+          hint={t('adContent.landingOnPhonesHint')}
           maxLength={limits.url_mobile.maxLength}
           {...text('url_mobile')}
         />
         <Field
-          label="New wide picture (3:2)"
+          label={t('adContent.newWidePicture')}
           name={`rectangle-${ad.id}`}
           type="file"
           accept="image/png,image/jpeg"
-          hint="Leave empty to keep the current one."
+          hint={t('adContent.keepPicture')}
           error={errors.rectangle}
           onChange={pick('rectangle', setRectangle)}
         />
         <Field
-          label="New square picture"
+          label={t('adContent.newSquarePicture')}
           name={`square-${ad.id}`}
           type="file"
           accept="image/png,image/jpeg"
-          hint="Leave empty to keep the current one."
+          hint={t('adContent.keepPicture')}
           error={errors.square}
           onChange={pick('square', setSquare)}
         />
-        {!changed && <p className="hint">Nothing changed yet.</p>}
-        <FormActions submit="Save and send for moderation" busy="Saving…" pending={save.isPending} onCancel={onDone} />
+        {!changed && <p className="hint">{t('adContent.unchanged')}</p>}
+        <FormActions submit={t('adContent.submit')} busy={t('action.saving')} pending={save.isPending} onCancel={onDone} />
       </div>
-      <section className="preview" aria-label={`Preview of ${ad.title}`}>
-        <p className="hint">As it will appear in a block</p>
-        <TeaserPreview
-          square={square || ad.img?.url || null}
-          wide={rectangle || ad.img_wide?.url || null}
-          title={form.title || form.opis}
-          url={form.url}
-          price={ad.cost}
-        />
-      </section>
+      <AdPreview
+        label={t('adContent.previewOf', { title: ad.title })}
+        square={square || ad.img?.url || null}
+        wide={rectangle || ad.img_wide?.url || null}
+        title={form.title || form.opis}
+        url={form.url}
+        price={ad.cost}
+      />
     </form>
   );
 }

@@ -3,6 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { api, data } from '../../api.ts';
 import type { Period } from '../../components/period-picker.tsx';
 import { daysBetween } from '../../format.ts';
+import type advertiser from '../../i18n/locales/en/advertiser.json';
+
+/** A key of the advertiser catalogue, for labels kept in maps and translated where they render. */
+export type AdvertiserKey = keyof typeof advertiser;
 
 export interface DailyFigures {
   days: string[];
@@ -21,16 +25,34 @@ export type Totals = Pick<StatisticsRow, 'views' | 'clicks' | 'money' | 'orders'
 type Campaign = operations['getCampaign']['responses'][200]['content']['application/json'];
 type Ad = NonNullable<Campaign['offers']>[number];
 
-/** The names of a campaign's moderation statuses (`status` of the API). */
-export const CAMPAIGN_STATUS: Record<Campaign['status'], string> = {
-  0: 'In moderation',
-  1: 'Approved',
-  2: 'Rejected',
-  3: 'Archived',
+/** The names of a campaign's moderation statuses (`status` of the API), as catalogue keys. */
+export const CAMPAIGN_STATUS: Record<Campaign['status'], AdvertiserKey> = {
+  0: 'status.inModeration',
+  1: 'status.approved',
+  2: 'status.rejected',
+  3: 'status.archived',
 };
 
-/** The names of an ad's moderation statuses. */
-export const AD_STATUS: Record<Ad['status'], string> = { 0: 'In moderation', 1: 'Approved', 2: 'Rejected' };
+/** The names of an ad's moderation statuses, as catalogue keys. */
+export const AD_STATUS: Record<Ad['status'], AdvertiserKey> = {
+  0: 'adStatus.inModeration',
+  1: 'adStatus.approved',
+  2: 'adStatus.rejected',
+};
+
+/** A status by its name in `names` (CAMPAIGN_STATUS, AD_STATUS), or its number if the API sends a new one. */
+export function statusName(t: (key: AdvertiserKey) => string, names: Record<number, AdvertiserKey>, status: number): string {
+  const key = names[status];
+  return key ? t(key) : String(status);
+}
+
+/** A map of catalogue keys (a list's orders, a select's options) as names in the reader's language. */
+export function translateNames<S extends string>(
+  names: Record<S, AdvertiserKey>,
+  t: (key: AdvertiserKey) => string,
+): Record<S, string> {
+  return Object.fromEntries(Object.entries<AdvertiserKey>(names).map(([value, key]) => [value, t(key)])) as Record<S, string>;
+}
 
 /** Daily campaign statistics (all campaigns, or the given ones), every day of the period present. */
 export function useDailyStatistics(period: Period, campaignIds?: string, goal = 0) {

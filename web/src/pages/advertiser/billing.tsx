@@ -1,24 +1,26 @@
 import { useQuery } from '@tanstack/react-query';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, listPage, problem } from '../../api.ts';
 import { ListStatus, Notice } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { navigate, useLocation } from '../../router.tsx';
+import type { AdvertiserKey } from './advertiser-data.ts';
 
 const PER_PAGE = 50;
 
 /** What moved the money, in words. */
-const KINDS: Record<string, string> = {
-  deposit: 'Top-up',
-  withdrawal: 'Withdrawal',
-  client_transfer: 'Transfer with a client',
-  click_charge: 'Clicks',
-  click_revenue: 'Earnings from clicks',
-  refund_charge: 'Refunded clicks',
-  refund_revenue: 'Refunded clicks',
-  payout: 'Payout',
-  payout_cancel: 'Payout cancelled',
+const KINDS: Record<string, AdvertiserKey> = {
+  deposit: 'billing.kind.deposit',
+  withdrawal: 'billing.kind.withdrawal',
+  client_transfer: 'billing.kind.clientTransfer',
+  click_charge: 'billing.kind.clickCharge',
+  click_revenue: 'billing.kind.clickRevenue',
+  refund_charge: 'billing.kind.refund',
+  refund_revenue: 'billing.kind.refund',
+  payout: 'billing.kind.payout',
+  payout_cancel: 'billing.kind.payoutCancel',
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -33,6 +35,7 @@ const dayAfter = (day: string) => {
 
 /** Every move of the advertiser's balance, with the balance after it, by period, and as a CSV statement. */
 export function BillingPage() {
+  const { t } = useTranslation('advertiser');
   const { query } = useLocation();
   const from = DAY.test(query.get('from') ?? '') ? (query.get('from') as string) : '';
   const to = DAY.test(query.get('to') ?? '') ? (query.get('to') as string) : '';
@@ -53,21 +56,22 @@ export function BillingPage() {
   };
   const csv = new URLSearchParams({ format: 'csv', ...period });
   const items = moves.data?.items ?? [];
+  const kindOf = (kind: string) => {
+    const key = KINDS[kind];
+    return key ? t(key) : kind;
+  };
   return (
     <>
       <div className="page-head">
-        <h1>Billing</h1>
+        <h1>{t('billing.title')}</h1>
         <a className="button" href={`/api/me/ledger/export?${csv}`} download>
-          Download CSV<span className="visually-hidden"> of this period</span>
+          <Trans t={t} i18nKey="billing.download" components={{ hidden: <span className="visually-hidden" /> }} />
         </a>
       </div>
-      <p className="lead">
-        Every move of your balance — top-ups, clicks, transfers with clients, refunds — with the balance after it. Clicks are
-        billed in batches: one line sums the clicks of a batch.
-      </p>
-      <form className="toolbar period-range" onSubmit={(event) => event.preventDefault()} aria-label="Period">
+      <p className="lead">{t('billing.lead')}</p>
+      <form className="toolbar period-range" onSubmit={(event) => event.preventDefault()} aria-label={t('billing.period')}>
         <div className="field">
-          <label htmlFor="billing-from">From</label>
+          <label htmlFor="billing-from">{t('billing.from')}</label>
           <input
             id="billing-from"
             type="date"
@@ -77,7 +81,7 @@ export function BillingPage() {
           />
         </div>
         <div className="field">
-          <label htmlFor="billing-to">To</label>
+          <label htmlFor="billing-to">{t('billing.to')}</label>
           <input
             id="billing-to"
             type="date"
@@ -88,32 +92,32 @@ export function BillingPage() {
         </div>
         {(from || to) && (
           <button type="button" onClick={() => navigate('/advertiser/billing')}>
-            Whole history
+            {t('billing.wholeHistory')}
           </button>
         )}
       </form>
       {moves.error && <Notice kind="error">{problem(moves.error)}</Notice>}
-      <ScrollRegion label="Balance moves">
+      <ScrollRegion label={t('billing.table')}>
         <table>
-          <caption className="visually-hidden">Balance moves, newest first</caption>
+          <caption className="visually-hidden">{t('billing.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">When</th>
-              <th scope="col">What</th>
+              <th scope="col">{t('billing.when')}</th>
+              <th scope="col">{t('billing.what')}</th>
               <th scope="col" className="num">
-                Amount
+                {t('billing.amount')}
               </th>
               <th scope="col" className="num">
-                Balance after
+                {t('billing.balanceAfter')}
               </th>
-              <th scope="col">Comment</th>
+              <th scope="col">{t('billing.comment')}</th>
             </tr>
           </thead>
           <tbody>
             {items.map((move) => (
               <tr key={move.id}>
                 <th scope="row">{moment(move.date)}</th>
-                <td>{KINDS[move.kind] ?? move.kind}</td>
+                <td>{kindOf(move.kind)}</td>
                 <td className="num">{fineMoney(move.amount)}</td>
                 <td className="num">{fineMoney(move.balance)}</td>
                 <td className="wrap">{move.comment}</td>
@@ -122,14 +126,14 @@ export function BillingPage() {
           </tbody>
         </table>
         <ListStatus query={moves} empty={items.length === 0}>
-          No balance moves in this period.
+          {t('billing.empty')}
         </ListStatus>
       </ScrollRegion>
       {moves.data && (
         <Pager
           page={page}
           pageCount={Math.ceil(moves.data.total / PER_PAGE)}
-          label="balance moves"
+          label={t('billing.pager')}
           onPage={(next) => go({ page: next })}
         />
       )}

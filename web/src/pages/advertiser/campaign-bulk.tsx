@@ -1,7 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { count } from '../../format.ts';
+import { translateNames } from './advertiser-data.ts';
 
 /** Which campaigns of the list are ticked for a bulk change. */
 export function useCampaignSelection() {
@@ -20,6 +23,7 @@ export function useCampaignSelection() {
  * (POST /advertiser/campaigns/bulk): all change or none does, and a refusal names each campaign.
  */
 export function CampaignBulkBar({ chosen, onDone }: { chosen: ReadonlySet<number>; onDone: () => void }) {
+  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const bulk = useMutation({
     mutationFn: (change: { active?: boolean; archived?: boolean }) =>
@@ -31,16 +35,16 @@ export function CampaignBulkBar({ chosen, onDone }: { chosen: ReadonlySet<number
   return (
     <>
       <fieldset className="toolbar bulk-bar">
-        <legend className="visually-hidden">Change the chosen campaigns</legend>
-        <span>{chosen.size} chosen</span>
+        <legend className="visually-hidden">{t('bulk.legend')}</legend>
+        <span>{t('bulk.chosen', { number: count(chosen.size) })}</span>
         <button type="button" onClick={() => bulk.mutate({ active: true })} disabled={bulk.isPending}>
-          Switch on
+          {t('bulk.switchOn')}
         </button>
         <button type="button" onClick={() => bulk.mutate({ active: false })} disabled={bulk.isPending}>
-          Switch off
+          {t('bulk.switchOff')}
         </button>
         <button type="button" onClick={() => bulk.mutate({ archived: true })} disabled={bulk.isPending}>
-          Archive
+          {t('bulk.archive')}
         </button>
         {bulk.error && <Notice kind="error">{problem(bulk.error)}</Notice>}
       </fieldset>
@@ -49,13 +53,19 @@ export function CampaignBulkBar({ chosen, onDone }: { chosen: ReadonlySet<number
   );
 }
 
-const TARGETS = { site: 'A site or block', desktop: 'Desktop', mobile: 'Phones', tablet: 'Tablets' } as const;
+const TARGETS = {
+  site: 'bulk.target.site',
+  desktop: 'bulk.target.desktop',
+  mobile: 'bulk.target.mobile',
+  tablet: 'bulk.target.tablet',
+} as const;
 
 /**
  * One site's, block's or device's quality coefficient set on every ticked campaign in one request
  * (POST /advertiser/campaigns/multipliers/bulk): all change or none does.
  */
 function BulkCoefficientForm({ chosen }: { chosen: ReadonlySet<number> }) {
+  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const [target, setTarget] = useState<keyof typeof TARGETS>('site');
   const [site, setSite] = useState('');
@@ -78,18 +88,18 @@ function BulkCoefficientForm({ chosen }: { chosen: ReadonlySet<number> }) {
     // The API's decimal point, whatever the reader's language ("1,5" means 1.5 here: a coefficient is never grouped).
     const value = Number(coef.trim().replace(',', '.'));
     if (coef.trim() === '' || !Number.isFinite(value)) {
-      setLocal('Write a coefficient from 0.1 to 10, e.g. 1.5.');
+      setLocal(t('bulk.invalid'));
       return;
     }
     setLocal(null);
     save.mutate(value);
   };
   return (
-    <form className="toolbar bulk-coefficient" onSubmit={submit} noValidate aria-label="Coefficient for the chosen campaigns">
+    <form className="toolbar bulk-coefficient" onSubmit={submit} noValidate aria-label={t('bulk.form')}>
       <div className="stacked">
-        <label htmlFor="bulk-target">Coefficient for</label>
+        <label htmlFor="bulk-target">{t('bulk.coefficientFor')}</label>
         <select id="bulk-target" value={target} onChange={(event) => setTarget(event.target.value as keyof typeof TARGETS)}>
-          {Object.entries(TARGETS).map(([value, text]) => (
+          {Object.entries(translateNames(TARGETS, t)).map(([value, text]) => (
             <option key={value} value={value}>
               {text}
             </option>
@@ -98,9 +108,9 @@ function BulkCoefficientForm({ chosen }: { chosen: ReadonlySet<number> }) {
       </div>
       {target === 'site' && (
         <Field
-          label="Site or block"
+          label={t('traffic.siteOrBlock')}
           name="bulk-site"
-          hint="123 for a site, 123s45 for its block 45."
+          hint={t('bulk.siteHint')}
           value={site}
           error={errors.site}
           onChange={(event) => {
@@ -110,10 +120,10 @@ function BulkCoefficientForm({ chosen }: { chosen: ReadonlySet<number> }) {
         />
       )}
       <Field
-        label="Coefficient"
+        label={t('figure.coefficient')}
         name="bulk-coef"
         inputMode="decimal"
-        hint="From 0.1 to 10."
+        hint={t('bulk.coefHint')}
         value={coef}
         error={local ?? errors.coef}
         onChange={(event) => {
@@ -123,9 +133,11 @@ function BulkCoefficientForm({ chosen }: { chosen: ReadonlySet<number> }) {
         }}
       />
       <button type="submit" disabled={save.isPending}>
-        Set coefficient
+        {t('traffic.form.submit')}
       </button>
-      <span role="status">{save.isSuccess && `Set on ${save.data.ids.length} campaigns.`}</span>
+      <span role="status">
+        {save.isSuccess && t('bulk.setOn', { count: save.data.ids.length, campaigns: count(save.data.ids.length) })}
+      </span>
       {(general || Object.keys(errors).some((field) => field.startsWith('ids'))) && (
         <Notice kind="error">{problem(save.error)}</Notice>
       )}

@@ -1,28 +1,32 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { currentPlatform } from '../../format.ts';
+import type { AdvertiserKey } from './advertiser-data.ts';
 
-const OS = [
-  ['windows', 'Windows'],
-  ['macos', 'macOS'],
-  ['ios', 'iOS and iPadOS'],
-  ['android', 'Android'],
-  ['linux', 'Linux'],
-  ['chromeos', 'ChromeOS'],
-  ['other', 'Other systems'],
-] as const;
-const BROWSERS = [
-  ['chrome', 'Chrome'],
-  ['safari', 'Safari'],
-  ['firefox', 'Firefox'],
-  ['edge', 'Edge'],
-  ['opera', 'Opera'],
-  ['samsung', 'Samsung Internet'],
-  ['yandex', 'Yandex'],
-  ['other', 'Other browsers'],
-] as const;
+/** Families by their product names, the same in every language; a catalogue key where words describe. */
+type FamilyName = { name: string } | { key: AdvertiserKey };
+const OS: readonly (readonly [string, FamilyName])[] = [
+  ['windows', { name: 'Windows' }],
+  ['macos', { name: 'macOS' }],
+  ['ios', { key: 'control.os.ios' }],
+  ['android', { name: 'Android' }],
+  ['linux', { name: 'Linux' }],
+  ['chromeos', { name: 'ChromeOS' }],
+  ['other', { key: 'control.os.other' }],
+];
+const BROWSERS: readonly (readonly [string, FamilyName])[] = [
+  ['chrome', { name: 'Chrome' }],
+  ['safari', { name: 'Safari' }],
+  ['firefox', { name: 'Firefox' }],
+  ['edge', { name: 'Edge' }],
+  ['opera', { name: 'Opera' }],
+  ['samsung', { name: 'Samsung Internet' }],
+  ['yandex', { name: 'Yandex' }],
+  ['other', { key: 'control.browsers.other' }],
+];
 
 export interface ControlFields {
   startsAt?: string;
@@ -76,6 +80,7 @@ export function CampaignControl({
   control: ControlFields;
   onSaved: () => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const zone = timeZone ?? currentPlatform().timeZone;
   const [form, setForm] = useState({
     startsAt: wallTime(control.startsAt, zone),
@@ -123,10 +128,10 @@ export function CampaignControl({
     submitted();
     save.mutate();
   };
-  const families = (name: 'os' | 'browsers', legend: string, options: readonly (readonly [string, string])[]) => (
+  const families = (name: 'os' | 'browsers', legend: string, options: readonly (readonly [string, FamilyName])[]) => (
     <fieldset className="families" aria-describedby={errors[name] ? `${name}-error` : undefined}>
       <legend>{legend}</legend>
-      <p className="hint">None ticked: every one.</p>
+      <p className="hint">{t('control.noneTicked')}</p>
       {options.map(([family, text]) => (
         <label className="check" key={family}>
           <input
@@ -134,7 +139,7 @@ export function CampaignControl({
             checked={form[name].includes(family)}
             onChange={(event) => toggle(name, family, event.target.checked)}
           />
-          {text}
+          {'key' in text ? t(text.key) : text.name}
         </label>
       ))}
       {errors[name] && (
@@ -146,61 +151,61 @@ export function CampaignControl({
   );
   return (
     <form className="card control" onSubmit={submit} noValidate aria-labelledby="control-title">
-      <h2 id="control-title">Flight, budget and targets</h2>
+      <h2 id="control-title">{t('control.title')}</h2>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
-      {saved && !save.isPending && <Notice kind="ok">Saved. Serving applies it within seconds.</Notice>}
+      {saved && !save.isPending && <Notice kind="ok">{t('delivery.saved')}</Notice>}
       <div className="inline-form">
         <Field
-          label="Starts"
+          label={t('control.starts')}
           name="startsAt"
           type="datetime-local"
-          hint={`On the campaign’s clock (${zone}). Empty: at once.`}
+          hint={t('control.startsHint', { zone })}
           value={form.startsAt}
           error={errors.startsAt}
           onChange={(event) => change('startsAt', event.target.value)}
         />
         <Field
-          label="Ends"
+          label={t('control.ends')}
           name="endsAt"
           type="datetime-local"
-          hint="Empty: never."
+          hint={t('control.endsHint')}
           value={form.endsAt}
           error={errors.endsAt}
           onChange={(event) => change('endsAt', event.target.value)}
         />
         <Field
-          label="Lifetime budget"
+          label={t('control.budget')}
           name="totalBudget"
           inputMode="decimal"
-          hint="Empty: none."
+          hint={t('control.budgetHint')}
           value={form.totalBudget}
           error={errors.totalBudget}
           onChange={(event) => change('totalBudget', event.target.value)}
         />
-        <Field label="Pacing" name="pacing" error={errors.pacing}>
+        <Field label={t('control.pacing')} name="pacing" error={errors.pacing}>
           <select id="field-pacing" value={form.pacing} onChange={(event) => change('pacing', event.target.value)}>
-            <option value="asap">As fast as possible</option>
-            <option value="even">Evenly across the day</option>
+            <option value="asap">{t('control.pacing.asap')}</option>
+            <option value="even">{t('control.pacing.even')}</option>
           </select>
         </Field>
       </div>
       <div className="inline-form">
-        {families('os', 'Operating systems', OS)}
-        {families('browsers', 'Browsers', BROWSERS)}
+        {families('os', t('control.os'), OS)}
+        {families('browsers', t('control.browsers'), BROWSERS)}
       </div>
       <div className="inline-form">
         <Field
-          label="Only on these sites"
+          label={t('control.siteAllow')}
           name="siteAllow"
-          hint="Site ids or domains, comma-separated. Empty: every site."
+          hint={t('control.siteAllowHint')}
           value={form.siteAllow}
           error={errors.siteAllow}
           onChange={(event) => change('siteAllow', event.target.value)}
         />
         <Field
-          label="Never on these sites"
+          label={t('control.siteBlock')}
           name="siteBlock"
-          hint="Site ids or domains, comma-separated."
+          hint={t('control.siteBlockHint')}
           value={form.siteBlock}
           error={errors.siteBlock}
           onChange={(event) => change('siteBlock', event.target.value)}
@@ -208,7 +213,7 @@ export function CampaignControl({
       </div>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save'}
+          {save.isPending ? t('action.saving') : t('action.save')}
         </button>
       </div>
     </form>

@@ -1,10 +1,21 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { amountInput, currentPlatform, parseAmount } from '../../format.ts';
+import type { AdvertiserKey } from './advertiser-data.ts';
 
-const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+/** The days of the schedule's week, Monday first, as catalogue keys. */
+const DAYS: AdvertiserKey[] = [
+  'day.monday',
+  'day.tuesday',
+  'day.wednesday',
+  'day.thursday',
+  'day.friday',
+  'day.saturday',
+  'day.sunday',
+];
 const HOURS = Array.from({ length: 25 }, (_, hour) => hour);
 const clock = (hour: number) => `${String(hour).padStart(2, '0')}:00`;
 
@@ -19,9 +30,9 @@ interface DayHours {
  * one day (possible through the API) are shown as their outer bounds, and the page says so, since
  * saving here would replace them.
  */
-function toDays(schedule: readonly number[] | undefined): { days: DayHours[]; split: string[] } {
+function toDays(schedule: readonly number[] | undefined): { days: DayHours[]; split: AdvertiserKey[] } {
   const days: DayHours[] = [];
-  const split: string[] = [];
+  const split: AdvertiserKey[] = [];
   DAYS.forEach((name, day) => {
     const hours = (schedule ?? []).filter((hour) => Math.floor(hour / 24) === day).map((hour) => hour % 24);
     if (schedule === undefined) days.push({ serves: true, from: 0, to: 24 });
@@ -62,6 +73,7 @@ export function CampaignDelivery({
   timeZone: string | undefined;
   onSaved: () => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const initial = toDays(schedule);
   const [cap, setCap] = useState(frequencyCap === undefined ? '' : String(frequencyCap));
   const [days, setDays] = useState(initial.days);
@@ -101,9 +113,9 @@ export function CampaignDelivery({
   const [checked, setChecked] = useState(false);
   const scheduleError =
     backwards.length > 0
-      ? `${backwards.join(', ')}: the last hour must come after the first.`
+      ? t('delivery.backwards', { days: backwards.map((day) => t(day)).join(', ') })
       : never
-        ? 'Choose at least one day. To stop the campaign, switch it off instead.'
+        ? t('delivery.never')
         : undefined;
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -113,15 +125,15 @@ export function CampaignDelivery({
   };
   return (
     <form className="card delivery" onSubmit={submit} noValidate aria-labelledby="delivery-title">
-      <h2 id="delivery-title">When ads show</h2>
+      <h2 id="delivery-title">{t('delivery.title')}</h2>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
-      {saved && !save.isPending && <Notice kind="ok">Saved. Serving applies it within seconds.</Notice>}
+      {saved && !save.isPending && <Notice kind="ok">{t('delivery.saved')}</Notice>}
       <div className="inline-form">
         <Field
-          label="Views per visitor per day"
+          label={t('delivery.cap')}
           name="frequencyCap"
           inputMode="numeric"
-          hint="Empty: no cap. Counted as viewable views."
+          hint={t('delivery.capHint')}
           value={cap}
           error={errors.frequencyCap}
           onChange={(event) => {
@@ -131,9 +143,9 @@ export function CampaignDelivery({
           }}
         />
         <Field
-          label="Time zone of the hours"
+          label={t('delivery.zone')}
           name="timeZone"
-          hint={`Empty: the platform’s (${currentPlatform().timeZone}). E.g. Europe/Berlin`}
+          hint={t('delivery.zoneHint', { zone: currentPlatform().timeZone })}
           value={zone}
           error={errors.timeZone}
           onChange={(event) => {
@@ -144,17 +156,20 @@ export function CampaignDelivery({
         />
       </div>
       <fieldset className="week">
-        <legend>Hours it serves</legend>
+        <legend>{t('delivery.hours')}</legend>
         {initial.split.length > 0 && (
           <p className="hint">
-            {initial.split.join(', ')} {initial.split.length === 1 ? 'has' : 'have'} several ranges (set through the API); shown
-            here from the first to the last hour, which saving would keep.
+            {t('delivery.split', {
+              count: initial.split.length,
+              days: initial.split.map((day) => t(day)).join(', '),
+            })}
           </p>
         )}
-        {DAYS.map((name, index) => {
+        {DAYS.map((key, index) => {
+          const name = t(key);
           const day = days[index] ?? { serves: false, from: 0, to: 24 };
           return (
-            <div className="week-day" key={name}>
+            <div className="week-day" key={key}>
               <label className="week-serves">
                 <input
                   type="checkbox"
@@ -164,7 +179,7 @@ export function CampaignDelivery({
                 {name}
               </label>
               <select
-                aria-label={`${name} from`}
+                aria-label={t('delivery.from', { day: name })}
                 value={day.from}
                 disabled={!day.serves}
                 onChange={(event) => setDay(index, { from: Number(event.target.value) })}
@@ -177,7 +192,7 @@ export function CampaignDelivery({
               </select>
               <span aria-hidden="true">–</span>
               <select
-                aria-label={`${name} until`}
+                aria-label={t('delivery.until', { day: name })}
                 value={day.to}
                 disabled={!day.serves}
                 onChange={(event) => setDay(index, { to: Number(event.target.value) })}
@@ -199,7 +214,7 @@ export function CampaignDelivery({
       </fieldset>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save'}
+          {save.isPending ? t('action.saving') : t('action.save')}
         </button>
       </div>
     </form>
@@ -221,6 +236,7 @@ export function CampaignLimits({
   maxclicks: number;
   onSaved: () => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const [budget, setBudget] = useState(maxmoney > 0 ? amountInput(maxmoney) : '');
   const [clicks, setClicks] = useState(maxclicks > 0 ? String(maxclicks) : '');
   const [local, setLocal] = useState<string | null>(null);
@@ -254,18 +270,18 @@ export function CampaignLimits({
   };
   return (
     <form className="card delivery" onSubmit={submit} noValidate aria-labelledby="limits-title">
-      <h2 id="limits-title">Daily limits</h2>
-      <p className="hint">Limits apply at once and do not send the campaign back to moderation.</p>
+      <h2 id="limits-title">{t('limits.title')}</h2>
+      <p className="hint">{t('limits.hint')}</p>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
-      {saved && !save.isPending && <Notice kind="ok">Saved.</Notice>}
+      {saved && !save.isPending && <Notice kind="ok">{t('action.saved')}</Notice>}
       <div className="inline-form">
         <Field
-          label="Daily spend limit"
+          label={t('campaigns.form.dailySpend')}
           name="maxmoney"
           inputMode="decimal"
           autoComplete="off"
           maxLength={20}
-          hint="Empty: no limit."
+          hint={t('limits.noLimit')}
           value={budget}
           error={local ?? errors.maxmoney}
           onChange={(event) => {
@@ -276,12 +292,12 @@ export function CampaignLimits({
           }}
         />
         <Field
-          label="Daily click limit"
+          label={t('campaigns.form.dailyClicks')}
           name="maxclicks"
           inputMode="numeric"
           pattern="[0-9]*"
           maxLength={10}
-          hint="Empty: no limit."
+          hint={t('limits.noLimit')}
           value={clicks}
           error={errors.maxclicks}
           onChange={(event) => {
@@ -293,7 +309,7 @@ export function CampaignLimits({
       </div>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
-          Save limits
+          {t('limits.save')}
         </button>
       </div>
     </form>

@@ -1,43 +1,45 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, isNotFound, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { fineMoney, percent } from '../../format.ts';
+import { count, fineMoney, percent } from '../../format.ts';
 import { setQuery, useLocation } from '../../router.tsx';
+import type { AdvertiserKey } from './advertiser-data.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 
 type Device = 'desktop' | 'mobile' | 'tablet';
-const DEVICES: { value: Device; label: string }[] = [
-  { value: 'desktop', label: 'Desktop' },
-  { value: 'mobile', label: 'Phone' },
-  { value: 'tablet', label: 'Tablet' },
+const DEVICES: { value: Device; label: AdvertiserKey; inSentence: AdvertiserKey }[] = [
+  { value: 'desktop', label: 'device.desktop', inSentence: 'traffic.deviceLower.desktop' },
+  { value: 'mobile', label: 'device.phone', inSentence: 'traffic.deviceLower.mobile' },
+  { value: 'tablet', label: 'device.tablet', inSentence: 'traffic.deviceLower.tablet' },
 ];
 
 /** The API's reason codes in the advertiser's words (docs/adr/0019 lists what each means). */
-export const REASON_TEXT: Record<string, string> = {
-  campaign_paused: 'The campaign is switched off or archived',
-  campaign_not_approved: 'The campaign is in moderation or was rejected',
-  ad_paused: 'The ad is switched off',
-  moderation: 'The ad is in moderation or was rejected',
-  not_indexed: 'Just changed: serving takes it up within seconds',
-  balance: 'Your balance is spent',
-  budget: 'The daily budget is spent',
-  daily_limit: 'The daily click limit is reached',
-  geo: 'The campaign targets other countries',
-  audience: 'Retargeting: this visitor is not in the audience',
-  page_repeat: 'Already shown on this page',
-  frequency: 'This visitor has seen it as often as the cap allows today',
-  schedule: 'Outside the campaign’s hours',
-  total_budget: 'The lifetime budget is spent',
-  flight: 'Outside the campaign’s start and end',
-  pacing: 'Even pacing: ahead of today’s share of the budget',
-  os: 'The campaign targets other operating systems',
-  browser: 'The campaign targets other browsers',
-  site_list: 'The campaign’s site lists exclude this site',
-  category: 'The site refuses this category',
-  floor: 'The bid is under the block’s minimum price',
-  filtered: 'Kept out by another filter of this request',
+export const REASON_TEXT: Record<string, AdvertiserKey> = {
+  campaign_paused: 'explain.reason.campaign_paused',
+  campaign_not_approved: 'explain.reason.campaign_not_approved',
+  ad_paused: 'explain.reason.ad_paused',
+  moderation: 'explain.reason.moderation',
+  not_indexed: 'explain.reason.not_indexed',
+  balance: 'explain.reason.balance',
+  budget: 'explain.reason.budget',
+  daily_limit: 'explain.reason.daily_limit',
+  geo: 'explain.reason.geo',
+  audience: 'explain.reason.audience',
+  page_repeat: 'explain.reason.page_repeat',
+  frequency: 'explain.reason.frequency',
+  schedule: 'explain.reason.schedule',
+  total_budget: 'explain.reason.total_budget',
+  flight: 'explain.reason.flight',
+  pacing: 'explain.reason.pacing',
+  os: 'explain.reason.os',
+  browser: 'explain.reason.browser',
+  site_list: 'explain.reason.site_list',
+  category: 'explain.reason.category',
+  floor: 'explain.reason.floor',
+  filtered: 'explain.reason.filtered',
 };
 
 /**
@@ -46,6 +48,7 @@ export const REASON_TEXT: Record<string, string> = {
  * answer comes from the serving engine's own index, so it is what serving would do now.
  */
 export function CampaignExplainPage({ id }: { id: number }) {
+  const { t } = useTranslation('advertiser');
   const { query } = useLocation();
   const block = query.get('block') ?? '';
   const device = (DEVICES.some((entry) => entry.value === query.get('device')) ? query.get('device') : 'desktop') as Device;
@@ -81,16 +84,17 @@ export function CampaignExplainPage({ id }: { id: number }) {
     return <CampaignNotFound id={id} />;
   }
   const result = explanation.data;
+  const reasonText = (reason: string) => {
+    const key = REASON_TEXT[reason];
+    return key ? t(key) : reason;
+  };
   return (
     <>
       <CampaignHead id={id} title={campaign.data?.title} current={'/explain'} />
-      <p className="lead">
-        Pick a block (its number is in the “Sites and devices” table, e.g. 45 in 123s45), a device and a country: you see what
-        serving would do with each of your ads for that visitor now. Competing ads of other advertisers stay anonymous.
-      </p>
-      <form className="card inline-form" onSubmit={submit} noValidate aria-label="Impression to explain">
+      <p className="lead">{t('explain.lead')}</p>
+      <form className="card inline-form" onSubmit={submit} noValidate aria-label={t('explain.form')}>
         <Field
-          label="Block"
+          label={t('explain.block')}
           name="block"
           inputMode="numeric"
           required
@@ -98,7 +102,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
           error={errors.block}
           onChange={(event) => setForm({ ...form, block: event.target.value })}
         />
-        <Field label="Device" name="device">
+        <Field label={t('explain.device')} name="device">
           <select
             id="field-device"
             name="device"
@@ -107,15 +111,15 @@ export function CampaignExplainPage({ id }: { id: number }) {
           >
             {DEVICES.map((entry) => (
               <option key={entry.value} value={entry.value}>
-                {entry.label}
+                {t(entry.label)}
               </option>
             ))}
           </select>
         </Field>
         <Field
-          label="Country (optional)"
+          label={t('explain.country')}
           name="country"
-          hint="Two letters, e.g. DE"
+          hint={t('explain.countryHint')}
           maxLength={2}
           value={form.country}
           error={errors.country}
@@ -123,50 +127,53 @@ export function CampaignExplainPage({ id }: { id: number }) {
         />
         <div className="actions">
           <button type="submit" className="primary">
-            Explain
+            {t('explain.submit')}
           </button>
         </div>
       </form>
       {(campaign.error || (explanation.error && Object.keys(errors).length === 0)) && (
         <Notice kind="error">{problem(campaign.error ?? explanation.error)}</Notice>
       )}
-      {explanation.isFetching && <p className="loading">Asking serving…</p>}
+      {explanation.isFetching && <p className="loading">{t('explain.asking')}</p>}
       {result && (
         <section className="card" aria-labelledby="explain-title">
           <h2 id="explain-title">
-            Block {result.block}, {DEVICES.find((entry) => entry.value === result.device)?.label.toLowerCase()}
-            {result.country ? `, ${result.country}` : ', unknown country'}
+            {t('explain.heading', {
+              block: result.block,
+              device: t(DEVICES.find((entry) => entry.value === result.device)?.inSentence ?? 'traffic.deviceLower.desktop'),
+              country: result.country || t('explain.unknownCountry'),
+            })}
           </h2>
           <p>
-            {result.eligible === 1 ? 'One ad competes' : `${result.eligible} ads compete`} for this impression; the block shows{' '}
-            {result.teaserCount === 1 ? 'one teaser' : `${result.teaserCount} teasers`}.
+            {t('explain.compete', { count: result.eligible, ads: count(result.eligible) })}{' '}
+            {t('explain.teasers', { count: result.teaserCount, teasers: count(result.teaserCount) })}
             {result.scores.length > 0 && (
-              <> Scores of the first places: {result.scores.map((score) => fineMoney(score)).join(', ')} per thousand views.</>
+              <> {t('explain.scores', { scores: result.scores.map((score) => fineMoney(score)).join(', ') })}</>
             )}
           </p>
-          <ScrollRegion label="Your ads in this block">
+          <ScrollRegion label={t('explain.table')}>
             <table className="explain">
               <thead>
                 <tr>
-                  <th scope="col">Ad</th>
-                  <th scope="col">Outcome</th>
+                  <th scope="col">{t('explain.ad')}</th>
+                  <th scope="col">{t('explain.outcome')}</th>
                   <th scope="col" className="num">
-                    Bid
+                    {t('figure.bid')}
                   </th>
                   <th scope="col" className="num">
-                    Coefficients
+                    {t('explain.coefficients')}
                   </th>
                   <th scope="col" className="num">
-                    Effective bid
+                    {t('explain.effectiveBid')}
                   </th>
                   <th scope="col" className="num">
-                    CTR estimate
+                    {t('explain.ctrEstimate')}
                   </th>
                   <th scope="col" className="num">
-                    Score
+                    {t('explain.score')}
                   </th>
                   <th scope="col" className="num">
-                    Click price
+                    {t('explain.clickPrice')}
                   </th>
                 </tr>
               </thead>
@@ -177,12 +184,12 @@ export function CampaignExplainPage({ id }: { id: number }) {
                     <td>
                       {ad.status === 'eligible' ? (
                         <span className={ad.wins ? 'outcome wins' : 'outcome'}>
-                          {ad.wins ? 'Shows' : 'Competes'}, place {ad.rank}
+                          {t(ad.wins ? 'explain.shows' : 'explain.competes', { rank: ad.rank })}
                         </span>
                       ) : (
                         <ul className="reasons">
                           {ad.reasons.map((reason) => (
-                            <li key={reason}>{REASON_TEXT[reason] ?? reason}</li>
+                            <li key={reason}>{reasonText(reason)}</li>
                           ))}
                         </ul>
                       )}
@@ -199,7 +206,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
                 ))}
               </tbody>
             </table>
-            {result.ads.length === 0 && <p className="empty">This campaign has no ads.</p>}
+            {result.ads.length === 0 && <p className="empty">{t('explain.noAds')}</p>}
           </ScrollRegion>
         </section>
       )}

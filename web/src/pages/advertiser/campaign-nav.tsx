@@ -1,17 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, noRetryOnRefusal } from '../../api.ts';
 import { Missing } from '../../components/missing.tsx';
 import { keepingView } from '../../components/period-picker.tsx';
 import { Link } from '../../router.tsx';
 
 const TABS = [
-  { path: '', label: 'Ads and days', keepsView: true },
-  { path: '/traffic', label: 'Sites and devices', keepsView: true },
+  { path: '', label: 'nav.tab.ads', keepsView: true },
+  { path: '/traffic', label: 'nav.tab.traffic', keepsView: true },
   // Explain is about now: the period and goal of the other tabs do not apply.
-  { path: '/explain', label: 'Why ads show', keepsView: false },
+  { path: '/explain', label: 'nav.tab.explain', keepsView: false },
   // Rules look at their own window of days, not at the period of the other tabs.
-  { path: '/rules', label: 'Rules', keepsView: false },
+  { path: '/rules', label: 'nav.tab.rules', keepsView: false },
 ] as const;
 
 /** A campaign as its tabs' heads need it (its title), or the API's 404 for another account's id. */
@@ -37,13 +38,14 @@ export function CampaignHead({
   current: Tab;
   children?: ReactNode;
 }) {
+  const { t } = useTranslation('advertiser');
   return (
     <>
       <p className="crumbs">
-        <Link href="/advertiser/campaigns">Campaigns</Link> /
+        <Link href="/advertiser/campaigns">{t('nav.campaigns')}</Link> /
       </p>
       <div className="page-head">
-        <h1>{title ?? 'Campaign'}</h1>
+        <h1>{title ?? t('nav.campaign')}</h1>
         {children && <div className="pickers">{children}</div>}
       </div>
       <CampaignTabs id={id} current={current} />
@@ -53,8 +55,9 @@ export function CampaignHead({
 
 /** The tabs of one campaign's pages, the current one marked. */
 function CampaignTabs({ id, current }: { id: number; current: Tab }) {
+  const { t } = useTranslation('advertiser');
   return (
-    <nav className="subnav" aria-label="Campaign">
+    <nav className="subnav" aria-label={t('nav.campaign')}>
       {TABS.map((tab) => {
         const href = `/advertiser/campaigns/${id}${tab.path}`;
         return (
@@ -64,7 +67,7 @@ function CampaignTabs({ id, current }: { id: number; current: Tab }) {
             href={tab.keepsView ? keepingView(href) : href}
             aria-current={tab.path === current ? 'page' : undefined}
           >
-            {tab.label}
+            {t(tab.label)}
           </Link>
         );
       })}
@@ -74,12 +77,8 @@ function CampaignTabs({ id, current }: { id: number; current: Tab }) {
 
 /** What a campaign page shows for an id that is not one of the advertiser's campaigns. */
 export function CampaignNotFound({ id }: { id: number }) {
+  const { t } = useTranslation('advertiser');
   return (
-    <Missing
-      what="Campaign"
-      text={`There is no campaign ${id} in your account.`}
-      back="/advertiser/campaigns"
-      backLabel="Back to campaigns"
-    />
+    <Missing what={t('nav.campaign')} text={t('nav.notFound', { id })} back="/advertiser/campaigns" backLabel={t('nav.back')} />
   );
 }

@@ -1,31 +1,38 @@
 import type { operations } from '@nativa/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, isNotFound, listPage, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, moment, money, percent } from '../../format.ts';
+import type { AdvertiserKey } from './advertiser-data.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
-import { ACTIONS, COMPARISONS, METRICS, type Rule, RuleForm, SCOPES } from './rule-form.tsx';
+import { COMPARISONS, METRICS, type Rule, RuleForm, SCOPES } from './rule-form.tsx';
 
 type RunResult = operations['runRule']['responses'][200]['content']['application/json'];
 type PlannedChange = RunResult['changes'][number];
 
 const HISTORY_PER_PAGE = 20;
-const DEVICE_NAMES: Record<number, string> = { 1: 'Desktop', 2: 'Phone', 3: 'Tablet' };
+const DEVICE_NAMES: Record<number, AdvertiserKey> = { 1: 'device.desktop', 2: 'device.phone', 3: 'device.tablet' };
+
+type Translate = ReturnType<typeof useTranslation<'advertiser'>>['t'];
 
 /** The object a change is about, in words. */
-function objectOf(change: PlannedChange): string {
-  if (change.object === 'site') return `Site ${change.siteId}`;
-  if (change.object === 'block') return `Block ${change.informerId} of site ${change.siteId}`;
-  if (change.object === 'device') return DEVICE_NAMES[change.deviceId] ?? `Device ${change.deviceId}`;
-  return `Ad ${change.adId}`;
+function objectOf(change: PlannedChange, t: Translate): string {
+  if (change.object === 'site') return t('rules.object.site', { site: change.siteId });
+  if (change.object === 'block') return t('rules.object.block', { block: change.informerId, site: change.siteId });
+  if (change.object === 'device') {
+    const device = DEVICE_NAMES[change.deviceId];
+    return device ? t(device) : t('rules.object.device', { device: change.deviceId });
+  }
+  return t('rules.object.ad', { ad: change.adId });
 }
 
 /** A value before or after a change: a coefficient, or whether the ad is on. */
-function shownValue(change: PlannedChange, value: number): string {
-  if (change.field === 'active') return value === 1 ? 'on' : 'off';
+function shownValue(change: PlannedChange, value: number, t: Translate): string {
+  if (change.field === 'active') return value === 1 ? t('rules.value.on') : t('rules.value.off');
   return String(value);
 }
 
@@ -36,13 +43,19 @@ function thresholdOf(rule: Rule): string {
 }
 
 /** A rule in one sentence: what it watches, when it acts and what it does. */
-function ruleSentence(rule: Rule): string {
-  const when = `${METRICS[rule.metric]} ${COMPARISONS[rule.comparison]} ${thresholdOf(rule)} over ${rule.windowDays} ${
-    rule.windowDays === 1 ? 'day' : 'days'
-  }`;
-  const clicks = rule.minClicks > 0 ? `, at least ${count(rule.minClicks)} clicks` : '';
-  const action = rule.action === 'set_coefficient' ? `coefficient ${rule.coef}` : ACTIONS[rule.action].toLowerCase();
-  return `${SCOPES[rule.scope]}: ${when}${clicks} → ${action}`;
+function ruleSentence(rule: Rule, t: Translate): string {
+  const when = t('rules.sentence.when', {
+    metric: t(METRICS[rule.metric]),
+    comparison: COMPARISONS[rule.comparison],
+    threshold: thresholdOf(rule),
+    count: rule.windowDays,
+  });
+  const clicks = rule.minClicks > 0 ? t('rules.sentence.clicks', { count: rule.minClicks, clicks: count(rule.minClicks) }) : '';
+  const action =
+    rule.action === 'set_coefficient'
+      ? t('rules.sentence.coefficient', { coef: rule.coef })
+      : t(rule.action === 'block' ? 'rules.sentence.block' : 'rules.sentence.pause');
+  return t('rules.sentence', { scope: t(SCOPES[rule.scope]), when, clicks, action });
 }
 
 /**
@@ -50,6 +63,7 @@ function ruleSentence(rule: Rule): string {
  * nothing), run by hand or left to the scheduler; what runs applied is listed below, newest first.
  */
 export function CampaignRulesPage({ id }: { id: number }) {
+  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Rule | 'new' | undefined>();
   const newRule = useRef<HTMLButtonElement>(null);
@@ -111,18 +125,14 @@ export function CampaignRulesPage({ id }: { id: number }) {
   return (
     <>
       <CampaignHead id={id} title={campaign.data?.title} current={'/rules'} />
-      <p className="lead">
-        A rule watches each site, block, device type or ad of the campaign over its last days, and changes the coefficient (or
-        switches the ad off) of those whose figure crosses the threshold. The scheduler runs enabled rules about once an hour;
-        “Dry run” shows what a run would change now, without changing anything.
-      </p>
+      <p className="lead">{t('rules.lead')}</p>
       {error && <Notice kind="error">{problem(error)}</Notice>}
 
       <section className="card" aria-labelledby="rules-title">
         <div className="section-head">
-          <h2 id="rules-title">Rules</h2>
+          <h2 id="rules-title">{t('rules.title')}</h2>
           <button ref={newRule} type="button" className="primary" onClick={() => setEditing('new')}>
-            New rule
+            {t('rule.form.new')}
           </button>
         </div>
         {editing !== undefined && (
@@ -137,63 +147,58 @@ export function CampaignRulesPage({ id }: { id: number }) {
             onCancel={closeForm}
           />
         )}
-        <ScrollRegion label="Rules">
+        <ScrollRegion label={t('rules.title')}>
           <table className="rules">
             <thead>
               <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">On schedule</th>
-                <th scope="col">Last run</th>
+                <th scope="col">{t('rules.rule')}</th>
+                <th scope="col">{t('rules.onSchedule')}</th>
+                <th scope="col">{t('rules.lastRun')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('action.actions')}</span>
                 </th>
               </tr>
             </thead>
             <tbody>
               {list.map((rule) => {
-                const name = rule.title || `Rule ${rule.id}`;
+                const name = rule.title || t('rules.ruleN', { id: rule.id });
+                const hidden = { values: { name }, components: { hidden: <span className="visually-hidden" /> } };
                 return (
                   <tr key={rule.id}>
                     <th scope="row">
                       {name}
-                      <span className="sub">{ruleSentence(rule)}</span>
+                      <span className="sub">{ruleSentence(rule, t)}</span>
                     </th>
                     <td>
                       <Switch
                         checked={rule.enabled}
-                        label={`Run ${name} on schedule`}
+                        label={t('rules.runOnSchedule', { name })}
                         disabled={toggle.isPending}
                         onChange={(enabled) => toggle.mutate({ rule, enabled })}
                       />
                     </td>
-                    <td>{rule.lastRunAt ? moment(rule.lastRunAt) : 'Never'}</td>
+                    <td>{rule.lastRunAt ? moment(rule.lastRunAt) : t('rules.never')}</td>
                     <td>
                       <div className="row-actions">
                         <button type="button" disabled={run.isPending} onClick={() => run.mutate({ rule, dryRun: true })}>
-                          Dry run<span className="visually-hidden"> {name}</span>
+                          <Trans t={t} i18nKey="rules.dryRun" {...hidden} />
                         </button>
                         <button
                           type="button"
                           disabled={run.isPending}
-                          onClick={() =>
-                            window.confirm(`Run “${name}” now? It applies its changes at once.`) &&
-                            run.mutate({ rule, dryRun: false })
-                          }
+                          onClick={() => window.confirm(t('rules.confirmRun', { name })) && run.mutate({ rule, dryRun: false })}
                         >
-                          Run now<span className="visually-hidden"> {name}</span>
+                          <Trans t={t} i18nKey="rules.runNow" {...hidden} />
                         </button>
                         <button type="button" className="link" onClick={() => setEditing(rule)}>
-                          Edit<span className="visually-hidden"> {name}</span>
+                          <Trans t={t} i18nKey="rules.edit" {...hidden} />
                         </button>
                         <button
                           type="button"
                           className="link danger"
-                          onClick={() =>
-                            window.confirm(`Delete the rule “${name}”? The changes it applied stay in the history.`) &&
-                            remove.mutate(rule)
-                          }
+                          onClick={() => window.confirm(t('rules.confirmDelete', { name })) && remove.mutate(rule)}
                         >
-                          Delete<span className="visually-hidden"> {name}</span>
+                          <Trans t={t} i18nKey="rules.delete" {...hidden} />
                         </button>
                       </div>
                     </td>
@@ -202,32 +207,35 @@ export function CampaignRulesPage({ id }: { id: number }) {
               })}
             </tbody>
           </table>
-          {rules.isSuccess && list.length === 0 && <p className="empty">No rules yet.</p>}
+          {rules.isSuccess && list.length === 0 && <p className="empty">{t('rules.empty')}</p>}
         </ScrollRegion>
       </section>
 
-      {result && <RunResultSection result={result} name={ruleOfResult?.title || `Rule ${result.ruleId}`} />}
+      {result && <RunResultSection result={result} name={ruleOfResult?.title || t('rules.ruleN', { id: result.ruleId })} />}
       <ChangeHistory campaignId={id} rules={list} />
     </>
   );
 }
 
 function RunResultSection({ result, name }: { result: RunResult; name: string }) {
-  const title = result.dryRun ? `Dry run of ${name}` : `${name} ran`;
+  const { t } = useTranslation('advertiser');
+  const title = result.dryRun ? t('rules.run.dryTitle', { name }) : t('rules.run.title', { name });
   const span = `${dayLabel(result.dateFrom)} – ${dayLabel(result.dateTo)}`;
   const summary =
     result.changes.length === 0
-      ? `Nothing to change (window ${span}).`
-      : `${result.dryRun ? 'Would change' : 'Changed'} ${count(result.changes.length)} ${
-          result.changes.length === 1 ? 'object' : 'objects'
-        } (window ${span}).`;
+      ? t('rules.run.nothing', { span })
+      : t(result.dryRun ? 'rules.run.wouldChange' : 'rules.run.changed', {
+          count: result.changes.length,
+          objects: count(result.changes.length),
+          span,
+        });
   return (
     <section className="card" aria-labelledby="run-title">
       <h2 id="run-title">{title}</h2>
       <p role="status">{summary}</p>
       {result.changes.length > 0 && (
         <ChangesTable
-          label="Changes"
+          label={t('rules.changes')}
           applied={false}
           rows={result.changes.map((change) => ({ key: objectKey(change), change }))}
         />
@@ -248,28 +256,29 @@ const objectKey = (change: PlannedChange) =>
   `${change.object}-${change.siteId}-${change.informerId}-${change.deviceId}-${change.adId}`;
 
 function ChangesTable({ label, rows, applied }: { label: string; rows: ChangeRow[]; applied: boolean }) {
+  const { t } = useTranslation('advertiser');
   return (
     <ScrollRegion label={label}>
       <table>
         <thead>
           <tr>
-            {applied && <th scope="col">Applied</th>}
-            <th scope="col">Object</th>
-            <th scope="col">Change</th>
+            {applied && <th scope="col">{t('rules.table.applied')}</th>}
+            <th scope="col">{t('rules.table.object')}</th>
+            <th scope="col">{t('rules.table.change')}</th>
             <th scope="col" className="num">
-              Views
+              {t('figure.views')}
             </th>
             <th scope="col" className="num">
-              Clicks
+              {t('figure.clicks')}
             </th>
             <th scope="col" className="num">
-              Spend
+              {t('figure.spend')}
             </th>
             <th scope="col" className="num">
-              Conversions
+              {t('figure.conversions')}
             </th>
-            <th scope="col">Window</th>
-            {applied && <th scope="col">Rule</th>}
+            <th scope="col">{t('rules.table.window')}</th>
+            {applied && <th scope="col">{t('rules.rule')}</th>}
           </tr>
         </thead>
         <tbody>
@@ -277,10 +286,12 @@ function ChangesTable({ label, rows, applied }: { label: string; rows: ChangeRow
             return (
               <tr key={key}>
                 {by && <td>{by.when}</td>}
-                <th scope="row">{objectOf(change)}</th>
+                <th scope="row">{objectOf(change, t)}</th>
                 <td>
-                  {change.field === 'coef' ? 'Coefficient' : 'Ad'} {shownValue(change, change.before)} →{' '}
-                  {shownValue(change, change.after)}
+                  {t(change.field === 'coef' ? 'rules.change.coef' : 'rules.change.ad', {
+                    before: shownValue(change, change.before, t),
+                    after: shownValue(change, change.after, t),
+                  })}
                 </td>
                 <td className="num">{count(change.views)}</td>
                 <td className="num">{count(change.clicks)}</td>
@@ -300,6 +311,7 @@ function ChangesTable({ label, rows, applied }: { label: string; rows: ChangeRow
 }
 
 function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[] }) {
+  const { t } = useTranslation('advertiser');
   const [ruleId, setRuleId] = useState('');
   const [page, setPage] = useState(1);
   const history = useQuery({
@@ -325,16 +337,18 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
   const deleted = (ofHistory.data ?? []).filter((rule) => rule.deleted && !current.has(rule.ruleId));
   // The filter's options in this order: the rules, then the deleted ones.
   const names = new Map([
-    ...rules.map((rule) => [rule.id, rule.title || `Rule ${rule.id}`] as const),
-    ...deleted.map((rule) => [rule.ruleId, `${rule.title || `Rule ${rule.ruleId}`} (deleted)`] as const),
+    ...rules.map((rule) => [rule.id, rule.title || t('rules.ruleN', { id: rule.id })] as const),
+    ...deleted.map(
+      (rule) => [rule.ruleId, t('rules.history.deleted', { name: rule.title || t('rules.ruleN', { id: rule.ruleId }) })] as const,
+    ),
   ]);
   const changes = history.data?.items ?? [];
   return (
     <section className="card" aria-labelledby="history-title">
       <div className="section-head">
-        <h2 id="history-title">Applied changes</h2>
+        <h2 id="history-title">{t('rules.history.title')}</h2>
         <div className="stacked">
-          <label htmlFor="history-rule">Rule</label>
+          <label htmlFor="history-rule">{t('rules.rule')}</label>
           <select
             id="history-rule"
             value={ruleId}
@@ -343,7 +357,7 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
               setPage(1);
             }}
           >
-            <option value="">Every rule</option>
+            <option value="">{t('rules.history.every')}</option>
             {[...names].map(([ruleId, name]) => (
               <option key={ruleId} value={ruleId}>
                 {name}
@@ -355,22 +369,22 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
       {(history.error ?? ofHistory.error) && <Notice kind="error">{problem(history.error ?? ofHistory.error)}</Notice>}
       {changes.length > 0 && (
         <ChangesTable
-          label="Applied changes, newest first"
+          label={t('rules.history.table')}
           applied={true}
           rows={changes.map((change) => ({
             key: String(change.id),
             change,
             applied: {
               when: moment(change.createdAt),
-              rule: `${names.get(change.ruleId) ?? `Rule ${change.ruleId} (deleted)`}, ${
-                change.trigger === 'manual' ? 'by hand' : 'on schedule'
-              }`,
+              rule: t(change.trigger === 'manual' ? 'rules.history.byHand' : 'rules.history.scheduled', {
+                rule: names.get(change.ruleId) ?? t('rules.history.deleted', { name: t('rules.ruleN', { id: change.ruleId }) }),
+              }),
             },
           }))}
         />
       )}
-      {history.isSuccess && changes.length === 0 && <p className="empty">No changes applied yet.</p>}
-      <Pager page={page} pageCount={history.data?.pageCount ?? 1} label="applied changes" onPage={setPage} />
+      {history.isSuccess && changes.length === 0 && <p className="empty">{t('rules.history.empty')}</p>}
+      <Pager page={page} pageCount={history.data?.pageCount ?? 1} label={t('rules.history.pager')} onPage={setPage} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
@@ -23,6 +24,7 @@ export function CampaignSettings({
   geo: string[];
   onSaved: () => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const categories = useQuery({ queryKey: ['categories'], queryFn: () => data(api.GET('/api/advertiser/categories')) });
   const [form, setForm] = useState({ title, category: categoryId === null ? '' : String(categoryId) });
   const [countries, setCountries] = useState<string[]>(geo);
@@ -50,13 +52,13 @@ export function CampaignSettings({
   };
   return (
     <form className="card delivery" onSubmit={submit} noValidate aria-labelledby="settings-title">
-      <h2 id="settings-title">Title, category and countries</h2>
-      <p className="hint">A new title or new countries apply at once, without moderation.</p>
+      <h2 id="settings-title">{t('settings.title')}</h2>
+      <p className="hint">{t('settings.hint')}</p>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
-      {saved && !save.isPending && <Notice kind="ok">Saved.</Notice>}
+      {saved && !save.isPending && <Notice kind="ok">{t('action.saved')}</Notice>}
       <div className="form-grid">
         <Field
-          label="Campaign title"
+          label={t('settings.campaignTitle')}
           name="campaign-title"
           required
           maxLength={FIELD_LIMITS.updateCampaign.title.maxLength}
@@ -67,7 +69,7 @@ export function CampaignSettings({
             edited('title');
           }}
         />
-        <Field label="Category" name="campaign-category" error={errors.category_id}>
+        <Field label={t('campaigns.form.category')} name="campaign-category" error={errors.category_id}>
           <select
             id="field-campaign-category"
             value={form.category}
@@ -77,7 +79,7 @@ export function CampaignSettings({
               edited('category_id');
             }}
           >
-            {categoryId === null && <option value="">Choose…</option>}
+            {categoryId === null && <option value="">{t('campaigns.form.choose')}</option>}
             {(categories.data ?? [])
               .filter((category) => category.parent_id === null)
               .map((category) => (
@@ -89,14 +91,13 @@ export function CampaignSettings({
         </Field>
         <p className={categoryChanged ? 'hint moderation-note' : 'hint'} id="campaign-category-note">
           {categoryChanged ? (
-            <strong>Saving sends this campaign back to moderation: </strong>
+            <Trans t={t} i18nKey="settings.categoryNoteChanged" components={{ strong: <strong /> }} />
           ) : (
-            'Changing the category sends the campaign back to moderation: '
+            t('settings.categoryNote')
           )}
-          its ads stop showing until an operator approves it again.
         </p>
         <CountryPicker
-          label="Countries"
+          label={t('campaigns.form.countries')}
           value={countries}
           onChange={(codes) => {
             setCountries(codes);
@@ -107,7 +108,7 @@ export function CampaignSettings({
       </div>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
-          {categoryChanged ? 'Save and send for moderation' : 'Save'}
+          {categoryChanged ? t('adContent.submit') : t('action.save')}
         </button>
       </div>
     </form>

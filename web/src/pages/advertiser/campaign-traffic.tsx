@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { ApiError, api, data, fieldErrors, isNotFound, problem } from '../../api.ts';
 import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Field, Notice } from '../../components/controls.tsx';
@@ -15,7 +16,15 @@ import { useTotals } from './advertiser-data.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 
 const PER_PAGE = 100;
-const DEVICE_NAMES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' } as const;
+const DEVICE_NAMES = { desktop: 'device.desktop', mobile: 'device.phone', tablet: 'device.tablet' } as const;
+/** A device inside a sentence ("Coefficient for phone"). */
+const DEVICE_IN_SENTENCE = {
+  desktop: 'traffic.deviceLower.desktop',
+  mobile: 'traffic.deviceLower.mobile',
+  tablet: 'traffic.deviceLower.tablet',
+} as const;
+
+type Translate = ReturnType<typeof useTranslation<'advertiser'>>['t'];
 
 /**
  * Where a campaign's clicks come from (sites, their blocks, device types) and the quality
@@ -23,6 +32,7 @@ const DEVICE_NAMES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' } a
  * traffic, so it is set beside the figures that justify it.
  */
 export function CampaignTrafficPage({ id }: { id: number }) {
+  const { t } = useTranslation('advertiser');
   const period = usePeriod();
   const goal = useGoal();
   const [page, setPage] = useState(1);
@@ -79,29 +89,25 @@ export function CampaignTrafficPage({ id }: { id: number }) {
         <CompareToggle />
       </CampaignHead>
       <TrafficTotals campaignId={id} period={period} goal={goal} />
-      <p className="lead">
-        A coefficient from 0.1 to 10 multiplies your bid for that traffic: raise it where visitors buy, lower it where they do
-        not. A block’s own coefficient takes the place of its site’s; the device’s multiplies either. Type a value and press Enter
-        (Escape puts the saved one back); 1 is the default.
-      </p>
+      <p className="lead">{t('traffic.lead')}</p>
       {(campaign.error || sites.error || devices.error) && (
         <Notice kind="error">{problem(campaign.error ?? sites.error ?? devices.error)}</Notice>
       )}
 
       <section className="card" aria-labelledby="devices-title">
-        <h2 id="devices-title">Devices</h2>
-        <ScrollRegion label="Devices">
+        <h2 id="devices-title">{t('traffic.devices')}</h2>
+        <ScrollRegion label={t('traffic.devices')}>
           <table className="traffic">
             <thead>
-              <TrafficHeads first="Device" noun={noun} />
+              <TrafficHeads first={t('traffic.device')} noun={noun} />
             </thead>
             <tbody>
               {(devices.data ?? []).map((row) => (
                 <tr key={row.device}>
-                  <th scope="row">{DEVICE_NAMES[row.device]}</th>
+                  <th scope="row">{t(DEVICE_NAMES[row.device])}</th>
                   <td className="coef-cell">
                     <CoefficientInput
-                      label={`Coefficient for ${DEVICE_NAMES[row.device].toLowerCase()}`}
+                      label={t('traffic.coefficientFor', { what: t(DEVICE_IN_SENTENCE[row.device]) })}
                       value={row.coef}
                       save={saveDevice(row.device)}
                     />
@@ -115,11 +121,11 @@ export function CampaignTrafficPage({ id }: { id: number }) {
       </section>
 
       <section className="card" aria-labelledby="sites-title">
-        <h2 id="sites-title">Sites and blocks</h2>
-        <ScrollRegion label="Sites and blocks">
+        <h2 id="sites-title">{t('traffic.sites')}</h2>
+        <ScrollRegion label={t('traffic.sites')}>
           <table className="traffic">
             <thead>
-              <TrafficHeads first="Site or block" noun={noun} />
+              <TrafficHeads first={t('traffic.siteOrBlock')} noun={noun} />
             </thead>
             <tbody>
               {(sites.data?.rows ?? []).map((row) => {
@@ -129,19 +135,29 @@ export function CampaignTrafficPage({ id }: { id: number }) {
                     <th scope="row">
                       {block ? (
                         <>
-                          <span aria-hidden="true">↳ </span>Block {block}
-                          <span className="visually-hidden"> of site {site}</span>{' '}
+                          <span aria-hidden="true">↳ </span>
+                          <Trans
+                            t={t}
+                            i18nKey="traffic.blockRow"
+                            values={{ block, site }}
+                            components={{ hidden: <span className="visually-hidden" /> }}
+                          />{' '}
                           <Link className="explain-link" href={`/advertiser/campaigns/${id}/explain?block=${block}`}>
-                            Why<span className="visually-hidden"> ads show or not in block {block}</span>
+                            <Trans
+                              t={t}
+                              i18nKey="traffic.why"
+                              values={{ block }}
+                              components={{ hidden: <span className="visually-hidden" /> }}
+                            />
                           </Link>
                         </>
                       ) : (
-                        <>Site {site}</>
+                        t('traffic.siteRow', { site })
                       )}
                     </th>
                     <td className="coef-cell">
                       <CoefficientInput
-                        label={`Coefficient for ${describe(row.site_id)}`}
+                        label={t('traffic.coefficientFor', { what: describe(row.site_id, t) })}
                         value={row.coef}
                         save={saveSite(row.site_id)}
                       />
@@ -152,12 +168,10 @@ export function CampaignTrafficPage({ id }: { id: number }) {
               })}
             </tbody>
           </table>
-          {sites.isSuccess && sites.data.rows.length === 0 && (
-            <p className="empty">No site has shown this campaign in the period, and no coefficient is set.</p>
-          )}
-          {sites.isPending && campaign.isSuccess && <p className="empty">Loading…</p>}
+          {sites.isSuccess && sites.data.rows.length === 0 && <p className="empty">{t('traffic.empty')}</p>}
+          {sites.isPending && campaign.isSuccess && <p className="empty">{t('traffic.loading')}</p>}
         </ScrollRegion>
-        <Pager page={page} pageCount={sites.data?.pageCount ?? 1} label="sites" onPage={setPage} />
+        <Pager page={page} pageCount={sites.data?.pageCount ?? 1} label={t('traffic.pager')} onPage={setPage} />
         <BlockCoefficientForm campaignId={id} onSaved={refresh} />
       </section>
       <ExportDownload kind="advertiser" campaignId={id} />
@@ -167,10 +181,11 @@ export function CampaignTrafficPage({ id }: { id: number }) {
 
 /** A traffic table's headings: what the row is, its coefficient, then its figures. */
 function TrafficHeads({ first, noun }: { first: string; noun: string }) {
+  const { t } = useTranslation('advertiser');
   return (
     <tr>
       <th scope="col">{first}</th>
-      <th scope="col">Coefficient</th>
+      <th scope="col">{t('figure.coefficient')}</th>
       <FigureHeads figures={ADVERTISER_FIGURES} goal={noun} />
     </tr>
   );
@@ -179,9 +194,9 @@ function TrafficHeads({ first, noun }: { first: string; noun: string }) {
 const written = (value: number) => String(Number(value.toFixed(4)));
 
 /** `123` → "site 123", `123s45` → "block 45 of site 123". */
-function describe(siteId: string): string {
+function describe(siteId: string, t: Translate): string {
   const [site, block] = siteId.split('s');
-  return block ? `block ${block} of site ${site}` : `site ${site}`;
+  return block ? t('traffic.describe.block', { block, site }) : t('traffic.describe.site', { site });
 }
 
 /**
@@ -190,6 +205,7 @@ function describe(siteId: string): string {
  * shown beside the value, which stays as typed so it can be corrected.
  */
 function CoefficientInput({ label, value, save }: { label: string; value: number; save: (coef: number) => Promise<void> }) {
+  const { t } = useTranslation('advertiser');
   const [draft, setDraft] = useState(written(value));
   const [error, setError] = useState('');
   const [state, setState] = useState<'idle' | 'saving' | 'saved'>('idle');
@@ -204,7 +220,7 @@ function CoefficientInput({ label, value, save }: { label: string; value: number
     if (text === written(value) || state === 'saving') return;
     const coef = Number(text);
     if (text === '' || !Number.isFinite(coef)) {
-      setError('Enter a number from 0.1 to 10.');
+      setError(t('traffic.coef.invalid'));
       return;
     }
     setState('saving');
@@ -245,7 +261,7 @@ function CoefficientInput({ label, value, save }: { label: string; value: number
         onBlur={() => void commit()}
       />
       <span className="coef-state" role="status">
-        {state === 'saving' ? 'Saving…' : state === 'saved' ? 'Saved' : ''}
+        {state === 'saving' ? t('action.saving') : state === 'saved' ? t('traffic.coef.saved') : ''}
       </span>
       {error && (
         <span className="error" id={`${id}-error`}>
@@ -258,6 +274,7 @@ function CoefficientInput({ label, value, save }: { label: string; value: number
 
 /** Blocks are listed once they have a coefficient; this sets the first one (`123s45`) or any site's. */
 function BlockCoefficientForm({ campaignId, onSaved }: { campaignId: number; onSaved: () => Promise<void> }) {
+  const { t } = useTranslation('advertiser');
   const [target, setTarget] = useState('');
   const [coef, setCoef] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -276,7 +293,7 @@ function BlockCoefficientForm({ campaignId, onSaved }: { campaignId: number; onS
         }),
       );
       setError(null);
-      setSaved(`Coefficient ${written(result.coef)} set for ${describe(site)}.`);
+      setSaved(t('traffic.setFor', { coef: written(result.coef), what: describe(site, t) }));
       setTarget('');
       setCoef('');
       await onSaved();
@@ -286,35 +303,33 @@ function BlockCoefficientForm({ campaignId, onSaved }: { campaignId: number; onS
   };
   const errors = fieldErrors(error);
   const targetError =
-    error instanceof ApiError && error.status === 404
-      ? `No site or block “${target.trim()}” exists. Write a site id (123) or one of its blocks (123s45).`
-      : undefined;
+    error instanceof ApiError && error.status === 404 ? t('traffic.notFound', { target: target.trim() }) : undefined;
   return (
-    <form className="inline-form coef-form" onSubmit={submit} noValidate aria-label="Coefficient for a site or block">
-      <h3>Set a coefficient for a site or block</h3>
+    <form className="inline-form coef-form" onSubmit={submit} noValidate aria-label={t('traffic.form.label')}>
+      <h3>{t('traffic.form.title')}</h3>
       {error !== null && !targetError && Object.keys(errors).length === 0 && <Notice kind="error">{problem(error)}</Notice>}
       {saved && <Notice kind="ok">{saved}</Notice>}
       <Field
-        label="Site or block"
+        label={t('traffic.siteOrBlock')}
         name="target"
-        placeholder="123 or 123s45"
-        hint="A site id, or the site id, s and a block id."
+        placeholder={t('traffic.form.targetPlaceholder')}
+        hint={t('traffic.form.targetHint')}
         value={target}
         error={targetError}
         onChange={(event) => setTarget(event.target.value)}
       />
       <Field
-        label="Coefficient"
+        label={t('figure.coefficient')}
         name="coef"
         inputMode="decimal"
         placeholder="1.5"
-        hint="0.1 to 10."
+        hint={t('traffic.form.coefHint')}
         value={coef}
         error={errors.coef}
         onChange={(event) => setCoef(event.target.value)}
       />
       <button type="submit" className="primary">
-        Set coefficient
+        {t('traffic.form.submit')}
       </button>
     </form>
   );
@@ -322,6 +337,7 @@ function BlockCoefficientForm({ campaignId, onSaved }: { campaignId: number; onS
 
 /** The campaign's figures for the period above its tables; while comparing, each with its change on the previous period. */
 function TrafficTotals({ campaignId, period, goal }: { campaignId: number; period: Period; goal: GoalId }) {
+  const { t } = useTranslation('advertiser');
   const comparing = useComparing();
   const totals = useTotals(period, String(campaignId), goal);
   const previous = useTotals(previousPeriod(period), String(campaignId), goal, comparing);
@@ -329,10 +345,10 @@ function TrafficTotals({ campaignId, period, goal }: { campaignId: number; perio
   const was = comparing ? previous.data : undefined;
   if (!now) return null;
   return (
-    <section className="tiles" aria-label="Figures for the period">
-      <Tile label="Spend" value={money(now.money)} note={change(now.money, was?.money)} />
-      <Tile label="Clicks" value={count(now.clicks)} note={change(now.clicks, was?.clicks)} />
-      <Tile label="Views" value={count(now.views)} note={change(now.views, was?.views)} />
+    <section className="tiles" aria-label={t('tiles.label')}>
+      <Tile label={t('figure.spend')} value={money(now.money)} note={change(now.money, was?.money)} />
+      <Tile label={t('figure.clicks')} value={count(now.clicks)} note={change(now.clicks, was?.clicks)} />
+      <Tile label={t('figure.views')} value={count(now.views)} note={change(now.views, was?.views)} />
       <Tile label="CTR" value={percent(now.ctr)} note={change(now.ctr, was?.ctr)} />
       <Tile label={goalNoun(goal)} value={count(now.orders)} note={change(now.orders, was?.orders)} />
     </section>

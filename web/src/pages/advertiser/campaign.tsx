@@ -1,6 +1,7 @@
 import { pages } from '@nativa/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
 import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
@@ -14,7 +15,8 @@ import { TeaserPreview } from '../../components/teaser-preview.tsx';
 import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
 import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { AdContentForm } from './ad-content.tsx';
-import { AD_STATUS, CAMPAIGN_STATUS, useDailyStatistics, useTotals } from './advertiser-data.ts';
+import { AdPreview, HeadlineField, LandingPageField } from './ad-fields.tsx';
+import { AD_STATUS, CAMPAIGN_STATUS, statusName, translateNames, useDailyStatistics, useTotals } from './advertiser-data.ts';
 import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
@@ -24,17 +26,18 @@ import { readAsDataUri } from './read-image.ts';
 
 /** The orders of the ad list (`sort` of the API and of the address); '' is the API's default, oldest first. */
 const AD_SORTS = {
-  '': 'Oldest first',
-  '-created': 'Newest first',
-  title: 'Title A–Z',
-  '-stavka': 'Highest bid',
-  stavka: 'Lowest bid',
-};
+  '': 'sort.oldest',
+  '-created': 'sort.newest',
+  title: 'sort.titleAz',
+  '-stavka': 'campaign.sort.bidHigh',
+  stavka: 'campaign.sort.bidLow',
+} as const;
 
 /** A campaign's days: what showed, what it cost and what it brought, without the ratios. */
 const DAILY_FIGURES = ['views', 'clicks', 'money', 'orders'] as const;
 
 export function CampaignPage({ id }: { id: number }) {
+  const { t } = useTranslation('advertiser');
   const period = usePeriod();
   const goal = useGoal();
   const queryClient = useQueryClient();
@@ -101,12 +104,12 @@ export function CampaignPage({ id }: { id: number }) {
       () =>
         daily.data
           ? [
-              { label: 'Spend', values: daily.data.money, color: 'var(--accent)', format: money },
-              { label: 'Clicks', values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
+              { label: t('figure.spend'), values: daily.data.money, color: 'var(--accent)', format: money },
+              { label: t('figure.clicks'), values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
               ...(comparing && previousDaily.data
                 ? [
                     {
-                      label: 'Spend, previous period',
+                      label: t('campaign.chart.spendBefore'),
                       values: previousDaily.data.money,
                       color: 'var(--muted)',
                       format: money,
@@ -116,7 +119,7 @@ export function CampaignPage({ id }: { id: number }) {
                 : []),
             ]
           : [],
-      [daily.data, comparing, previousDaily.data],
+      [daily.data, comparing, previousDaily.data, t],
     ),
   );
 
@@ -144,13 +147,13 @@ export function CampaignPage({ id }: { id: number }) {
         />
       )}
       {current && (
-        <section className="tiles" aria-label="Figures for the period">
+        <section className="tiles" aria-label={t('tiles.label')}>
           <div className="tile">
-            <span className="tile-label">Status</span>
-            <strong>{CAMPAIGN_STATUS[current.status]}</strong>
+            <span className="tile-label">{t('figure.status')}</span>
+            <strong>{statusName(t, CAMPAIGN_STATUS, current.status)}</strong>
           </div>
-          <Tile label="Spend" value={money(current.money)} note={change(current.money, was?.money)} />
-          <Tile label="Clicks" value={count(current.clicks)} note={change(current.clicks, was?.clicks)} />
+          <Tile label={t('figure.spend')} value={money(current.money)} note={change(current.money, was?.money)} />
+          <Tile label={t('figure.clicks')} value={count(current.clicks)} note={change(current.clicks, was?.clicks)} />
           <Tile label="CTR" value={percent(current.ctr)} note={change(current.ctr, was?.ctr)} />
           <Tile label={goalNoun(goal)} value={count(current.orders)} note={change(current.orders, was?.orders)} />
           <Tile label="CR" value={percent(current.cr)} note={change(current.cr, was?.cr)} />
@@ -165,10 +168,10 @@ export function CampaignPage({ id }: { id: number }) {
 
       <section aria-labelledby="ads-title">
         <div className="section-head">
-          <h2 id="ads-title">Ads</h2>
+          <h2 id="ads-title">{t('campaign.ads.title')}</h2>
           {current && !current.archived && (
             <button type="button" className="primary" onClick={() => setAdding(!adding)} aria-expanded={adding}>
-              New ad
+              {t('adForm.new')}
             </button>
           )}
         </div>
@@ -181,13 +184,17 @@ export function CampaignPage({ id }: { id: number }) {
           />
         )}
         <div className="toolbar">
-          <ListOrderControls subject="ads" placeholder="Search by title or text" sorts={AD_SORTS} />
+          <ListOrderControls
+            subject={t('campaign.ads.subject')}
+            placeholder={t('campaign.ads.search')}
+            sorts={translateNames(AD_SORTS, t)}
+          />
         </div>
         {(ads.error || switchAd.error || deleteAd.error) && (
           <Notice kind="error">{problem(ads.error ?? switchAd.error ?? deleteAd.error)}</Notice>
         )}
         {ads.isSuccess && offers.length === 0 && (
-          <p className="empty">{order.query.q ? 'No ad matches the search.' : 'No ads yet.'}</p>
+          <p className="empty">{order.query.q ? t('campaign.ads.noMatch') : t('campaign.ads.empty')}</p>
         )}
         <ul className="ads">
           {offers.map((ad) => (
@@ -198,16 +205,16 @@ export function CampaignPage({ id }: { id: number }) {
                 title={ad.title}
                 url={ad.url}
                 price={ad.cost}
-                label={`Ad ${ad.title} as a block shows it`}
+                label={t('campaign.ad.preview', { title: ad.title })}
               />
               <div className="ad-facts">
                 <div className="ad-row">
                   <Switch
                     checked={ad.active}
-                    label={`Ad ${ad.title} is on`}
+                    label={t('campaign.ad.on', { title: ad.title })}
                     onChange={(active) => switchAd.mutate({ adId: ad.id, active })}
                   />
-                  <span className={`status s${ad.status}`}>{AD_STATUS[ad.status]}</span>
+                  <span className={`status s${ad.status}`}>{statusName(t, AD_STATUS, ad.status)}</span>
                 </div>
                 <ModerationReason
                   what="ad"
@@ -217,11 +224,11 @@ export function CampaignPage({ id }: { id: number }) {
                   onResubmitted={refresh}
                 />
                 <dl>
-                  <dt>Bid</dt>
+                  <dt>{t('figure.bid')}</dt>
                   <dd>{fineMoney(ad.stavka)}</dd>
-                  <dt>Clicks</dt>
+                  <dt>{t('figure.clicks')}</dt>
                   <dd>{count(ad.clicks)}</dd>
-                  <dt>Spend</dt>
+                  <dt>{t('figure.spend')}</dt>
                   <dd>{money(ad.money)}</dd>
                   <dt>CTR</dt>
                   <dd>{percent(ad.ctr)}</dd>
@@ -238,15 +245,25 @@ export function CampaignPage({ id }: { id: number }) {
                     aria-expanded={editing === ad.id}
                     onClick={() => setEditing(editing === ad.id ? null : ad.id)}
                   >
-                    Edit content<span className="visually-hidden"> of ad {ad.title}</span>
+                    <Trans
+                      t={t}
+                      i18nKey="campaign.ad.editContent"
+                      values={{ title: ad.title }}
+                      components={{ hidden: <span className="visually-hidden" /> }}
+                    />
                   </button>
                 )}{' '}
                 <button
                   type="button"
                   className="link danger"
-                  onClick={() => window.confirm(`Delete the ad “${ad.title}”? Its statistics stay.`) && deleteAd.mutate(ad.id)}
+                  onClick={() => window.confirm(t('campaign.ad.confirmDelete', { title: ad.title })) && deleteAd.mutate(ad.id)}
                 >
-                  Delete<span className="visually-hidden"> ad {ad.title}</span>
+                  <Trans
+                    t={t}
+                    i18nKey="campaign.ad.delete"
+                    values={{ title: ad.title }}
+                    components={{ hidden: <span className="visually-hidden" /> }}
+                  />
                 </button>
               </div>
               {editing === ad.id && current && (
@@ -288,14 +305,14 @@ export function CampaignPage({ id }: { id: number }) {
       )}
 
       <section className="card" aria-labelledby="daily-title">
-        <h2 id="daily-title">Per day</h2>
-        {daily.data && <DailyChart days={daily.data.days} series={series} label="Daily spend and clicks of this campaign" />}
+        <h2 id="daily-title">{t('campaign.daily.title')}</h2>
+        {daily.data && <DailyChart days={daily.data.days} series={series} label={t('campaign.daily.chart')} />}
         {daily.data && (
-          <ScrollRegion label="Figures per day">
+          <ScrollRegion label={t('campaign.daily.table')}>
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Day</th>
+                  <th scope="col">{t('figure.day')}</th>
                   <FigureHeads figures={DAILY_FIGURES} goal={goalNoun(goal)} />
                 </tr>
               </thead>
@@ -318,7 +335,7 @@ export function CampaignPage({ id }: { id: number }) {
                   ))}
               </tbody>
             </table>
-            {daily.data.views.every((value) => value === 0) && <p className="empty">No views in this period.</p>}
+            {daily.data.views.every((value) => value === 0) && <p className="empty">{t('campaign.daily.noViews')}</p>}
           </ScrollRegion>
         )}
       </section>
@@ -332,6 +349,7 @@ export function CampaignPage({ id }: { id: number }) {
  * moderation status (the API's `PUT /advertiser/offers/{id}` with `clickPrice`); the form says so.
  */
 function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; bid: number; onSaved: () => void }) {
+  const { t } = useTranslation('advertiser');
   const [value, setValue] = useState(amountInput(bid));
   const [local, setLocal] = useState<string | null>(null);
   const save = useMutation({
@@ -345,7 +363,7 @@ function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; b
     <form
       className="inline-form bid-form"
       noValidate
-      aria-label={`Bid of ${title}`}
+      aria-label={t('campaign.bid.form', { title })}
       onSubmit={(event) => {
         event.preventDefault();
         submitted();
@@ -355,12 +373,12 @@ function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; b
       }}
     >
       <Field
-        label="New bid per click"
+        label={t('campaign.bid.label')}
         name={name}
         inputMode="decimal"
         autoComplete="off"
         maxLength={20}
-        hint="Applies at once; the ad stays approved."
+        hint={t('campaign.bid.hint')}
         value={value}
         error={local ?? errors.clickPrice ?? (save.error && !errors.clickPrice ? problem(save.error) : undefined)}
         onChange={(event) => {
@@ -370,9 +388,14 @@ function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; b
         }}
       />
       <button type="submit" disabled={save.isPending}>
-        Save bid<span className="visually-hidden"> of {title}</span>
+        <Trans
+          t={t}
+          i18nKey="campaign.bid.save"
+          values={{ title }}
+          components={{ hidden: <span className="visually-hidden" /> }}
+        />
       </button>
-      {save.isSuccess && !save.isPending && <span role="status">Saved.</span>}
+      {save.isSuccess && !save.isPending && <span role="status">{t('action.saved')}</span>}
     </form>
   );
 }
@@ -382,12 +405,11 @@ function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; b
  * (docs/serving.md, "Price of a click"), shown next to the spend it explains.
  */
 function SpendNote({ clicks, spend }: { clicks: number; spend: number }) {
+  const { t } = useTranslation('advertiser');
   return (
     <p className="hint spend-note">
-      {clicks > 0 && <>A click cost {money(spend / clicks)} on average in this period. </>}
-      Your bid is the most a click may cost, not what it costs: each click is charged what keeps your ad in its place above the
-      next one (a second price), at least {money(0.01)}. An ad with no rival below it pays {money(0.01)} whatever its bid.{' '}
-      <a href="/docs/serving.md">How a click is priced (docs/serving.md)</a>
+      {clicks > 0 && <>{t('campaign.spendNote.average', { price: money(spend / clicks) })} </>}
+      {t('campaign.spendNote.rule', { minimum: money(0.01) })} <a href="/docs/serving.md">{t('campaign.spendNote.link')}</a>
     </p>
   );
 }
@@ -411,6 +433,7 @@ function CreateAd({
   onDone: () => void;
   onCreated: () => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const [form, setForm] = useState({ description: '', title: '', url: '', clickPrice: '', price: '' });
   const [rectangle, setRectangle] = useState('');
   const [square, setSquare] = useState('');
@@ -452,28 +475,14 @@ function CreateAd({
     edited(name);
   };
   return (
-    <form className="card create-ad" onSubmit={submit} noValidate aria-label="New ad">
+    <form className="card create-ad" onSubmit={submit} noValidate aria-label={t('adForm.new')}>
       <div className="form-grid">
-        <h3>New ad</h3>
+        <h3>{t('adForm.new')}</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
+        <HeadlineField limit={headlineLimit} {...field('description')} />
+        <LandingPageField maxLength={limits.url.maxLength} {...field('url')} />
         <Field
-          label="Headline"
-          hint={`Up to ${headlineLimit} characters.`}
-          required
-          maxLength={headlineLimit}
-          {...field('description')}
-        />
-        <Field
-          label="Landing page"
-          type="url"
-          inputMode="url"
-          placeholder="https://"
-          required
-          maxLength={limits.url.maxLength}
-          {...field('url')}
-        />
-        <Field
-          label="Bid per click"
+          label={t('adForm.bid')}
           inputMode="decimal"
           autoComplete="off"
           required
@@ -485,9 +494,9 @@ function CreateAd({
             field('clickPrice').onChange(event);
           }}
         />
-        <Field label="Price (optional)" inputMode="numeric" pattern="[0-9]*" maxLength={10} {...field('price')} />
+        <Field label={t('adForm.price')} inputMode="numeric" pattern="[0-9]*" maxLength={10} {...field('price')} />
         <Field
-          label="Wide picture (3:2)"
+          label={t('adForm.widePicture')}
           name="rectangle"
           type="file"
           accept="image/png,image/jpeg"
@@ -496,7 +505,7 @@ function CreateAd({
           onChange={pick('rectangle', setRectangle)}
         />
         <Field
-          label="Square picture"
+          label={t('adForm.squarePicture')}
           name="square"
           type="file"
           accept="image/png,image/jpeg"
@@ -504,18 +513,15 @@ function CreateAd({
           error={errors.square}
           onChange={pick('square', setSquare)}
         />
-        <FormActions submit="Send for moderation" busy="Sending…" pending={create.isPending} onCancel={onDone} />
+        <FormActions submit={t('adForm.submit')} busy={t('action.sending')} pending={create.isPending} onCancel={onDone} />
       </div>
-      <section className="preview" aria-label="Preview">
-        <p className="hint">As it will appear in a block</p>
-        <TeaserPreview
-          square={square || null}
-          wide={rectangle || null}
-          title={form.title || form.description}
-          url={form.url}
-          price={form.price}
-        />
-      </section>
+      <AdPreview
+        square={square || null}
+        wide={rectangle || null}
+        title={form.title || form.description}
+        url={form.url}
+        price={form.price}
+      />
     </form>
   );
 }

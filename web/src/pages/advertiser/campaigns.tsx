@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem, useFormFields } from '../../api.ts';
 import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
@@ -10,18 +11,19 @@ import { keepingView, PeriodPicker, usePeriod } from '../../components/period-pi
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
-import { CAMPAIGN_STATUS } from './advertiser-data.ts';
+import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
 import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
 const SORTS = {
-  '': 'Oldest first',
-  '-created': 'Newest first',
-  title: 'Title A–Z',
-  '-title': 'Title Z–A',
-};
+  '': 'sort.oldest',
+  '-created': 'sort.newest',
+  title: 'sort.titleAz',
+  '-title': 'sort.titleZa',
+} as const;
 
 export function CampaignsPage() {
+  const { t } = useTranslation('advertiser');
   const period = usePeriod();
   const goal = useGoal();
   const { query } = useLocation();
@@ -60,20 +62,24 @@ export function CampaignsPage() {
   return (
     <>
       <div className="page-head">
-        <h1>Campaigns</h1>
+        <h1>{t('campaigns.title')}</h1>
         <div className="pickers">
           <GoalPicker />
           <PeriodPicker />
         </div>
       </div>
       <div className="toolbar">
-        <ListOrderControls subject="campaigns" placeholder="Search by title" sorts={SORTS} />
+        <ListOrderControls
+          subject={t('campaigns.subject')}
+          placeholder={t('campaigns.search')}
+          sorts={translateNames(SORTS, t)}
+        />
         <label>
-          <span className="visually-hidden">Campaign type</span>
+          <span className="visually-hidden">{t('campaigns.type')}</span>
           <select value={type} onChange={(event) => setQuery({ type: event.target.value })}>
-            <option value="">All types</option>
-            <option value="2">Standard</option>
-            <option value="1">Retargeting</option>
+            <option value="">{t('campaigns.allTypes')}</option>
+            <option value="2">{t('campaigns.standard')}</option>
+            <option value="1">{t('campaigns.retargeting')}</option>
           </select>
         </label>
         <label className="check">
@@ -82,37 +88,37 @@ export function CampaignsPage() {
             checked={showArchived}
             onChange={(event) => setQuery({ archived: event.target.checked ? '1' : '' })}
           />
-          Show archived
+          {t('campaigns.showArchived')}
         </label>
         <button type="button" className="primary" onClick={() => setCreating(!creating)} aria-expanded={creating}>
-          New campaign
+          {t('campaigns.new')}
         </button>
       </div>
       {creating && <CreateCampaign onDone={() => setCreating(false)} />}
       {(campaigns.error || change.error) && <Notice kind="error">{problem(campaigns.error ?? change.error)}</Notice>}
       <CampaignBulkBar chosen={selection.chosen} onDone={selection.clear} />
-      <ScrollRegion label="Campaigns">
+      <ScrollRegion label={t('campaigns.title')}>
         <table>
-          <caption className="visually-hidden">Campaigns with their figures for the period</caption>
+          <caption className="visually-hidden">{t('campaigns.caption')}</caption>
           <thead>
             <tr>
               <th scope="col">
                 <input
                   type="checkbox"
-                  aria-label="Choose every campaign shown"
+                  aria-label={t('campaigns.chooseAll')}
                   checked={rows.length > 0 && rows.every((row) => selection.chosen.has(row.id))}
                   onChange={(event) => (event.target.checked ? selection.setAll(rows.map((row) => row.id)) : selection.clear())}
                 />
               </th>
-              <th scope="col">On</th>
-              <th scope="col">Campaign</th>
-              <th scope="col">Status</th>
+              <th scope="col">{t('campaigns.on')}</th>
+              <th scope="col">{t('campaigns.campaign')}</th>
+              <th scope="col">{t('figure.status')}</th>
               <th scope="col" className="num">
-                Ads
+                {t('campaigns.ads')}
               </th>
               <FigureHeads figures={ADVERTISER_FIGURES} goal={goalNoun(goal)} />
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t('action.actions')}</span>
               </th>
             </tr>
           </thead>
@@ -122,7 +128,7 @@ export function CampaignsPage() {
                 <td>
                   <input
                     type="checkbox"
-                    aria-label={`Choose ${row.title}`}
+                    aria-label={t('campaigns.choose', { title: row.title })}
                     checked={selection.chosen.has(row.id)}
                     onChange={(event) => selection.toggle(row.id, event.target.checked)}
                   />
@@ -130,17 +136,17 @@ export function CampaignsPage() {
                 <td>
                   <Switch
                     checked={row.active}
-                    label={`${row.title} is on`}
+                    label={t('campaigns.isOn', { title: row.title })}
                     disabled={row.archived}
                     onChange={(active) => change.mutate({ id: row.id, body: { active } })}
                   />
                 </td>
                 <th scope="row">
                   <Link href={keepingView(`/advertiser/campaigns/${row.id}`)}>{row.title}</Link>
-                  {row.isRetarget && <span className="tag">Retargeting</span>}
+                  {row.isRetarget && <span className="tag">{t('campaigns.retargeting')}</span>}
                 </th>
                 <td>
-                  <span className={`status s${row.status}`}>{CAMPAIGN_STATUS[row.status] ?? row.status}</span>
+                  <span className={`status s${row.status}`}>{statusName(t, CAMPAIGN_STATUS, row.status)}</span>
                 </td>
                 <td className="num">{count(row.items)}</td>
                 <FigureCells figures={ADVERTISER_FIGURES} row={row} />
@@ -150,8 +156,12 @@ export function CampaignsPage() {
                     className="link"
                     onClick={() => change.mutate({ id: row.id, body: { archived: !row.archived } })}
                   >
-                    {row.archived ? 'Restore' : 'Archive'}
-                    <span className="visually-hidden"> {row.title}</span>
+                    <Trans
+                      t={t}
+                      i18nKey={row.archived ? 'campaigns.restore' : 'campaigns.archive'}
+                      values={{ title: row.title }}
+                      components={{ hidden: <span className="visually-hidden" /> }}
+                    />
                   </button>
                 </td>
               </tr>
@@ -159,7 +169,7 @@ export function CampaignsPage() {
           </tbody>
         </table>
         <ListStatus query={campaigns} empty={rows.length === 0}>
-          No campaigns yet. Create one to start advertising.
+          {t('campaigns.empty')}
         </ListStatus>
       </ScrollRegion>
     </>
@@ -167,6 +177,7 @@ export function CampaignsPage() {
 }
 
 function CreateCampaign({ onDone }: { onDone: () => void }) {
+  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const categories = useQuery({ queryKey: ['categories'], queryFn: () => data(api.GET('/api/advertiser/categories')) });
   const [form, setForm] = useState({ title: '', category_id: '', maxmoney: '', maxclicks: '', isRetarget: false });
@@ -193,13 +204,13 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
   });
   const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
   return (
-    <form className="card form-grid" onSubmit={submit} noValidate aria-label="New campaign">
-      <h2>New campaign</h2>
+    <form className="card form-grid" onSubmit={submit} noValidate aria-label={t('campaigns.new')}>
+      <h2>{t('campaigns.new')}</h2>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
-      <Field label="Title" required {...field('title')} />
-      <Field label="Category" name="category_id" error={errors.category_id}>
+      <Field label={t('campaigns.form.title')} required {...field('title')} />
+      <Field label={t('campaigns.form.category')} name="category_id" error={errors.category_id}>
         <select id="field-category_id" required value={form.category_id} onChange={set('category_id')}>
-          <option value="">Choose…</option>
+          <option value="">{t('campaigns.form.choose')}</option>
           {(categories.data ?? [])
             .filter((category) => category.parent_id === null)
             .map((category) => (
@@ -209,18 +220,28 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
             ))}
         </select>
       </Field>
-      <CountryPicker label="Countries" value={geo} onChange={setGeo} error={errors.geo} />
-      <Field label="Daily spend limit" inputMode="decimal" hint="Empty for no limit." {...field('maxmoney')} />
-      <Field label="Daily click limit" inputMode="numeric" hint="Empty for no limit." {...field('maxclicks')} />
+      <CountryPicker label={t('campaigns.form.countries')} value={geo} onChange={setGeo} error={errors.geo} />
+      <Field
+        label={t('campaigns.form.dailySpend')}
+        inputMode="decimal"
+        hint={t('campaigns.form.noLimit')}
+        {...field('maxmoney')}
+      />
+      <Field
+        label={t('campaigns.form.dailyClicks')}
+        inputMode="numeric"
+        hint={t('campaigns.form.noLimit')}
+        {...field('maxclicks')}
+      />
       <label className="check">
         <input
           type="checkbox"
           checked={form.isRetarget}
           onChange={(event) => setForm({ ...form, isRetarget: event.target.checked })}
         />
-        Retargeting campaign
+        {t('campaigns.form.retargeting')}
       </label>
-      <FormActions submit="Create campaign" pending={create.isPending} onCancel={onDone} />
+      <FormActions submit={t('campaigns.form.submit')} pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }

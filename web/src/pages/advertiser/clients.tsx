@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
 import { ConfirmMove, Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
@@ -8,25 +9,26 @@ import { ListOrderControls, useListOrder } from '../../components/list-order.tsx
 import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { amountInput, count, mailFate, moment, money, parseAmount } from '../../format.ts';
+import { amountInput, count, currentPlatform, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
-import { CAMPAIGN_STATUS } from './advertiser-data.ts';
+import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
 
 /** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
 const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
 const CLIENT_SORTS = {
-  '': 'Oldest first',
-  '-created': 'Newest first',
-  username: 'Login A–Z',
-  name: 'Name A–Z',
-  '-balance': 'Largest balance',
-};
+  '': 'sort.oldest',
+  '-created': 'sort.newest',
+  username: 'clients.sort.loginAz',
+  name: 'clients.sort.nameAz',
+  '-balance': 'clients.sort.balance',
+} as const;
 
 /** Client accounts (referrals): advertisers this account created and funds from its own balance. */
 export function ClientsPage() {
+  const { t } = useTranslation('advertiser');
   const order = useListOrder(CLIENT_SORTS);
   const clients = useQuery({
     queryKey: ['clients', ...order.key],
@@ -37,7 +39,7 @@ export function ClientsPage() {
   return (
     <>
       <div className="page-head">
-        <h1>Clients</h1>
+        <h1>{t('clients.title')}</h1>
         <button
           type="button"
           className="primary"
@@ -47,16 +49,16 @@ export function ClientsPage() {
           }}
           aria-expanded={creating}
         >
-          New client
+          {t('clients.new')}
         </button>
       </div>
-      <p className="lead">
-        Client accounts are advertisers of their own that you fund: move money from your balance to theirs, or back. Each signs in
-        with its own login and sees only its own campaigns.
-      </p>
+      <p className="lead">{t('clients.lead')}</p>
       {created && (
         <Notice kind="ok">
-          {created.username} is created. {mailFate('An e-mail with a link to choose its password', created.email)}
+          {t('clients.created', { username: created.username })}{' '}
+          {currentPlatform().emailDelivery
+            ? t('clients.createdMailSent', { email: created.email })
+            : t('clients.createdMailQueued', { email: created.email })}
         </Notice>
       )}
       {creating && (
@@ -69,19 +71,23 @@ export function ClientsPage() {
         />
       )}
       <div className="toolbar">
-        <ListOrderControls subject="clients" placeholder="Login, name or e-mail" sorts={CLIENT_SORTS} />
+        <ListOrderControls
+          subject={t('clients.subject')}
+          placeholder={t('clients.search')}
+          sorts={translateNames(CLIENT_SORTS, t)}
+        />
       </div>
       {clients.error && <Notice kind="error">{problem(clients.error)}</Notice>}
-      <ScrollRegion label="Clients">
+      <ScrollRegion label={t('clients.title')}>
         <table>
-          <caption className="visually-hidden">Your client accounts</caption>
+          <caption className="visually-hidden">{t('clients.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Client</th>
-              <th scope="col">E-mail</th>
-              <th scope="col">Since</th>
+              <th scope="col">{t('clients.client')}</th>
+              <th scope="col">{t('clients.email')}</th>
+              <th scope="col">{t('clients.since')}</th>
               <th scope="col" className="num">
-                Balance
+                {t('figure.balance')}
               </th>
             </tr>
           </thead>
@@ -94,7 +100,7 @@ export function ClientsPage() {
                 </th>
                 <td>
                   {client.email}
-                  {!client.emailConfirmed && <span className="tag">not confirmed</span>}
+                  {!client.emailConfirmed && <span className="tag">{t('clients.notConfirmed')}</span>}
                 </td>
                 <td>{moment(client.date)}</td>
                 <td className="num">{money(client.balance)}</td>
@@ -103,7 +109,7 @@ export function ClientsPage() {
           </tbody>
         </table>
         <ListStatus query={clients} empty={clients.data?.length === 0}>
-          No clients yet.
+          {t('clients.empty')}
         </ListStatus>
       </ScrollRegion>
     </>
@@ -117,6 +123,7 @@ function CreateClient({
   onDone: () => void;
   onCreated: (client: { username: string; email: string }) => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const [form, setForm] = useState({ user: '', email: '', name: '', url: '' });
   const create = useMutation({
@@ -138,26 +145,27 @@ function CreateClient({
   });
   const { general, field, submit } = useFormFields(form, setForm, create);
   return (
-    <form className="card form-grid" onSubmit={submit} noValidate aria-label="New client">
-      <h2>New client</h2>
+    <form className="card form-grid" onSubmit={submit} noValidate aria-label={t('clients.new')}>
+      <h2>{t('clients.new')}</h2>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
-      <Field label="Login" autoComplete="off" required hint="3 to 64 letters, digits and _ . @ -" {...field('user')} />
+      <Field label={t('clients.form.login')} autoComplete="off" required hint={t('clients.form.loginHint')} {...field('user')} />
       <Field
-        label="E-mail"
+        label={t('clients.email')}
         type="email"
         autoComplete="off"
         required
-        hint="The password and a link to choose another are sent here."
+        hint={t('clients.form.emailHint')}
         {...field('email')}
       />
-      <Field label="Name (optional)" {...field('name')} />
-      <Field label="Website (optional)" type="url" placeholder="https://" {...field('url')} />
-      <FormActions submit="Create client" pending={create.isPending} onCancel={onDone} />
+      <Field label={t('clients.form.name')} {...field('name')} />
+      <Field label={t('clients.form.website')} type="url" placeholder="https://" {...field('url')} />
+      <FormActions submit={t('clients.form.submit')} pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }
 
 export function ClientPage({ id }: { id: number }) {
+  const { t } = useTranslation('advertiser');
   const period = usePeriod();
   const goal = useGoal();
   const client = useQuery({
@@ -173,10 +181,10 @@ export function ClientPage({ id }: { id: number }) {
   if (isNotFound(client.error)) {
     return (
       <Missing
-        what="Client"
-        text={`There is no client ${id} in your account.`}
+        what={t('clients.client')}
+        text={t('client.notFound', { id })}
         back="/advertiser/clients"
-        backLabel="Back to clients"
+        backLabel={t('client.back')}
       />
     );
   }
@@ -185,10 +193,10 @@ export function ClientPage({ id }: { id: number }) {
   return (
     <>
       <p className="crumbs">
-        <Link href="/advertiser/clients">Clients</Link> /
+        <Link href="/advertiser/clients">{t('clients.title')}</Link> /
       </p>
       <div className="page-head">
-        <h1>{current ? current.name || current.username : 'Client'}</h1>
+        <h1>{current ? current.name || current.username : t('clients.client')}</h1>
         <div className="pickers">
           <GoalPicker />
           <PeriodPicker />
@@ -198,20 +206,21 @@ export function ClientPage({ id }: { id: number }) {
       {current && (
         <>
           <p className="lead">
-            Signs in as <strong>{current.username}</strong> · {current.email}
-            {!current.emailConfirmed && <span className="tag">not confirmed</span>}
+            <Trans t={t} i18nKey="client.signsInAs" values={{ username: current.username }} components={{ strong: <strong /> }} />{' '}
+            · {current.email}
+            {!current.emailConfirmed && <span className="tag">{t('clients.notConfirmed')}</span>}
           </p>
-          <section className="tiles" aria-label="Account">
+          <section className="tiles" aria-label={t('client.account')}>
             <div className="tile">
-              <span className="tile-label">Balance</span>
+              <span className="tile-label">{t('figure.balance')}</span>
               <strong data-testid="client-balance">{money(current.balance)}</strong>
             </div>
             <div className="tile">
-              <span className="tile-label">Spent in the period</span>
+              <span className="tile-label">{t('client.spent')}</span>
               <strong>{money(campaigns.reduce((sum, campaign) => sum + campaign.money, 0))}</strong>
             </div>
             <div className="tile">
-              <span className="tile-label">Clicks in the period</span>
+              <span className="tile-label">{t('client.clicks')}</span>
               <strong>{count(campaigns.reduce((sum, campaign) => sum + campaign.clicks, 0))}</strong>
             </div>
           </section>
@@ -219,13 +228,13 @@ export function ClientPage({ id }: { id: number }) {
         </>
       )}
       <section className="card" aria-labelledby="client-campaigns">
-        <h2 id="client-campaigns">Campaigns</h2>
-        <ScrollRegion label="Campaigns of the client">
+        <h2 id="client-campaigns">{t('client.campaigns')}</h2>
+        <ScrollRegion label={t('client.campaignsTable')}>
           <table>
             <thead>
               <tr>
-                <th scope="col">Campaign</th>
-                <th scope="col">Status</th>
+                <th scope="col">{t('client.campaign')}</th>
+                <th scope="col">{t('figure.status')}</th>
                 <FigureHeads figures={CLIENT_CAMPAIGN_FIGURES} goal={goalNoun(goal)} />
               </tr>
             </thead>
@@ -234,14 +243,14 @@ export function ClientPage({ id }: { id: number }) {
                 <tr key={campaign.id}>
                   <th scope="row">{campaign.title}</th>
                   <td>
-                    <span className={`status s${campaign.status}`}>{CAMPAIGN_STATUS[campaign.status] ?? campaign.status}</span>
+                    <span className={`status s${campaign.status}`}>{statusName(t, CAMPAIGN_STATUS, campaign.status)}</span>
                   </td>
                   <FigureCells figures={CLIENT_CAMPAIGN_FIGURES} row={campaign} />
                 </tr>
               ))}
             </tbody>
           </table>
-          {current && campaigns.length === 0 && <p className="empty">This client has no campaigns yet.</p>}
+          {current && campaigns.length === 0 && <p className="empty">{t('client.noCampaigns')}</p>}
         </ScrollRegion>
       </section>
     </>
@@ -253,6 +262,7 @@ export function ClientPage({ id }: { id: number }) {
  * goes as the decimal string typed (the API keeps 4 fraction digits), never through a float.
  */
 function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number; clientName: string; clientBalance: number }) {
+  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const own = useMe().data?.balance ?? 0;
   const [amount, setAmount] = useState('');
@@ -270,9 +280,10 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
       ),
     onSuccess: (_client, chosen) => {
       setDone(
-        chosen.direction === 'to'
-          ? `${money(Number(chosen.amount))} moved to ${clientName}.`
-          : `${money(Number(chosen.amount))} moved back from ${clientName}.`,
+        t(chosen.direction === 'to' ? 'move.movedTo' : 'move.movedBack', {
+          amount: money(Number(chosen.amount)),
+          name: clientName,
+        }),
       );
       setAmount('');
       setPending(null);
@@ -298,23 +309,23 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
     <form
       className="card inline-form move"
       noValidate
-      aria-label="Move money"
+      aria-label={t('move.title')}
       onSubmit={(event: FormEvent) => {
         event.preventDefault();
         ask('to');
       }}
     >
-      <h2>Move money</h2>
+      <h2>{t('move.title')}</h2>
       {general && <Notice kind="error">{problem(move.error)}</Notice>}
       {done && <Notice kind="ok">{done}</Notice>}
       <Field
-        label="Amount"
+        label={t('move.amount')}
         name="balance"
         inputMode="decimal"
         autoComplete="off"
         maxLength={20}
         placeholder={amountInput(100)}
-        hint={`You have ${money(own)}; ${clientName} has ${money(clientBalance)}.`}
+        hint={t('move.hint', { own: money(own), name: clientName, theirs: money(clientBalance) })}
         value={amount}
         error={local ?? errors.balance}
         onChange={(event) => {
@@ -326,14 +337,13 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
       />
       {pending ? (
         <ConfirmMove
-          text={
-            pending.direction === 'to'
-              ? `Give ${money(Number(pending.amount))} of your balance to ${clientName}?`
-              : `Take ${money(Number(pending.amount))} back from ${clientName}?`
-          }
-          confirm={
-            pending.direction === 'to' ? `Give ${money(Number(pending.amount))}` : `Take back ${money(Number(pending.amount))}`
-          }
+          text={t(pending.direction === 'to' ? 'move.askGive' : 'move.askTake', {
+            amount: money(Number(pending.amount)),
+            name: clientName,
+          })}
+          confirm={t(pending.direction === 'to' ? 'move.confirmGive' : 'move.confirmTake', {
+            amount: money(Number(pending.amount)),
+          })}
           pending={move.isPending}
           onConfirm={() => move.mutate(pending)}
           onCancel={() => setPending(null)}
@@ -341,10 +351,10 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
       ) : (
         <div className="actions">
           <button type="submit" className="primary">
-            Give to client…
+            {t('move.give')}
           </button>
           <button type="button" onClick={() => ask('back')}>
-            Take back…
+            {t('move.take')}
           </button>
         </div>
       )}

@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { navigate } from '../../router.tsx';
@@ -8,6 +9,7 @@ import { navigate } from '../../router.tsx';
  * the copy and its ads await moderation. Opens the copy.
  */
 export function DuplicateCampaign({ id }: { id: number }) {
+  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const copy = useMutation({
     mutationFn: () => data(api.POST('/api/advertiser/campaigns/duplicate', { body: { id } })),
@@ -19,7 +21,7 @@ export function DuplicateCampaign({ id }: { id: number }) {
   return (
     <>
       <button type="button" onClick={() => copy.mutate()} disabled={copy.isPending}>
-        {copy.isPending ? 'Copying…' : 'Duplicate'}
+        {copy.isPending ? t('duplicate.copying') : t('duplicate.button')}
       </button>
       {copy.error && <Notice kind="error">{problem(copy.error)}</Notice>}
     </>

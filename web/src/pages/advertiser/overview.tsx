@@ -1,4 +1,5 @@
 import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { problem } from '../../api.ts';
 import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
 import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
@@ -11,6 +12,7 @@ import type { User } from '../../session.ts';
 import { useDailyStatistics, useTotals } from './advertiser-data.ts';
 
 export function OverviewPage({ user }: { user: User }) {
+  const { t } = useTranslation('advertiser');
   const period = usePeriod();
   const goal = useGoal();
   const day = today();
@@ -28,12 +30,12 @@ export function OverviewPage({ user }: { user: User }) {
     () =>
       daily.data
         ? [
-            { label: 'Spend', values: daily.data.money, color: 'var(--accent)', format: money },
-            { label: 'Clicks', values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
+            { label: t('figure.spend'), values: daily.data.money, color: 'var(--accent)', format: money },
+            { label: t('figure.clicks'), values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
             ...(comparing && previousDaily.data
               ? [
                   {
-                    label: 'Spend, previous period',
+                    label: t('campaign.chart.spendBefore'),
                     values: previousDaily.data.money,
                     color: 'var(--muted)',
                     format: money,
@@ -43,13 +45,13 @@ export function OverviewPage({ user }: { user: User }) {
               : []),
           ]
         : [],
-    [daily.data, comparing, previousDaily.data],
+    [daily.data, comparing, previousDaily.data, t],
   );
   const resolvedSeries = useResolvedColors(series);
   return (
     <>
       <div className="page-head">
-        <h1>Overview</h1>
+        <h1>{t('overview.title')}</h1>
         <div className="pickers">
           <GoalPicker />
           <PeriodPicker />
@@ -57,30 +59,28 @@ export function OverviewPage({ user }: { user: User }) {
         </div>
       </div>
       {(totals.error || daily.error) && <Notice kind="error">{problem(totals.error ?? daily.error)}</Notice>}
-      <section className="tiles" aria-label="Figures">
-        <Tile label="Balance" value={money(user.balance)} />
-        <Tile label="Spent today" value={todays.data ? money(todays.data.money) : '…'} />
+      <section className="tiles" aria-label={t('overview.figures')}>
+        <Tile label={t('figure.balance')} value={money(user.balance)} />
+        <Tile label={t('overview.spentToday')} value={todays.data ? money(todays.data.money) : '…'} />
         <Tile
-          label="Spent in the period"
+          label={t('client.spent')}
           value={totals.data ? money(totals.data.money) : '…'}
           note={totals.data && change(totals.data.money, previous?.money)}
         />
         <Tile
-          label="Clicks in the period"
+          label={t('client.clicks')}
           value={totals.data ? count(totals.data.clicks) : '…'}
           note={totals.data && change(totals.data.clicks, previous?.clicks)}
         />
         <Tile
-          label={`${goalNoun(goal)} in the period`}
+          label={t('overview.goalInPeriod', { goal: goalNoun(goal) })}
           value={totals.data ? count(totals.data.orders) : '…'}
           note={totals.data && change(totals.data.orders, previous?.orders)}
         />
       </section>
       <section className="card">
-        <h2>Spend and clicks per day</h2>
-        {daily.data && (
-          <DailyChart days={daily.data.days} series={resolvedSeries} label="Daily spend and clicks over the period" />
-        )}
+        <h2>{t('overview.chartTitle')}</h2>
+        {daily.data && <DailyChart days={daily.data.days} series={resolvedSeries} label={t('overview.chart')} />}
       </section>
     </>
   );

@@ -1,9 +1,11 @@
 import type { operations } from '@nativa/sdk';
 import { useMutation } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, FormActions, Notice, Options } from '../../components/controls.tsx';
 import { currentPlatform } from '../../format.ts';
+import { type AdvertiserKey, translateNames } from './advertiser-data.ts';
 
 export type Rule = operations['getRule']['responses'][200]['content']['application/json'];
 type Scope = Rule['scope'];
@@ -11,31 +13,32 @@ type Metric = Rule['metric'];
 type Comparison = Rule['comparison'];
 type Action = Rule['action'];
 
-export const SCOPES: Record<Scope, string> = {
-  site: 'Each site',
-  block: 'Each block',
-  device: 'Each device type',
-  ad: 'Each ad',
+export const SCOPES: Record<Scope, AdvertiserKey> = {
+  site: 'rule.scope.site',
+  block: 'rule.scope.block',
+  device: 'rule.scope.device',
+  ad: 'rule.scope.ad',
 };
-export const METRICS: Record<Metric, string> = {
-  cpa: 'Cost per conversion',
-  ctr: 'CTR',
-  conversions: 'Conversions',
-  spend_without_conversion: 'Spend without a conversion',
+export const METRICS: Record<Metric, AdvertiserKey> = {
+  cpa: 'rule.metric.cpa',
+  ctr: 'rule.metric.ctr',
+  conversions: 'rule.metric.conversions',
+  spend_without_conversion: 'rule.metric.spendWithoutConversion',
 };
+/** Signs, the same in every language. */
 export const COMPARISONS: Record<Comparison, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤' };
-export const ACTIONS: Record<Action, string> = {
-  set_coefficient: 'Set the coefficient',
-  block: 'Push down (coefficient 0.1)',
-  pause: 'Switch the ad off',
+export const ACTIONS: Record<Action, AdvertiserKey> = {
+  set_coefficient: 'rule.action.setCoefficient',
+  block: 'rule.action.block',
+  pause: 'rule.action.pause',
 };
 
 /** The actions the API allows for a scope: an ad can only be paused, the other objects get coefficients. */
 const actionsFor = (scope: Scope): Action[] => (scope === 'ad' ? ['pause'] : ['set_coefficient', 'block']);
 
-function thresholdUnit(metric: Metric): string {
+function thresholdUnit(metric: Metric, t: (key: AdvertiserKey) => string): string {
   if (metric === 'ctr') return '%';
-  if (metric === 'conversions') return 'conversions';
+  if (metric === 'conversions') return t('rule.unit.conversions');
   return currentPlatform().currency;
 }
 
@@ -111,6 +114,7 @@ export function RuleForm({
   onDone: (saved: Rule) => void;
   onCancel: () => void;
 }) {
+  const { t } = useTranslation('advertiser');
   const [draft, setDraft] = useState<Draft>(rule ? draftOf(rule) : EMPTY);
   const form = useRef<HTMLFormElement>(null);
   // Opened by a button: the keyboard goes on in the form's first field.
@@ -159,58 +163,58 @@ export function RuleForm({
     value: draft[name],
     onChange: (event: ChangeEvent<HTMLSelectElement>) => change(name, event.target.value as Draft[K]),
   });
-  const heading = rule ? `Edit rule “${rule.title || `Rule ${rule.id}`}”` : 'New rule';
+  const heading = rule ? t('rule.form.edit', { name: rule.title || t('rules.ruleN', { id: rule.id }) }) : t('rule.form.new');
   return (
     <form ref={form} className="card form-grid rule-form" onSubmit={submit} noValidate aria-label={heading}>
       <h2>{heading}</h2>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
-      <Field label="Name (optional)" {...textField('title')} />
-      <Field label="Watch" name="scope" error={errors.scope}>
+      <Field label={t('rule.form.name')} {...textField('title')} />
+      <Field label={t('rule.form.watch')} name="scope" error={errors.scope}>
         <select {...choice('scope')}>
-          <Options names={SCOPES} />
+          <Options names={translateNames(SCOPES, t)} />
         </select>
       </Field>
-      <Field label="Figure" name="metric" error={errors.metric}>
+      <Field label={t('rule.form.figure')} name="metric" error={errors.metric}>
         <select {...choice('metric')}>
-          <Options names={METRICS} />
+          <Options names={translateNames(METRICS, t)} />
         </select>
       </Field>
-      <Field label="Comparison" name="comparison" error={errors.comparison}>
+      <Field label={t('rule.form.comparison')} name="comparison" error={errors.comparison}>
         <select {...choice('comparison')}>
           <Options names={COMPARISONS} />
         </select>
       </Field>
       <Field
-        label={`Threshold (${thresholdUnit(draft.metric)})`}
+        label={t('rule.form.threshold', { unit: thresholdUnit(draft.metric, t) })}
         inputMode="decimal"
-        hint="Up to 4 decimals."
+        hint={t('rule.form.thresholdHint')}
         {...textField('threshold')}
       />
+      <Field label={t('rule.form.window')} inputMode="numeric" hint={t('rule.form.windowHint')} {...textField('windowDays')} />
       <Field
-        label="Window (days)"
+        label={t('rule.form.minClicks')}
         inputMode="numeric"
-        hint="The last 1 to 366 days, today included."
-        {...textField('windowDays')}
-      />
-      <Field
-        label="At least this many clicks"
-        inputMode="numeric"
-        hint="Objects with fewer clicks in the window are left alone."
+        hint={t('rule.form.minClicksHint')}
         {...textField('minClicks')}
       />
-      <Field label="Action" name="action" error={errors.action}>
+      <Field label={t('rule.form.action')} name="action" error={errors.action}>
         <select {...choice('action')}>
-          <Options names={ACTIONS} values={actionsFor(draft.scope)} />
+          <Options names={translateNames(ACTIONS, t)} values={actionsFor(draft.scope)} />
         </select>
       </Field>
       {draft.action === 'set_coefficient' && (
-        <Field label="New coefficient" inputMode="decimal" hint="0.1 to 10." {...textField('coef')} />
+        <Field
+          label={t('rule.form.coefficient')}
+          inputMode="decimal"
+          hint={t('rule.form.coefficientHint')}
+          {...textField('coef')}
+        />
       )}
       <label className="check">
         <input type="checkbox" checked={draft.enabled} onChange={(event) => change('enabled', event.target.checked)} />
-        Run on schedule
+        {t('rule.form.onSchedule')}
       </label>
-      <FormActions submit={rule ? 'Save rule' : 'Create rule'} pending={save.isPending} onCancel={onCancel} />
+      <FormActions submit={rule ? t('rule.form.save') : t('rule.form.create')} pending={save.isPending} onCancel={onCancel} />
     </form>
   );
 }

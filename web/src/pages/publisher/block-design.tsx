@@ -1,8 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type CSSProperties, type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { Field, Notice, Options } from '../../components/controls.tsx';
+import { money } from '../../format.ts';
+import { AD_MARK, SAMPLE_TEASERS } from './block-preview.tsx';
 import type { Block } from './publisher-data.ts';
+import { translatedNames } from './publisher-ui.tsx';
 
 type Design = NonNullable<Block['design']>;
 
@@ -27,19 +31,35 @@ const FONTS: Record<Design['font'], string> = {
   georgia: 'Georgia,serif',
   verdana: 'Verdana,sans-serif',
 };
+const FONT_NAMES = {
+  system: 'design.font.system',
+  'sans-serif': 'design.font.sansSerif',
+  serif: 'design.font.serif',
+  monospace: 'design.font.monospace',
+  arial: 'design.font.arial',
+  georgia: 'design.font.georgia',
+  verdana: 'design.font.verdana',
+} as const satisfies Record<Design['font'], string>;
+const PICTURE_NAMES = {
+  square: 'design.picture.square',
+  wide: 'design.picture.wide',
+  round: 'design.picture.round',
+  none: 'design.picture.none',
+} as const satisfies Record<Design['imageShape'], string>;
+const AD_MARK_PLACES = {
+  byline: 'design.adMark.byline',
+  'top-left': 'design.adMark.topLeft',
+  'top-right': 'design.adMark.topRight',
+  'bottom-left': 'design.adMark.bottomLeft',
+  'bottom-right': 'design.adMark.bottomRight',
+} as const satisfies Record<Design['adMark'], string>;
 /** The loader's figures (src/modules/publisher/blocks/block-design.ts): picture heights, px. */
 const PICTURE: Record<Design['imageShape'], number> = { square: 164, wide: 92, round: 164, none: 0 };
-const SAMPLES = [
-  ['shoes.example', 'Running shoes at half price this week', 'from 59.90'],
-  ['travel.example', 'Seven islands you can still visit in spring', ''],
-  ['garden.example', 'The tomato seeds gardeners order twice', 'from 4.50'],
-  ['phones.example', 'This phone lasts three days on one charge', '299'],
-  ['courses.example', 'Learn Spanish in ten minutes a day', ''],
-  ['kitchen.example', 'Knives chefs keep sharp for years', '89'],
-] as const;
+const SAMPLES = SAMPLE_TEASERS.filter((sample) => sample.domain !== 'bank.example' && sample.domain !== 'cars.example');
 
 /** The block as the embed script lays out a designed block: the same grid, heights and colours. */
 function DesignPreview({ design }: { design: Design }) {
+  const { t } = useTranslation('publisher');
   const line = Math.ceil(design.titleSize * 1.3);
   const picture = PICTURE[design.imageShape];
   const tile = (picture ? picture + 6 : 0) + 18 + 3 * line;
@@ -47,13 +67,13 @@ function DesignPreview({ design }: { design: Design }) {
   const corner = design.adMark === 'byline' || !picture ? undefined : design.adMark.split('-');
   const tiles = Array.from({ length: design.columns * design.rows }, (_, slot) => ({
     slot,
-    sample: SAMPLES[slot % SAMPLES.length] ?? SAMPLES[0],
+    sample: SAMPLES[slot % SAMPLES.length] ?? SAMPLE_TEASERS[0],
   }));
   const mark: CSSProperties = corner
     ? { position: 'absolute', [corner[0] ?? 'top']: 4, [corner[1] ?? 'left']: 4, background: design.background }
     : {};
   return (
-    <div className="design-preview" role="img" aria-label="Live preview of the block" style={{ fontFamily: font }}>
+    <div className="design-preview" role="img" aria-label={t('design.preview')} style={{ fontFamily: font }}>
       {design.heading !== '' && <div style={{ height: 28, lineHeight: '28px', fontWeight: 700 }}>{design.heading}</div>}
       <div
         style={{
@@ -65,7 +85,7 @@ function DesignPreview({ design }: { design: Design }) {
         }}
       >
         {tiles.map(({ slot: index, sample }) => {
-          const [domain, title, price] = sample;
+          const { domain, title, price } = sample;
           return (
             <div key={index} style={{ height: tile, overflow: 'hidden', fontSize: 12, lineHeight: '18px', position: 'relative' }}>
               {picture > 0 && (
@@ -83,7 +103,7 @@ function DesignPreview({ design }: { design: Design }) {
               )}
               <div style={{ height: 18, marginTop: picture ? 6 : 0, overflow: 'hidden' }}>
                 <span className="design-ad-mark" style={mark}>
-                  Ad
+                  {AD_MARK}
                 </span>{' '}
                 {domain}
               </div>
@@ -96,9 +116,11 @@ function DesignPreview({ design }: { design: Design }) {
                   overflow: 'hidden',
                 }}
               >
-                {title}
+                {t(title)}
               </div>
-              <div style={{ color: design.priceColor, height: line, lineHeight: `${line}px` }}>{price}</div>
+              <div style={{ color: design.priceColor, height: line, lineHeight: `${line}px` }}>
+                {price > 0 && t('preview.sample.price', { price: money(price) })}
+              </div>
             </div>
           );
         })}
@@ -114,6 +136,7 @@ function DesignPreview({ design }: { design: Design }) {
  * after changing the grid, heading, picture shape or title size).
  */
 export function BlockDesignEditor({ block }: { block: Block }) {
+  const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
   const [design, setDesign] = useState<Design>(block.design ?? DEFAULT);
   const [saved, setSaved] = useState(false);
@@ -155,72 +178,61 @@ export function BlockDesignEditor({ block }: { block: Block }) {
     />
   );
   return (
-    <form className="block-design" onSubmit={submit} aria-label={`Design of ${block.title}`}>
+    <form className="block-design" onSubmit={submit} aria-label={t('design.form', { title: block.title })}>
       {general && <Notice kind="error">{problem(save.error)}</Notice>}
       {errors.design && <Notice kind="error">{errors.design}</Notice>}
-      {saved && !save.isPending && <Notice kind="ok">Saved. If the size changed, paste the block’s code again.</Notice>}
+      {saved && !save.isPending && <Notice kind="ok">{t('design.saved')}</Notice>}
       <div className="inline-form">
-        {number('columns', 'Columns', 1, 6)}
-        {number('rows', 'Rows', 1, 5)}
+        {number('columns', t('design.columns'), 1, 6)}
+        {number('rows', t('design.rows'), 1, 5)}
         <Field
-          label="Heading"
+          label={t('design.heading')}
           name={`heading-${block.id}`}
           maxLength={60}
           value={design.heading}
-          hint="Empty: none."
+          hint={t('design.headingHint')}
           onChange={(event) => set('heading', event.target.value)}
         />
-        <Field label="Font" name={`font-${block.id}`}>
+        <Field label={t('design.font')} name={`font-${block.id}`}>
           <select
             id={`field-font-${block.id}`}
             value={design.font}
             onChange={(event) => set('font', event.target.value as Design['font'])}
           >
-            {Object.keys(FONTS).map((font) => (
-              <option key={font} value={font}>
-                {font}
-              </option>
-            ))}
+            <Options names={translatedNames(FONT_NAMES, t)} />
           </select>
         </Field>
-        {number('titleSize', 'Title size (px)', 10, 24)}
-        {color('textColor', 'Text colour')}
-        {color('priceColor', 'Price colour')}
-        {color('background', 'Background')}
-        <Field label="Picture" name={`imageShape-${block.id}`}>
+        {number('titleSize', t('design.titleSize'), 10, 24)}
+        {color('textColor', t('design.textColor'))}
+        {color('priceColor', t('design.priceColor'))}
+        {color('background', t('design.background'))}
+        <Field label={t('design.picture')} name={`imageShape-${block.id}`}>
           <select
             id={`field-imageShape-${block.id}`}
             value={design.imageShape}
             onChange={(event) => set('imageShape', event.target.value as Design['imageShape'])}
           >
-            <option value="square">Square</option>
-            <option value="wide">Wide (16:9)</option>
-            <option value="round">Round</option>
-            <option value="none">None</option>
+            <Options names={translatedNames(PICTURE_NAMES, t)} />
           </select>
         </Field>
-        <Field label="“Ad” mark" name={`adMark-${block.id}`}>
+        <Field label={t('design.adMark', { mark: AD_MARK })} name={`adMark-${block.id}`}>
           <select
             id={`field-adMark-${block.id}`}
             value={design.adMark}
             onChange={(event) => set('adMark', event.target.value as Design['adMark'])}
           >
-            <option value="byline">Beside the domain</option>
-            <option value="top-left">Picture, top left</option>
-            <option value="top-right">Picture, top right</option>
-            <option value="bottom-left">Picture, bottom left</option>
-            <option value="bottom-right">Picture, bottom right</option>
+            <Options names={translatedNames(AD_MARK_PLACES, t)} />
           </select>
         </Field>
       </div>
       <DesignPreview design={design} />
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save design'}
+          {save.isPending ? t('saving') : t('design.save')}
         </button>
         {block.design && (
           <button type="button" onClick={() => save.mutate({ design: null })} disabled={save.isPending}>
-            Remove design
+            {t('design.remove')}
           </button>
         )}
       </div>

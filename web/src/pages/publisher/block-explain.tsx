@@ -1,27 +1,29 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { count, fineMoney } from '../../format.ts';
 
 const DEVICES = [
-  { value: 'desktop', label: 'Desktop' },
-  { value: 'mobile', label: 'Phone' },
-  { value: 'tablet', label: 'Tablet' },
+  { value: 'desktop', label: 'explain.device.desktop' },
+  { value: 'mobile', label: 'explain.device.mobile' },
+  { value: 'tablet', label: 'explain.device.tablet' },
 ] as const;
 
 /** The serving engine's reason codes (docs/adr/0019), as a publisher reads them about others' ads. */
-const KEPT_OUT: Record<string, string> = {
-  balance: 'the advertiser’s balance is spent',
-  budget: 'the campaign’s daily budget is spent',
-  daily_limit: 'the campaign’s daily click limit is reached',
-  geo: 'they target other countries',
-  audience: 'retargeting: the visitor is not in their audience',
-  page_repeat: 'already shown on this page',
-  frequency: 'the visitor reached their frequency cap',
-  schedule: 'outside their campaign’s hours',
-  filtered: 'another filter of the request',
-};
+const KEPT_OUT = {
+  balance: 'explain.keptOut.balance',
+  budget: 'explain.keptOut.budget',
+  daily_limit: 'explain.keptOut.dailyLimit',
+  geo: 'explain.keptOut.geo',
+  audience: 'explain.keptOut.audience',
+  page_repeat: 'explain.keptOut.pageRepeat',
+  frequency: 'explain.keptOut.frequency',
+  schedule: 'explain.keptOut.schedule',
+  filtered: 'explain.keptOut.filtered',
+} as const;
+const isKnownReason = (reason: string): reason is keyof typeof KEPT_OUT => reason in KEPT_OUT;
 
 /**
  * What would fill a block now for a visitor of no known country on the chosen device, and how
@@ -29,6 +31,7 @@ const KEPT_OUT: Record<string, string> = {
  * (unlike loading the block's real code).
  */
 export function BlockExplanation({ blockId, title }: { blockId: number; title: string }) {
+  const { t } = useTranslation('publisher');
   const [device, setDevice] = useState<(typeof DEVICES)[number]['value']>('desktop');
   const group = useId();
   const explanation = useQuery({
@@ -38,8 +41,8 @@ export function BlockExplanation({ blockId, title }: { blockId: number; title: s
   });
   const result = explanation.data;
   return (
-    <section className="block-explain" aria-label={`What would show in ${title} now`}>
-      <span className="preview-widths" role="radiogroup" aria-label="Device of the visitor">
+    <section className="block-explain" aria-label={t('explain.region', { title })}>
+      <span className="preview-widths" role="radiogroup" aria-label={t('explain.device')}>
         {DEVICES.map((entry) => (
           <label key={entry.value}>
             <input
@@ -49,18 +52,21 @@ export function BlockExplanation({ blockId, title }: { blockId: number; title: s
               checked={device === entry.value}
               onChange={() => setDevice(entry.value)}
             />
-            {entry.label}
+            {t(entry.label)}
           </label>
         ))}
       </span>
       {explanation.error && <Notice kind="error">{problem(explanation.error)}</Notice>}
-      {explanation.isPending && <p className="loading">Asking serving…</p>}
+      {explanation.isPending && <p className="loading">{t('explain.asking')}</p>}
       {result && (
         <>
           <p>
             {result.eligible === 0
-              ? 'No ad competes for this visitor now: the block would stay empty.'
-              : `${count(result.eligible)} ${result.eligible === 1 ? 'ad competes' : 'ads compete'} for ${result.teaserCount === 1 ? 'its one place' : `its ${result.teaserCount} places`}; ads are ranked by what they would earn per thousand views.`}
+              ? t('explain.none')
+              : t('explain.competing', {
+                  ads: t('explain.ads', { count: result.eligible, ads: count(result.eligible) }),
+                  places: t('explain.places', { count: result.teaserCount, places: count(result.teaserCount) }),
+                })}
           </p>
           {result.teasers.length > 0 && (
             <ol className="would-show">
@@ -68,7 +74,7 @@ export function BlockExplanation({ blockId, title }: { blockId: number; title: s
                 <li key={teaser.id}>
                   <strong>{teaser.title}</strong>{' '}
                   <span className="sub">
-                    {teaser.domain} · {fineMoney(teaser.score)} per 1,000 views
+                    {teaser.domain} · {t('explain.score', { score: fineMoney(teaser.score) })}
                   </span>
                 </li>
               ))}
@@ -76,11 +82,11 @@ export function BlockExplanation({ blockId, title }: { blockId: number; title: s
           )}
           {result.filtered.length > 0 && (
             <>
-              <p>Ads in serving that would not show here, and why:</p>
+              <p>{t('explain.keptOut')}</p>
               <ul className="kept-out">
                 {result.filtered.map((entry) => (
                   <li key={entry.reason}>
-                    {count(entry.count)}: {KEPT_OUT[entry.reason] ?? entry.reason}
+                    {count(entry.count)}: {isKnownReason(entry.reason) ? t(KEPT_OUT[entry.reason]) : entry.reason}
                   </li>
                 ))}
               </ul>

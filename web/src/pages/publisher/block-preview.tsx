@@ -1,22 +1,34 @@
 import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { money } from '../../format.ts';
 
-/** Invented teasers: a preview must not ask the serving engine, which would count the views. */
-const SAMPLES = [
-  { domain: 'shoes.example', title: 'Running shoes at half price this week', price: 59.9 },
-  { domain: 'travel.example', title: 'Seven islands you can still visit in spring', price: 0 },
-  { domain: 'bank.example', title: 'A savings account that pays from day one', price: 0 },
-  { domain: 'garden.example', title: 'The tomato seeds gardeners order twice', price: 4.5 },
-  { domain: 'phones.example', title: 'This phone lasts three days on one charge', price: 299 },
-  { domain: 'courses.example', title: 'Learn Spanish in ten minutes a day', price: 0 },
-  { domain: 'kitchen.example', title: 'Knives chefs keep sharp for years', price: 89 },
-  { domain: 'cars.example', title: 'Compare insurance in two minutes', price: 0 },
-];
+/**
+ * The disclosure the embed script writes on every teaser and list (src/modules/serving/teaser-render.ts),
+ * in English whatever the publisher's language: the previews show what visitors will see, so they
+ * take these words from here, not from the catalogue.
+ */
+export const AD_MARK = 'Ad';
+const SPONSORED = 'Sponsored';
+
+/**
+ * Invented teasers: a preview must not ask the serving engine, which would count the views. Their
+ * headlines stand for advertisers' texts, so they are in the publisher's language.
+ */
+export const SAMPLE_TEASERS = [
+  { domain: 'shoes.example', title: 'preview.sample.shoes', price: 59.9 },
+  { domain: 'travel.example', title: 'preview.sample.travel', price: 0 },
+  { domain: 'bank.example', title: 'preview.sample.bank', price: 0 },
+  { domain: 'garden.example', title: 'preview.sample.garden', price: 4.5 },
+  { domain: 'phones.example', title: 'preview.sample.phones', price: 299 },
+  { domain: 'courses.example', title: 'preview.sample.courses', price: 0 },
+  { domain: 'kitchen.example', title: 'preview.sample.kitchen', price: 89 },
+  { domain: 'cars.example', title: 'preview.sample.cars', price: 0 },
+] as const;
 
 const WIDTHS = [
-  { id: 'phone', label: 'Phone', width: 360 },
-  { id: 'column', label: 'Article column', width: 680 },
-  { id: 'wide', label: 'Full width', width: 0 },
+  { id: 'phone', label: 'preview.width.phone', width: 360 },
+  { id: 'column', label: 'preview.width.column', width: 680 },
+  { id: 'wide', label: 'preview.width.full', width: 0 },
 ] as const;
 
 /**
@@ -27,10 +39,11 @@ const WIDTHS = [
  * script a frame's srcdoc would need, and a real teaser request would count as views of real ads.
  */
 export function BlockPreview({ count, label }: { count: number; label: string }) {
+  const { t } = useTranslation('publisher');
   const group = useId();
   const [width, setWidth] = useState<(typeof WIDTHS)[number]['id']>('column');
   const teasers = Array.from({ length: Math.max(1, Math.min(count, 20)) }, (_, index) => ({
-    ...(SAMPLES[index % SAMPLES.length] ?? { domain: 'shop.example', title: 'A headline', price: 0 }),
+    ...(SAMPLE_TEASERS[index % SAMPLE_TEASERS.length] ?? SAMPLE_TEASERS[0]),
     key: index,
   }));
   const chosen = WIDTHS.find((entry) => entry.id === width);
@@ -38,7 +51,7 @@ export function BlockPreview({ count, label }: { count: number; label: string })
     <figure className="block-preview">
       <figcaption>
         <span>{label}</span>
-        <span className="preview-widths" role="radiogroup" aria-label={`Width of the ${label.toLowerCase()}`}>
+        <span className="preview-widths" role="radiogroup" aria-label={t('preview.widths', { label })}>
           {WIDTHS.map((entry) => (
             <label key={entry.id}>
               <input
@@ -48,7 +61,7 @@ export function BlockPreview({ count, label }: { count: number; label: string })
                 checked={width === entry.id}
                 onChange={() => setWidth(entry.id)}
               />
-              {entry.label}
+              {t(entry.label)}
             </label>
           ))}
         </span>
@@ -59,17 +72,19 @@ export function BlockPreview({ count, label }: { count: number; label: string })
           <span />
           <span />
         </p>
-        <ul className="nativa-teasers" aria-label="Sponsored">
+        <ul className="nativa-teasers" aria-label={SPONSORED}>
           {teasers.map((teaser) => (
             <li className="nativa-teaser" key={teaser.key}>
               <span className="nativa-link">
-                <span className={`nativa-sample-image sample-${teaser.key % 4}`} role="img" aria-label={teaser.title} />
+                <span className={`nativa-sample-image sample-${teaser.key % 4}`} role="img" aria-label={t(teaser.title)} />
                 <span className="nativa-byline">
-                  <span className="nativa-ad-mark">Ad</span>
+                  <span className="nativa-ad-mark">{AD_MARK}</span>
                   <span className="nativa-domain">{teaser.domain}</span>
                 </span>
-                <span className="nativa-title">{teaser.title}</span>
-                {teaser.price > 0 && <span className="nativa-price">from {money(teaser.price)}</span>}
+                <span className="nativa-title">{t(teaser.title)}</span>
+                {teaser.price > 0 && (
+                  <span className="nativa-price">{t('preview.sample.price', { price: money(teaser.price) })}</span>
+                )}
               </span>
             </li>
           ))}

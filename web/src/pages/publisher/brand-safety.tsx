@@ -1,6 +1,7 @@
 import { pages } from '@nativa/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { amountInput, currentPlatform, parseAmount } from '../../format.ts';
@@ -27,6 +28,7 @@ function useProductCategories() {
  * campaigns filed under one, or ads filed under one, never show on its blocks.
  */
 export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: readonly number[] }) {
+  const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
   const categories = useProductCategories();
   const [chosen, setChosen] = useState<readonly number[]>(refused);
@@ -59,11 +61,11 @@ export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: 
   );
   return (
     <form className="card brand-safety" onSubmit={submit} noValidate aria-labelledby="brand-safety-title">
-      <h2 id="brand-safety-title">Brand safety</h2>
-      <p className="hint">Ads in the categories you tick never show on this site’s blocks.</p>
+      <h2 id="brand-safety-title">{t('brandSafety.title')}</h2>
+      <p className="hint">{t('brandSafety.hint')}</p>
       {(categories.error || general) && <Notice kind="error">{problem(categories.error ?? save.error)}</Notice>}
       <fieldset className="families" aria-describedby={errors.refusedCategories ? 'refusedCategories-error' : undefined}>
-        <legend>Refused categories</legend>
+        <legend>{t('brandSafety.refused')}</legend>
         {roots.map((root) => {
           const children = all.filter((category) => category.parent_id === root.id);
           return (
@@ -83,9 +85,9 @@ export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: 
       </fieldset>
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save refused categories'}
+          {save.isPending ? t('saving') : t('brandSafety.save')}
         </button>
-        <span role="status">{saved && 'Saved.'}</span>
+        <span role="status">{saved && t('saved')}</span>
       </div>
     </form>
   );
@@ -96,6 +98,7 @@ export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: 
  * not compete on it, and no click on it costs less. Empty clears it.
  */
 export function BlockFloor({ block }: { block: Block }) {
+  const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState(block.minCpc === undefined ? '' : amountInput(block.minCpc));
   const [local, setLocal] = useState<string | null>(null);
@@ -123,17 +126,17 @@ export function BlockFloor({ block }: { block: Block }) {
   };
   const name = `minCpc-${block.id}`;
   return (
-    <form className="inline-form block-floor" onSubmit={submit} noValidate aria-label={`Minimum CPC of ${block.title}`}>
+    <form className="inline-form block-floor" onSubmit={submit} noValidate aria-label={t('floor.form', { title: block.title })}>
       {fields.general && <Notice kind="error">{problem(save.error)}</Notice>}
       <Field
-        label="Minimum price of a click"
+        label={t('floor.label')}
         name={name}
         inputMode="decimal"
         autoComplete="off"
         maxLength={20}
         value={amount}
         error={local ?? fields.errors.minCpc}
-        hint={`In ${currentPlatform().currency}, written as you would ${amountInput(0.25)}; empty for none. Ads bidding less do not show here.`}
+        hint={t('floor.hint', { currency: currentPlatform().currency, example: amountInput(0.25) })}
         onChange={(event) => {
           setLocal(null);
           save.reset();
@@ -142,9 +145,14 @@ export function BlockFloor({ block }: { block: Block }) {
         }}
       />
       <button type="submit" disabled={save.isPending}>
-        Save minimum<span className="visually-hidden"> of {block.title}</span>
+        <Trans
+          t={t}
+          i18nKey="floor.save"
+          values={{ title: block.title }}
+          components={{ hidden: <span className="visually-hidden" /> }}
+        />
       </button>
-      <span role="status">{save.isSuccess && 'Saved.'}</span>
+      <span role="status">{save.isSuccess && t('saved')}</span>
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
@@ -11,6 +12,7 @@ import { SITE_STATUS, usePublisherStatistics, useSites } from './publisher-data.
 import { SiteStatusBadge, useIncomeSeries } from './publisher-ui.tsx';
 
 export function PublisherOverviewPage({ user }: { user: User }) {
+  const { t } = useTranslation('publisher');
   const period = usePeriod();
   const day = today();
   const todays = usePublisherStatistics({ from: day, to: day });
@@ -27,7 +29,7 @@ export function PublisherOverviewPage({ user }: { user: User }) {
   return (
     <>
       <div className="page-head">
-        <h1>Overview</h1>
+        <h1>{t('overview.title')}</h1>
         <div className="pickers">
           <PeriodPicker />
           <CompareToggle />
@@ -36,51 +38,51 @@ export function PublisherOverviewPage({ user }: { user: User }) {
       {(statistics.error || todays.error || sites.error) && (
         <Notice kind="error">{problem(statistics.error ?? todays.error ?? sites.error)}</Notice>
       )}
-      <section className="tiles" aria-label="Figures">
-        <Tile label="Balance" value={fineMoney(user.balance)} note="earned, not yet paid out" />
-        <Tile label="Earned today" value={todays.data ? fineMoney(todays.data.totals.income) : '…'} />
+      <section className="tiles" aria-label={t('overview.figures')}>
+        <Tile label={t('overview.balance')} value={fineMoney(user.balance)} note={t('overview.balanceNote')} />
+        <Tile label={t('overview.earnedToday')} value={todays.data ? fineMoney(todays.data.totals.income) : '…'} />
         <Tile
-          label="Earned in the period"
+          label={t('overview.earnedInPeriod')}
           value={totals ? fineMoney(totals.income) : '…'}
           note={totals && change(totals.income, was?.income)}
         />
         <Tile
-          label="Clicks in the period"
+          label={t('overview.clicksInPeriod')}
           value={totals ? count(totals.clicks) : '…'}
           note={totals && change(totals.clicks, was?.clicks)}
         />
         <Tile
-          label="Views in the period"
+          label={t('overview.viewsInPeriod')}
           value={totals ? count(totals.views) : '…'}
           note={totals && change(totals.views, was?.views)}
         />
         <Tile
-          label="Income per 1000 views"
+          label={t('figures.incomePerThousandViews')}
           value={totals ? fineMoney(totals.cpm) : '…'}
           note={totals && change(totals.cpm, was?.cpm)}
         />
       </section>
       {sites.isSuccess && sites.data.length === 0 && (
         <section className="card next-step">
-          <h2>Start earning</h2>
+          <h2>{t('overview.start.title')}</h2>
           <ol>
-            <li>Add your site; an operator approves it.</li>
-            <li>Create a block and paste its code where the teasers belong.</li>
-            <li>Every billed click of a visitor adds your share to the balance.</li>
+            <li>{t('overview.start.addSite')}</li>
+            <li>{t('overview.start.createBlock')}</li>
+            <li>{t('overview.start.earn')}</li>
           </ol>
           <Link href="/publisher/sites?add=1" className="button primary">
-            Add a site
+            {t('sites.add')}
           </Link>
         </section>
       )}
       {waiting.length > 0 && (
         <section className="card" aria-labelledby="waiting-title">
-          <h2 id="waiting-title">Sites not showing teasers</h2>
+          <h2 id="waiting-title">{t('overview.waiting')}</h2>
           <ul className="site-notes">
             {waiting.map((site) => (
               <li key={site.id}>
                 <Link href={`/publisher/sites/${site.id}`}>{site.url}</Link> <SiteStatusBadge status={site.status} />
-                <p className="hint">{SITE_STATUS[site.status].meaning}</p>
+                <p className="hint">{t(SITE_STATUS[site.status].meaning)}</p>
               </li>
             ))}
           </ul>
@@ -88,12 +90,10 @@ export function PublisherOverviewPage({ user }: { user: User }) {
       )}
       <section className="card">
         <div className="section-head flush">
-          <h2>Income and clicks per day</h2>
-          <Link href={`/publisher/statistics${location.search}`}>Details by site and block</Link>
+          <h2>{t('overview.daily')}</h2>
+          <Link href={`/publisher/statistics${location.search}`}>{t('overview.details')}</Link>
         </div>
-        {statistics.data && (
-          <DailyChart days={statistics.data.daily.days} series={series} label="Daily income and clicks over the period" />
-        )}
+        {statistics.data && <DailyChart days={statistics.data.daily.days} series={series} label={t('overview.chart')} />}
       </section>
     </>
   );

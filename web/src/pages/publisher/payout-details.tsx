@@ -1,31 +1,34 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice, Options } from '../../components/controls.tsx';
 import { Tile } from '../../components/figures.tsx';
 import { fineMoney, moment } from '../../format.ts';
+import { translatedNames } from './publisher-ui.tsx';
 
 const METHODS = {
-  bank_transfer: 'Bank transfer',
-  paypal: 'PayPal',
-  wise: 'Wise',
-  crypto: 'Crypto wallet',
-  other: 'Other',
+  bank_transfer: 'payoutDetails.method.bankTransfer',
+  paypal: 'payoutDetails.method.paypal',
+  wise: 'payoutDetails.method.wise',
+  crypto: 'payoutDetails.method.crypto',
+  other: 'payoutDetails.method.other',
 } as const;
 type Method = keyof typeof METHODS;
 
-const ACCOUNT_HINTS: Record<Method, string> = {
-  bank_transfer: 'IBAN and BIC, or account number and bank code.',
-  paypal: 'The e-mail address of your PayPal account.',
-  wise: 'The e-mail address or account details of your Wise account.',
-  crypto: 'The wallet address and its network.',
-  other: 'How and where to pay you.',
-};
+const ACCOUNT_HINTS = {
+  bank_transfer: 'payoutDetails.accountHint.bankTransfer',
+  paypal: 'payoutDetails.accountHint.paypal',
+  wise: 'payoutDetails.accountHint.wise',
+  crypto: 'payoutDetails.accountHint.crypto',
+  other: 'payoutDetails.accountHint.other',
+} as const satisfies Record<Method, string>;
 
 const SUMMARY = ['payout-summary'] as const;
 
 /** What the next payout will pay, the platform's minimum, and where the publisher is paid. */
 export function PayoutDetails() {
+  const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
   const summary = useQuery({ queryKey: SUMMARY, queryFn: () => data(api.GET('/api/webmaster/payout-summary')) });
   const [form, setForm] = useState<{ method: Method; holder: string; account: string } | null>(null);
@@ -54,52 +57,56 @@ export function PayoutDetails() {
   const reason = !current
     ? ''
     : current.details === null
-      ? 'Give your payout details below to be paid.'
+      ? t('payoutDetails.reason.noDetails')
       : current.balance < current.minimum
-        ? `Paid once your balance reaches ${fineMoney(current.minimum)}.`
-        : 'Paid at the next payout run.';
+        ? t('payoutDetails.reason.belowMinimum', { minimum: fineMoney(current.minimum) })
+        : t('payoutDetails.reason.nextRun');
   return (
     <>
-      <section className="tiles" aria-label="Next payout">
-        <Tile label="Will be paid" value={current ? fineMoney(current.payable) : '…'} note={reason} />
-        <Tile label="Minimum payout" value={current ? fineMoney(current.minimum) : '…'} note="set by the network" />
+      <section className="tiles" aria-label={t('payoutDetails.next')}>
+        <Tile label={t('payoutDetails.willBePaid')} value={current ? fineMoney(current.payable) : '…'} note={reason} />
+        <Tile
+          label={t('payoutDetails.minimum')}
+          value={current ? fineMoney(current.minimum) : '…'}
+          note={t('payoutDetails.minimumNote')}
+        />
       </section>
       {summary.error && <Notice kind="error">{problem(summary.error)}</Notice>}
       <section className="card" aria-labelledby="payout-details-title">
-        <h2 id="payout-details-title">Payout details</h2>
-        {current?.details && <p className="hint">Last changed {moment(current.details.updated)}.</p>}
+        <h2 id="payout-details-title">{t('payoutDetails.title')}</h2>
+        {current?.details && <p className="hint">{t('payoutDetails.lastChanged', { when: moment(current.details.updated) })}</p>}
         <form onSubmit={submit} noValidate className="payout-details">
           <div className="field">
-            <label htmlFor="field-method">Method</label>
+            <label htmlFor="field-method">{t('payoutDetails.method')}</label>
             <select id="field-method" value={shown.method} onChange={(event) => set('method', event.target.value)}>
-              <Options names={METHODS} />
+              <Options names={translatedNames(METHODS, t)} />
             </select>
           </div>
           <Field
-            label="Account holder"
+            label={t('payoutDetails.holder')}
             name="holder"
             maxLength={200}
             autoComplete="name"
             value={shown.holder}
-            error={errors.holder ? 'Write whose account it is.' : undefined}
+            error={errors.holder ? t('payoutDetails.holderError') : undefined}
             onChange={(event) => set('holder', event.target.value)}
           />
           <Field
-            label="Account"
+            label={t('payoutDetails.account')}
             name="account"
             maxLength={500}
             value={shown.account}
-            hint={ACCOUNT_HINTS[shown.method]}
-            error={errors.account ? 'Write where to pay you.' : undefined}
+            hint={t(ACCOUNT_HINTS[shown.method])}
+            error={errors.account ? t('payoutDetails.accountError') : undefined}
             onChange={(event) => set('account', event.target.value)}
           />
           <div className="actions">
             <button type="submit" className="primary" disabled={save.isPending || form === null}>
-              Save payout details
+              {t('payoutDetails.save')}
             </button>
           </div>
         </form>
-        {save.isSuccess && <Notice kind="ok">Saved. The operators pay to these details from now on.</Notice>}
+        {save.isSuccess && <Notice kind="ok">{t('payoutDetails.saved')}</Notice>}
       </section>
     </>
   );

@@ -1,5 +1,6 @@
 import { pages } from '@nativa/sdk';
 import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { api, problem } from '../../api.ts';
 import { ListStatus, Notice } from '../../components/controls.tsx';
 import { Tile } from '../../components/figures.tsx';
@@ -8,15 +9,21 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import type { User } from '../../session.ts';
 import { PayoutDetails } from './payout-details.tsx';
+import { translatedNames } from './publisher-ui.tsx';
 
 const PAYOUT_STATUS = {
-  pending: { label: 'On its way', className: 's0' },
-  paid: { label: 'Paid', className: 's1' },
-  cancelled: { label: 'Cancelled, back in the balance', className: 's2' },
+  pending: { label: 'payouts.status.pending', className: 's0' },
+  paid: { label: 'payouts.status.paid', className: 's1' },
+  cancelled: { label: 'payouts.status.cancelled', className: 's2' },
 } as const;
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, newest first. */
-const PAYOUT_SORTS = { '': 'Newest first', created: 'Oldest first', '-amount': 'Largest first', amount: 'Smallest first' };
+const PAYOUT_SORTS = {
+  '': 'payouts.sort.newest',
+  created: 'payouts.sort.oldest',
+  '-amount': 'payouts.sort.largest',
+  amount: 'payouts.sort.smallest',
+} as const;
 
 /** The publisher's payouts (every page), searched and ordered by the server as `order` asks. */
 function usePayouts(order: { q?: string; sort?: string }) {
@@ -34,8 +41,10 @@ function usePayouts(order: { q?: string; sort?: string }) {
 }
 
 export function PayoutsPage({ user }: { user: User }) {
+  const { t } = useTranslation('publisher');
+  const sorts = translatedNames(PAYOUT_SORTS, t);
   // The tiles add up every payout; the table shows the ones searched for, in the order asked.
-  const order = useListOrder(PAYOUT_SORTS);
+  const order = useListOrder(sorts);
   const payouts = usePayouts({});
   const listed = usePayouts(order.query);
   // Micro-units, so that sums of amounts with four fraction digits stay exact.
@@ -46,35 +55,40 @@ export function PayoutsPage({ user }: { user: User }) {
   return (
     <>
       <div className="page-head">
-        <h1>Payouts</h1>
+        <h1>{t('payouts.title')}</h1>
       </div>
-      <section className="tiles" aria-label="Money">
-        <Tile label="Balance" value={fineMoney(user.balance)} note="earned, not yet paid out" />
-        <Tile label="On its way" value={payouts.data ? fineMoney(total('pending')) : '…'} note="recorded, not yet sent" />
-        <Tile label="Paid out" value={payouts.data ? fineMoney(total('paid')) : '…'} note="since the account opened" />
+      <section className="tiles" aria-label={t('payouts.money')}>
+        <Tile label={t('overview.balance')} value={fineMoney(user.balance)} note={t('overview.balanceNote')} />
+        <Tile
+          label={t('payouts.status.pending')}
+          value={payouts.data ? fineMoney(total('pending')) : '…'}
+          note={t('payouts.pendingNote')}
+        />
+        <Tile
+          label={t('payouts.paidOut')}
+          value={payouts.data ? fineMoney(total('paid')) : '…'}
+          note={t('payouts.paidOutNote')}
+        />
       </section>
-      <p className="lead">
-        Your share of every billed click goes into the balance. The network’s operators pay it out to your wallet; a recorded
-        payout leaves the balance at once, and a cancelled one comes back to it.
-      </p>
+      <p className="lead">{t('payouts.lead')}</p>
       <PayoutDetails />
       {payouts.error && <Notice kind="error">{problem(payouts.error)}</Notice>}
-      <h2>Payouts</h2>
+      <h2>{t('payouts.title')}</h2>
       <div className="toolbar">
-        <ListOrderControls subject="payouts" placeholder="Search by wallet" sorts={PAYOUT_SORTS} />
+        <ListOrderControls subject={t('payouts.subject')} placeholder={t('payouts.search')} sorts={sorts} />
       </div>
       {listed.error && <Notice kind="error">{problem(listed.error)}</Notice>}
-      <ScrollRegion label="Payouts">
+      <ScrollRegion label={t('payouts.title')}>
         <table>
-          <caption className="visually-hidden">Payouts</caption>
+          <caption className="visually-hidden">{t('payouts.title')}</caption>
           <thead>
             <tr>
-              <th scope="col">Recorded</th>
-              <th scope="col">Wallet</th>
+              <th scope="col">{t('payouts.column.recorded')}</th>
+              <th scope="col">{t('payouts.column.wallet')}</th>
               <th scope="col" className="num">
-                Amount
+                {t('payouts.column.amount')}
               </th>
-              <th scope="col">Status</th>
+              <th scope="col">{t('sites.status')}</th>
             </tr>
           </thead>
           <tbody>
@@ -84,14 +98,16 @@ export function PayoutsPage({ user }: { user: User }) {
                 <td className="wallet">{payout.wallet}</td>
                 <td className="num">{fineMoney(payout.amount)}</td>
                 <td>
-                  <span className={`status ${PAYOUT_STATUS[payout.status].className}`}>{PAYOUT_STATUS[payout.status].label}</span>
+                  <span className={`status ${PAYOUT_STATUS[payout.status].className}`}>
+                    {t(PAYOUT_STATUS[payout.status].label)}
+                  </span>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
         <ListStatus query={listed} empty={listed.data?.length === 0}>
-          {order.query.q ? 'No payout matches the search.' : 'No payouts yet.'}
+          {order.query.q ? t('payouts.noMatch') : t('payouts.empty')}
         </ListStatus>
       </ScrollRegion>
     </>

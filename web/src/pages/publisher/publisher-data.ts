@@ -8,25 +8,24 @@ import { daysBetween } from '../../format.ts';
 export type Site = operations['getSite']['responses'][200]['content']['application/json'];
 export type SiteStatus = Site['status'];
 
-/** What each status means for the publisher: shown beside the site, so nobody waits without knowing why. */
-export const SITE_STATUS: Record<SiteStatus, { label: string; meaning: string }> = {
+/**
+ * What each status means for the publisher (`publisher` catalogue keys): shown beside the site, so
+ * nobody waits without knowing why; `summary` is the meaning's first sentence, for lists.
+ */
+export const SITE_STATUS = {
   moderation: {
-    label: 'In moderation',
-    meaning:
-      'An operator checks every new site before it shows teasers, usually within a working day. You can create blocks and paste their code now: they start showing teasers once the site is approved.',
+    label: 'siteStatus.moderation',
+    meaning: 'siteStatus.moderation.meaning',
+    summary: 'siteStatus.moderation.summary',
   },
-  active: { label: 'Active', meaning: 'Approved: its blocks show teasers and every billed click earns you money.' },
-  banned: {
-    label: 'Banned',
-    meaning:
-      'This site breaks the network’s rules. Its blocks show nothing and it cannot get new blocks; what it earned before stays in your balance. Write to support if you think this is a mistake.',
-  },
+  active: { label: 'siteStatus.active', meaning: 'siteStatus.active.meaning', summary: 'siteStatus.active.summary' },
+  banned: { label: 'siteStatus.banned', meaning: 'siteStatus.banned.meaning', summary: 'siteStatus.banned.summary' },
   unconfirmed: {
-    label: 'Not confirmed',
-    meaning:
-      'The operator could not confirm this site (it did not open, or it is not what was declared). Its blocks show nothing until it is confirmed; write to support once it is fixed.',
+    label: 'siteStatus.unconfirmed',
+    meaning: 'siteStatus.unconfirmed.meaning',
+    summary: 'siteStatus.unconfirmed.summary',
   },
-};
+} as const satisfies Record<SiteStatus, { label: string; meaning: string; summary: string }>;
 
 export interface DailyIncome {
   days: string[];

@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
 
 /** A site's ads.txt line to publish and its "never personalise" switch (docs/privacy.md). */
 export function SitePrivacy({ siteId }: { siteId: number }) {
+  const { t } = useTranslation('publisher');
   const client = useQueryClient();
   const key = ['sites', 'privacy', siteId];
   const privacy = useQuery({
@@ -24,23 +26,22 @@ export function SitePrivacy({ siteId }: { siteId: number }) {
   const current = privacy.data;
   return (
     <section className="card" aria-labelledby="privacy-title">
-      <h2 id="privacy-title">ads.txt and privacy</h2>
+      <h2 id="privacy-title">{t('privacy.title')}</h2>
       {(privacy.error || save.error) && <Notice kind="error">{problem(privacy.error ?? save.error)}</Notice>}
       {current && (
         <>
-          <p>Add this line to the ads.txt file at the root of your site, so buyers can see that Nativa sells your space:</p>
-          <CopyField label="ads.txt line" value={current.ads_txt_line} />
+          <p>
+            <Trans t={t} i18nKey="privacy.adsTxt" components={{ code: <code /> }} />
+          </p>
+          <CopyField label={t('privacy.adsTxtLine')} value={current.ads_txt_line} />
           <div className="switch-row">
             <Switch
               checked={current.never_personalise}
-              label="Never personalise ads on this site"
+              label={t('privacy.neverPersonalise')}
               disabled={save.isPending}
               onChange={(checked) => save.mutate(checked)}
             />
-            <span>
-              Never personalise: teasers on this site use no visitor id, no retargeting and no frequency caps, whatever visitors
-              consent to.
-            </span>
+            <span>{t('privacy.neverPersonaliseMeaning')}</span>
           </div>
         </>
       )}

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, isNotFound, noRetryOnRefusal, problem, useFormFields } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { CompareToggle, previousPeriod, useComparing } from '../../components/compare.tsx';
@@ -18,6 +19,7 @@ import { IncomeTiles, SiteStatusBadge, useIncomeSeries } from './publisher-ui.ts
 import { SitePrivacy } from './site-privacy.tsx';
 
 export function SitePage({ id }: { id: number }) {
+  const { t } = useTranslation('publisher');
   const period = usePeriod();
   const site = useQuery({
     queryKey: ['sites', 'one', id, period.from, period.to],
@@ -41,7 +43,12 @@ export function SitePage({ id }: { id: number }) {
 
   if (isNotFound(site.error)) {
     return (
-      <Missing what="Site" text={`There is no site ${id} in your account.`} back="/publisher/sites" backLabel="Back to sites" />
+      <Missing
+        what={t('site.missing.what')}
+        text={t('site.missing.text', { id })}
+        back="/publisher/sites"
+        backLabel={t('site.missing.back')}
+      />
     );
   }
   const current = site.data;
@@ -50,10 +57,10 @@ export function SitePage({ id }: { id: number }) {
   return (
     <>
       <p className="crumbs">
-        <Link href="/publisher/sites">Sites</Link> /
+        <Link href="/publisher/sites">{t('sites.title')}</Link> /
       </p>
       <div className="page-head">
-        <h1>{current ? current.url.replace(/^https?:\/\//, '') : 'Site'}</h1>
+        <h1>{current ? current.url.replace(/^https?:\/\//, '') : t('sites.column.site')}</h1>
         <div className="pickers">
           <PeriodPicker />
           <CompareToggle />
@@ -64,7 +71,7 @@ export function SitePage({ id }: { id: number }) {
         <>
           <div className={`status-box site-${status}`}>
             <SiteStatusBadge status={status} />
-            <p>{SITE_STATUS[status].meaning}</p>
+            <p>{t(SITE_STATUS[status].meaning)}</p>
           </div>
           <ModerationReason
             what="site"
@@ -73,11 +80,11 @@ export function SitePage({ id }: { id: number }) {
             resubmit={() => api.POST('/api/webmaster/sites/{id}/resubmit', { params: { path: { id } } })}
             onResubmitted={() => queryClient.invalidateQueries({ queryKey: ['sites'] })}
           />
-          <IncomeTiles label="Figures for the period" figures={current} previous={previous?.totals} />
+          <IncomeTiles label={t('site.figures')} figures={current} previous={previous?.totals} />
           {statistics.data && (
             <section className="card" aria-labelledby="site-daily-title">
-              <h2 id="site-daily-title">Income and clicks per day</h2>
-              <DailyChart days={statistics.data.daily.days} series={series} label="Daily income and clicks of this site" />
+              <h2 id="site-daily-title">{t('overview.daily')}</h2>
+              <DailyChart days={statistics.data.daily.days} series={series} label={t('site.chart')} />
             </section>
           )}
           <SitePrivacy siteId={id} />
@@ -87,10 +94,10 @@ export function SitePage({ id }: { id: number }) {
 
       <section aria-labelledby="blocks-title">
         <div className="section-head">
-          <h2 id="blocks-title">Blocks</h2>
+          <h2 id="blocks-title">{t('sites.column.blocks')}</h2>
           {current && status !== 'banned' && (
             <button type="button" className="primary" onClick={() => setAdding(!adding)} aria-expanded={adding}>
-              New block
+              {t('block.new')}
             </button>
           )}
         </div>
@@ -104,9 +111,7 @@ export function SitePage({ id }: { id: number }) {
             }}
           />
         )}
-        {current && blocks.length === 0 && !adding && (
-          <p className="empty">No blocks yet. A block is a place on your pages where teasers show.</p>
-        )}
+        {current && blocks.length === 0 && !adding && <p className="empty">{t('site.noBlocks')}</p>}
         <ul className="blocks">
           {blocks.map((block) => (
             <BlockCard key={block.id} block={block} siteId={id} fresh={block.id === created} />
@@ -118,6 +123,9 @@ export function SitePage({ id }: { id: number }) {
 }
 
 function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fresh: boolean }) {
+  const { t } = useTranslation('publisher');
+  const hidden = { hidden: <span className="visually-hidden" /> };
+  const title = { title: block.title };
   const [previewing, setPreviewing] = useState(fresh);
   const [explaining, setExplaining] = useState(false);
   const [designing, setDesigning] = useState(false);
@@ -125,28 +133,23 @@ function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fre
     <li className="card block" aria-labelledby={`block-${block.id}-title`}>
       <div className="block-head">
         <h3 id={`block-${block.id}-title`}>{block.title}</h3>
-        <span className="sub">
-          Block {block.id} · {count(block.count)} {block.count === 1 ? 'teaser' : 'teasers'}
-        </span>
+        <span className="sub">{t('block.summary', { id: block.id, count: block.count, teasers: count(block.count) })}</span>
         <Link href={`/publisher/statistics?site=${siteId}&block=${block.id}`} className="block-stats">
-          Statistics<span className="visually-hidden"> of {block.title}</span>
+          <Trans t={t} i18nKey="block.statistics" values={title} components={hidden} />
         </Link>
       </div>
-      {fresh && <Notice kind="ok">Block created. Paste its code where the teasers belong.</Notice>}
+      {fresh && <Notice kind="ok">{t('block.created')}</Notice>}
       <EmbedCode code={block.bn} title={block.title} id={block.id} />
       <button type="button" className="link" onClick={() => setPreviewing(!previewing)} aria-expanded={previewing}>
-        {previewing ? 'Hide preview' : 'Show preview'}
-        <span className="visually-hidden"> of {block.title}</span>
+        <Trans t={t} i18nKey={previewing ? 'block.preview.hide' : 'block.preview.show'} values={title} components={hidden} />
       </button>
-      {previewing && <BlockPreview count={block.count} label={`Preview of ${block.title}`} />}
+      {previewing && <BlockPreview count={block.count} label={t('block.preview.label', title)} />}
       <button type="button" className="link" onClick={() => setExplaining(!explaining)} aria-expanded={explaining}>
-        {explaining ? 'Hide what would show' : 'What would show here now'}
-        <span className="visually-hidden"> in {block.title}</span>
+        <Trans t={t} i18nKey={explaining ? 'block.explain.hide' : 'block.explain.show'} values={title} components={hidden} />
       </button>
       {explaining && <BlockExplanation blockId={block.id} title={block.title} />}
       <button type="button" className="link" onClick={() => setDesigning(!designing)} aria-expanded={designing}>
-        {designing ? 'Hide design' : 'Design'}
-        <span className="visually-hidden"> of {block.title}</span>
+        <Trans t={t} i18nKey={designing ? 'block.design.hide' : 'block.design.show'} values={title} components={hidden} />
       </button>
       {designing && <BlockDesignEditor block={block} />}
       <BlockFloor block={block} />
@@ -156,6 +159,7 @@ function BlockCard({ block, siteId, fresh }: { block: Block; siteId: number; fre
 
 /** The block's code in a read-only field (select it, or press Copy), as it goes into the page. */
 function EmbedCode({ code, title, id }: { code: string; title: string; id: number }) {
+  const { t } = useTranslation('publisher');
   const field = useRef<HTMLTextAreaElement>(null);
   const [copied, setCopied] = useState<'yes' | 'no' | ''>('');
   const copy = async () => {
@@ -170,7 +174,7 @@ function EmbedCode({ code, title, id }: { code: string; title: string; id: numbe
   };
   return (
     <div className="embed">
-      <label htmlFor={`code-${id}`}>Code to paste into your page</label>
+      <label htmlFor={`code-${id}`}>{t('block.code.label')}</label>
       <div className="embed-row">
         <textarea
           id={`code-${id}`}
@@ -182,18 +186,24 @@ function EmbedCode({ code, title, id }: { code: string; title: string; id: numbe
           onFocus={(event) => event.target.select()}
         />
         <button type="button" onClick={copy}>
-          Copy<span className="visually-hidden"> the code of {title}</span>
+          <Trans
+            t={t}
+            i18nKey="block.code.copy"
+            values={{ title }}
+            components={{ hidden: <span className="visually-hidden" /> }}
+          />
         </button>
       </div>
       <p className="hint" role="status">
-        {copied === 'yes' && 'Copied. Paste it where the teasers should appear, once per place.'}
-        {copied === 'no' && 'Your browser did not allow copying: the code is selected, press Ctrl+C (⌘C).'}
+        {copied === 'yes' && t('block.code.copied')}
+        {copied === 'no' && t('block.code.notCopied')}
       </p>
     </div>
   );
 }
 
 function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: () => void; onCreated: (id: number) => void }) {
+  const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
   const [form, setForm] = useState({ title: '', count: '4' });
   const create = useMutation({
@@ -212,17 +222,25 @@ function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: ()
   const { general, field, submit } = useFormFields(form, setForm, create);
   const teasers = Number(form.count);
   return (
-    <form className="card create-block" onSubmit={submit} noValidate aria-label="New block">
+    <form className="card create-block" onSubmit={submit} noValidate aria-label={t('block.new')}>
       <div className="form-grid">
-        <h3>New block</h3>
+        <h3>{t('block.new')}</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
-        <Field label="Name" hint="For you only, e.g. “Under the article”." required {...field('title')} />
-        <Field label="Teasers shown at once" type="number" min={1} max={20} hint="1 to 20." required {...field('count')} />
-        <FormActions submit="Create block" busy="Creating…" pending={create.isPending} onCancel={onDone} />
+        <Field label={t('block.field.name')} hint={t('block.field.nameHint')} required {...field('title')} />
+        <Field
+          label={t('block.field.count')}
+          type="number"
+          min={1}
+          max={20}
+          hint={t('block.field.countHint')}
+          required
+          {...field('count')}
+        />
+        <FormActions submit={t('block.submit')} busy={t('block.submitting')} pending={create.isPending} onCancel={onDone} />
       </div>
       <BlockPreview
         count={Number.isInteger(teasers) && teasers >= 1 && teasers <= 20 ? teasers : 4}
-        label="Preview of the new block"
+        label={t('block.preview.newLabel')}
       />
     </form>
   );

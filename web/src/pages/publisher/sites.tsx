@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFormFields } from '../../api.ts';
 import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
@@ -9,18 +10,25 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { SITE_STATUS, useSiteCategories, useSites } from './publisher-data.ts';
-import { SiteStatusBadge } from './publisher-ui.tsx';
+import { SiteStatusBadge, translatedNames } from './publisher-ui.tsx';
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
-const SITE_SORTS = { '': 'Oldest first', '-created': 'Newest first', url: 'Address A–Z', '-url': 'Address Z–A' };
+const SITE_SORTS = {
+  '': 'sites.sort.oldest',
+  '-created': 'sites.sort.newest',
+  url: 'sites.sort.addressAscending',
+  '-url': 'sites.sort.addressDescending',
+} as const;
 
 export function SitesPage() {
+  const { t } = useTranslation('publisher');
+  const sorts = translatedNames(SITE_SORTS, t);
   const period = usePeriod();
   const { query } = useLocation();
   const adding = query.get('add') === '1';
   const status = query.get('status') ?? '';
   // Searched and sorted by the server, like every list of the account.
-  const order = useListOrder(SITE_SORTS);
+  const order = useListOrder(sorts);
   const sites = useSites(period, { order: order.query });
   const categories = useSiteCategories();
   const categoryTitle = (id: string) => categories.data?.find((category) => String(category.id) === id)?.title ?? '';
@@ -28,37 +36,37 @@ export function SitesPage() {
   return (
     <>
       <div className="page-head">
-        <h1>Sites</h1>
+        <h1>{t('sites.title')}</h1>
         <PeriodPicker />
       </div>
       <div className="toolbar">
-        <ListOrderControls subject="sites" placeholder="Search by address" sorts={SITE_SORTS} />
+        <ListOrderControls subject={t('sites.subject')} placeholder={t('sites.search')} sorts={sorts} />
         <label>
-          <span className="visually-hidden">Status</span>
+          <span className="visually-hidden">{t('sites.status')}</span>
           <select value={status} onChange={(event) => setQuery({ status: event.target.value })}>
-            <option value="">All statuses</option>
+            <option value="">{t('sites.allStatuses')}</option>
             {Object.entries(SITE_STATUS).map(([value, { label }]) => (
               <option key={value} value={value}>
-                {label}
+                {t(label)}
               </option>
             ))}
           </select>
         </label>
         <button type="button" className="primary" onClick={() => setQuery({ add: adding ? '' : '1' })} aria-expanded={adding}>
-          Add a site
+          {t('sites.add')}
         </button>
       </div>
       {adding && <AddSite onDone={() => setQuery({ add: '' })} />}
       {sites.error && <Notice kind="error">{problem(sites.error)}</Notice>}
-      <ScrollRegion label="Sites">
+      <ScrollRegion label={t('sites.title')}>
         <table>
-          <caption className="visually-hidden">Your sites with their figures for the period</caption>
+          <caption className="visually-hidden">{t('sites.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Site</th>
-              <th scope="col">Status</th>
+              <th scope="col">{t('sites.column.site')}</th>
+              <th scope="col">{t('sites.status')}</th>
               <th scope="col" className="num">
-                Blocks
+                {t('sites.column.blocks')}
               </th>
               <FigureHeads figures={PUBLISHER_FIGURES} />
             </tr>
@@ -72,9 +80,7 @@ export function SitesPage() {
                 </th>
                 <td>
                   <SiteStatusBadge status={site.status} />
-                  {site.status !== 'active' && (
-                    <span className="sub status-meaning">{SITE_STATUS[site.status].meaning.split('. ')[0]}.</span>
-                  )}
+                  {site.status !== 'active' && <span className="sub status-meaning">{t(SITE_STATUS[site.status].summary)}</span>}
                 </td>
                 <td className="num">{count(site.blocks_count)}</td>
                 <FigureCells figures={PUBLISHER_FIGURES} row={site} />
@@ -83,7 +89,7 @@ export function SitesPage() {
           </tbody>
         </table>
         <ListStatus query={sites} empty={rows.length === 0}>
-          {status ? 'No site has this status.' : 'No sites yet. Add one to start earning.'}
+          {status ? t('sites.noneWithStatus') : t('sites.empty')}
         </ListStatus>
       </ScrollRegion>
     </>
@@ -91,6 +97,7 @@ export function SitesPage() {
 }
 
 function AddSite({ onDone }: { onDone: () => void }) {
+  const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
   const categories = useSiteCategories();
   const [form, setForm] = useState({ url: '', category_id: '', monthly_uniq_users: '' });
@@ -116,15 +123,13 @@ function AddSite({ onDone }: { onDone: () => void }) {
   const roots = (categories.data ?? []).filter((category) => category.parent_id === null);
   const childrenOf = (id: number) => (categories.data ?? []).filter((category) => category.parent_id === id);
   return (
-    <form className="card form-grid" onSubmit={submit} noValidate aria-label="Add a site">
-      <h2>Add a site</h2>
-      <p className="hint wide">
-        An operator checks every new site before its blocks show teasers. You can create blocks and paste their code meanwhile.
-      </p>
+    <form className="card form-grid" onSubmit={submit} noValidate aria-label={t('sites.add')}>
+      <h2>{t('sites.add')}</h2>
+      <p className="hint wide">{t('sites.addHint')}</p>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
       {categories.error && <Notice kind="error">{problem(categories.error)}</Notice>}
-      <Field label="Address" type="url" inputMode="url" placeholder="https://" required {...field('url')} />
-      <Field label="Category" name="category_id" error={errors.category_id}>
+      <Field label={t('sites.field.address')} type="url" inputMode="url" placeholder="https://" required {...field('url')} />
+      <Field label={t('sites.field.category')} name="category_id" error={errors.category_id}>
         <select
           id="field-category_id"
           required
@@ -133,7 +138,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
           aria-invalid={errors.category_id ? true : undefined}
           aria-describedby={errors.category_id ? 'category_id-error' : undefined}
         >
-          <option value="">Choose…</option>
+          <option value="">{t('sites.field.choose')}</option>
           {roots.map((root) => {
             const children = childrenOf(root.id);
             if (children.length === 0)
@@ -144,7 +149,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
               );
             return (
               <optgroup key={root.id} label={root.title}>
-                <option value={root.id}>{root.title}: general</option>
+                <option value={root.id}>{t('sites.field.categoryGeneral', { category: root.title })}</option>
                 {children.map((child) => (
                   <option key={child.id} value={child.id}>
                     {child.title}
@@ -155,8 +160,8 @@ function AddSite({ onDone }: { onDone: () => void }) {
           })}
         </select>
       </Field>
-      <Field label="Monthly unique visitors (optional)" inputMode="numeric" {...field('monthly_uniq_users')} />
-      <FormActions submit="Add site" busy="Adding…" pending={create.isPending} onCancel={onDone} />
+      <Field label={t('sites.field.monthlyVisitors')} inputMode="numeric" {...field('monthly_uniq_users')} />
+      <FormActions submit={t('sites.submit')} busy={t('sites.submitting')} pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }

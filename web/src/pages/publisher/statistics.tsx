@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { isNotFound, problem } from '../../api.ts';
 import { DailyChart } from '../../components/chart.tsx';
 import { CompareToggle, previousPeriod, useComparing } from '../../components/compare.tsx';
@@ -14,6 +15,7 @@ import { IncomeTiles, useIncomeSeries } from './publisher-ui.tsx';
 const ID = /^\d+$/;
 
 export function PublisherStatisticsPage() {
+  const { t } = useTranslation('publisher');
   const period = usePeriod();
   const { query } = useLocation();
   const siteId = ID.test(query.get('site') ?? '') ? (query.get('site') ?? '') : '';
@@ -35,7 +37,7 @@ export function PublisherStatisticsPage() {
   return (
     <>
       <div className="page-head">
-        <h1>Statistics</h1>
+        <h1>{t('statistics.title')}</h1>
         <div className="pickers">
           <PeriodPicker />
           <CompareToggle />
@@ -43,9 +45,9 @@ export function PublisherStatisticsPage() {
       </div>
       <div className="toolbar">
         <div className="stacked">
-          <label htmlFor="filter-site">Site</label>
+          <label htmlFor="filter-site">{t('sites.column.site')}</label>
           <select id="filter-site" value={siteId} onChange={(event) => setQuery({ site: event.target.value, block: '' })}>
-            <option value="">All sites</option>
+            <option value="">{t('statistics.allSites')}</option>
             {(sites.data ?? []).map((site) => (
               <option key={site.id} value={site.id}>
                 {site.url.replace(/^https?:\/\//, '')}
@@ -54,9 +56,9 @@ export function PublisherStatisticsPage() {
           </select>
         </div>
         <div className="stacked">
-          <label htmlFor="filter-block">Block</label>
+          <label htmlFor="filter-block">{t('statistics.block')}</label>
           <select id="filter-block" value={blockId} onChange={(event) => setQuery({ block: event.target.value })}>
-            <option value="">All blocks</option>
+            <option value="">{t('statistics.allBlocks')}</option>
             {blocks.map((block) => (
               <option key={block.id} value={block.id}>
                 {siteId ? block.title : `${block.title} (${block.site})`}
@@ -67,22 +69,28 @@ export function PublisherStatisticsPage() {
       </div>
       {notFound ? (
         <Notice kind="error">
-          Not found: {siteId && `site ${siteId}`} {siteId && blockId && 'or'} {blockId && `block ${blockId}`} is not in your
-          account. <Link href="/publisher/statistics">Show all your sites</Link>
+          <Trans
+            t={t}
+            i18nKey={
+              siteId && blockId ? 'statistics.notFound.both' : siteId ? 'statistics.notFound.site' : 'statistics.notFound.block'
+            }
+            values={{ site: siteId, block: blockId }}
+            components={{ all: <Link href="/publisher/statistics" /> }}
+          />
         </Notice>
       ) : (
         statistics.error && <Notice kind="error">{problem(statistics.error)}</Notice>
       )}
-      {totals && <IncomeTiles label="Totals for the period" figures={totals} previous={previous?.totals} />}
+      {totals && <IncomeTiles label={t('statistics.totals')} figures={totals} previous={previous?.totals} />}
       {daily && totals && (
         <section className="card" aria-labelledby="daily-title">
-          <h2 id="daily-title">Per day</h2>
-          <DailyChart days={daily.days} series={series} label="Daily income and clicks for the chosen sites and blocks" />
-          <ScrollRegion label="Figures per day">
+          <h2 id="daily-title">{t('statistics.perDay')}</h2>
+          <DailyChart days={daily.days} series={series} label={t('statistics.chart')} />
+          <ScrollRegion label={t('statistics.figuresPerDay')}>
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Day</th>
+                  <th scope="col">{t('statistics.day')}</th>
                   <FigureHeads figures={PUBLISHER_FIGURES} />
                 </tr>
               </thead>
@@ -113,13 +121,13 @@ export function PublisherStatisticsPage() {
               {totals.views + totals.clicks > 0 && (
                 <tfoot>
                   <tr>
-                    <th scope="row">Period</th>
+                    <th scope="row">{t('statistics.period')}</th>
                     <FigureCells figures={PUBLISHER_FIGURES} row={totals} />
                   </tr>
                 </tfoot>
               )}
             </table>
-            {totals.views + totals.clicks === 0 && <p className="empty">No views in this period.</p>}
+            {totals.views + totals.clicks === 0 && <p className="empty">{t('statistics.empty')}</p>}
           </ScrollRegion>
         </section>
       )}

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, listPage, problem } from '../../../api.ts';
 import { Notice, Options } from '../../../components/controls.tsx';
 import { Pager } from '../../../components/pager.tsx';
@@ -8,11 +9,16 @@ import { count, moment } from '../../../format.ts';
 import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
 
 const PER_PAGE = 20;
-const STATUSES = { pending: 'On its way', delivered: 'Delivered', failed: 'Failed' } as const;
+const STATUSES = {
+  pending: 'deliveries.status.pending',
+  delivered: 'deliveries.status.delivered',
+  failed: 'deliveries.status.failed',
+} as const;
 type Status = keyof typeof STATUSES;
 
 /** An endpoint's deliveries (each event on its way) and its delivery log (each attempt), newest first. */
 export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: Endpoint }) {
+  const { t } = useTranslation('shared');
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<Status | ''>('');
   const [page, setPage] = useState(1);
@@ -52,14 +58,15 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
       queryClient.invalidateQueries({ queryKey: ['webhook-attempts', endpoint.id] });
     },
   });
+  const statusNames = { pending: t(STATUSES.pending), delivered: t(STATUSES.delivered), failed: t(STATUSES.failed) };
   const rows = deliveries.data?.items ?? [];
   const log = attempts.data?.items ?? [];
   return (
     <section className="card" aria-labelledby="deliveries-title">
       <div className="section-head">
-        <h2 id="deliveries-title">Deliveries to {endpoint.url}</h2>
+        <h2 id="deliveries-title">{t('deliveries.title', { url: endpoint.url })}</h2>
         <div className="stacked">
-          <label htmlFor="delivery-status">Status</label>
+          <label htmlFor="delivery-status">{t('deliveries.column.status')}</label>
           <select
             id="delivery-status"
             value={status}
@@ -68,8 +75,8 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
               setPage(1);
             }}
           >
-            <option value="">Every status</option>
-            <Options names={STATUSES} />
+            <option value="">{t('deliveries.everyStatus')}</option>
+            <Options names={statusNames} />
           </select>
         </div>
       </div>
@@ -77,18 +84,18 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
         <Notice kind="error">{problem(deliveries.error ?? attempts.error ?? redeliver.error)}</Notice>
       )}
       {rows.length > 0 && (
-        <ScrollRegion label="Deliveries">
+        <ScrollRegion label={t('deliveries.label')}>
           <table>
             <thead>
               <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Happened</th>
-                <th scope="col">Status</th>
+                <th scope="col">{t('deliveries.column.event')}</th>
+                <th scope="col">{t('deliveries.column.happened')}</th>
+                <th scope="col">{t('deliveries.column.status')}</th>
                 <th scope="col" className="num">
-                  Attempts
+                  {t('deliveries.column.attempts')}
                 </th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('webhooks.column.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -101,12 +108,12 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
                   </th>
                   <td>{moment(delivery.date)}</td>
                   <td>
-                    {STATUSES[delivery.status]}
+                    {statusNames[delivery.status]}
                     {delivery.status === 'delivered' && delivery.deliveredAt && (
                       <span className="sub">{moment(delivery.deliveredAt)}</span>
                     )}
                     {delivery.status === 'pending' && delivery.nextAttemptAt && (
-                      <span className="sub">next attempt {moment(delivery.nextAttemptAt)}</span>
+                      <span className="sub">{t('deliveries.nextAttempt', { when: moment(delivery.nextAttemptAt) })}</span>
                     )}
                   </td>
                   <td className="num">{count(delivery.attempts)}</td>
@@ -117,7 +124,12 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
                       disabled={redeliver.isPending}
                       onClick={() => redeliver.mutate(delivery.id)}
                     >
-                      Send again<span className="visually-hidden"> {delivery.eventId}</span>
+                      <Trans
+                        t={t}
+                        i18nKey="deliveries.sendAgain"
+                        values={{ event: delivery.eventId }}
+                        components={{ hidden: <span className="visually-hidden" /> }}
+                      />
                     </button>
                   </td>
                 </tr>
@@ -126,22 +138,24 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
           </table>
         </ScrollRegion>
       )}
-      {deliveries.isSuccess && rows.length === 0 && <p className="empty">No deliveries{status ? ' in this status' : ''}.</p>}
-      <Pager page={page} pageCount={deliveries.data?.pageCount ?? 1} label="deliveries" onPage={setPage} />
+      {deliveries.isSuccess && rows.length === 0 && (
+        <p className="empty">{status ? t('deliveries.noneInStatus') : t('deliveries.none')}</p>
+      )}
+      <Pager page={page} pageCount={deliveries.data?.pageCount ?? 1} label={t('deliveries.pager')} onPage={setPage} />
 
-      <h3 className="subhead">Attempts</h3>
+      <h3 className="subhead">{t('attempts.title')}</h3>
       {log.length > 0 && (
-        <ScrollRegion label="Attempts">
+        <ScrollRegion label={t('attempts.title')}>
           <table>
             <thead>
               <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Answer</th>
+                <th scope="col">{t('attempts.column.when')}</th>
+                <th scope="col">{t('deliveries.column.event')}</th>
+                <th scope="col">{t('attempts.column.answer')}</th>
                 <th scope="col" className="num">
-                  Time
+                  {t('attempts.column.time')}
                 </th>
-                <th scope="col">Error or answer body</th>
+                <th scope="col">{t('attempts.column.body')}</th>
               </tr>
             </thead>
             <tbody>
@@ -151,8 +165,8 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
                   <td>
                     <code>{attempt.type}</code>
                   </td>
-                  <td>{attempt.statusCode === null ? 'No answer' : `HTTP ${attempt.statusCode}`}</td>
-                  <td className="num">{count(attempt.latencyMs)} ms</td>
+                  <td>{attempt.statusCode === null ? t('attempts.noAnswer') : `HTTP ${attempt.statusCode}`}</td>
+                  <td className="num">{t('attempts.milliseconds', { ms: count(attempt.latencyMs) })}</td>
                   <td className="excerpt">{attempt.error || attempt.response}</td>
                 </tr>
               ))}
@@ -160,8 +174,8 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
           </table>
         </ScrollRegion>
       )}
-      {attempts.isSuccess && log.length === 0 && <p className="empty">No attempts yet.</p>}
-      <Pager page={attemptPage} pageCount={attempts.data?.pageCount ?? 1} label="attempts" onPage={setAttemptPage} />
+      {attempts.isSuccess && log.length === 0 && <p className="empty">{t('attempts.none')}</p>}
+      <Pager page={attemptPage} pageCount={attempts.data?.pageCount ?? 1} label={t('attempts.pager')} onPage={setAttemptPage} />
     </section>
   );
 }

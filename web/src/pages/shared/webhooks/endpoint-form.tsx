@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../../api.ts';
 import { Field, FormActions, Notice } from '../../../components/controls.tsx';
 import { currentPlatform } from '../../../format.ts';
@@ -24,6 +25,7 @@ export function EndpointForm({
   onSaved: () => void;
   onCancel: () => void;
 }) {
+  const { t } = useTranslation('shared');
   const [url, setUrl] = useState(endpoint?.url ?? 'https://');
   const form = useRef<HTMLFormElement>(null);
   // Opened by a button: the keyboard goes on in the form's first field.
@@ -50,7 +52,7 @@ export function EndpointForm({
     submitted();
     save.mutate();
   };
-  const heading = endpoint ? `Change endpoint ${endpoint.url}` : 'New endpoint';
+  const heading = endpoint ? t('endpoint.change', { url: endpoint.url }) : t('endpoint.new');
   return (
     <form ref={form} className="card form-grid" onSubmit={submit} noValidate aria-label={heading}>
       <h2>{heading}</h2>
@@ -60,7 +62,7 @@ export function EndpointForm({
         name="url"
         type="url"
         inputMode="url"
-        hint="https:// on a public address; redirects are not followed."
+        hint={t('endpoint.urlHint')}
         value={url}
         error={errors.url}
         onChange={(event) => {
@@ -69,9 +71,9 @@ export function EndpointForm({
         }}
       />
       <Field
-        label="Note (optional)"
+        label={t('endpoint.note')}
         name="description"
-        hint="What receives the events, for you."
+        hint={t('endpoint.noteHint')}
         value={description}
         error={errors.description}
         onChange={(event) => {
@@ -80,7 +82,7 @@ export function EndpointForm({
         }}
       />
       <fieldset className="events" aria-describedby={errors.events ? 'events-error' : undefined}>
-        <legend>Events</legend>
+        <legend>{t('webhooks.column.events')}</legend>
         {EVENTS[kind].map((event) => (
           <label key={event.type} className="check">
             <input
@@ -94,7 +96,7 @@ export function EndpointForm({
               }}
             />
             <span>
-              <code>{event.type}</code> <span className="sub">{event.meaning}</span>
+              <code>{event.type}</code> <span className="sub">{t(event.meaning)}</span>
             </span>
           </label>
         ))}
@@ -105,10 +107,10 @@ export function EndpointForm({
         )}
       </fieldset>
       <Field
-        label={`Balance threshold (${currentPlatform().currency}, optional)`}
+        label={t('endpoint.threshold', { currency: currentPlatform().currency })}
         name="balanceThreshold"
         inputMode="decimal"
-        hint="balance.below_threshold fires when the balance falls below it. Empty: never."
+        hint={t('endpoint.thresholdHint', { event: 'balance.below_threshold' })}
         value={threshold}
         error={errors.balanceThreshold}
         onChange={(event) => {
@@ -118,9 +120,9 @@ export function EndpointForm({
       />
       <label className="check">
         <input type="checkbox" checked={active} onChange={(event) => setActive(event.target.checked)} />
-        Deliver events to it
+        {t('endpoint.active')}
       </label>
-      <FormActions submit={endpoint ? 'Save endpoint' : 'Add endpoint'} pending={save.isPending} onCancel={onCancel} />
+      <FormActions submit={endpoint ? t('endpoint.save') : t('endpoint.add')} pending={save.isPending} onCancel={onCancel} />
     </form>
   );
 }

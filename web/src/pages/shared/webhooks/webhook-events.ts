@@ -1,4 +1,5 @@
 import type { operations } from '@nativa/sdk';
+import type catalogue from '../../../i18n/locales/en/shared.json';
 
 export type Endpoint = operations['getAdvertiserWebhook']['responses'][200]['content']['application/json'];
 export type EventType = NonNullable<
@@ -9,35 +10,35 @@ export type WebhookKind = 'advertiser' | 'publisher' | 'operator';
 /** The API's entry point of each kind of account (docs/webhooks.md). */
 export const PREFIX = { advertiser: '/api/advertiser', publisher: '/api/webmaster', operator: '/api/admin' } as const;
 
-/** The events each kind may subscribe to, as the API allows them, with what each one tells. */
-export const EVENTS: Record<WebhookKind, { type: EventType; meaning: string }[]> = {
+/** The events each kind may subscribe to, as the API allows them, with what each one tells (`shared` keys). */
+export const EVENTS: Record<WebhookKind, readonly { type: EventType; meaning: keyof typeof catalogue }[]> = {
   advertiser: [
-    { type: 'balance.below_threshold', meaning: 'your balance fell below the threshold' },
-    { type: 'campaign.budget_exhausted', meaning: 'a campaign reached a daily limit' },
-    { type: 'campaign.moderated', meaning: 'a campaign was approved or rejected' },
-    { type: 'ad.moderated', meaning: 'an ad was approved or rejected' },
-    { type: 'client.created', meaning: 'a client account was created' },
-    { type: 'clicks.refunded', meaning: 'clicks were refunded to you' },
+    { type: 'balance.below_threshold', meaning: 'webhooks.event.balanceBelowThreshold' },
+    { type: 'campaign.budget_exhausted', meaning: 'webhooks.event.campaignBudgetExhausted' },
+    { type: 'campaign.moderated', meaning: 'webhooks.event.campaignModerated' },
+    { type: 'ad.moderated', meaning: 'webhooks.event.adModerated' },
+    { type: 'client.created', meaning: 'webhooks.event.clientCreated' },
+    { type: 'clicks.refunded', meaning: 'webhooks.event.clicksRefunded' },
   ],
   publisher: [
-    { type: 'balance.below_threshold', meaning: 'your balance fell below the threshold' },
-    { type: 'site.moderated', meaning: 'a site was approved, banned or not confirmed' },
-    { type: 'payout.created', meaning: 'a payout was recorded' },
-    { type: 'payout.paid', meaning: 'a payout was paid' },
-    { type: 'payout.cancelled', meaning: 'a payout was cancelled' },
-    { type: 'clicks.refunded', meaning: 'refunded clicks were taken back from your income' },
+    { type: 'balance.below_threshold', meaning: 'webhooks.event.balanceBelowThreshold' },
+    { type: 'site.moderated', meaning: 'webhooks.event.siteModerated' },
+    { type: 'payout.created', meaning: 'webhooks.event.payoutCreated' },
+    { type: 'payout.paid', meaning: 'webhooks.event.payoutPaid' },
+    { type: 'payout.cancelled', meaning: 'webhooks.event.payoutCancelled' },
+    { type: 'clicks.refunded', meaning: 'webhooks.event.clicksRefundedPublisher' },
   ],
   // An operator's endpoints receive these for every account of the platform.
   operator: [
-    { type: 'balance.below_threshold', meaning: 'the operator account’s own balance fell below the threshold' },
-    { type: 'campaign.budget_exhausted', meaning: 'a campaign reached a daily limit' },
-    { type: 'campaign.moderated', meaning: 'a campaign was approved or rejected' },
-    { type: 'ad.moderated', meaning: 'an ad was approved or rejected' },
-    { type: 'site.moderated', meaning: 'a site was approved, banned or not confirmed' },
-    { type: 'payout.created', meaning: 'a payout was recorded' },
-    { type: 'payout.paid', meaning: 'a payout was paid' },
-    { type: 'payout.cancelled', meaning: 'a payout was cancelled' },
-    { type: 'client.created', meaning: 'an advertiser created a client account' },
-    { type: 'clicks.refunded', meaning: 'clicks were refunded (one event per advertiser and publisher)' },
+    { type: 'balance.below_threshold', meaning: 'webhooks.event.balanceBelowThresholdOperator' },
+    { type: 'campaign.budget_exhausted', meaning: 'webhooks.event.campaignBudgetExhausted' },
+    { type: 'campaign.moderated', meaning: 'webhooks.event.campaignModerated' },
+    { type: 'ad.moderated', meaning: 'webhooks.event.adModerated' },
+    { type: 'site.moderated', meaning: 'webhooks.event.siteModerated' },
+    { type: 'payout.created', meaning: 'webhooks.event.payoutCreated' },
+    { type: 'payout.paid', meaning: 'webhooks.event.payoutPaid' },
+    { type: 'payout.cancelled', meaning: 'webhooks.event.payoutCancelled' },
+    { type: 'client.created', meaning: 'webhooks.event.clientCreatedOperator' },
+    { type: 'clicks.refunded', meaning: 'webhooks.event.clicksRefundedOperator' },
   ],
 };

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../../api.ts';
 import { Notice, Switch } from '../../../components/controls.tsx';
 import { CopyField } from '../../../components/copy-field.tsx';
@@ -16,6 +17,7 @@ import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
  * Every kind of account has the page under its own menu (`/advertiser/webhooks`, ...).
  */
 export function WebhooksPage({ user }: PageProps) {
+  const { t } = useTranslation('shared');
   const kind: WebhookKind = user.type;
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Endpoint | 'new' | undefined>();
@@ -47,7 +49,7 @@ export function WebhooksPage({ user }: PageProps) {
     mutationFn: (endpoint: Endpoint) => api.DELETE(`${PREFIX[kind]}/webhooks/{id}`, path(endpoint)),
     onSuccess: (_answer, endpoint) => {
       if (watched === endpoint.id) setWatched(undefined);
-      setNotice(`${endpoint.url} is deleted.`);
+      setNotice(t('webhooks.deleted', { url: endpoint.url }));
     },
     onSettled: refresh,
   });
@@ -60,7 +62,7 @@ export function WebhooksPage({ user }: PageProps) {
     mutationFn: (endpoint: Endpoint) => api.POST(`${PREFIX[kind]}/webhooks/{id}/test`, path(endpoint)),
     onSuccess: (_answer, endpoint) => {
       setWatched(endpoint.id);
-      setNotice(`A webhook.test event is on its way to ${endpoint.url}.`);
+      setNotice(t('webhooks.testSent', { url: endpoint.url, event: 'webhook.test' }));
     },
     onSettled: refresh,
   });
@@ -71,21 +73,24 @@ export function WebhooksPage({ user }: PageProps) {
     refresh();
   };
   const list = endpoints.data ?? [];
+  const url = (endpoint: Endpoint) => ({ url: endpoint.url });
+  const hidden = { hidden: <span className="visually-hidden" /> };
   const shown = list.find((endpoint) => endpoint.id === watched);
   const error = endpoints.error ?? toggle.error ?? remove.error ?? rotate.error ?? test.error;
   return (
     <>
       <div className="page-head">
-        <h1>Webhooks</h1>
+        <h1>{t('webhooks.title')}</h1>
         <button ref={addEndpoint} type="button" className="primary" onClick={() => setEditing('new')}>
-          Add endpoint
+          {t('endpoint.add')}
         </button>
       </div>
       <p className="lead">
-        Nativa POSTs a signed JSON event to your endpoints when something happens{' '}
-        {kind === 'operator' ? 'in any account of the platform' : 'in your account'}. Check the <code>Nativa-Signature</code>{' '}
-        header with the endpoint’s signing secret, answer with any 2xx within 10 seconds, and ignore an event id you have already
-        handled: failed deliveries are retried for 24 hours.
+        <Trans
+          t={t}
+          i18nKey={kind === 'operator' ? 'webhooks.lead.operator' : 'webhooks.lead.own'}
+          components={{ code: <code /> }}
+        />
       </p>
       {error && <Notice kind="error">{problem(error)}</Notice>}
       {notice && <Notice kind="ok">{notice}</Notice>}
@@ -93,10 +98,10 @@ export function WebhooksPage({ user }: PageProps) {
         <div className="card secret-box">
           <Notice kind="ok">
             {secret.rotated
-              ? `A new signing secret for ${secret.url}. The old one keeps signing beside it for a day. Copy it now: it is not shown again.`
-              : `${secret.url} is added. Copy its signing secret now: it is not shown again.`}
+              ? t('webhooks.secret.rotated', { url: secret.url })
+              : t('webhooks.secret.created', { url: secret.url })}
           </Notice>
-          <CopyField label="Signing secret" value={secret.secret} />
+          <CopyField label={t('webhooks.secret.label')} value={secret.secret} />
         </div>
       )}
       {editing !== undefined && (
@@ -112,15 +117,15 @@ export function WebhooksPage({ user }: PageProps) {
           onCancel={closeForm}
         />
       )}
-      <ScrollRegion label="Endpoints">
+      <ScrollRegion label={t('webhooks.endpoints')}>
         <table className="endpoints">
           <thead>
             <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Events</th>
-              <th scope="col">Delivers</th>
+              <th scope="col">{t('webhooks.column.endpoint')}</th>
+              <th scope="col">{t('webhooks.column.events')}</th>
+              <th scope="col">{t('webhooks.column.delivers')}</th>
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t('webhooks.column.actions')}</span>
               </th>
             </tr>
           </thead>
@@ -131,7 +136,7 @@ export function WebhooksPage({ user }: PageProps) {
                   <span className="url">{endpoint.url}</span>
                   {endpoint.description && <span className="sub">{endpoint.description}</span>}
                   {endpoint.balanceThreshold !== null && (
-                    <span className="sub">Balance threshold {money(endpoint.balanceThreshold)}</span>
+                    <span className="sub">{t('webhooks.threshold', { amount: money(endpoint.balanceThreshold) })}</span>
                   )}
                 </th>
                 <td>
@@ -146,7 +151,7 @@ export function WebhooksPage({ user }: PageProps) {
                 <td>
                   <Switch
                     checked={endpoint.active}
-                    label={`Deliver events to ${endpoint.url}`}
+                    label={t('webhooks.deliverTo', { url: endpoint.url })}
                     disabled={toggle.isPending}
                     onChange={(active) => toggle.mutate({ endpoint, active })}
                   />
@@ -154,34 +159,28 @@ export function WebhooksPage({ user }: PageProps) {
                 <td>
                   <div className="row-actions">
                     <button type="button" onClick={() => setWatched(endpoint.id)} aria-pressed={watched === endpoint.id}>
-                      Deliveries<span className="visually-hidden"> to {endpoint.url}</span>
+                      <Trans t={t} i18nKey="webhooks.action.deliveries" values={url(endpoint)} components={hidden} />
                     </button>
                     <button type="button" disabled={test.isPending} onClick={() => test.mutate(endpoint)}>
-                      Send test event<span className="visually-hidden"> to {endpoint.url}</span>
+                      <Trans t={t} i18nKey="webhooks.action.test" values={url(endpoint)} components={hidden} />
                     </button>
                     <button
                       type="button"
                       className="link"
                       disabled={rotate.isPending}
-                      onClick={() =>
-                        window.confirm(`Make a new signing secret for ${endpoint.url}? The old one keeps signing for a day.`) &&
-                        rotate.mutate(endpoint)
-                      }
+                      onClick={() => window.confirm(t('webhooks.confirm.rotate', url(endpoint))) && rotate.mutate(endpoint)}
                     >
-                      New secret<span className="visually-hidden"> for {endpoint.url}</span>
+                      <Trans t={t} i18nKey="webhooks.action.rotate" values={url(endpoint)} components={hidden} />
                     </button>
                     <button type="button" className="link" onClick={() => setEditing(endpoint)}>
-                      Change<span className="visually-hidden"> {endpoint.url}</span>
+                      <Trans t={t} i18nKey="webhooks.action.change" values={url(endpoint)} components={hidden} />
                     </button>
                     <button
                       type="button"
                       className="link danger"
-                      onClick={() =>
-                        window.confirm(`Delete the endpoint ${endpoint.url}? Events still on their way to it are dropped.`) &&
-                        remove.mutate(endpoint)
-                      }
+                      onClick={() => window.confirm(t('webhooks.confirm.delete', url(endpoint))) && remove.mutate(endpoint)}
                     >
-                      Delete<span className="visually-hidden"> {endpoint.url}</span>
+                      <Trans t={t} i18nKey="webhooks.action.delete" values={url(endpoint)} components={hidden} />
                     </button>
                   </div>
                 </td>
@@ -189,7 +188,7 @@ export function WebhooksPage({ user }: PageProps) {
             ))}
           </tbody>
         </table>
-        {endpoints.isSuccess && list.length === 0 && <p className="empty">No endpoints yet.</p>}
+        {endpoints.isSuccess && list.length === 0 && <p className="empty">{t('webhooks.empty')}</p>}
       </ScrollRegion>
       {shown && <Deliveries key={shown.id} kind={kind} endpoint={shown} />}
     </>

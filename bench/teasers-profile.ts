@@ -1,0 +1,132 @@
+// Where the teasers answer's CPU goes under each load tool: the bare route, its answer from
+// node:https with no framework, the bare route with an answer of the teasers answer's size, and
+// the teasers route (10,000 ads, as 5-serving.ts) in this one process, each loaded in turn by each
+// tool of BENCH_TOOLS (default autocannon,wrk; a name twice alternates them) for BENCH_SECONDS.
+// Prints server CPU µs per response (and the main thread's part, GC pauses per response) with the
+// load average; writes a V8 profile of each load to BENCH_PROFILE_DIR (BENCH_PROFILE=0: none).
+// `node bench/teasers-profile.ts` (docs/performance.md, issue 31).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import Fastify from 'fastify';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server.ts';
+import { generateSelfSigned } from '../src/tls.ts';
+import { startBareServer } from './lib/bare-server.ts';
+import { withBenchDatabase } from './lib/database.ts';
+import { type LoadTool, load } from './lib/load.ts';
+import { seedServing } from './lib/serving-seed.ts';
+
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const tools = (process.env.BENCH_TOOLS ?? 'autocannon,wrk').split(',') as LoadTool[];
+const directory = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'nativa-profile-'));
+const profile = process.env.BENCH_PROFILE !== '0';
+let gcMillis = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMillis += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+mkdirSync(directory, { recursive: true });
+
+await withBenchDatabase(async (databaseUrl) => {
+  const tls = await generateSelfSigned();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-profile-data-'));
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+  });
+  const server = await startServer(config, { tls, logger: false });
+  const bare = await startBareServer(tls);
+  // The bare route with an answer of the teasers answer's size: what the size alone costs.
+  const large = Fastify({ https: { cert: tls.cert, key: tls.key }, logger: false });
+  const largeBody = JSON.stringify({ teasers: 'x'.repeat(1960) });
+  large.get('/large', async (_request, reply) => reply.type('application/json; charset=utf-8').send(largeBody));
+  await large.listen({ port: 0, host: '127.0.0.1' });
+  const largeAddress = large.server.address();
+  // The bare route's answer from node:https with no framework: what Fastify itself costs.
+  const plainBody = JSON.stringify({
+    id: 2,
+    username: 'advertiser',
+    email: 'ads@example.test',
+    type: 'advertiser',
+    name: '',
+    url: 'https://example.test',
+    date: '2026-03-10T12:00:00.000Z',
+    maxmoney: 0,
+    whatsapp: '',
+    telegram: '',
+    skype: '',
+    phone: '',
+    balance: 1000,
+    parentId: null,
+    emailConfirmed: true,
+  });
+  const plain = https.createServer({ cert: tls.cert, key: tls.key }, (_request, response) => {
+    response.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(plainBody),
+    });
+    response.end(plainBody);
+  });
+  await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+  const plainAddress = plain.address();
+  const plainUrl = `https://127.0.0.1:${typeof plainAddress === 'object' && plainAddress ? plainAddress.port : 0}/plain`;
+  const largeUrl = `https://127.0.0.1:${typeof largeAddress === 'object' && largeAddress ? largeAddress.port : 0}/large`;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  try {
+    const { blockId } = await seedServing(server.context.db, {
+      ads: 10_000,
+      advertisers: 50,
+      campaignsPerAdvertiser: 10,
+      countriesPerCampaign: 0,
+      countries: [],
+    });
+    await server.context.serving?.refresh();
+    const targets = [
+      ['node:https, no framework', plainUrl, {}],
+      ['bare', bare.url, {}],
+      ['bare, 2 KB', largeUrl, {}],
+      ['teasers', `${server.url}/api/serve/blocks/${blockId}/teasers`, { 'User-Agent': USER_AGENT }],
+    ] as const;
+    // A warm-up of each target, so the JIT has compiled the path before anything is counted.
+    for (const [, url, headers] of targets) await load({ url, connections: 50, durationSeconds: 2, headers }, 'wrk');
+    for (const tool of tools) {
+      for (const [name, url, headers] of targets) {
+        if (profile) await session.post('Profiler.start');
+        const before = process.cpuUsage();
+        const threadBefore = process.threadCpuUsage();
+        const gcBefore = gcMillis;
+        const result = await load({ url, connections: 50, durationSeconds: seconds, headers }, tool);
+        const used = process.cpuUsage(before);
+        const thread = process.threadCpuUsage(threadBefore);
+        const gc = gcMillis - gcBefore;
+        if (profile) {
+          const { profile: data } = await session.post('Profiler.stop');
+          writeFileSync(path.join(directory, `${tool}-${name.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(data));
+        }
+        const perResponse = (used.user + used.system) / Math.max(1, result.total);
+        process.stdout.write(
+          `${tool}\t${name}\t${Math.round(result.requestsPerSecond)} req/s\tp99 ${result.p99} ms\tserver ${perResponse.toFixed(1)} µs (main thread ${((thread.user + thread.system) / Math.max(1, result.total)).toFixed(1)}, GC pauses ${((gc * 1000) / Math.max(1, result.total)).toFixed(1)})\tload tool ${((result.loadToolCpuMicros ?? 0) / Math.max(1, result.total)).toFixed(1)} µs\tload ${os.loadavg()[0]?.toFixed(2)}\n`,
+        );
+      }
+    }
+    process.stdout.write(`profiles in ${directory}\n`);
+  } finally {
+    session.disconnect();
+    await large.close();
+    plain.close();
+    await bare.app.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
