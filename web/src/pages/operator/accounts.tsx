@@ -88,7 +88,8 @@ export function AccountsPage() {
           <Trans
             t={t}
             i18nKey="accounts.created"
-            // The login is the link's own text: a tag around a lone placeholder renders empty.
+            // `link` is a void HTML element to react-i18next's parser: `<link>…</link>` would lose its words,
+            // so the catalogue writes `<link />` and the login is the link's own text.
             components={{ link: <Link href={`/operator/accounts/${created.id}`}>{created.username}</Link> }}
           />{' '}
           {currentPlatform().emailDelivery
