@@ -6201,6 +6201,8 @@ export interface operations {
                      * @description E-mail.
                      */
                     email: string;
+                    /** @description The account’s language (extension): `en` English, `ru` Russian; its invitation and later e-mails are written in it. Default: the language of the operator who creates it. */
+                    language?: "en" | "ru";
                     /** @description Daily budget across all campaigns; 0 means none. */
                     maxmoney?: number | string;
                     /** @description Personal name. */

@@ -19,12 +19,14 @@ import {
   type AccountRow,
   accountLedger,
   adjustBalance,
+  findAccount,
   getAccount,
   listAccountsPage,
   registerAccount,
   registrationFieldErrors,
   sendEmailConfirmation,
 } from './account-service.ts';
+import { LanguageSchema } from './languages.ts';
 import { queuePasswordLink, SET_PASSWORD_PATH } from './sessions/session-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
@@ -48,6 +50,12 @@ const CreateUserBody = Type.Object(
     phone: text('Phone.', 32),
     maxmoney: Type.Optional(Money('Daily budget across all campaigns; 0 means none.', { minimum: 0 })),
     parentId: Type.Optional(Id('Id of the account this one is a referral of.')),
+    language: Type.Optional(
+      Type.Union(LanguageSchema.anyOf, {
+        description:
+          'The account’s language (extension): `en` English, `ru` Russian; its invitation and later e-mails are written in it. Default: the language of the operator who creates it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -143,7 +151,9 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       const invite = (trx: Db, account: AccountRow) =>
         queuePasswordLink(trx, account, 'invitation', now, (token) => emailLink(request, `${SET_PASSWORD_PATH}${token}`));
       const account = await inRequestTransaction(request, db, async (trx) => {
-        const registered = await registerAccount(trx, { ...body, kind, dailyBudgetMicros }, now, invite);
+        // Its invitation is written before it can choose: in the language asked for, else its creator's.
+        const language = body.language ?? (await findAccount(trx, accountOf(request)))?.language;
+        const registered = await registerAccount(trx, { ...body, kind, dailyBudgetMicros, language }, now, invite);
         const after = {
           kind: registered.kind,
           username: registered.username,

@@ -145,11 +145,11 @@ export async function accountBalances(
 export async function accountContacts(
   db: Db,
   accountIds: readonly number[],
-): Promise<{ id: number; username: string; name: string; email: string }[]> {
+): Promise<{ id: number; username: string; name: string; email: string; language: Language }[]> {
   if (accountIds.length === 0) return [];
   return db
     .selectFrom('accounts')
-    .select(['id', 'username', 'name', 'email'])
+    .select(['id', 'username', 'name', 'email', 'language'])
     .where('id', 'in', [...new Set(accountIds)])
     .execute();
 }

@@ -26,6 +26,7 @@ import {
   revokeToken,
   updatePasswordHash,
 } from './account-repository.ts';
+import type { Language } from './languages.ts';
 import { generateToken, hashToken } from './tokens.ts';
 
 export interface NewAccountInput {
@@ -42,6 +43,8 @@ export interface NewAccountInput {
   parentId?: number | null;
   passwordHash?: string | null;
   emailConfirmed?: boolean;
+  /** Its web pages' and e-mails' language; English when not said. */
+  language?: Language;
 }
 
 export type { AccountRow };
@@ -103,6 +106,7 @@ export async function createAccount(trx: Db, input: NewAccountInput, now: Date):
       parent_id: input.parentId ?? null,
       password_hash: input.passwordHash ?? null,
       email_confirmed_at: input.emailConfirmed ? now : null,
+      language: input.language,
       created_at: now,
     });
   } catch (error) {

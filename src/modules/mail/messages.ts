@@ -1,4 +1,6 @@
+import type { Language } from '../accounts/languages.ts';
 import { CONFIRMATION_TTL_MS } from './email-confirmation.ts';
+import { mailText } from './mail-text.ts';
 
 export interface ComposedMessage {
   subject: string;
@@ -12,58 +14,61 @@ export const escapeHtml = (text: string): string =>
 
 /**
  * The registration e-mail of a client account: its login, a single-use link to choose its password
- * and the confirmation link. It carries no password: no e-mail of Nativa ever does.
+ * and the confirmation link, in the new account's language. It carries no password: no e-mail of
+ * Nativa ever does.
  */
 export function registrationMessage(values: {
+  language: Language;
   username: string;
   link: string;
   invitedBy: string;
   /** A single-use link to choose the account's password (valid as long as the confirmation link). */
   passwordLink: string;
 }): ComposedMessage {
-  const days = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
+  const t = mailText(values.language);
+  const count = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
   const text = [
-    'Hello,',
+    t('greeting'),
     '',
-    `${values.invitedBy} has opened a Nativa advertiser account for you.`,
+    t('registration.opened', { invitedBy: values.invitedBy }),
     '',
-    `Login: ${values.username}`,
+    t('registration.login', { username: values.username }),
     '',
-    `Choose your password within ${days} days by opening this link (it works once):`,
+    t('choosePassword', { count }),
     values.passwordLink,
     '',
-    `Please confirm your e-mail address within ${days} days by opening this link:`,
+    t('registration.confirm', { count }),
     values.link,
     '',
-    'If you did not expect this message, you can ignore it.',
+    t('ignore'),
   ].join('\n');
   const html = [
-    '<p>Hello,</p>',
-    `<p>${escapeHtml(values.invitedBy)} has opened a Nativa advertiser account for you.</p>`,
-    `<p>Login: <b>${escapeHtml(values.username)}</b></p>`,
-    `<p>Choose your password within ${days} days (the link works once): <a href="${escapeHtml(values.passwordLink)}">choose my password</a></p>`,
-    `<p>Please confirm your e-mail address within ${days} days: <a href="${escapeHtml(values.link)}">confirm my e-mail</a></p>`,
-    '<p>If you did not expect this message, you can ignore it.</p>',
+    `<p>${escapeHtml(t('greeting'))}</p>`,
+    `<p>${t('registration.opened', { invitedBy: escapeHtml(values.invitedBy) })}</p>`,
+    `<p>${t('registration.loginHtml', { username: escapeHtml(values.username) })}</p>`,
+    `<p>${t('choosePasswordHtml', { count, link: escapeHtml(values.passwordLink) })}</p>`,
+    `<p>${t('registration.confirmHtml', { count, link: escapeHtml(values.link) })}</p>`,
+    `<p>${escapeHtml(t('ignore'))}</p>`,
   ].join('\n');
-  return { subject: 'Your Nativa account: confirm your e-mail', text, html };
+  return { subject: t('registration.subject'), text, html };
 }
 
 /** A fresh confirmation link for an account whose first one expired or got lost; it carries no password. */
-export function confirmationMessage(values: { username: string; link: string }): ComposedMessage {
-  const days = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
+export function confirmationMessage(values: { language: Language; username: string; link: string }): ComposedMessage {
+  const t = mailText(values.language);
+  const count = Math.round(CONFIRMATION_TTL_MS / 86_400_000);
   const text = [
-    'Hello,',
+    t('greeting'),
     '',
-    `Please confirm the e-mail address of your Nativa account ${values.username} within ${days} days by opening this link:`,
+    t('confirmation.request', { count, username: values.username }),
     values.link,
     '',
-    'If you did not expect this message, you can ignore it.',
+    t('ignore'),
   ].join('\n');
   const html = [
-    '<p>Hello,</p>',
-    `<p>Please confirm the e-mail address of your Nativa account <b>${escapeHtml(values.username)}</b> within ${days} days:`,
-    `<a href="${escapeHtml(values.link)}">confirm my e-mail</a></p>`,
-    '<p>If you did not expect this message, you can ignore it.</p>',
+    `<p>${escapeHtml(t('greeting'))}</p>`,
+    `<p>${t('confirmation.requestHtml', { count, username: escapeHtml(values.username), link: escapeHtml(values.link) })}</p>`,
+    `<p>${escapeHtml(t('ignore'))}</p>`,
   ].join('\n');
-  return { subject: 'Nativa: confirm your e-mail', text, html };
+  return { subject: t('confirmation.subject'), text, html };
 }

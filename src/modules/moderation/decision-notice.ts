@@ -1,5 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { accountContacts } from '../accounts/index.ts';
+import type { Language } from '../accounts/languages.ts';
+import { mailText } from '../mail/mail-text.ts';
 import { escapeHtml } from '../mail/messages.ts';
 import { queueAccountMessage } from '../mail/outbox-service.ts';
 import { notify } from '../notifications/index.ts';
@@ -17,30 +19,26 @@ export interface Decision {
   now: Date;
 }
 
-const OUTCOME_WORDS: Record<Decision['outcome'], string> = {
-  approved: 'was approved',
-  rejected: 'was rejected',
-  moderation: 'is back in moderation',
-  unconfirmed: 'is waiting for your confirmation of the site',
-};
-
-const OBJECT_WORDS: Record<Decision['object'], string> = { campaign: 'campaign', ad: 'ad', site: 'site' };
-
-/** The sentence the owner reads, in the notification and the e-mail. */
-export function decisionSentence(decision: Decision): string {
-  const what = `Your ${OBJECT_WORDS[decision.object]} “${decision.name}” ${OUTCOME_WORDS[decision.outcome]}`;
-  if (decision.outcome !== 'rejected') return `${what}.`;
-  const reason = decision.reason === null ? '' : `: ${decision.reason}`;
-  return `${what}${reason}. Change it and send it back to moderation from your account.`;
+/** The sentence the owner reads, in the notification and the e-mail, in the owner's language. */
+export function decisionSentence(decision: Decision, language: Language): string {
+  const t = mailText(language);
+  const name = decision.name;
+  if (decision.outcome === 'rejected' && decision.reason !== null) {
+    return t(`moderation.${decision.object}.rejectedBecause`, { name, reason: decision.reason });
+  }
+  return t(`moderation.${decision.object}.${decision.outcome}`, { name });
 }
 
 /**
  * Tells the owner of a moderated object what was decided: an in-app notification and an e-mail
  * (through the outbox), both in the decision's transaction, so neither exists for a decision that
- * rolled back and neither is lost for one that committed.
+ * rolled back and neither is lost for one that committed. Both are written in the owner's
+ * language as that transaction reads it.
  */
 export async function announceDecision(trx: Db, decision: Decision): Promise<void> {
-  const sentence = decisionSentence(decision);
+  const [owner] = await accountContacts(trx, [decision.ownerId]);
+  const language = owner?.language ?? 'en';
+  const sentence = decisionSentence(decision, language);
   await notify(trx, [
     {
       accountId: decision.ownerId,
@@ -50,13 +48,12 @@ export async function announceDecision(trx: Db, decision: Decision): Promise<voi
       now: decision.now,
     },
   ]);
-  const [owner] = await accountContacts(trx, [decision.ownerId]);
   if (owner === undefined || owner.email === '') return;
-  const subject = `Nativa: your ${OBJECT_WORDS[decision.object]} ${OUTCOME_WORDS[decision.outcome]}`;
+  const t = mailText(language);
   const message = {
-    subject,
-    text: ['Hello,', '', sentence, ''].join('\n'),
-    html: `<p>Hello,</p>\n<p>${escapeHtml(sentence)}</p>`,
+    subject: t(`moderation.${decision.object}.${decision.outcome}.subject`),
+    text: [t('greeting'), '', sentence, ''].join('\n'),
+    html: `<p>${escapeHtml(t('greeting'))}</p>\n<p>${escapeHtml(sentence)}</p>`,
   };
   await queueAccountMessage(trx, { kind: 'moderation', account: owner, message, now: decision.now });
 }

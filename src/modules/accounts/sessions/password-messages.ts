@@ -1,43 +1,55 @@
+import { mailText } from '../../mail/mail-text.ts';
 import { type ComposedMessage, escapeHtml } from '../../mail/messages.ts';
+import type { Language } from '../languages.ts';
 
-/** The e-mail with a link that sets a new password; it says how long the link works and that it works once. */
-export function passwordResetMessage(values: { username: string; link: string; minutes: number }): ComposedMessage {
+/**
+ * The e-mail with a link that sets a new password, in the account's language; it says how long
+ * the link works and that it works once.
+ */
+export function passwordResetMessage(values: {
+  language: Language;
+  username: string;
+  link: string;
+  minutes: number;
+}): ComposedMessage {
+  const t = mailText(values.language);
+  const count = values.minutes;
   const text = [
-    'Hello,',
+    t('greeting'),
     '',
-    `Someone asked to reset the password of the Nativa account ${values.username}.`,
-    `To choose a new password, open this link within ${values.minutes} minutes (it works once):`,
+    t('passwordReset.asked', { username: values.username }),
+    t('passwordReset.open', { count }),
     values.link,
     '',
-    'If you did not ask for this, ignore this message: your password stays as it is.',
+    t('passwordReset.ignore'),
   ].join('\n');
   const html = [
-    '<p>Hello,</p>',
-    `<p>Someone asked to reset the password of the Nativa account <b>${escapeHtml(values.username)}</b>.</p>`,
-    `<p>To choose a new password, open this link within ${values.minutes} minutes (it works once):`,
-    `<a href="${escapeHtml(values.link)}">choose a new password</a></p>`,
-    '<p>If you did not ask for this, ignore this message: your password stays as it is.</p>',
+    `<p>${escapeHtml(t('greeting'))}</p>`,
+    `<p>${t('passwordReset.askedHtml', { username: escapeHtml(values.username) })}</p>`,
+    `<p>${t('passwordReset.openHtml', { count, link: escapeHtml(values.link) })}</p>`,
+    `<p>${escapeHtml(t('passwordReset.ignore'))}</p>`,
   ].join('\n');
-  return { subject: 'Nativa: reset your password', text, html };
+  return { subject: t('passwordReset.subject'), text, html };
 }
 
-/** The e-mail that invites the owner of a new account to choose its password. */
-export function invitationMessage(values: { username: string; link: string; days: number }): ComposedMessage {
+/** The e-mail that invites the owner of a new account to choose its password, in the account's language. */
+export function invitationMessage(values: { language: Language; username: string; link: string; days: number }): ComposedMessage {
+  const t = mailText(values.language);
+  const count = values.days;
   const text = [
-    'Hello,',
+    t('greeting'),
     '',
-    `A Nativa account has been opened for you. Your login is ${values.username}.`,
-    `Choose your password within ${values.days} days by opening this link (it works once):`,
+    t('invitation.opened', { username: values.username }),
+    t('choosePassword', { count }),
     values.link,
     '',
-    'If you did not expect this message, you can ignore it.',
+    t('ignore'),
   ].join('\n');
   const html = [
-    '<p>Hello,</p>',
-    `<p>A Nativa account has been opened for you. Your login is <b>${escapeHtml(values.username)}</b>.</p>`,
-    `<p>Choose your password within ${values.days} days (the link works once):`,
-    `<a href="${escapeHtml(values.link)}">choose my password</a></p>`,
-    '<p>If you did not expect this message, you can ignore it.</p>',
+    `<p>${escapeHtml(t('greeting'))}</p>`,
+    `<p>${t('invitation.openedHtml', { username: escapeHtml(values.username) })}</p>`,
+    `<p>${t('choosePasswordHtml', { count, link: escapeHtml(values.link) })}</p>`,
+    `<p>${escapeHtml(t('ignore'))}</p>`,
   ].join('\n');
-  return { subject: 'Your Nativa account: choose your password', text, html };
+  return { subject: t('invitation.subject'), text, html };
 }

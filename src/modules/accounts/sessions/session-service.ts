@@ -13,6 +13,7 @@ import type { Mailer } from '../../mail/mailer.ts';
 import { queueAccountMessage } from '../../mail/outbox-service.ts';
 import type { AccountKeys } from '../account-keys.ts';
 import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
+import type { Language } from '../languages.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
 import {
   checkSecondFactor,
@@ -297,12 +298,13 @@ export async function createPasswordToken(
 }
 
 /**
- * Queues a single-use link that sets the account's password, and its e-mail, inside `trx`.
+ * Queues a single-use link that sets the account's password, and its e-mail in the account's
+ * language, inside `trx`.
  * The background sender delivers it once `trx` has committed (wake the mailer then).
  */
 export async function queuePasswordLink(
   trx: Db,
-  account: { id: number; username: string; email: string },
+  account: { id: number; username: string; email: string; language: Language },
   purpose: 'reset' | 'invitation',
   now: Date,
   linkFor: (token: string) => string,
@@ -311,8 +313,8 @@ export async function queuePasswordLink(
   const link = linkFor(await createPasswordToken(trx, account.id, purpose, now));
   const message =
     purpose === 'reset'
-      ? passwordResetMessage({ username: account.username, link, minutes: ttl / 60_000 })
-      : invitationMessage({ username: account.username, link, days: ttl / 86_400_000 });
+      ? passwordResetMessage({ language: account.language, username: account.username, link, minutes: ttl / 60_000 })
+      : invitationMessage({ language: account.language, username: account.username, link, days: ttl / 86_400_000 });
   const kind = purpose === 'reset' ? 'password_reset' : 'invitation';
   await queueAccountMessage(trx, { kind, account, message, now, sensitive: true });
 }
@@ -331,7 +333,8 @@ export async function requestPasswordReset(
   const account = await findAccountForSignIn(db, request.login);
   if (!(await throttle.allow(request.address, account?.id))) return 'throttled';
   if (account === undefined) return 'unknown';
-  await inTransaction(db, (trx) => queuePasswordLink(trx, account, 'reset', now, linkFor));
+  // The message is written in the account's language as the queuing transaction reads it.
+  await inTransaction(db, async (trx) => queuePasswordLink(trx, await getAccount(trx, account.id), 'reset', now, linkFor));
   mailer.wake();
   return 'queued';
 }

@@ -60,11 +60,15 @@ export async function createClient(
 
   const created = await inTransaction(db, async (trx) => {
     const parent = await getAccount(trx, parentId);
-    const account = await createAccount(trx, { ...input, kind: 'advertiser', parentId, emailConfirmed: false }, now).catch(
-      renameUsernameField,
-    );
+    const account = await createAccount(
+      trx,
+      // A client starts in its advertiser's language: its first e-mail is written before it can choose.
+      { ...input, kind: 'advertiser', parentId, emailConfirmed: false, language: parent.language },
+      now,
+    ).catch(renameUsernameField);
     const token = await createEmailConfirmation(trx, account, now);
     const message = registrationMessage({
+      language: account.language,
       username: account.username,
       link: links.confirmation(token),
       invitedBy: parent.name || parent.username,

@@ -1,10 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 
 /** A data subject's request on the operator's account page: export everything, or erase (docs/privacy.md). */
 export function AccountData({ id, username }: { id: number; username: string }) {
+  const { t } = useTranslation('operator');
   const client = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const exported = useMutation({
@@ -26,29 +28,26 @@ export function AccountData({ id, username }: { id: number; username: string }) 
   });
   return (
     <section className="card" aria-labelledby="data-title">
-      <h2 id="data-title">Personal data</h2>
-      <p>
-        Export everything Nativa holds about this account as JSON, or erase it: its personal fields are blanked and its sessions,
-        tokens and passkeys deleted; its money records stay.
-      </p>
+      <h2 id="data-title">{t('data.title')}</h2>
+      <p>{t('data.lead')}</p>
       {(exported.error || erase.error) && <Notice kind="error">{problem(exported.error ?? erase.error)}</Notice>}
-      {exported.isSuccess && <Notice kind="ok">The export was downloaded.</Notice>}
-      {erase.isSuccess && <Notice kind="ok">The account was erased.</Notice>}
+      {exported.isSuccess && <Notice kind="ok">{t('data.exported')}</Notice>}
+      {erase.isSuccess && <Notice kind="ok">{t('data.erased')}</Notice>}
       <div className="actions">
         <button type="button" onClick={() => exported.mutate()} disabled={exported.isPending}>
-          Export data
+          {t('data.export')}
         </button>
         {!confirming ? (
           <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Erase account
+            {t('data.erase')}
           </button>
         ) : (
           <>
             <button type="button" className="danger" onClick={() => erase.mutate()} disabled={erase.isPending}>
-              Erase {username} for good
+              {t('data.eraseForGood', { username })}
             </button>
             <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
+              {t('data.cancel')}
             </button>
           </>
         )}

@@ -1,5 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { TFunction } from 'i18next';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, isNotFound, listPage, problem, useFieldErrors } from '../../api.ts';
 import { ConfirmMove, Field, Notice } from '../../components/controls.tsx';
 import { Missing } from '../../components/missing.tsx';
@@ -9,64 +11,78 @@ import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } f
 import { Link } from '../../router.tsx';
 import './operator.css';
 import { AccountData } from './account-data.tsx';
+import { KIND_TAGS } from './account-kinds.ts';
 
 const LEDGER_PER_PAGE = 20;
 
-const KIND_NAMES: Record<string, string> = {
-  deposit: 'Credit',
-  withdrawal: 'Debit',
-  client_transfer: 'Client transfer',
-  payout: 'Payout',
-  payout_cancel: 'Payout cancelled',
-  click_charge: 'Clicks',
-  click_revenue: 'Click income',
-  click_margin: 'Click margin',
-};
+const KIND_NAMES = {
+  deposit: 'ledger.kind.deposit',
+  withdrawal: 'ledger.kind.withdrawal',
+  client_transfer: 'ledger.kind.clientTransfer',
+  payout: 'ledger.kind.payout',
+  payout_cancel: 'ledger.kind.payoutCancel',
+  click_charge: 'ledger.kind.clickCharge',
+  click_revenue: 'ledger.kind.clickRevenue',
+  click_margin: 'ledger.kind.clickMargin',
+} as const;
+/** A ledger entry's kind in words; a kind this page does not know shows as the server wrote it. */
+const kindName = (t: TFunction<'operator'>, kind: string) =>
+  kind in KIND_NAMES ? t(KIND_NAMES[kind as keyof typeof KIND_NAMES]) : kind;
+
+const MAIL_STATUS = { queued: 'mailStatus.queued', sent: 'mailStatus.sent', failed: 'mailStatus.failed' } as const;
 
 export function AccountPage({ id }: { id: number }) {
+  const { t } = useTranslation('operator');
   const account = useQuery({
     queryKey: ['account', id],
     queryFn: () => data(api.GET('/api/admin/users/{id}', { params: { path: { id } } })),
   });
   if (isNotFound(account.error)) {
-    return <Missing what="Account" text={`There is no account #${id}.`} back="/operator/accounts" backLabel="All accounts" />;
+    return (
+      <Missing
+        what={t('account.missing')}
+        text={t('account.missingText', { id })}
+        back="/operator/accounts"
+        backLabel={t('account.allAccounts')}
+      />
+    );
   }
   if (account.error) return <Notice kind="error">{problem(account.error)}</Notice>;
   const user = account.data;
-  if (!user) return <p className="loading">Loading…</p>;
+  if (!user) return <p className="loading">{t('account.loading')}</p>;
   return (
     <>
       <p className="crumbs">
-        <Link href="/operator/accounts">Accounts</Link> /
+        <Link href="/operator/accounts">{t('accounts.title')}</Link> /
       </p>
       <div className="page-head">
         <h1>
-          {user.username} <span className={`tag kind-${user.type}`}>{user.type}</span>
+          {user.username} <span className={`tag kind-${user.type}`}>{t(KIND_TAGS[user.type])}</span>
         </h1>
       </div>
       <div className="account-summary card">
         <div>
-          <span className="tile-label">Balance</span>
+          <span className="tile-label">{t('accounts.balance')}</span>
           <strong className="big">{fineMoney(user.balance)}</strong>
         </div>
         <dl className="facts">
-          <dt>E-mail</dt>
+          <dt>{t('accounts.email')}</dt>
           <dd className="wrap">
-            {user.email} {user.emailConfirmed ? '(confirmed)' : '(not confirmed)'}
+            {user.email} {user.emailConfirmed ? t('account.confirmed') : t('account.notConfirmed')}
           </dd>
           {user.name && (
             <>
-              <dt>Name</dt>
+              <dt>{t('account.name')}</dt>
               <dd>{user.name}</dd>
             </>
           )}
-          <dt>Registered</dt>
+          <dt>{t('accounts.registered')}</dt>
           <dd>{moment(user.date)}</dd>
           {user.parentId !== null && (
             <>
-              <dt>Client of</dt>
+              <dt>{t('account.clientOf')}</dt>
               <dd>
-                <Link href={`/operator/accounts/${user.parentId}`}>account #{user.parentId}</Link>
+                <Link href={`/operator/accounts/${user.parentId}`}>{t('account.accountNumber', { id: user.parentId })}</Link>
               </dd>
             </>
           )}
@@ -84,6 +100,7 @@ export function AccountPage({ id }: { id: number }) {
 }
 
 function BalanceForm({ id, username }: { id: number; username: string }) {
+  const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState('');
   const [comment, setComment] = useState('');
@@ -124,24 +141,26 @@ function BalanceForm({ id, username }: { id: number; username: string }) {
   };
   const amountError = local ?? fields.errors.amount;
   return (
-    <form className="card form-grid" onSubmit={ask(1)} noValidate aria-label="Balance">
-      <h2>Credit or debit</h2>
+    <form className="card form-grid" onSubmit={ask(1)} noValidate aria-label={t('accounts.balance')}>
+      <h2>{t('balance.title')}</h2>
       {fields.general && <Notice kind="error">{problem(move.error)}</Notice>}
       {move.isSuccess && (
         <Notice kind="ok">
-          {move.variables.direction === 1 ? 'Credited' : 'Debited'} {money(Number(move.variables.amount))}. The balance is now{' '}
-          {money(move.data.balance)}.
+          {t(move.variables.direction === 1 ? 'balance.credited' : 'balance.debited', {
+            amount: money(Number(move.variables.amount)),
+            balance: money(move.data.balance),
+          })}
         </Notice>
       )}
       <Field
-        label="Amount"
+        label={t('balance.amount')}
         name="amount"
         inputMode="decimal"
         autoComplete="off"
         maxLength={20}
         value={amount}
         error={amountError}
-        hint={`In ${currentPlatform().currency}, written as you would ${amountInput(1250.5)}.`}
+        hint={t('balance.amountHint', { currency: currentPlatform().currency, example: amountInput(1250.5) })}
         onChange={(event) => {
           setLocal(null);
           setPending(null);
@@ -150,12 +169,12 @@ function BalanceForm({ id, username }: { id: number; username: string }) {
         }}
       />
       <Field
-        label="Comment"
+        label={t('balance.comment')}
         name="comment"
         value={comment}
         maxLength={FIELD_LIMITS.adminAdjustBalance.comment.maxLength}
         error={fields.errors.comment}
-        hint="Kept in the ledger, e.g. “bank transfer 2026-11-23”."
+        hint={t('balance.commentHint')}
         onChange={(event) => {
           fields.edited('comment');
           setComment(event.target.value);
@@ -163,8 +182,11 @@ function BalanceForm({ id, username }: { id: number; username: string }) {
       />
       {pending ? (
         <ConfirmMove
-          text={`${pending.direction === 1 ? 'Credit' : 'Debit'} ${money(Number(pending.amount))} ${pending.direction === 1 ? 'to' : 'from'} ${username}?`}
-          confirm={`${pending.direction === 1 ? 'Credit' : 'Debit'} ${money(Number(pending.amount))}`}
+          text={t(pending.direction === 1 ? 'balance.confirmCredit' : 'balance.confirmDebit', {
+            amount: money(Number(pending.amount)),
+            username,
+          })}
+          confirm={t(pending.direction === 1 ? 'balance.credit' : 'balance.debit', { amount: money(Number(pending.amount)) })}
           pending={move.isPending}
           onConfirm={() => move.mutate(pending)}
           onCancel={() => setPending(null)}
@@ -172,10 +194,10 @@ function BalanceForm({ id, username }: { id: number; username: string }) {
       ) : (
         <div className="actions">
           <button type="submit" className="primary">
-            Credit…
+            {t('balance.creditAsk')}
           </button>
           <button type="button" className="danger" onClick={() => ask(-1)()}>
-            Debit…
+            {t('balance.debitAsk')}
           </button>
         </div>
       )}
@@ -184,6 +206,7 @@ function BalanceForm({ id, username }: { id: number; username: string }) {
 }
 
 function Tokens({ id }: { id: number }) {
+  const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const key = ['account-tokens', id];
   const tokens = useQuery({
@@ -222,26 +245,26 @@ function Tokens({ id }: { id: number }) {
   const active = (tokens.data ?? []).filter((token) => token.revoked === null);
   return (
     <section className="card" aria-labelledby="tokens-title">
-      <h2 id="tokens-title">API tokens</h2>
-      <form className="inline-form" onSubmit={submit} noValidate aria-label="Issue a token">
+      <h2 id="tokens-title">{t('tokens.title')}</h2>
+      <form className="inline-form" onSubmit={submit} noValidate aria-label={t('tokens.issueForm')}>
         <Field
-          label="Name of the new token"
+          label={t('tokens.name')}
           name="token-name"
-          placeholder="e.g. reporting script"
+          placeholder={t('tokens.namePlaceholder')}
           value={name}
           onChange={(event) => setName(event.target.value)}
         />
         <button type="submit" disabled={issue.isPending}>
-          Issue token
+          {t('tokens.issue')}
         </button>
       </form>
       {issue.data && (
         <div className="notice ok" role="status">
-          <p>Token “{issue.data.name || `#${issue.data.id}`}” issued. Copy it now: it is not shown again.</p>
+          <p>{t('tokens.issued', { name: issue.data.name || `#${issue.data.id}` })}</p>
           <div className="copy-row">
             <code className="secret">{issue.data.token}</code>
             <button type="button" onClick={() => copy(issue.data.token)}>
-              {copied ? 'Copied' : 'Copy'}
+              {copied ? t('tokens.copied') : t('tokens.copy')}
             </button>
           </div>
         </div>
@@ -249,16 +272,17 @@ function Tokens({ id }: { id: number }) {
       {(tokens.error || issue.error || revoke.error) && (
         <Notice kind="error">{problem(tokens.error ?? issue.error ?? revoke.error)}</Notice>
       )}
-      {tokens.isSuccess && active.length === 0 && <p className="empty">No valid token.</p>}
+      {tokens.isSuccess && active.length === 0 && <p className="empty">{t('tokens.empty')}</p>}
       <ul className="plain-list">
         {active.map((token) => (
           <li key={token.id}>
             <span>
-              <strong>{token.name || `Token #${token.id}`}</strong>
-              <span className="sub">issued {moment(token.created)}</span>
+              <strong>{token.name || t('tokens.number', { id: token.id })}</strong>
+              <span className="sub">{t('tokens.issuedAt', { date: moment(token.created) })}</span>
             </span>
             <button type="button" className="link danger" onClick={() => revoke.mutate(token.id)}>
-              Revoke<span className="visually-hidden"> {token.name || `token ${token.id}`}</span>
+              {t('tokens.revoke')}
+              <span className="visually-hidden"> {token.name || t('tokens.number', { id: token.id })}</span>
             </button>
           </li>
         ))}
@@ -268,6 +292,7 @@ function Tokens({ id }: { id: number }) {
 }
 
 function Ledger({ id }: { id: number }) {
+  const { t } = useTranslation('operator');
   const [page, setPage] = useState(1);
   const ledger = useQuery({
     queryKey: ['ledger', id, page],
@@ -280,78 +305,75 @@ function Ledger({ id }: { id: number }) {
   return (
     <section className="section" aria-labelledby="ledger-title">
       <div className="section-head">
-        <h2 id="ledger-title">Ledger</h2>
-        {ledger.data && (
-          <span className="hint">{ledger.data.total === 1 ? '1 entry' : `${ledger.data.total} entries`}, newest first</span>
-        )}
+        <h2 id="ledger-title">{t('ledger.title')}</h2>
+        {ledger.data && <span className="hint">{t('ledger.entries', { count: ledger.data.total })}</span>}
       </div>
       {ledger.error && <Notice kind="error">{problem(ledger.error)}</Notice>}
-      <ScrollRegion label="Ledger">
+      <ScrollRegion label={t('ledger.title')}>
         <table className="stack">
           <thead>
             <tr>
-              <th scope="col">Date</th>
-              <th scope="col">What</th>
+              <th scope="col">{t('ledger.date')}</th>
+              <th scope="col">{t('ledger.what')}</th>
               <th scope="col" className="num">
-                Amount
+                {t('ledger.amount')}
               </th>
               <th scope="col" className="num">
-                Balance after
+                {t('ledger.balanceAfter')}
               </th>
-              <th scope="col">Comment</th>
+              <th scope="col">{t('ledger.comment')}</th>
             </tr>
           </thead>
           <tbody>
             {(ledger.data?.items ?? []).map((entry) => (
               <tr key={entry.id}>
-                <td data-label="Date">{moment(entry.date)}</td>
-                <td data-label="What">
-                  {KIND_NAMES[entry.kind] ?? entry.kind}
+                <td data-label={t('ledger.date')}>{moment(entry.date)}</td>
+                <td data-label={t('ledger.what')}>
+                  {kindName(t, entry.kind)}
                   {entry.counterpartyId !== null && (
                     <span className="sub">
-                      with <Link href={`/operator/accounts/${entry.counterpartyId}`}>#{entry.counterpartyId}</Link>
+                      {t('ledger.with')} <Link href={`/operator/accounts/${entry.counterpartyId}`}>#{entry.counterpartyId}</Link>
                     </span>
                   )}
                 </td>
-                <td data-label="Amount" className={`num ${entry.amount < 0 ? 'minus' : 'plus'}`}>
+                <td data-label={t('ledger.amount')} className={`num ${entry.amount < 0 ? 'minus' : 'plus'}`}>
                   {entry.amount > 0 ? '+' : ''}
                   {fineMoney(entry.amount)}
                 </td>
-                <td data-label="Balance after" className="num">
+                <td data-label={t('ledger.balanceAfter')} className="num">
                   {fineMoney(entry.balance)}
                 </td>
-                <td data-label="Comment">{entry.comment}</td>
+                <td data-label={t('ledger.comment')}>{entry.comment}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        {ledger.data && ledger.data.items.length === 0 && <p className="empty">No money has moved yet.</p>}
+        {ledger.data && ledger.data.items.length === 0 && <p className="empty">{t('ledger.empty')}</p>}
       </ScrollRegion>
-      <Pager page={page} pageCount={ledger.data?.pageCount ?? 1} label="ledger" onPage={setPage} />
+      <Pager page={page} pageCount={ledger.data?.pageCount ?? 1} label={t('ledger.pagerLabel')} onPage={setPage} />
     </section>
   );
 }
 
 function Mails({ id }: { id: number }) {
+  const { t } = useTranslation('operator');
   const mails = useQuery({
     queryKey: ['outbox', 'account', id],
     queryFn: () => data(api.GET('/api/admin/outbox', { params: { query: { userId: id, 'per-page': 10 } } })),
   });
   return (
     <section className="section" aria-labelledby="mails-title">
-      <h2 id="mails-title">E-mails</h2>
+      <h2 id="mails-title">{t('mails.title')}</h2>
       {mails.error && <Notice kind="error">{problem(mails.error)}</Notice>}
-      {mails.isSuccess && mails.data.length === 0 && <p className="empty">No e-mail about this account.</p>}
+      {mails.isSuccess && mails.data.length === 0 && <p className="empty">{t('mails.empty')}</p>}
       <ul className="plain-list">
         {(mails.data ?? []).map((mail) => (
           <li key={mail.id}>
             <span>
               <Link href={`/operator/outbox/${mail.id}`}>{mail.subject}</Link>
-              <span className="sub">
-                to {mail.to}, {moment(mail.date)}
-              </span>
+              <span className="sub">{t('mails.toAt', { to: mail.to, date: moment(mail.date) })}</span>
             </span>
-            <span className={`mail-status ${mail.status}`}>{mail.status}</span>
+            <span className={`mail-status ${mail.status}`}>{t(MAIL_STATUS[mail.status])}</span>
           </li>
         ))}
       </ul>

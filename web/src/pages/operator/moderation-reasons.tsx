@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 
@@ -25,6 +26,7 @@ export function RejectForm({
   onReject: (reason: string) => void;
   onCancel: () => void;
 }) {
+  const { t } = useTranslation('operator');
   const reasons = useQuery({ queryKey: REASONS, queryFn: fetchReasons });
   const [chosen, setChosen] = useState('');
   const [details, setDetails] = useState('');
@@ -44,9 +46,9 @@ export function RejectForm({
   return (
     <form className="reject-form" onSubmit={submit} noValidate aria-label={`${verb} ${name}`}>
       <div className="field">
-        <label htmlFor={`${id}-reason`}>Reason</label>
+        <label htmlFor={`${id}-reason`}>{t('reasons.reason')}</label>
         <select id={`${id}-reason`} ref={first} value={chosen} onChange={(event) => setChosen(event.target.value)}>
-          <option value="">{reasons.data?.length ? 'Choose a reason…' : 'No saved reasons: write one below'}</option>
+          <option value="">{reasons.data?.length ? t('reasons.choose') : t('reasons.noneSaved')}</option>
           {reasons.data?.map((item) => (
             <option key={item.id} value={item.text}>
               {item.text}
@@ -55,7 +57,7 @@ export function RejectForm({
         </select>
       </div>
       <div className={`field${missing && reason === '' ? ' invalid' : ''}`}>
-        <label htmlFor={`${id}-details`}>In your words (optional with a reason above)</label>
+        <label htmlFor={`${id}-details`}>{t('reasons.inYourWords')}</label>
         <textarea
           id={`${id}-details`}
           rows={2}
@@ -67,7 +69,7 @@ export function RejectForm({
         />
         {missing && reason === '' && (
           <p className="error" id={`${id}-error`}>
-            Say why: the owner reads it and can fix what you name.
+            {t('reasons.sayWhy')}
           </p>
         )}
       </div>
@@ -76,7 +78,7 @@ export function RejectForm({
           {verb}
         </button>
         <button type="button" onClick={onCancel}>
-          Cancel
+          {t('reasons.cancel')}
         </button>
       </div>
     </form>
@@ -85,6 +87,7 @@ export function RejectForm({
 
 /** The operator's list of reasons: add, reword, remove. */
 export function ModerationReasons() {
+  const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const reasons = useQuery({ queryKey: REASONS, queryFn: fetchReasons });
   const refresh = () => queryClient.invalidateQueries({ queryKey: REASONS });
@@ -101,18 +104,15 @@ export function ModerationReasons() {
   const { errors } = useFieldErrors(add.error);
   return (
     <section aria-labelledby="reasons-title">
-      <h2 id="reasons-title">Reasons to reject with</h2>
-      <p className="hint">
-        Offered when you reject or ban. A decision keeps the words it was given: changing this list does not change past
-        decisions.
-      </p>
+      <h2 id="reasons-title">{t('reasons.title')}</h2>
+      <p className="hint">{t('reasons.hint')}</p>
       {(reasons.error || remove.error) && <Notice kind="error">{problem(reasons.error ?? remove.error)}</Notice>}
       <ul className="queue">
         {reasons.data?.map((reason) => (
           <ReasonRow key={reason.id} reason={reason} onRemove={() => remove.mutate(reason.id)} onSaved={refresh} />
         ))}
       </ul>
-      {reasons.data?.length === 0 && <p className="empty">No reasons yet.</p>}
+      {reasons.data?.length === 0 && <p className="empty">{t('reasons.empty')}</p>}
       <form
         className="card reason-add"
         onSubmit={(event) => {
@@ -122,7 +122,7 @@ export function ModerationReasons() {
         noValidate
       >
         <div className={`field${errors.text ? ' invalid' : ''}`}>
-          <label htmlFor="new-reason">New reason</label>
+          <label htmlFor="new-reason">{t('reasons.new')}</label>
           <input
             id="new-reason"
             maxLength={500}
@@ -133,13 +133,13 @@ export function ModerationReasons() {
           />
           {errors.text && (
             <p className="error" id="new-reason-error">
-              Write the reason first.
+              {t('reasons.writeFirst')}
             </p>
           )}
         </div>
         <div className="actions">
           <button type="submit" className="primary" disabled={add.isPending}>
-            Add reason
+            {t('reasons.add')}
           </button>
         </div>
       </form>
@@ -156,6 +156,7 @@ function ReasonRow({
   onRemove: () => void;
   onSaved: () => void;
 }) {
+  const { t } = useTranslation('operator');
   const [text, setText] = useState(reason.text);
   const save = useMutation({
     mutationFn: () =>
@@ -173,14 +174,16 @@ function ReasonRow({
         noValidate
       >
         <label htmlFor={id} className="visually-hidden">
-          Reason {reason.text}
+          {t('reasons.rowLabel', { text: reason.text })}
         </label>
         <input id={id} maxLength={500} value={text} onChange={(event) => setText(event.target.value)} />
         <button type="submit" disabled={save.isPending || text.trim() === reason.text || text.trim() === ''}>
-          Save<span className="visually-hidden"> {reason.text}</span>
+          {t('reasons.save')}
+          <span className="visually-hidden"> {reason.text}</span>
         </button>
         <button type="button" className="danger" onClick={onRemove}>
-          Remove<span className="visually-hidden"> {reason.text}</span>
+          {t('reasons.remove')}
+          <span className="visually-hidden"> {reason.text}</span>
         </button>
       </form>
       {save.error && <Notice kind="error">{problem(save.error)}</Notice>}

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, type ListPage, listPage, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
@@ -11,7 +12,27 @@ import { SiteAdsTxt } from './site-ads-txt.tsx';
 
 const QUEUES = ['campaigns', 'ads', 'sites'] as const;
 type Queue = (typeof QUEUES)[number];
-const QUEUE_NAMES: Record<Queue, string> = { campaigns: 'Campaigns', ads: 'Ads', sites: 'Sites' };
+const QUEUE_NAMES = {
+  campaigns: 'moderation.queue.campaigns',
+  ads: 'moderation.queue.ads',
+  sites: 'moderation.queue.sites',
+} as const;
+const QUEUE_WAITING = {
+  campaigns: 'moderation.waiting.campaigns',
+  ads: 'moderation.waiting.ads',
+  sites: 'moderation.waiting.sites',
+} as const;
+const QUEUE_EMPTY = {
+  campaigns: 'moderation.empty.campaigns',
+  ads: 'moderation.empty.ads',
+  sites: 'moderation.empty.sites',
+} as const;
+/** How an item of a queue is named to a screen reader: "campaign Summer sale". */
+const ITEM_LABEL = {
+  campaigns: 'moderation.item.campaign',
+  ads: 'moderation.item.ad',
+  sites: 'moderation.item.site',
+} as const;
 /** How often an open queue looks for new arrivals. */
 const REFRESH_MS = 20_000;
 const PER_PAGE = 50;
@@ -41,6 +62,7 @@ function decide(queue: Queue, id: number, status: number, reason?: string) {
 }
 
 export function ModerationPage() {
+  const { t } = useTranslation('operator');
   const { query } = useLocation();
   const requested = query.get('queue');
   const editingReasons = requested === 'reasons';
@@ -58,37 +80,31 @@ export function ModerationPage() {
   return (
     <>
       <div className="page-head">
-        <h1>Moderation</h1>
+        <h1>{t('moderation.title')}</h1>
       </div>
       <p className="lead">
-        What waits for a decision, oldest first. Nothing serves until it is approved. Keyboard: <kbd>Tab</kbd> to an item,{' '}
-        <kbd>A</kbd> approves, <kbd>R</kbd> rejects (with a reason the owner reads), <kbd>↑</kbd> <kbd>↓</kbd> move.
+        <Trans t={t} i18nKey="moderation.lead" components={{ kbd: <kbd /> }} />
       </p>
-      <nav className="tabs" aria-label="Queues">
+      <nav className="tabs" aria-label={t('moderation.queues')}>
         {QUEUES.map((queue) => (
           <Link key={queue} href={`/operator?queue=${queue}`} aria-current={queue === current ? 'page' : undefined}>
-            {QUEUE_NAMES[queue]}
+            {t(QUEUE_NAMES[queue])}
             <span className="count">{totals[queue] ?? '…'}</span>
           </Link>
         ))}
         <Link href="/operator?queue=reasons" aria-current={editingReasons ? 'page' : undefined}>
-          Reasons
+          {t('moderation.reasonsTab')}
         </Link>
       </nav>
       {editingReasons && <ModerationReasons />}
       {!editingReasons && current === 'campaigns' && (
-        <QueueList
-          queue="campaigns"
-          result={campaigns}
-          noun="campaign"
-          render={(item: Campaign) => <CampaignItem item={item} />}
-        />
+        <QueueList queue="campaigns" result={campaigns} render={(item: Campaign) => <CampaignItem item={item} />} />
       )}
       {!editingReasons && current === 'ads' && (
-        <QueueList queue="ads" result={ads} noun="ad" render={(item: Ad) => <AdItem item={item} />} />
+        <QueueList queue="ads" result={ads} render={(item: Ad) => <AdItem item={item} />} />
       )}
       {!editingReasons && current === 'sites' && (
-        <QueueList queue="sites" result={sites} noun="site" render={(item: Site) => <SiteItem item={item} />} />
+        <QueueList queue="sites" result={sites} render={(item: Site) => <SiteItem item={item} />} />
       )}
     </>
   );
@@ -109,14 +125,13 @@ function titleOf(item: Moderated): string {
 function QueueList<T extends Moderated>({
   queue,
   result,
-  noun,
   render,
 }: {
   queue: Queue;
   result: { data?: ListPage<T>; error: unknown; isPending: boolean };
-  noun: string;
   render: (item: T) => ReactNode;
 }) {
+  const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const list = useRef<HTMLUListElement>(null);
   /** Where the focus goes once the decided item has left the list. */
@@ -138,7 +153,14 @@ function QueueList<T extends Moderated>({
     },
     onSuccess: (_result, { item, status }) =>
       setLast(
-        `${status === APPROVE ? 'Approved' : queue === 'sites' ? 'Banned' : 'Rejected'}: ${titleOf(item)}. The owner is notified in the app and by e-mail.`,
+        t(
+          status === APPROVE
+            ? 'moderation.decided.approved'
+            : queue === 'sites'
+              ? 'moderation.decided.banned'
+              : 'moderation.decided.rejected',
+          { name: titleOf(item) },
+        ),
       ),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
@@ -170,15 +192,13 @@ function QueueList<T extends Moderated>({
   };
 
   return (
-    <section aria-label={`${QUEUE_NAMES[queue]} waiting`}>
+    <section aria-label={t(QUEUE_WAITING[queue])}>
       <div className="queue-status" aria-live="polite">
         {last && <Notice kind="ok">{last}</Notice>}
       </div>
       {(result.error || decision.error) && <Notice kind="error">{problem(result.error ?? decision.error)}</Notice>}
-      {result.isPending && <p className="empty">Loading…</p>}
-      {result.data && items.length === 0 && (
-        <p className="empty card">No {noun} is waiting. New ones appear here by themselves.</p>
-      )}
+      {result.isPending && <p className="empty">{t('moderation.loading')}</p>}
+      {result.data && items.length === 0 && <p className="empty card">{t(QUEUE_EMPTY[queue])}</p>}
       <ul className="queue" ref={list}>
         {items.map((item, index) => (
           <li key={item.id}>
@@ -186,7 +206,7 @@ function QueueList<T extends Moderated>({
               className="queue-item card"
               // biome-ignore lint/a11y/noNoninteractiveTabindex: an item takes the focus so that A and R decide on it.
               tabIndex={0}
-              aria-label={`${noun} ${titleOf(item)}`}
+              aria-label={t(ITEM_LABEL[queue], { name: titleOf(item) })}
               aria-keyshortcuts="A R"
               onKeyDown={(event) => onKey(event, item, index)}
             >
@@ -194,12 +214,12 @@ function QueueList<T extends Moderated>({
                 {render(item)}
                 {item.reason && (
                   <p className="moderation-reason">
-                    <strong>Rejected before:</strong> {item.reason}
+                    <strong>{t('moderation.rejectedBefore')}</strong> {item.reason}
                   </p>
                 )}
                 {rejecting === item.id && (
                   <RejectForm
-                    verb={queue === 'sites' ? 'Ban' : 'Reject'}
+                    verb={queue === 'sites' ? t('moderation.ban') : t('moderation.reject')}
                     name={titleOf(item)}
                     pending={decision.isPending}
                     onCancel={() => setRejecting(null)}
@@ -217,7 +237,8 @@ function QueueList<T extends Moderated>({
                   disabled={decision.isPending}
                   onClick={() => decision.mutate({ item, status: APPROVE, index })}
                 >
-                  Approve<span className="visually-hidden"> {titleOf(item)}</span>
+                  {t('moderation.approve')}
+                  <span className="visually-hidden"> {titleOf(item)}</span>
                 </button>
                 <button
                   type="button"
@@ -226,7 +247,7 @@ function QueueList<T extends Moderated>({
                   aria-expanded={rejecting === item.id}
                   onClick={() => setRejecting(rejecting === item.id ? null : item.id)}
                 >
-                  {queue === 'sites' ? 'Ban' : 'Reject'}
+                  {queue === 'sites' ? t('moderation.ban') : t('moderation.reject')}
                   <span className="visually-hidden"> {titleOf(item)}</span>
                 </button>
               </div>
@@ -235,36 +256,36 @@ function QueueList<T extends Moderated>({
         ))}
       </ul>
       {result.data && result.data.total > items.length && (
-        <p className="hint">
-          Showing the oldest {items.length} of {result.data.total}; the next ones follow as these are decided.
-        </p>
+        <p className="hint">{t('moderation.showingOldest', { shown: count(items.length), total: count(result.data.total) })}</p>
       )}
     </section>
   );
 }
 
 function Owner({ id, name }: { id: number; name: string }) {
+  const { t } = useTranslation('operator');
   return (
     <Link href={`/operator/accounts/${id}`} className="wrap">
-      {name || `account ${id}`}
+      {name || t('moderation.accountNumber', { id })}
     </Link>
   );
 }
 
 function CampaignItem({ item }: { item: Campaign }) {
+  const { t } = useTranslation('operator');
   return (
     <>
       <h2 className="wrap">{item.title}</h2>
       <dl className="facts">
-        <dt>Advertiser</dt>
+        <dt>{t('moderation.advertiser')}</dt>
         <dd>
           <Owner id={item.advertiserId} name={item.advertiserName} />
         </dd>
-        <dt>Countries</dt>
-        <dd>{item.geo.length > 0 ? item.geo.join(', ') : 'all'}</dd>
-        <dt>Kind</dt>
-        <dd>{item.isRetarget ? 'retargeting' : 'regular'}</dd>
-        <dt>Created</dt>
+        <dt>{t('moderation.countries')}</dt>
+        <dd>{item.geo.length > 0 ? item.geo.join(', ') : t('moderation.allCountries')}</dd>
+        <dt>{t('moderation.kind')}</dt>
+        <dd>{item.isRetarget ? t('moderation.kindRetargeting') : t('moderation.kindRegular')}</dd>
+        <dt>{t('moderation.created')}</dt>
         <dd>{moment(item.date)}</dd>
       </dl>
     </>
@@ -272,6 +293,7 @@ function CampaignItem({ item }: { item: Campaign }) {
 }
 
 function AdItem({ item }: { item: Ad }) {
+  const { t } = useTranslation('operator');
   return (
     <div className="ad-review">
       <TeaserPreview
@@ -280,37 +302,37 @@ function AdItem({ item }: { item: Ad }) {
         title={item.title || item.opis}
         url={item.url}
         price={item.cost}
-        label={`Ad ${item.title} as a block shows it`}
+        label={t('moderation.adPreview', { title: item.title })}
       />
       <div>
         <h2>{item.title}</h2>
         {item.opis && item.opis !== item.title && <p>{item.opis}</p>}
         <dl className="facts">
-          <dt>Leads to</dt>
+          <dt>{t('moderation.leadsTo')}</dt>
           <dd className="wrap">
             <a href={item.url} target="_blank" rel="noopener noreferrer">
               {item.url}
             </a>
           </dd>
-          <dt>Bid per click</dt>
+          <dt>{t('moderation.bidPerClick')}</dt>
           <dd>{fineMoney(item.stavka)}</dd>
-          <dt>Campaign</dt>
+          <dt>{t('moderation.campaign')}</dt>
           <dd>
             <span className="wrap">{item.campaignTitle}</span>
           </dd>
-          <dt>Advertiser</dt>
+          <dt>{t('moderation.advertiser')}</dt>
           <dd>
             <Owner id={item.advertiserId} name={item.advertiserName} />
           </dd>
           {item.img && item.img_wide && (
             <>
-              <dt>Wide picture</dt>
+              <dt>{t('moderation.widePicture')}</dt>
               <dd>
                 <img className="wide" src={item.img_wide.url} alt="" width={120} height={80} />
               </dd>
             </>
           )}
-          <dt>Created</dt>
+          <dt>{t('moderation.created')}</dt>
           <dd>{moment(item.date)}</dd>
         </dl>
       </div>
@@ -319,22 +341,24 @@ function AdItem({ item }: { item: Ad }) {
 }
 
 function SiteItem({ item }: { item: Site }) {
+  const { t } = useTranslation('operator');
   return (
     <>
       <h2 className="wrap">{item.url}</h2>
       <dl className="facts">
-        <dt>Publisher</dt>
+        <dt>{t('moderation.publisher')}</dt>
         <dd>
           <Owner id={item.userId} name={item.userName} />
         </dd>
-        <dt>Visit</dt>
+        <dt>{t('moderation.visit')}</dt>
         <dd>
           <a href={item.url} target="_blank" rel="noopener noreferrer">
-            open the site<span className="visually-hidden"> {item.url}</span>
+            {t('moderation.openSite')}
+            <span className="visually-hidden"> {item.url}</span>
           </a>
         </dd>
-        <dt>Monthly visitors</dt>
-        <dd>{Number(item.monthly_uniq_users) > 0 ? count(Number(item.monthly_uniq_users)) : 'not given'}</dd>
+        <dt>{t('moderation.monthlyVisitors')}</dt>
+        <dd>{Number(item.monthly_uniq_users) > 0 ? count(Number(item.monthly_uniq_users)) : t('moderation.notGiven')}</dd>
         <SiteAdsTxt siteId={item.id} />
       </dl>
     </>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
 import { ConfirmMove, Field, FormActions, Notice } from '../../components/controls.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
@@ -19,9 +20,21 @@ interface Owed {
 }
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, newest first. */
-const PAYOUT_SORTS = { '': 'Newest first', created: 'Oldest first', '-amount': 'Largest first', amount: 'Smallest first' };
+const PAYOUT_SORTS = {
+  '': 'payouts.sort.newest',
+  created: 'payouts.sort.oldest',
+  '-amount': 'payouts.sort.largest',
+  amount: 'payouts.sort.smallest',
+} as const;
+
+const PAYOUT_STATUS = {
+  pending: 'payouts.status.pending',
+  paid: 'payouts.status.paid',
+  cancelled: 'payouts.status.cancelled',
+} as const;
 
 export function PayoutsPage() {
+  const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const { query } = useLocation();
   const requested = query.get('status');
@@ -48,17 +61,21 @@ export function PayoutsPage() {
   });
   const [paying, setPaying] = useState<Owed | null>(null);
   const [recorded, setRecorded] = useState<string | null>(null);
+  const sorts = Object.fromEntries(Object.entries(PAYOUT_SORTS).map(([sort, label]) => [sort, t(label)])) as Record<
+    keyof typeof PAYOUT_SORTS,
+    string
+  >;
   const usernames = new Map((balances.data ?? []).map((row) => [row.userId, row.username]));
 
   return (
     <>
       <div className="page-head">
-        <h1>Payouts</h1>
+        <h1>{t('payouts.title')}</h1>
       </div>
       <section className="section" aria-labelledby="owed-title">
         <div className="section-head">
-          <h2 id="owed-title">Owed to publishers</h2>
-          <span className="hint">Earned and not paid out yet, largest first</span>
+          <h2 id="owed-title">{t('payouts.owed')}</h2>
+          <span className="hint">{t('payouts.owedHint')}</span>
         </div>
         {balances.error && <Notice kind="error">{problem(balances.error)}</Notice>}
         {recorded && <Notice kind="ok">{recorded}</Notice>}
@@ -72,19 +89,19 @@ export function PayoutsPage() {
             onCancel={() => setPaying(null)}
           />
         )}
-        <ScrollRegion label="Owed to publishers">
+        <ScrollRegion label={t('payouts.owed')}>
           <table className="stack">
             <thead>
               <tr>
-                <th scope="col">Publisher</th>
+                <th scope="col">{t('payouts.publisher')}</th>
                 <th scope="col" className="num">
-                  Balance
+                  {t('payouts.balance')}
                 </th>
                 <th scope="col" className="num">
-                  Pending payouts
+                  {t('payouts.pendingPayouts')}
                 </th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('payouts.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -95,10 +112,10 @@ export function PayoutsPage() {
                     <Link href={`/operator/accounts/${row.userId}`}>{row.username}</Link>
                     <span className="sub">{row.email}</span>
                   </th>
-                  <td data-label="Balance" className="num">
+                  <td data-label={t('payouts.balance')} className="num">
                     {fineMoney(row.balance)}
                   </td>
-                  <td data-label="Pending payouts" className="num">
+                  <td data-label={t('payouts.pendingPayouts')} className="num">
                     {fineMoney(row.pending)}
                   </td>
                   <td className="actions-cell">
@@ -110,45 +127,46 @@ export function PayoutsPage() {
                         setPaying(row);
                       }}
                     >
-                      Record payout<span className="visually-hidden"> to {row.username}</span>
+                      {t('payouts.record')}
+                      <span className="visually-hidden"> {t('payouts.recordTo', { username: row.username })}</span>
                     </button>
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
-          {balances.isSuccess && balances.data.length === 0 && <p className="empty">Nothing is owed to any publisher.</p>}
+          {balances.isSuccess && balances.data.length === 0 && <p className="empty">{t('payouts.owedEmpty')}</p>}
         </ScrollRegion>
       </section>
 
       <section className="section" aria-labelledby="payouts-title">
         <div className="section-head">
-          <h2 id="payouts-title">Payouts</h2>
-          <ListOrderControls subject="payouts" placeholder="Search by destination" sorts={PAYOUT_SORTS} paged />
+          <h2 id="payouts-title">{t('payouts.title')}</h2>
+          <ListOrderControls subject={t('payouts.subject')} placeholder={t('payouts.searchPlaceholder')} sorts={sorts} paged />
           <label>
-            <span className="visually-hidden">Payout status</span>
+            <span className="visually-hidden">{t('payouts.statusFilter')}</span>
             <select value={status ?? ''} onChange={(event) => setQuery({ status: event.target.value, page: undefined })}>
-              <option value="">Every status</option>
-              <option value="pending">Pending</option>
-              <option value="paid">Paid</option>
-              <option value="cancelled">Cancelled</option>
+              <option value="">{t('payouts.everyStatus')}</option>
+              <option value="pending">{t('payouts.filter.pending')}</option>
+              <option value="paid">{t('payouts.filter.paid')}</option>
+              <option value="cancelled">{t('payouts.filter.cancelled')}</option>
             </select>
           </label>
         </div>
         {(payouts.error || change.error) && <Notice kind="error">{problem(payouts.error ?? change.error)}</Notice>}
-        <ScrollRegion label="Payouts">
+        <ScrollRegion label={t('payouts.title')}>
           <table className="stack">
             <thead>
               <tr>
-                <th scope="col">Recorded</th>
-                <th scope="col">Publisher</th>
-                <th scope="col">Paid to</th>
+                <th scope="col">{t('payouts.recorded')}</th>
+                <th scope="col">{t('payouts.publisher')}</th>
+                <th scope="col">{t('payouts.paidTo')}</th>
                 <th scope="col" className="num">
-                  Amount
+                  {t('payouts.amount')}
                 </th>
-                <th scope="col">Status</th>
+                <th scope="col">{t('payouts.statusColumn')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('payouts.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -157,18 +175,18 @@ export function PayoutsPage() {
                 const who = usernames.get(payout.userId) ?? `#${payout.userId}`;
                 return (
                   <tr key={payout.id}>
-                    <td data-label="Recorded">{moment(payout.date)}</td>
-                    <td data-label="Publisher">
+                    <td data-label={t('payouts.recorded')}>{moment(payout.date)}</td>
+                    <td data-label={t('payouts.publisher')}>
                       <Link href={`/operator/accounts/${payout.userId}`}>{who}</Link>
                     </td>
-                    <td data-label="Paid to" className="wrap">
+                    <td data-label={t('payouts.paidTo')} className="wrap">
                       {payout.wallet}
                     </td>
-                    <td data-label="Amount" className="num">
+                    <td data-label={t('payouts.amount')} className="num">
                       {fineMoney(payout.amount)}
                     </td>
-                    <td data-label="Status">
-                      <span className={`payout-status ${payout.status}`}>{payout.status}</span>
+                    <td data-label={t('payouts.statusColumn')}>
+                      <span className={`payout-status ${payout.status}`}>{t(PAYOUT_STATUS[payout.status])}</span>
                     </td>
                     <td className="actions-cell">
                       {payout.status === 'pending' && (
@@ -179,7 +197,8 @@ export function PayoutsPage() {
                             disabled={change.isPending}
                             onClick={() => change.mutate({ id: payout.id, to: 'paid' })}
                           >
-                            Mark paid<span className="visually-hidden"> payout {payout.id}</span>
+                            {t('payouts.markPaid')}
+                            <span className="visually-hidden"> {t('payouts.number', { id: payout.id })}</span>
                           </button>
                           <button
                             type="button"
@@ -187,7 +206,8 @@ export function PayoutsPage() {
                             disabled={change.isPending}
                             onClick={() => change.mutate({ id: payout.id, to: 'cancelled' })}
                           >
-                            Cancel<span className="visually-hidden"> payout {payout.id}</span>
+                            {t('payouts.cancel')}
+                            <span className="visually-hidden"> {t('payouts.number', { id: payout.id })}</span>
                           </button>
                         </>
                       )}
@@ -197,12 +217,12 @@ export function PayoutsPage() {
               })}
             </tbody>
           </table>
-          {payouts.data && payouts.data.items.length === 0 && <p className="empty">No payouts.</p>}
+          {payouts.data && payouts.data.items.length === 0 && <p className="empty">{t('payouts.empty')}</p>}
         </ScrollRegion>
         <Pager
           page={page}
           pageCount={payouts.data?.pageCount ?? 1}
-          label="payouts"
+          label={t('payouts.subject')}
           onPage={(next) => setQuery({ page: String(next) })}
         />
       </section>
@@ -211,6 +231,7 @@ export function PayoutsPage() {
 }
 
 function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: string) => void; onCancel: () => void }) {
+  const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState(amountInput(owed.balance));
   const [wallet, setWallet] = useState('');
@@ -225,7 +246,13 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
     onSuccess: (payout) => {
       queryClient.invalidateQueries({ queryKey: ['payouts'] });
       queryClient.invalidateQueries({ queryKey: ['ledger', owed.userId] });
-      onDone(`Payout of ${fineMoney(payout.amount)} to ${owed.username} recorded (${payout.status}).`);
+      onDone(
+        t('payouts.recordedNotice', {
+          amount: fineMoney(payout.amount),
+          username: owed.username,
+          status: t(PAYOUT_STATUS[payout.status]),
+        }),
+      );
     },
   });
   const fields = useFieldErrors(record.error);
@@ -241,14 +268,17 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
     setPending(parsed.amount);
   };
   return (
-    <form className="card form-grid" onSubmit={submit} noValidate aria-label={`Payout to ${owed.username}`}>
-      <h3>Payout to {owed.username}</h3>
-      <p className="hint">
-        The amount leaves the balance ({fineMoney(owed.balance)}) now; cancelling a pending payout returns it.
-      </p>
+    <form
+      className="card form-grid"
+      onSubmit={submit}
+      noValidate
+      aria-label={t('payouts.formTitle', { username: owed.username })}
+    >
+      <h3>{t('payouts.formTitle', { username: owed.username })}</h3>
+      <p className="hint">{t('payouts.formHint', { balance: fineMoney(owed.balance) })}</p>
       {fields.general && <Notice kind="error">{problem(record.error)}</Notice>}
       <Field
-        label="Amount"
+        label={t('payouts.amount')}
         name="payout-amount"
         inputMode="decimal"
         autoComplete="off"
@@ -263,9 +293,9 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
         }}
       />
       <Field
-        label="Paid to"
+        label={t('payouts.paidTo')}
         name="wallet"
-        placeholder="e.g. IBAN DE89 3704 0044 0532 0130 00"
+        placeholder={t('payouts.walletPlaceholder')}
         value={wallet}
         error={fields.errors.wallet}
         onChange={(event) => {
@@ -273,22 +303,25 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
           setWallet(event.target.value);
         }}
       />
-      <Field label="Status" name="payout-status">
+      <Field label={t('payouts.statusColumn')} name="payout-status">
         <select
           id="field-payout-status"
           value={status}
           onChange={(event) => setStatus(event.target.value === 'paid' ? 'paid' : 'pending')}
         >
-          <option value="pending">Pending (to be paid)</option>
-          <option value="paid">Paid already</option>
+          <option value="pending">{t('payouts.form.pending')}</option>
+          <option value="paid">{t('payouts.form.paid')}</option>
         </select>
       </Field>
       {pending === null ? (
-        <FormActions submit="Record payout…" pending={record.isPending} onCancel={onCancel} />
+        <FormActions submit={t('payouts.recordAsk')} pending={record.isPending} onCancel={onCancel} />
       ) : (
         <ConfirmMove
-          text={`Record a ${status} payout of ${money(Number(pending))} to ${owed.username}? It leaves the balance now.`}
-          confirm={`Record ${money(Number(pending))}`}
+          text={t(status === 'paid' ? 'payouts.confirmPaid' : 'payouts.confirmPending', {
+            amount: money(Number(pending)),
+            username: owed.username,
+          })}
+          confirm={t('payouts.confirm', { amount: money(Number(pending)) })}
           pending={record.isPending}
           onConfirm={() => record.mutate(pending)}
           onCancel={() => setPending(null)}

@@ -1,16 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 
 const STATUS_TEXT = {
-  unchecked: 'not checked yet',
-  found: 'has the line',
-  missing: 'does not have the line',
-  unreachable: 'could not be read',
+  unchecked: 'adsTxt.unchecked',
+  found: 'adsTxt.found',
+  missing: 'adsTxt.missing',
+  unreachable: 'adsTxt.unreachable',
 } as const;
 
 /** On a site's moderation card: whether the site's /ads.txt has the network's line, and a check now. */
 export function SiteAdsTxt({ siteId }: { siteId: number }) {
+  const { t } = useTranslation('operator');
   const client = useQueryClient();
   const key = ['moderation', 'ads-txt', siteId];
   const privacy = useQuery({
@@ -28,10 +30,11 @@ export function SiteAdsTxt({ siteId }: { siteId: number }) {
       <dd>
         {adsTxt ? (
           <>
-            <span className={`tag ads-txt-${adsTxt.status}`}>{STATUS_TEXT[adsTxt.status]}</span>
+            <span className={`tag ads-txt-${adsTxt.status}`}>{t(STATUS_TEXT[adsTxt.status])}</span>
             {adsTxt.detail && <span className="sub"> {adsTxt.detail}</span>}{' '}
             <button type="button" className="link" onClick={() => check.mutate()} disabled={check.isPending}>
-              Check now<span className="visually-hidden"> the ads.txt of site {siteId}</span>
+              {t('adsTxt.checkNow')}
+              <span className="visually-hidden"> {t('adsTxt.checkNowOf', { id: siteId })}</span>
             </button>
           </>
         ) : (
