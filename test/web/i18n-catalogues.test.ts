@@ -127,7 +127,7 @@ const UNTRANSLATED = /^(Nativa|[A-Z]{2,5}|[\w.-]*[_.:/-][\w.:/-]*)$/;
  * above and review catch those).
  */
 function untranslatedTexts(source: string): string[] {
-  const code = source.replace(/\{\/\*[\s\S]*?\*\/\}/g, '').replace(/^\s*\/\/.*$/gm, '');
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
   const texts: string[] = [];
   // Text after a tag's end (`>`, not an arrow's `=>`) up to the next tag or expression.
   for (const match of code.matchAll(/(?:<(\w+)[^<>]*|<\/\w+|\/)(?<![=-])>([^<>{}]*?[A-Za-z]{2,}[^<>{}]*?)(?=[<{])/g)) {

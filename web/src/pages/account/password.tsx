@@ -68,7 +68,7 @@ function ChoosePassword({ token }: { token: string }) {
       <form onSubmit={submit} className="card" noValidate>
         {choose.isSuccess ? (
           <Notice kind="ok">
-            <Trans t={t} i18nKey="choose.done" components={{ link: <Link href="/sign-in" /> }} />
+            <Trans t={t} i18nKey="choose.done" components={{ signin: <Link href="/sign-in" /> }} />
           </Notice>
         ) : (
           <>
