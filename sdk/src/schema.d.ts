@@ -2624,17 +2624,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The error body of every failed request. */
+        /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description With 422: one entry per failing field. */
             errors?: {
                 /** @description The failing field. */
                 field: string;
-                /** @description Why it failed. */
+                /** @description Why it failed, for a person, in the language of `message`. */
                 message: string;
             }[];
-            /** @description What went wrong, for a person. */
+            /** @description What went wrong, for a person, in the language `Accept-Language` prefers: English (the default) or Russian (`ru`); an answer in Russian carries `Content-Language: ru`. Only this text and `errors[].message` change with the language. */
             message: string;
             /** @description The status phrase. */
             name: string;
@@ -2854,7 +2854,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2868,7 +2868,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2910,7 +2910,7 @@ export interface operations {
                     "application/gzip": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2924,7 +2924,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2938,7 +2938,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3017,7 +3017,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3031,7 +3031,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3046,7 +3046,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3105,7 +3105,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3119,7 +3119,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3133,7 +3133,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3148,7 +3148,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3209,7 +3209,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3223,7 +3223,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3238,7 +3238,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3295,7 +3295,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3309,7 +3309,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3324,7 +3324,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3376,7 +3376,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3390,7 +3390,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3404,7 +3404,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3464,7 +3464,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3478,7 +3478,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3492,7 +3492,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3507,7 +3507,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3547,7 +3547,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3561,7 +3561,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3575,7 +3575,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3590,7 +3590,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3637,7 +3637,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3651,7 +3651,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3705,7 +3705,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3719,7 +3719,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3734,7 +3734,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3789,7 +3789,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3803,7 +3803,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3817,7 +3817,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3832,7 +3832,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3872,7 +3872,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3886,7 +3886,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3900,7 +3900,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4003,7 +4003,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4017,7 +4017,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4032,7 +4032,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4091,7 +4091,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4105,7 +4105,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4119,7 +4119,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4134,7 +4134,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4216,7 +4216,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4230,7 +4230,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4245,7 +4245,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4316,7 +4316,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4330,7 +4330,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4344,7 +4344,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4414,7 +4414,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4428,7 +4428,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4442,7 +4442,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4457,7 +4457,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4533,7 +4533,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4547,7 +4547,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4562,7 +4562,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4635,7 +4635,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4649,7 +4649,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4663,7 +4663,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4678,7 +4678,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4739,7 +4739,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4753,7 +4753,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4767,7 +4767,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4837,7 +4837,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4851,7 +4851,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4865,7 +4865,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4879,7 +4879,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4894,7 +4894,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4966,7 +4966,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4980,7 +4980,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5091,7 +5091,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5105,7 +5105,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5304,7 +5304,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5318,7 +5318,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5332,7 +5332,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5347,7 +5347,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5447,7 +5447,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5461,7 +5461,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5475,7 +5475,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5575,7 +5575,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5589,7 +5589,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5604,7 +5604,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5695,7 +5695,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5709,7 +5709,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5723,7 +5723,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5738,7 +5738,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5797,7 +5797,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5811,7 +5811,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5825,7 +5825,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5840,7 +5840,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5901,7 +5901,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5915,7 +5915,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5929,7 +5929,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5944,7 +5944,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5984,7 +5984,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5998,7 +5998,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6012,7 +6012,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6107,7 +6107,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6121,7 +6121,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6233,7 +6233,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6247,7 +6247,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6261,7 +6261,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6276,7 +6276,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6357,7 +6357,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6371,7 +6371,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6385,7 +6385,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6477,7 +6477,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6491,7 +6491,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6505,7 +6505,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6519,7 +6519,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6534,7 +6534,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6604,7 +6604,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6618,7 +6618,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6632,7 +6632,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6647,7 +6647,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6706,7 +6706,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6720,7 +6720,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6734,7 +6734,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6749,7 +6749,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6802,7 +6802,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6816,7 +6816,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6830,7 +6830,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6844,7 +6844,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6859,7 +6859,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6934,7 +6934,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6948,7 +6948,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6962,7 +6962,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7033,7 +7033,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7047,7 +7047,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7061,7 +7061,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7076,7 +7076,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7132,7 +7132,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7146,7 +7146,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7160,7 +7160,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7175,7 +7175,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7215,7 +7215,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7229,7 +7229,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7243,7 +7243,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7257,7 +7257,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7272,7 +7272,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7344,7 +7344,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7358,7 +7358,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7438,7 +7438,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7452,7 +7452,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7467,7 +7467,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7532,7 +7532,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7546,7 +7546,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7560,7 +7560,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7639,7 +7639,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7653,7 +7653,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7667,7 +7667,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7682,7 +7682,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7722,7 +7722,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7736,7 +7736,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7750,7 +7750,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7828,7 +7828,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7842,7 +7842,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7856,7 +7856,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7935,7 +7935,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7949,7 +7949,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7963,7 +7963,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7978,7 +7978,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8043,7 +8043,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8057,7 +8057,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8071,7 +8071,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8086,7 +8086,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8158,7 +8158,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8172,7 +8172,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8186,7 +8186,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8201,7 +8201,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8264,7 +8264,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8278,7 +8278,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8292,7 +8292,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8440,7 +8440,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8454,7 +8454,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8469,7 +8469,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8628,7 +8628,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8642,7 +8642,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8656,7 +8656,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8671,7 +8671,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8872,7 +8872,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8886,7 +8886,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8900,7 +8900,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8915,7 +8915,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9073,7 +9073,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9087,7 +9087,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9101,7 +9101,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9116,7 +9116,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9218,7 +9218,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9232,7 +9232,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9246,7 +9246,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9261,7 +9261,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9342,7 +9342,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9356,7 +9356,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9371,7 +9371,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9496,7 +9496,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9510,7 +9510,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9524,7 +9524,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9538,7 +9538,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9553,7 +9553,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9643,7 +9643,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9657,7 +9657,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9671,7 +9671,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9686,7 +9686,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9767,7 +9767,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9781,7 +9781,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9795,7 +9795,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9810,7 +9810,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9873,7 +9873,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9887,7 +9887,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9901,7 +9901,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9916,7 +9916,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9982,7 +9982,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9996,7 +9996,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10010,7 +10010,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10070,7 +10070,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10084,7 +10084,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10098,7 +10098,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10162,7 +10162,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10176,7 +10176,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10190,7 +10190,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10205,7 +10205,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10261,7 +10261,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10275,7 +10275,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10290,7 +10290,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10340,7 +10340,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10354,7 +10354,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10368,7 +10368,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10382,7 +10382,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10460,7 +10460,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10474,7 +10474,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10488,7 +10488,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10591,7 +10591,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10605,7 +10605,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10619,7 +10619,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10634,7 +10634,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10713,7 +10713,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10727,7 +10727,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10741,7 +10741,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10845,7 +10845,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10859,7 +10859,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10873,7 +10873,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10888,7 +10888,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10930,7 +10930,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10944,7 +10944,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10958,7 +10958,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11047,7 +11047,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11061,7 +11061,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11075,7 +11075,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11174,7 +11174,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11188,7 +11188,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11202,7 +11202,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11256,7 +11256,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11270,7 +11270,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11284,7 +11284,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11344,7 +11344,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11358,7 +11358,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11412,7 +11412,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11426,7 +11426,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11440,7 +11440,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11455,7 +11455,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11505,7 +11505,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11519,7 +11519,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11533,7 +11533,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11665,7 +11665,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11679,7 +11679,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11694,7 +11694,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11836,7 +11836,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11850,7 +11850,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11864,7 +11864,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11879,7 +11879,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11998,7 +11998,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12012,7 +12012,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12026,7 +12026,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12041,7 +12041,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12102,7 +12102,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12116,7 +12116,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12130,7 +12130,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12145,7 +12145,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12185,7 +12185,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12199,7 +12199,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12213,7 +12213,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12266,7 +12266,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12280,7 +12280,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12295,7 +12295,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12413,7 +12413,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12427,7 +12427,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12441,7 +12441,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12455,7 +12455,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12470,7 +12470,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12520,7 +12520,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12534,7 +12534,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12548,7 +12548,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12562,7 +12562,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12646,7 +12646,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12660,7 +12660,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12757,7 +12757,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12771,7 +12771,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12785,7 +12785,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12800,7 +12800,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12854,7 +12854,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12868,7 +12868,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12882,7 +12882,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12897,7 +12897,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12958,7 +12958,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12972,7 +12972,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12986,7 +12986,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13001,7 +13001,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13093,7 +13093,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13107,7 +13107,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13213,7 +13213,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13227,7 +13227,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13241,7 +13241,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13256,7 +13256,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13424,7 +13424,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13438,7 +13438,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13452,7 +13452,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13467,7 +13467,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13556,7 +13556,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13570,7 +13570,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13584,7 +13584,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13598,7 +13598,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13613,7 +13613,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13685,7 +13685,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13699,7 +13699,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13779,7 +13779,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13793,7 +13793,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13808,7 +13808,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13873,7 +13873,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13887,7 +13887,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13901,7 +13901,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13980,7 +13980,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13994,7 +13994,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14008,7 +14008,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14023,7 +14023,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14063,7 +14063,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14077,7 +14077,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14091,7 +14091,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14169,7 +14169,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14183,7 +14183,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14197,7 +14197,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14276,7 +14276,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14290,7 +14290,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14304,7 +14304,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14319,7 +14319,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14384,7 +14384,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14398,7 +14398,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14412,7 +14412,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14427,7 +14427,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14499,7 +14499,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14513,7 +14513,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14527,7 +14527,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14542,7 +14542,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14605,7 +14605,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14619,7 +14619,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14633,7 +14633,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14682,7 +14682,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14692,7 +14692,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -14731,7 +14731,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14774,7 +14774,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14832,7 +14832,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14906,7 +14906,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14921,7 +14921,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15014,7 +15014,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15060,7 +15060,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15075,7 +15075,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15151,7 +15151,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15166,7 +15166,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15216,7 +15216,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15231,7 +15231,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15287,7 +15287,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15302,7 +15302,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15398,7 +15398,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15412,7 +15412,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15426,7 +15426,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15441,7 +15441,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15455,7 +15455,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15495,7 +15495,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15509,7 +15509,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15523,7 +15523,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15538,7 +15538,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15599,7 +15599,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15613,7 +15613,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15628,7 +15628,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15674,7 +15674,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15688,7 +15688,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15703,7 +15703,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15717,7 +15717,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15787,7 +15787,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15802,7 +15802,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15845,7 +15845,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15859,7 +15859,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15874,7 +15874,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15914,7 +15914,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15928,7 +15928,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15942,7 +15942,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15957,7 +15957,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16011,7 +16011,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16026,7 +16026,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16081,7 +16081,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16095,7 +16095,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16110,7 +16110,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16124,7 +16124,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16164,7 +16164,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16178,7 +16178,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16192,7 +16192,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16207,7 +16207,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16258,7 +16258,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16273,7 +16273,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16317,7 +16317,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16331,7 +16331,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16345,7 +16345,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16360,7 +16360,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16374,7 +16374,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16419,7 +16419,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16433,7 +16433,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16447,7 +16447,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16462,7 +16462,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16512,7 +16512,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16526,7 +16526,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16540,7 +16540,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16555,7 +16555,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16569,7 +16569,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16619,7 +16619,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16633,7 +16633,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16647,7 +16647,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16662,7 +16662,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16676,7 +16676,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16713,7 +16713,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16723,7 +16723,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16791,7 +16791,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16806,7 +16806,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16846,7 +16846,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16860,7 +16860,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16898,7 +16898,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16951,7 +16951,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16966,7 +16966,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17013,7 +17013,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17158,7 +17158,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17168,7 +17168,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17178,7 +17178,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17214,7 +17214,7 @@ export interface operations {
                 content?: never;
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17252,7 +17252,7 @@ export interface operations {
                 content?: never;
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17294,7 +17294,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17343,7 +17343,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17431,7 +17431,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17442,7 +17442,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17514,7 +17514,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17525,7 +17525,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17557,7 +17557,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17645,7 +17645,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17655,7 +17655,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17665,7 +17665,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17764,7 +17764,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17774,7 +17774,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17785,7 +17785,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17795,7 +17795,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17828,7 +17828,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17842,7 +17842,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17951,7 +17951,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17961,7 +17961,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17972,7 +17972,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17982,7 +17982,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -18021,7 +18021,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18098,7 +18098,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18108,7 +18108,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18119,7 +18119,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18129,7 +18129,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -18208,7 +18208,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18222,7 +18222,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18236,7 +18236,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18350,7 +18350,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18364,7 +18364,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18378,7 +18378,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18393,7 +18393,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18480,7 +18480,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18494,7 +18494,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18508,7 +18508,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18522,7 +18522,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18537,7 +18537,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18596,7 +18596,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18610,7 +18610,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18625,7 +18625,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18695,7 +18695,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18709,7 +18709,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18724,7 +18724,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18783,7 +18783,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18797,7 +18797,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18811,7 +18811,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18886,7 +18886,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18900,7 +18900,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18915,7 +18915,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18980,7 +18980,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18994,7 +18994,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19054,7 +19054,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19068,7 +19068,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19151,7 +19151,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19165,7 +19165,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19306,7 +19306,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19320,7 +19320,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19335,7 +19335,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19465,7 +19465,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19479,7 +19479,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19493,7 +19493,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19508,7 +19508,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19635,7 +19635,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19649,7 +19649,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19663,7 +19663,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19678,7 +19678,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19803,7 +19803,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19817,7 +19817,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19831,7 +19831,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19846,7 +19846,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19944,7 +19944,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19958,7 +19958,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19972,7 +19972,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19986,7 +19986,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20001,7 +20001,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20062,7 +20062,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20076,7 +20076,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20090,7 +20090,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20105,7 +20105,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20171,7 +20171,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20185,7 +20185,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20199,7 +20199,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20214,7 +20214,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20332,7 +20332,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20346,7 +20346,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20360,7 +20360,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20374,7 +20374,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20454,7 +20454,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20468,7 +20468,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20482,7 +20482,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20497,7 +20497,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20549,7 +20549,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20563,7 +20563,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20577,7 +20577,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20592,7 +20592,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20664,7 +20664,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20678,7 +20678,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20758,7 +20758,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20772,7 +20772,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20787,7 +20787,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20852,7 +20852,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20866,7 +20866,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20880,7 +20880,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20959,7 +20959,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20973,7 +20973,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20987,7 +20987,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21002,7 +21002,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21042,7 +21042,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21056,7 +21056,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21070,7 +21070,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21148,7 +21148,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21162,7 +21162,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21176,7 +21176,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21255,7 +21255,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21269,7 +21269,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21283,7 +21283,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21298,7 +21298,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21363,7 +21363,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21377,7 +21377,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21391,7 +21391,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21406,7 +21406,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21478,7 +21478,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21492,7 +21492,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21506,7 +21506,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21521,7 +21521,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21584,7 +21584,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21598,7 +21598,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21612,7 +21612,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21678,7 +21678,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
