@@ -169,7 +169,7 @@ describe('framework errors in Russian', () => {
       what: 'a body that is not JSON',
       send: () => advertiser.client.request('POST', '/api/advertiser/campaigns', { raw: '{"title":', headers: RUSSIAN }),
       status: 400,
-      message: 'Тело запроса — не корректный JSON.',
+      message: 'Тело запроса не является корректным JSON.',
     },
     {
       what: 'a malformed percent-encoding',
