@@ -108,7 +108,8 @@ export function errorBody(
   errors?: FieldError[],
 ): ErrorBody {
   const body: ErrorBody = { name: STATUS_NAMES[status] ?? 'Error', message, code: ERRORS[code].code, status };
-  if (errors) body.errors = errors;
+  // A field error's catalogue key and values are for the server's translation, not the client.
+  if (errors) body.errors = errors.map(({ field, message }) => ({ field, message }));
   return body;
 }
 

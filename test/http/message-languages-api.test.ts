@@ -74,6 +74,9 @@ for (const format of ['json', 'xml'] as const) {
         ru.errors?.map((entry) => entry.field),
         en.errors?.map((entry) => entry.field),
       );
+      for (const entry of [...(en.errors ?? []), ...(ru.errors ?? [])]) {
+        assert.deepEqual(Object.keys(entry).sort(), ['field', 'message'], 'no catalogue key reaches the client');
+      }
       const description = (body: Envelope) => body.errors?.find((entry) => entry.field === 'description')?.message;
       assert.equal(description(en), 'Must be at most 60 characters.');
       assert.equal(description(ru), 'Должно быть не длиннее 60 символов.');
