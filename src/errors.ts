@@ -6,10 +6,20 @@
  * message. An entry's name and number never change or get reused: a new condition is a new entry.
  */
 
+/**
+ * Values a message's placeholders take. A throw site may name its message by a key of the
+ * catalogues in src/http/locales (with these values) so the error handler can answer in the
+ * request's language; `message` is then the English text, which logs keep.
+ */
+export type MessageValues = Record<string, string | number>;
+
 /** One failing field of a request, named as the client wrote it. */
 export interface FieldError {
   field: string;
   message: string;
+  /** The message's catalogue key, when the throw site names it (never sent to clients). */
+  key?: string;
+  values?: MessageValues;
 }
 
 /** The catalogue: each condition a client may want to tell apart, with its stable number. */
@@ -116,13 +126,22 @@ export class DomainError extends Error {
   readonly fieldErrors: FieldError[] | undefined;
   /** For conditions that pass with time (rate limits): when to try again. */
   readonly retryAfterSeconds: number | undefined;
+  /** The message's catalogue key and values, when the throw site names them; `message` stays English. */
+  readonly key: string | undefined;
+  readonly values: MessageValues | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { fieldErrors?: FieldError[]; retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { fieldErrors?: FieldError[]; retryAfterSeconds?: number; key?: string; values?: MessageValues } = {},
+  ) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
     this.fieldErrors = options.fieldErrors;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.key = options.key;
+    this.values = options.values;
   }
 }
 

@@ -2664,17 +2664,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The error body of every failed request. */
+        /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description With 422: one entry per failing field. */
             errors?: {
                 /** @description The failing field. */
                 field: string;
-                /** @description Why it failed. */
+                /** @description Why it failed, for a person, in the language of `message`. */
                 message: string;
             }[];
-            /** @description What went wrong, for a person. */
+            /** @description What went wrong, for a person, in the language `Accept-Language` prefers: English (the default) or Russian (`ru`); an answer in Russian carries `Content-Language: ru`. Only this text and `errors[].message` change with the language. */
             message: string;
             /** @description The status phrase. */
             name: string;
@@ -2897,7 +2897,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2911,7 +2911,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2953,7 +2953,7 @@ export interface operations {
                     "application/gzip": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2967,7 +2967,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -2981,7 +2981,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3060,7 +3060,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3074,7 +3074,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3089,7 +3089,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3148,7 +3148,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3162,7 +3162,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3176,7 +3176,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3191,7 +3191,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3252,7 +3252,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3266,7 +3266,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3281,7 +3281,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3338,7 +3338,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3352,7 +3352,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3367,7 +3367,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3419,7 +3419,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3433,7 +3433,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3447,7 +3447,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3507,7 +3507,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3521,7 +3521,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3535,7 +3535,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3550,7 +3550,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3590,7 +3590,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3604,7 +3604,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3618,7 +3618,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3633,7 +3633,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3680,7 +3680,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3694,7 +3694,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3748,7 +3748,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3762,7 +3762,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3777,7 +3777,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3832,7 +3832,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3846,7 +3846,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3860,7 +3860,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3875,7 +3875,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3915,7 +3915,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3929,7 +3929,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -3943,7 +3943,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4046,7 +4046,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4060,7 +4060,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4075,7 +4075,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4134,7 +4134,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4148,7 +4148,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4162,7 +4162,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4177,7 +4177,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4259,7 +4259,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4273,7 +4273,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4288,7 +4288,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4359,7 +4359,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4373,7 +4373,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4387,7 +4387,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4457,7 +4457,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4471,7 +4471,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4485,7 +4485,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4500,7 +4500,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4576,7 +4576,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4590,7 +4590,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4605,7 +4605,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4678,7 +4678,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4692,7 +4692,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4706,7 +4706,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4721,7 +4721,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4782,7 +4782,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4796,7 +4796,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4810,7 +4810,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4880,7 +4880,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4894,7 +4894,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4908,7 +4908,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4922,7 +4922,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -4937,7 +4937,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5009,7 +5009,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5023,7 +5023,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5134,7 +5134,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5148,7 +5148,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5347,7 +5347,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5361,7 +5361,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5375,7 +5375,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5390,7 +5390,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5490,7 +5490,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5504,7 +5504,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5518,7 +5518,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5618,7 +5618,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5632,7 +5632,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5647,7 +5647,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5738,7 +5738,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5752,7 +5752,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5766,7 +5766,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5781,7 +5781,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5840,7 +5840,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5854,7 +5854,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5868,7 +5868,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5883,7 +5883,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5944,7 +5944,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5958,7 +5958,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5972,7 +5972,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -5987,7 +5987,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6027,7 +6027,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6041,7 +6041,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6055,7 +6055,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6150,7 +6150,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6164,7 +6164,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6278,7 +6278,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6292,7 +6292,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6306,7 +6306,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6321,7 +6321,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6402,7 +6402,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6416,7 +6416,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6430,7 +6430,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6522,7 +6522,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6536,7 +6536,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6550,7 +6550,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6564,7 +6564,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6579,7 +6579,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6649,7 +6649,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6663,7 +6663,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6677,7 +6677,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6692,7 +6692,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6751,7 +6751,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6765,7 +6765,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6779,7 +6779,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6794,7 +6794,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6847,7 +6847,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6861,7 +6861,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6875,7 +6875,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6889,7 +6889,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6904,7 +6904,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6979,7 +6979,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -6993,7 +6993,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7007,7 +7007,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7078,7 +7078,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7092,7 +7092,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7106,7 +7106,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7121,7 +7121,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7177,7 +7177,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7191,7 +7191,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7205,7 +7205,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7220,7 +7220,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7260,7 +7260,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7274,7 +7274,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7288,7 +7288,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7302,7 +7302,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7317,7 +7317,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7389,7 +7389,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7403,7 +7403,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7483,7 +7483,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7497,7 +7497,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7512,7 +7512,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7577,7 +7577,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7591,7 +7591,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7605,7 +7605,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7684,7 +7684,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7698,7 +7698,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7712,7 +7712,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7727,7 +7727,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7767,7 +7767,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7781,7 +7781,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7795,7 +7795,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7873,7 +7873,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7887,7 +7887,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7901,7 +7901,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7980,7 +7980,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -7994,7 +7994,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8008,7 +8008,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8023,7 +8023,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8088,7 +8088,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8102,7 +8102,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8116,7 +8116,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8131,7 +8131,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8203,7 +8203,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8217,7 +8217,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8231,7 +8231,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8246,7 +8246,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8309,7 +8309,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8323,7 +8323,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8337,7 +8337,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8485,7 +8485,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8499,7 +8499,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8514,7 +8514,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8673,7 +8673,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8687,7 +8687,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8701,7 +8701,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8716,7 +8716,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8917,7 +8917,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8931,7 +8931,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8945,7 +8945,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -8960,7 +8960,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9118,7 +9118,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9132,7 +9132,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9146,7 +9146,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9161,7 +9161,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9263,7 +9263,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9277,7 +9277,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9291,7 +9291,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9306,7 +9306,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9387,7 +9387,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9401,7 +9401,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9416,7 +9416,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9541,7 +9541,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9555,7 +9555,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9569,7 +9569,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9583,7 +9583,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9598,7 +9598,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9688,7 +9688,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9702,7 +9702,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9716,7 +9716,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9731,7 +9731,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9812,7 +9812,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9826,7 +9826,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9840,7 +9840,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9855,7 +9855,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9918,7 +9918,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9932,7 +9932,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9946,7 +9946,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -9961,7 +9961,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10027,7 +10027,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10041,7 +10041,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10055,7 +10055,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10115,7 +10115,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10129,7 +10129,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10143,7 +10143,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10207,7 +10207,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10221,7 +10221,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10235,7 +10235,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10250,7 +10250,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10306,7 +10306,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10320,7 +10320,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10335,7 +10335,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10385,7 +10385,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10399,7 +10399,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10413,7 +10413,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10427,7 +10427,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10505,7 +10505,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10519,7 +10519,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10533,7 +10533,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10636,7 +10636,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10650,7 +10650,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10664,7 +10664,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10679,7 +10679,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10758,7 +10758,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10772,7 +10772,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10786,7 +10786,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10890,7 +10890,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10904,7 +10904,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10918,7 +10918,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10933,7 +10933,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10975,7 +10975,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -10989,7 +10989,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11003,7 +11003,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11092,7 +11092,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11106,7 +11106,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11120,7 +11120,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11219,7 +11219,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11233,7 +11233,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11247,7 +11247,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11301,7 +11301,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11315,7 +11315,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11329,7 +11329,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11389,7 +11389,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11403,7 +11403,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11457,7 +11457,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11471,7 +11471,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11485,7 +11485,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11500,7 +11500,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11550,7 +11550,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11564,7 +11564,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11578,7 +11578,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11710,7 +11710,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11724,7 +11724,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11739,7 +11739,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11881,7 +11881,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11895,7 +11895,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11909,7 +11909,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -11924,7 +11924,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12043,7 +12043,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12057,7 +12057,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12071,7 +12071,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12086,7 +12086,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12147,7 +12147,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12161,7 +12161,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12175,7 +12175,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12190,7 +12190,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12230,7 +12230,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12244,7 +12244,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12258,7 +12258,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12311,7 +12311,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12325,7 +12325,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12340,7 +12340,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12458,7 +12458,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12472,7 +12472,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12486,7 +12486,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12500,7 +12500,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12515,7 +12515,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12565,7 +12565,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12579,7 +12579,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12593,7 +12593,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12607,7 +12607,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12691,7 +12691,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12705,7 +12705,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12802,7 +12802,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12816,7 +12816,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12830,7 +12830,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12845,7 +12845,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12899,7 +12899,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12913,7 +12913,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12927,7 +12927,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -12942,7 +12942,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13003,7 +13003,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13017,7 +13017,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13031,7 +13031,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13046,7 +13046,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13138,7 +13138,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13152,7 +13152,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13258,7 +13258,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13272,7 +13272,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13286,7 +13286,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13301,7 +13301,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13469,7 +13469,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13483,7 +13483,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13497,7 +13497,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13512,7 +13512,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13601,7 +13601,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13615,7 +13615,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13629,7 +13629,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13643,7 +13643,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13658,7 +13658,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13730,7 +13730,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13744,7 +13744,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13824,7 +13824,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13838,7 +13838,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13853,7 +13853,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13918,7 +13918,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13932,7 +13932,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -13946,7 +13946,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14025,7 +14025,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14039,7 +14039,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14053,7 +14053,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14068,7 +14068,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14108,7 +14108,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14122,7 +14122,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14136,7 +14136,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14214,7 +14214,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14228,7 +14228,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14242,7 +14242,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14321,7 +14321,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14335,7 +14335,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14349,7 +14349,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14364,7 +14364,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14429,7 +14429,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14443,7 +14443,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14457,7 +14457,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14472,7 +14472,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14544,7 +14544,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14558,7 +14558,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14572,7 +14572,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14587,7 +14587,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14650,7 +14650,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14664,7 +14664,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14678,7 +14678,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14727,7 +14727,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14737,7 +14737,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -14776,7 +14776,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14819,7 +14819,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14877,7 +14877,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14951,7 +14951,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -14966,7 +14966,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15059,7 +15059,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15105,7 +15105,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15120,7 +15120,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15196,7 +15196,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15211,7 +15211,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15261,7 +15261,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15276,7 +15276,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15332,7 +15332,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15347,7 +15347,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15443,7 +15443,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15457,7 +15457,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15471,7 +15471,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15486,7 +15486,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15500,7 +15500,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15540,7 +15540,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15554,7 +15554,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15568,7 +15568,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15583,7 +15583,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15644,7 +15644,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15658,7 +15658,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15673,7 +15673,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15719,7 +15719,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15733,7 +15733,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15748,7 +15748,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15762,7 +15762,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15832,7 +15832,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15847,7 +15847,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15890,7 +15890,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15904,7 +15904,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15919,7 +15919,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15959,7 +15959,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15973,7 +15973,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -15987,7 +15987,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16002,7 +16002,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16056,7 +16056,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16071,7 +16071,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16126,7 +16126,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16140,7 +16140,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16155,7 +16155,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16169,7 +16169,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16209,7 +16209,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16223,7 +16223,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16237,7 +16237,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16252,7 +16252,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16303,7 +16303,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16318,7 +16318,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16362,7 +16362,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16376,7 +16376,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16390,7 +16390,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16405,7 +16405,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16419,7 +16419,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16464,7 +16464,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16478,7 +16478,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16492,7 +16492,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16507,7 +16507,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16557,7 +16557,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16571,7 +16571,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16585,7 +16585,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16600,7 +16600,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16614,7 +16614,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16664,7 +16664,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16678,7 +16678,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16692,7 +16692,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16707,7 +16707,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16721,7 +16721,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16758,7 +16758,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16768,7 +16768,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16836,7 +16836,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16851,7 +16851,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16891,7 +16891,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16905,7 +16905,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16943,7 +16943,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -16996,7 +16996,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17011,7 +17011,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17058,7 +17058,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17222,7 +17222,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17232,7 +17232,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17242,7 +17242,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17356,7 +17356,7 @@ export interface operations {
                 content?: never;
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17394,7 +17394,7 @@ export interface operations {
                 content?: never;
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17436,7 +17436,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17485,7 +17485,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17573,7 +17573,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17584,7 +17584,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17656,7 +17656,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17667,7 +17667,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17699,7 +17699,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17787,7 +17787,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17797,7 +17797,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17807,7 +17807,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17906,7 +17906,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17916,7 +17916,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17927,7 +17927,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17937,7 +17937,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17970,7 +17970,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -17984,7 +17984,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18093,7 +18093,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18103,7 +18103,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18114,7 +18114,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18124,7 +18124,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -18163,7 +18163,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18240,7 +18240,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18250,7 +18250,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18261,7 +18261,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18271,7 +18271,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -18350,7 +18350,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18364,7 +18364,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18378,7 +18378,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18492,7 +18492,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18506,7 +18506,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18520,7 +18520,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18535,7 +18535,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18622,7 +18622,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18636,7 +18636,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18650,7 +18650,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18664,7 +18664,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18679,7 +18679,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18738,7 +18738,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18752,7 +18752,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18767,7 +18767,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18837,7 +18837,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18851,7 +18851,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18866,7 +18866,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18925,7 +18925,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18939,7 +18939,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -18953,7 +18953,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19028,7 +19028,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19042,7 +19042,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19057,7 +19057,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19122,7 +19122,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19136,7 +19136,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19196,7 +19196,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19210,7 +19210,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19293,7 +19293,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19307,7 +19307,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19448,7 +19448,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19462,7 +19462,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19477,7 +19477,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19607,7 +19607,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19621,7 +19621,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19635,7 +19635,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19650,7 +19650,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19777,7 +19777,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19791,7 +19791,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19805,7 +19805,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19820,7 +19820,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19945,7 +19945,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19959,7 +19959,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19973,7 +19973,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -19988,7 +19988,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20086,7 +20086,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20100,7 +20100,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20114,7 +20114,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20128,7 +20128,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20143,7 +20143,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20204,7 +20204,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20218,7 +20218,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20232,7 +20232,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20247,7 +20247,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20313,7 +20313,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20327,7 +20327,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20341,7 +20341,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20356,7 +20356,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20474,7 +20474,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20488,7 +20488,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20502,7 +20502,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20516,7 +20516,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             409: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20596,7 +20596,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20610,7 +20610,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20624,7 +20624,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20639,7 +20639,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20691,7 +20691,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20705,7 +20705,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20719,7 +20719,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20734,7 +20734,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20806,7 +20806,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20820,7 +20820,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20900,7 +20900,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20914,7 +20914,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20929,7 +20929,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -20994,7 +20994,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21008,7 +21008,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21022,7 +21022,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21101,7 +21101,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21115,7 +21115,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21129,7 +21129,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21144,7 +21144,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21184,7 +21184,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21198,7 +21198,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21212,7 +21212,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21290,7 +21290,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21304,7 +21304,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21318,7 +21318,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21397,7 +21397,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21411,7 +21411,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21425,7 +21425,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21440,7 +21440,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21505,7 +21505,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21519,7 +21519,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21533,7 +21533,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21548,7 +21548,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21620,7 +21620,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21634,7 +21634,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21648,7 +21648,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21663,7 +21663,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21726,7 +21726,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21740,7 +21740,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21754,7 +21754,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
@@ -21820,7 +21820,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

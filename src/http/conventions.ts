@@ -11,10 +11,20 @@ import type {
 import FindMyWay from 'find-my-way';
 import { DatabaseUnavailableError, isStatementTimeout } from '../db/availability.ts';
 import type { AccountKind } from '../db/schema.ts';
-import { DomainError, type ErrorCode, errorBody, type FieldError, generalCodeOf, STATUS_OF, unauthenticated } from './errors.ts';
+import {
+  DomainError,
+  type ErrorCode,
+  errorBody,
+  type FieldError,
+  generalCodeOf,
+  localisedErrorBody,
+  STATUS_OF,
+  unauthenticated,
+} from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { sendHtmlPage } from './html-page.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
+import { type MessageValues, negotiateMessageLanguage } from './message-languages.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import { type DocumentedRoutes, producedTypes } from './openapi.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
@@ -330,13 +340,24 @@ export function registerHttpConventions(
     reply.type(request.format === 'xml' ? XML_TYPE : JSON_TYPE);
     for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
     reply.code(failure.status);
-    return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);
+    // The serving path's answers are for publishers' pages and stay English, with no Vary to add.
+    if (request.routeOptions.config.serving === true) {
+      return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);
+    }
+    const language = negotiateMessageLanguage(request.headers['accept-language']);
+    const { body, contentLanguage } = localisedErrorBody(language, failure.status, failure, failure.code, failure.fieldErrors);
+    varyOn(reply, 'Accept-Language');
+    if (contentLanguage !== undefined) reply.header('Content-Language', contentLanguage);
+    return body;
   });
 }
 
 interface Failure {
   status: number;
   message: string;
+  /** The message's catalogue key and values, when its throw site named them. */
+  key?: string | undefined;
+  values?: MessageValues | undefined;
   code: ErrorCode;
   fieldErrors?: FieldError[];
   headers: Record<string, string>;
@@ -351,6 +372,12 @@ function withRuleErrors(failure: Failure, ruleErrors: FieldError[]): Failure {
 
 function validationMessage(fieldErrors: FieldError[]): string {
   return fieldErrors.map((entry) => `${entry.field}: ${entry.message}`).join(' ');
+}
+
+/** Adds a request header to the answer's `Vary`, beside those already named. */
+function varyOn(reply: FastifyReply, header: string): void {
+  const vary = reply.getHeader('Vary');
+  reply.header('Vary', vary === undefined || vary === '' ? header : `${String(vary)}, ${header}`);
 }
 
 /**
@@ -371,7 +398,15 @@ function classify(error: FastifyError | DomainError): Failure {
   if (error instanceof DomainError) {
     const headers: Record<string, string> = {};
     if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
-    return { status: STATUS_OF[error.code], message: error.message, code: error.code, fieldErrors: error.fieldErrors, headers };
+    return {
+      status: STATUS_OF[error.code],
+      message: error.message,
+      key: error.key,
+      values: error.values,
+      code: error.code,
+      fieldErrors: error.fieldErrors,
+      headers,
+    };
   }
   if (error.validation) {
     if (error.validationContext === 'params')

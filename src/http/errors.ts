@@ -1,4 +1,5 @@
 import { DomainError, ERRORS, type ErrorCode, type FieldError } from '../errors.ts';
+import { DEFAULT_MESSAGE_LANGUAGE, type KeyedMessage, type MessageLanguage, translateMessage } from './message-languages.ts';
 
 /**
  * The HTTP side of the one error model: services throw DomainError (src/errors.ts) naming an entry
@@ -110,8 +111,45 @@ export function errorBody(
   errors?: FieldError[],
 ): ErrorBody {
   const body: ErrorBody = { name: STATUS_NAMES[status] ?? 'Error', message, code: ERRORS[code].code, status };
-  if (errors) body.errors = errors;
+  // A field error's catalogue key and values are for the server's translation, not the client.
+  if (errors) body.errors = errors.map(({ field, message }) => ({ field, message }));
   return body;
+}
+
+/** An error body in the request's language, and that language when any of its messages was translated. */
+export interface LocalisedErrorBody {
+  body: ErrorBody;
+  contentLanguage: MessageLanguage | undefined;
+}
+
+/**
+ * The error body with its messages in `language` (docs/api-conventions.md, "Languages of
+ * messages"): each field error's and the envelope's. A 422's envelope message is its field errors
+ * joined, so it is joined again from the translated ones. A message the catalogues lack stays
+ * English; codes and field names never change. Field errors lose their catalogue key here.
+ */
+export function localisedErrorBody(
+  language: MessageLanguage,
+  status: number,
+  message: KeyedMessage,
+  code: ErrorCode = generalCodeOf(status),
+  fieldErrors?: FieldError[],
+): LocalisedErrorBody {
+  let translated = false;
+  const textOf = (entry: KeyedMessage): string => {
+    const text = language === DEFAULT_MESSAGE_LANGUAGE ? undefined : translateMessage(language, entry);
+    if (text === undefined) return entry.message;
+    translated = true;
+    return text;
+  };
+  const errors = fieldErrors?.map((entry) => ({ field: entry.field, message: textOf(entry) }));
+  let text: string;
+  if (code === 'validation_failed' && errors !== undefined && errors.length > 0 && language !== DEFAULT_MESSAGE_LANGUAGE) {
+    text = errors.map((entry) => `${entry.field}: ${entry.message}`).join(' ');
+  } else {
+    text = textOf(message);
+  }
+  return { body: errorBody(status, text, code, errors), contentLanguage: translated ? language : undefined };
 }
 
 /** The HTTP layer's own refusals, before any service runs. */

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from './errors.ts';
+import { localisedErrorBody } from './errors.ts';
+import { negotiateMessageLanguage } from './message-languages.ts';
 import { negotiateFormat } from './negotiation.ts';
 import { toXml } from './xml.ts';
 
@@ -18,11 +19,15 @@ const MESSAGES: Record<string, string> = {
 /** Fastify's `frameworkErrors` option: the router refused the URL; no hook has run yet. */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-  const body = errorBody(status, MESSAGES[error.code] ?? 'The request is not valid.');
+  const language = negotiateMessageLanguage(request.headers['accept-language']);
+  const { body, contentLanguage } = localisedErrorBody(language, status, {
+    message: MESSAGES[error.code] ?? 'The request is not valid.',
+  });
   const xml = wantsXml(request.headers.accept);
+  if (contentLanguage !== undefined) reply.header('Content-Language', contentLanguage);
   reply
     .code(status)
-    .header('Vary', 'Accept')
+    .header('Vary', 'Accept, Accept-Language')
     .type(xml ? 'application/xml; charset=UTF-8' : 'application/json; charset=utf-8')
     .send(xml ? toXml(body) : JSON.stringify(body));
 }
@@ -35,6 +40,7 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
 
 /** Where a refused request's `Accept` header can still be read: the bytes Node's parser saw. */
 const ACCEPT_LINE = /\r\naccept:[ \t]*([^\r\n]*)/i;
+const ACCEPT_LANGUAGE_LINE = /\r\naccept-language:[ \t]*([^\r\n]*)/i;
 
 /**
  * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request, so there is no request
@@ -45,14 +51,16 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const known = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, message: 'The request is not valid HTTP.' };
-    const body = errorBody(known.status, known.message);
     const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 16_384).toString('latin1') : '';
+    const language = negotiateMessageLanguage(ACCEPT_LANGUAGE_LINE.exec(raw)?.[1]);
+    const { body, contentLanguage } = localisedErrorBody(language, known.status, { message: known.message });
     const accept = ACCEPT_LINE.exec(raw)?.[1];
     const xml = wantsXml(accept);
     const text = xml ? toXml(body) : JSON.stringify(body);
     const type = xml ? 'application/xml; charset=UTF-8' : 'application/json; charset=utf-8';
+    const languageLine = contentLanguage === undefined ? '' : `Content-Language: ${contentLanguage}\r\n`;
     socket.write(
-      `HTTP/1.1 ${known.status} ${body.name}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      `HTTP/1.1 ${known.status} ${body.name}\r\nContent-Type: ${type}\r\n${languageLine}Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
     );
   }
   socket.destroy(error);

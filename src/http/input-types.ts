@@ -23,7 +23,6 @@ export const MAX_PAGE = 1_000_000;
  * the `u` flag, so a well-formed surrogate pair is one code point outside the refused range.
  */
 export const TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
-export const TEXT_PATTERN_MESSAGE = 'Must not contain NUL characters or unpaired surrogates.';
 
 /** An object's id: a positive int4. */
 export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: INT4_MAX, description });

@@ -1,7 +1,8 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { badRequest, type FieldError } from './errors.ts';
-import { boundInputSchema, coerceInput, TEXT_PATTERN, TEXT_PATTERN_MESSAGE } from './input-types.ts';
+import { boundInputSchema, coerceInput, TEXT_PATTERN } from './input-types.ts';
+import { englishText, type MessageValues } from './message-languages.ts';
 
 type Params = Record<string, unknown>;
 
@@ -136,86 +137,82 @@ interface AjvError {
 
 /** Turns schema validation failures into one entry per failing field, each written for a person (humanMessage). */
 export function fieldErrorsFromValidation(errors: AjvError[]): FieldError[] {
-  const byField = new Map<string, string>();
+  const byField = new Map<string, FieldError>();
   for (const error of errors) {
     let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
     if (error.keyword === 'required') field = [field, String(error.params.missingProperty)].filter(Boolean).join('.');
     if (error.keyword === 'additionalProperties') {
       field = [field, String(error.params.additionalProperty)].filter(Boolean).join('.');
     }
-    if (!byField.has(field || 'body')) byField.set(field || 'body', humanMessage(error));
+    const name = field || 'body';
+    if (!byField.has(name)) byField.set(name, { field: name, ...humanMessage(error) });
   }
-  return [...byField].map(([field, message]) => ({ field, message }));
+  return [...byField.values()];
 }
 
-const TYPE_NAMES: Record<string, string> = {
-  integer: 'a whole number',
-  number: 'a number',
-  string: 'text',
-  boolean: 'true or false',
-  array: 'a list',
-  object: 'an object',
-  null: 'empty',
-};
+const TYPE_KEYS = new Set(['integer', 'number', 'string', 'boolean', 'array', 'object', 'null']);
+const FORMAT_KEYS = new Set(['email', 'uri', 'date-time', 'date', 'time']);
 
-const FORMAT_NAMES: Record<string, string> = {
-  email: 'an e-mail address, like name@example.com',
-  uri: 'a web address, like https://example.com/page',
-  'date-time': 'a moment, like 2026-03-10T12:00:00Z',
-  date: 'a day, like 2026-03-10',
-  time: 'a time of day, like 09:30',
-};
+type Sentence = Omit<FieldError, 'field'>;
 
-const plural = (count: unknown, one: string, many: string) => `${count} ${Number(count) === 1 ? one : many}`;
+/** A sentence of the message catalogues (src/http/locales): its English text, key and values. */
+function sentence(key: string, values: MessageValues = {}): Sentence {
+  return { message: englishText(key, values), key, values };
+}
 
 /**
  * The one place where the validator's findings ("must NOT have fewer than 10 characters", "must be
  * integer") become sentences for the person who filled the field in; the web app shows them as
- * they are, beside the field.
+ * they are, beside the field. Each names its catalogue key, so the error handler can write it in
+ * the request's language (src/http/message-languages.ts).
  */
-function humanMessage(error: AjvError): string {
+function humanMessage(error: AjvError): Sentence {
   const { params } = error;
+  const limit = Number(params.limit);
   switch (error.keyword) {
     case 'required':
-      return 'is required.';
+      return sentence('validation.required');
     case 'additionalProperties':
-      return 'is not a known field.';
+      return sentence('validation.additionalProperty');
     case 'anyOf':
     case 'oneOf':
-      return 'has an invalid value.';
+      return sentence('validation.invalidValue');
     case 'minLength':
-      return Number(params.limit) === 1
-        ? 'Must not be empty.'
-        : `Must be at least ${plural(params.limit, 'character', 'characters')} long.`;
+      return limit === 1 ? sentence('validation.notEmpty') : sentence('validation.minLength', { count: limit });
     case 'maxLength':
-      return `Must be at most ${plural(params.limit, 'character', 'characters')} long.`;
+      return sentence('validation.maxLength', { count: limit });
     case 'minimum':
-      return `Must be ${params.limit} or more.`;
+      return sentence('validation.minimum', { limit: String(params.limit) });
     case 'maximum':
-      return `Must be ${params.limit} or less.`;
+      return sentence('validation.maximum', { limit: String(params.limit) });
     case 'exclusiveMinimum':
-      return `Must be more than ${params.limit}.`;
+      return sentence('validation.exclusiveMinimum', { limit: String(params.limit) });
     case 'exclusiveMaximum':
-      return `Must be less than ${params.limit}.`;
+      return sentence('validation.exclusiveMaximum', { limit: String(params.limit) });
     case 'minItems':
-      return Number(params.limit) === 1 ? 'Choose at least one.' : `Choose at least ${params.limit}.`;
+      return limit === 1 ? sentence('validation.minItemsOne') : sentence('validation.minItems', { limit: String(params.limit) });
     case 'maxItems':
-      return `Choose at most ${params.limit}.`;
+      return sentence('validation.maxItems', { limit: String(params.limit) });
     case 'uniqueItems':
-      return 'Lists the same value twice.';
-    case 'type':
-      return `Must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}.`;
+      return sentence('validation.uniqueItems');
+    case 'type': {
+      const type = String(params.type);
+      return TYPE_KEYS.has(type) ? sentence(`validation.type.${type}`) : sentence('validation.type.other', { type });
+    }
     case 'enum':
-      return `Must be one of: ${((params.allowedValues as unknown[]) ?? []).join(', ')}.`;
+      return sentence('validation.enum', { values: ((params.allowedValues as unknown[]) ?? []).join(', ') });
     case 'const':
-      return `Must be ${String(params.allowedValue)}.`;
-    case 'format':
-      return `Must be ${FORMAT_NAMES[String(params.format)] ?? `in the ${String(params.format)} format`}.`;
+      return sentence('validation.const', { value: String(params.allowedValue) });
+    case 'format': {
+      const format = String(params.format);
+      return FORMAT_KEYS.has(format) ? sentence(`validation.format.${format}`) : sentence('validation.format.other', { format });
+    }
     case 'pattern':
-      return params.pattern === TEXT_PATTERN ? TEXT_PATTERN_MESSAGE : 'Is not written in the expected form.';
+      return params.pattern === TEXT_PATTERN ? sentence('validation.text') : sentence('validation.pattern');
     default: {
+      // A finding of a keyword our schemas do not use: the validator's own English words.
       const message = error.message ?? 'is invalid';
-      return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
+      return { message: `${message.charAt(0).toUpperCase()}${message.slice(1)}.` };
     }
   }
 }

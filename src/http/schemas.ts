@@ -35,20 +35,27 @@ export const ErrorCodeSchema = Type.Unsafe<number>({
 export const ErrorBodySchema = Type.Object(
   {
     name: Type.String({ description: 'The status phrase.' }),
-    message: Type.String({ description: 'What went wrong, for a person.' }),
+    message: Type.String({
+      description:
+        'What went wrong, for a person, in the language `Accept-Language` prefers: English (the default) or Russian (`ru`); an answer in Russian carries `Content-Language: ru`. Only this text and `errors[].message` change with the language.',
+    }),
     code: Type.Ref(ErrorCodeSchema),
     status: Type.Integer({ description: 'The HTTP status.' }),
     errors: Type.Optional(
       Type.Array(
         Type.Object({
           field: Type.String({ description: 'The failing field.' }),
-          message: Type.String({ description: 'Why it failed.' }),
+          message: Type.String({ description: 'Why it failed, for a person, in the language of `message`.' }),
         }),
         { description: 'With 422: one entry per failing field.' },
       ),
     ),
   },
-  { $id: 'Error', description: 'The error body of every failed request.' },
+  {
+    $id: 'Error',
+    description:
+      'The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language.',
+  },
 );
 
 /** Standard error responses a route documents besides its success. */
