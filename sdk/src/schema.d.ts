@@ -17308,7 +17308,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17318,7 +17318,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description The error body of every failed request. */
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             410: {
                 headers: {
                     [name: string]: unknown;
