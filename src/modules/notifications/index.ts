@@ -3,4 +3,10 @@
  * causes them (docs/adr/0039-notifications-written-with-their-cause.md). This file imports no
  * other module's service, so depending on it never makes an import cycle.
  */
-export { type MovedBalance, type NotificationKind, notify, notifyLowBalances } from './notification-service.ts';
+export {
+  type MovedBalance,
+  type NotificationKind,
+  notify,
+  notifyInTheirLanguage,
+  notifyLowBalances,
+} from './notification-service.ts';

@@ -1,6 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import { microsToAmount } from '../../money.ts';
+import { accountContacts } from '../accounts/index.ts';
+import { type MailText, mailText } from '../mail/mail-text.ts';
 import {
   countUnread,
   insertNotifications,
@@ -29,6 +31,29 @@ export async function notify(trx: Db, notifications: readonly (NewNotification &
   await insertNotifications(trx, notifications);
 }
 
+/** A notification whose text is written for its reader: `text` gets the words of the account's language. */
+export type NoticeInWords = Omit<NewNotification, 'text'> & { kind: NotificationKind; text: (words: MailText) => string };
+
+/**
+ * Writes notifications as `notify` does, each text in its account's language as this transaction
+ * reads it (docs/web-account.md, "Languages"): one read of the accounts' languages.
+ */
+export async function notifyInTheirLanguage(trx: Db, notices: readonly NoticeInWords[]): Promise<void> {
+  if (notices.length === 0) return;
+  const languages = new Map(
+    (
+      await accountContacts(
+        trx,
+        notices.map((notice) => notice.accountId),
+      )
+    ).map((account) => [account.id, account.language]),
+  );
+  await insertNotifications(
+    trx,
+    notices.map((notice) => ({ ...notice, text: notice.text(mailText(languages.get(notice.accountId) ?? 'en')) })),
+  );
+}
+
 /** A balance that moved in the caller's transaction: before and after (micros). */
 export interface MovedBalance {
   accountId: number;
@@ -48,7 +73,7 @@ export async function notifyLowBalances(trx: Db, moved: readonly MovedBalance[],
     trx,
     falling.map((move) => move.accountId),
   );
-  const notices: NewNotification[] = [];
+  const notices: NoticeInWords[] = [];
   for (const move of falling) {
     const line = own.get(move.accountId) ?? DEFAULT_LOW_BALANCE_MICROS;
     if (line === 0 || move.beforeMicros < line || move.afterMicros >= line) continue;
@@ -59,12 +84,12 @@ export async function notifyLowBalances(trx: Db, moved: readonly MovedBalance[],
     notices.push({
       accountId: move.accountId,
       kind: 'balance.low',
-      text: `Your balance is ${shown(move.afterMicros)}, below ${shown(line)}: top it up to keep your campaigns running.`,
+      text: (words) => words('notice.balanceLow', { balance: shown(move.afterMicros), threshold: shown(line) }),
       data: { balance, threshold },
       now,
     });
   }
-  await insertNotifications(trx, notices);
+  await notifyInTheirLanguage(trx, notices);
 }
 
 export async function notificationPage(db: Db, accountId: number, unreadOnly: boolean, limit: number, offset: number) {

@@ -3,7 +3,8 @@ import type { Db } from '../../db/database.ts';
 import { microsToAmount } from '../../money.ts';
 import { accountBalances } from '../accounts/index.ts';
 import { findCampaignTitles } from '../advertiser/campaigns/index.ts';
-import { notify, notifyLowBalances } from '../notifications/index.ts';
+import type { MailText } from '../mail/mail-text.ts';
+import { notifyInTheirLanguage, notifyLowBalances } from '../notifications/index.ts';
 import type { TEST_EVENT_TYPE, WebhookEventType } from './event-types.ts';
 import { balanceWatchers, insertDeliveries, insertEvent } from './webhook-repository.ts';
 
@@ -150,12 +151,16 @@ export async function emitBudgetExhausted(
     trx,
     [...seen.values()].map((stop) => stop.campaignId),
   );
-  await notify(
+  await notifyInTheirLanguage(
     trx,
     [...seen.entries()].map(([key, stop]) => ({
       accountId: stop.advertiserId,
       kind: 'campaign.budget_exhausted' as const,
-      text: `“${titles.get(stop.campaignId) ?? `Campaign ${stop.campaignId}`}” reached its daily limit on ${stop.day} and stopped until tomorrow.`,
+      text: (words: MailText) =>
+        words('notice.budgetExhausted', {
+          title: titles.get(stop.campaignId) ?? words('notice.campaignUntitled', { id: stop.campaignId }),
+          day: stop.day,
+        }),
       data: { campaignId: stop.campaignId, day: stop.day },
       now: stop.at,
       onceKey: key,

@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.ts';
 import type { WebhookDeliveryStatus } from '../../db/schema.ts';
 import { OutboxWorker } from '../../outbox-worker.ts';
 import { recordAudit, SYSTEM_ACTOR } from '../audit/audit-service.ts';
-import { notify } from '../notifications/index.ts';
+import { notifyInTheirLanguage } from '../notifications/index.ts';
 import { guardedLookup, urlRefusal } from './address-guard.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import {
@@ -182,11 +182,11 @@ export class WebhookDeliverer {
       after: { active: false },
     };
     await recordAudit(trx, SYSTEM_ACTOR, change, now);
-    await notify(trx, [
+    await notifyInTheirLanguage(trx, [
       {
         accountId: endpoint.account_id,
         kind: 'webhook.disabled',
-        text: `Webhook endpoint ${endpoint.url} was switched off: a delivery to it failed for 24 hours. Fix it, then switch it on again.`,
+        text: (words) => words('notice.webhookDisabled', { url: endpoint.url }),
         data: { endpointId: endpoint.id, eventId: delivery.event_id },
         now,
       },

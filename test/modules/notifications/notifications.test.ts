@@ -72,6 +72,23 @@ describe('in-app notifications', () => {
     assert.equal((await advertiser.client.get('/api/notifications')).json().length, 2, 'the next day is told again');
   });
 
+  it('writes each notification in its account’s language', async () => {
+    const advertiser = await server.createAccount('advertiser');
+    assert.equal((await advertiser.client.put('/api/me/language', { language: 'ru' })).status, 204);
+    const campaign = await insertCampaign(db(), { advertiserId: advertiser.id, title: 'Зимние сапоги' });
+    await move(advertiser.id, '12');
+    await move(advertiser.id, '-3');
+    const at = new Date(server.clock.now());
+    await db()
+      .transaction()
+      .execute((trx) => emitBudgetExhausted(trx, [{ advertiserId: advertiser.id, campaignId: campaign.id, at }], 'UTC'));
+    const texts = (await advertiser.client.get('/api/notifications')).json().map((notice: { text: string }) => notice.text);
+    assert.deepEqual(texts.sort(), [
+      'Ваш баланс — 9.00, это ниже 10.00: пополните его, чтобы кампании продолжали работать.',
+      'Кампания «Зимние сапоги» достигла дневного лимита 2026-03-10 и остановлена до завтра.',
+    ]);
+  });
+
   it('lists, filters, counts and marks read; only the account’s own', async () => {
     const advertiser = await server.createAccount('advertiser');
     await move(advertiser.id, '11');
