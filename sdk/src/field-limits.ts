@@ -287,6 +287,10 @@ export const FIELD_LIMITS = {
     url_mobile: { maxLength: 2048 },
     rectangle: { maxLength: 3000000 },
     square: { maxLength: 3000000 },
+    price: { minimum: 0, maximum: 1000000000 },
+    oldPrice: { minimum: 0, maximum: 1000000000 },
+    discount: { minimum: 1, maximum: 3 },
+    discountType: { maxLength: 32 },
     clickPrice: { maximum: 1000 },
   },
   updateSite: {

@@ -1080,7 +1080,7 @@ export interface paths {
         };
         /** One ad with statistics (lifetime, or for dateFrom–dateTo). */
         get: operations["getOffer"];
-        /** Switch an ad on or off or change its bid (neither sends it back to moderation), or change its content: headline, text, landing pages or pictures (sends it back to moderation; it is not served until approved). */
+        /** Switch an ad on or off or change its bid (neither sends it back to moderation), or change its content: headline, text, landing pages, pictures or price (sends it back to moderation; it is not served until approved). The teaser's `cost` text is made again from the price fields, each given one over the ad's own. */
         put: operations["updateOffer"];
         post?: never;
         /** Delete an ad: it is hidden (404 from then on); its statistics stay in the campaign’s. */
@@ -12122,6 +12122,14 @@ export interface operations {
                     clickPrice?: number | string;
                     /** @description A new teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH). Content: the ad goes back to moderation. */
                     description?: string;
+                    /** @description How the price reads: 1 discount, 2 "from", 3 "up to"; null plain. Content: the ad goes back to moderation. */
+                    discount?: number | null;
+                    /** @description One of GET /advertiser/discountType/{campaign}; null for none. Content: the ad goes back to moderation. */
+                    discountType?: string | null;
+                    /** @description A new price before the discount; null for none. Content: the ad goes back to moderation. */
+                    oldPrice?: number | null;
+                    /** @description A new price shown on the teaser; null shows none. Content: the ad goes back to moderation. */
+                    price?: number | null;
                     /** @description A new rectangular image. Content: the ad goes back to moderation. A data URI: data:image/png;base64,... or data:image/jpeg;base64,... */
                     rectangle?: string;
                     /** @description A new square image. Content: the ad goes back to moderation. A data URI: data:image/png;base64,... or data:image/jpeg;base64,... */

@@ -340,12 +340,18 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     await form.getByRole('button', { name: 'Save and send for moderation' }).click();
     await form.getByText('Must be an absolute http or https URL', { exact: false }).waitFor();
     await form.getByLabel('Landing page', { exact: true }).fill('https://shop.example/new-boots');
+    // A price is typed afresh: a mistyped one is said at once, a whole number goes.
+    await form.getByLabel('New price', { exact: true }).fill('12,5');
+    await form.getByRole('button', { name: 'Save and send for moderation' }).click();
+    await form.getByText('Write a whole number, like 1990.').waitFor();
+    await form.getByLabel('New price', { exact: true }).fill('1495');
     await form.getByRole('button', { name: 'Save and send for moderation' }).click();
     await form.waitFor({ state: 'detached' });
     const [ad] = (await advertiserClient.get(`/api/advertiser/campaigns/${campaignId}?expand=offers`)).json<{
-      offers: { opis: string; url: string; status: number }[];
+      offers: { opis: string; url: string; status: number; cost: string }[];
     }>().offers;
     assert.deepEqual([ad?.opis, ad?.url, ad?.status], ['Warm boots, new text', 'https://shop.example/new-boots', 0]);
+    assert.match(ad?.cost ?? '', /^1495\b/);
   });
 
   it('edits a campaign’s category and countries, saying a new category goes back to moderation', async () => {

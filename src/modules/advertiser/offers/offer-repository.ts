@@ -93,7 +93,17 @@ export async function setOfferBid(db: Db, id: number, bidMicros: number, now: Da
 /** The columns of an ad a moderator judges. */
 export type OfferContent = Pick<
   Updateable<OffersTable>,
-  'title' | 'description' | 'url' | 'url_mobile' | 'image_wide' | 'image_square'
+  | 'title'
+  | 'description'
+  | 'url'
+  | 'url_mobile'
+  | 'image_wide'
+  | 'image_square'
+  | 'price'
+  | 'old_price'
+  | 'discount'
+  | 'discount_type'
+  | 'price_text'
 >;
 
 /** New content for an ad: it goes back to moderation, and the reason of an earlier rejection no longer applies. */

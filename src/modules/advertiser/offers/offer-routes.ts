@@ -95,6 +95,26 @@ const ChangeOfferBody = Type.Object(
     ),
     rectangle: Type.Optional(ImageDataUri('A new rectangular image. Content: the ad goes back to moderation.')),
     square: Type.Optional(ImageDataUri('A new square image. Content: the ad goes back to moderation.')),
+    price: Type.Optional(
+      Type.Union([Count('A new price. Content: the ad goes back to moderation.', { maximum: 1_000_000_000 }), Type.Null()], {
+        description: 'A new price shown on the teaser; null shows none. Content: the ad goes back to moderation.',
+      }),
+    ),
+    oldPrice: Type.Optional(
+      Type.Union([Count('A new price before the discount.', { maximum: 1_000_000_000 }), Type.Null()], {
+        description: 'A new price before the discount; null for none. Content: the ad goes back to moderation.',
+      }),
+    ),
+    discount: Type.Optional(
+      Type.Union([Count('How the price reads: 1 discount, 2 "from", 3 "up to".', { minimum: 1, maximum: 3 }), Type.Null()], {
+        description: 'How the price reads: 1 discount, 2 "from", 3 "up to"; null plain. Content: the ad goes back to moderation.',
+      }),
+    ),
+    discountType: Type.Optional(
+      Type.Union([Text('One of GET /advertiser/discountType/{campaign}.', { maxLength: 32 }), Type.Null()], {
+        description: 'One of GET /advertiser/discountType/{campaign}; null for none. Content: the ad goes back to moderation.',
+      }),
+    ),
     active: Type.Optional(Flag('Switch the ad on (true) or off (false).')),
     clickPrice: Type.Optional(
       Money(
@@ -211,7 +231,7 @@ export function registerOfferRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'updateOffer',
         summary:
-          'Switch an ad on or off or change its bid (neither sends it back to moderation), or change its content: headline, text, landing pages or pictures (sends it back to moderation; it is not served until approved).',
+          "Switch an ad on or off or change its bid (neither sends it back to moderation), or change its content: headline, text, landing pages, pictures or price (sends it back to moderation; it is not served until approved). The teaser's `cost` text is made again from the price fields, each given one over the ad's own.",
         params: IdParams,
         body: ChangeOfferBody,
         response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },

@@ -263,14 +263,30 @@ export interface OfferChange {
   url_mobile?: string;
   rectangle?: string;
   square?: string;
+  /** The price the teaser shows, as at creation; `null` takes a value away. */
+  price?: number | null;
+  oldPrice?: number | null;
+  discount?: number | null;
+  discountType?: string | null;
 }
 
 /** The fields of an ad a moderator judges: a change to any of them sends the ad back to moderation. */
-const CONTENT_FIELDS = ['title', 'description', 'url', 'url_mobile', 'rectangle', 'square'] as const;
+const CONTENT_FIELDS = [
+  'title',
+  'description',
+  'url',
+  'url_mobile',
+  'rectangle',
+  'square',
+  'price',
+  'oldPrice',
+  'discount',
+  'discountType',
+] as const;
 
 /**
  * Switches an ad on or off, changes its bid and/or its content. The switch and the bid keep its
- * moderation status; a new headline, text, landing page or picture sends it back to moderation
+ * moderation status; a new headline, text, landing page, picture or price sends it back to moderation
  * (and clears the reason of an earlier rejection), so the serving index drops it until an operator
  * approves it again. Every failing field is reported in one 422, and nothing changes.
  */
@@ -297,6 +313,23 @@ export async function changeOffer(
   checkDescription(change.description, campaign?.geo ?? [], problems);
   checkUrl(change.url, 'url', problems);
   if (change.url_mobile !== '') checkUrl(change.url_mobile, 'url_mobile', problems);
+  // The teaser's price text is made from all four price fields: the new ones over the ad's own.
+  const prices = {
+    price: change.price === undefined ? offer.price : change.price,
+    oldPrice: change.oldPrice === undefined ? offer.old_price : change.oldPrice,
+    discount: change.discount === undefined ? offer.discount : change.discount,
+    discountType: change.discountType === undefined ? offer.discount_type : change.discountType,
+  };
+  const pricesChanged = [change.price, change.oldPrice, change.discount, change.discountType].some(
+    (value) => value !== undefined,
+  );
+  if (pricesChanged && prices.discountType !== null) {
+    if (!isDiscountType(prices.discountType)) {
+      problems.push({ field: 'discountType', message: 'Must be one of GET /advertiser/discountType/{campaign}.' });
+    } else if ((prices.discountType === 'percent' || prices.discountType === 'amount') && prices.oldPrice === null) {
+      problems.push({ field: 'oldPrice', message: `Is required with discountType ${prices.discountType}.` });
+    }
+  }
   const rectangle = await checkImage(change.rectangle, 'rectangle', problems);
   const square = await checkImage(change.square, 'square', problems);
   if (problems.length > 0) throw validationFailed(problems);
@@ -312,6 +345,15 @@ export async function changeOffer(
     ...(change.url_mobile === undefined ? {} : { url_mobile: change.url_mobile }),
     ...(rectangle === undefined ? {} : { image_wide: await images?.save(rectangle) }),
     ...(square === undefined ? {} : { image_square: await images?.save(square) }),
+    ...(pricesChanged
+      ? {
+          price: prices.price,
+          old_price: prices.oldPrice,
+          discount: prices.discount,
+          discount_type: prices.discountType,
+          price_text: costText(prices),
+        }
+      : {}),
   };
   await inTransaction(db, async (trx) => {
     await requireOffer(trx, advertiserId, id);

@@ -261,6 +261,36 @@ describe('advertiser ads', () => {
     assert.equal((await other.client.put(`/api/advertiser/offers/${id}`, { clickPrice: 1 })).status, 404);
   });
 
+  it('changes an ad’s price after creation: the teaser’s text is made again and the ad goes back to moderation', async () => {
+    const id = await createOffer(advertiser.client, campaignId);
+    const db = server.server.context.db;
+    await db.updateTable('offers').set({ moderation_status: 1 }).where('id', '=', id).execute();
+    const cost = async () => (await advertiser.client.get(`/api/advertiser/offers/${id}`)).json<{ cost: string }>().cost;
+    assert.equal(await cost(), '1990 (was 2990) -33%');
+
+    const cheaper = await advertiser.client.put(`/api/advertiser/offers/${id}`, { price: 1495 });
+    assert.equal(cheaper.status, 204, cheaper.text);
+    assert.equal(await cost(), '1495 (was 2990) -50%', 'the new price over the ad’s own old price and discount');
+    const row = await db.selectFrom('offers').select('moderation_status').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.moderation_status, 0, 'a price is content: back to moderation');
+
+    // A refused change names its field and changes nothing.
+    assert.deepEqual(fieldsOf(await advertiser.client.put(`/api/advertiser/offers/${id}`, { discountType: 'bogus' })), [
+      'discountType',
+    ]);
+    assert.deepEqual(fieldsOf(await advertiser.client.put(`/api/advertiser/offers/${id}`, { oldPrice: null })), ['oldPrice']);
+    assert.deepEqual(fieldsOf(await advertiser.client.put(`/api/advertiser/offers/${id}`, { price: -5 })), ['price']);
+    assert.equal(await cost(), '1495 (was 2990) -50%');
+
+    const plain = await advertiser.client.put(`/api/advertiser/offers/${id}`, {
+      price: null,
+      oldPrice: null,
+      discountType: null,
+    });
+    assert.equal(plain.status, 204, plain.text);
+    assert.equal(await cost(), '', 'no price: the teaser shows none');
+  });
+
   it('deletes an ad: 404 afterwards, statistics kept in the campaign', async () => {
     const id = await createOffer(advertiser.client, campaignId);
     await recordTraffic(server.server.context.db, [

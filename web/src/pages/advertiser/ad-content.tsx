@@ -43,6 +43,8 @@ export function AdContentForm({
     url: ad.url,
     url_mobile: ad.url_mobile,
   });
+  // Prices are whole numbers typed afresh (the ad shows its price only as the teaser's text): empty keeps it.
+  const [prices, setPrices] = useState({ price: '', oldPrice: '' });
   const [rectangle, setRectangle] = useState('');
   const [square, setSquare] = useState('');
   const change = {
@@ -52,7 +54,13 @@ export function AdContentForm({
     ...(form.url_mobile !== ad.url_mobile ? { url_mobile: form.url_mobile } : {}),
     ...(rectangle ? { rectangle } : {}),
     ...(square ? { square } : {}),
+    ...(prices.price.trim() ? { price: Number(prices.price.trim()) } : {}),
+    ...(prices.oldPrice.trim() ? { oldPrice: Number(prices.oldPrice.trim()) } : {}),
   };
+  // A price is a whole number: anything else is said here, before it could be sent as nothing.
+  const notWhole = (value: string) =>
+    value.trim() !== '' && !/^\d{1,10}$/.test(value.trim()) ? t('adContent.wholeNumber') : undefined;
+  const priceErrors = { price: notWhole(prices.price), oldPrice: notWhole(prices.oldPrice) };
   const changed = Object.keys(change).length > 0;
   const save = useMutation({
     mutationFn: async () => {
@@ -85,7 +93,7 @@ export function AdContentForm({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
-    if (changed) save.mutate();
+    if (changed && !priceErrors.price && !priceErrors.oldPrice) save.mutate();
   };
   return (
     <form className="card create-ad" onSubmit={submit} noValidate aria-label={t('adContent.form', { title: ad.title })}>
@@ -106,6 +114,34 @@ export function AdContentForm({
           hint={t('adContent.landingOnPhonesHint')}
           maxLength={limits.url_mobile.maxLength}
           {...text('url_mobile')}
+        />
+        <Field
+          label={t('adContent.newPrice')}
+          name={`price-${ad.id}`}
+          inputMode="numeric"
+          pattern="[0-9]*"
+          maxLength={10}
+          hint={ad.cost ? t('adContent.priceNow', { cost: ad.cost }) : t('adContent.priceNone')}
+          value={prices.price}
+          error={priceErrors.price ?? errors.price}
+          onChange={(event) => {
+            setPrices({ ...prices, price: event.target.value });
+            edited('price');
+          }}
+        />
+        <Field
+          label={t('adContent.newOldPrice')}
+          name={`old-price-${ad.id}`}
+          inputMode="numeric"
+          pattern="[0-9]*"
+          maxLength={10}
+          hint={t('adContent.oldPriceHint')}
+          value={prices.oldPrice}
+          error={priceErrors.oldPrice ?? errors.oldPrice}
+          onChange={(event) => {
+            setPrices({ ...prices, oldPrice: event.target.value });
+            edited('oldPrice');
+          }}
         />
         <Field
           label={t('adContent.newWidePicture')}
@@ -134,7 +170,7 @@ export function AdContentForm({
         wide={rectangle || ad.img_wide?.url || null}
         title={form.title || form.opis}
         url={form.url}
-        price={ad.cost}
+        price={prices.price.trim() || ad.cost}
       />
     </form>
   );
