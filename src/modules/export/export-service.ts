@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.ts';
 import { invalidField, notFound } from '../../errors.ts';
-import { microsToAmount } from '../../money.ts';
 import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
 import { type LedgerPeriod, listLedgerEntries } from '../ledger/ledger.ts';
 import type { Period } from '../statistics/period.ts';
@@ -271,15 +270,15 @@ export async function clicksExport(
 export const LEDGER_COLUMNS: readonly FileColumn[] = [
   { name: 'date', type: 'text' },
   { name: 'kind', type: 'text' },
-  { name: 'amount', type: 'text' },
-  { name: 'balance', type: 'text' },
+  { name: 'amount', type: 'money' },
+  { name: 'balance', type: 'money' },
   { name: 'reference', type: 'text' },
   { name: 'comment', type: 'text' },
 ];
 
 const STATEMENT_PAGE = 1000;
 
-/** An account's balance moves of a period, oldest first, a page at a time, amounts in currency units. */
+/** An account's balance moves of a period, oldest first, a page at a time, amounts in currency units, exact. */
 export async function* ledgerStatement(db: Db, accountId: number, period: LedgerPeriod): AsyncGenerator<FileRow[]> {
   for (let offset = 0; ; offset += STATEMENT_PAGE) {
     const { rows } = await listLedgerEntries(db, accountId, STATEMENT_PAGE, offset, period, 'asc');
@@ -287,8 +286,9 @@ export async function* ledgerStatement(db: Db, accountId: number, period: Ledger
       yield rows.map((row) => ({
         date: row.created_at.toISOString(),
         kind: row.kind,
-        amount: String(microsToAmount(row.amount_micros)),
-        balance: String(microsToAmount(row.balance_after_micros)),
+        // Micros, written as exact currency units (a publisher's share has up to 6 fraction digits).
+        amount: Number(row.amount_micros),
+        balance: Number(row.balance_after_micros),
         reference: row.reference ?? '',
         comment: row.comment,
       }));
