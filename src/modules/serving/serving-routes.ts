@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../errors.ts';
 import { sendHtmlPage } from '../../http/html-page.ts';
@@ -206,30 +206,15 @@ export function registerServingRoutes(app: App, context: AppContext): void {
           'A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected or that was deleted: those get a small HTML page (404, no `Location`). An expired, repeated or robot link to any other ad redirects unbilled.',
         security: [],
         params: ClickParams,
-        response: {
-          302: Type.Null({ description: 'Found: `Location` is the ad’s URL; no body.' }),
-          404: mediaAnswer('A small HTML page saying the link leads nowhere (no `Location`).', 'text/html', 'text'),
-        },
+        response: CLICK_LINK_RESPONSES,
       },
-      // A visitor's browser follows the link: whatever is wrong with it, it gets a page, not an API error.
-      errorHandler: (error, request, reply) => {
-        if (error.validation === undefined) throw error;
-        request.log.info({ err: error }, 'click link refused');
-        return sendDeadLink(reply);
-      },
+      errorHandler: deadLinkWhenRefused('click link refused'),
     },
-    async (request, reply) => {
-      const location = await serving.redirect(
-        request.params.token,
-        request.headers['user-agent'],
-        request.log,
-        clickAddress(request.ip),
-      );
-      if (location === undefined) return sendDeadLink(reply);
-      reply.header('Cache-Control', 'no-store');
-      reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
-      return reply.redirect(location, 302);
-    },
+    async (request, reply) =>
+      followClickLink(
+        reply,
+        await serving.redirect(request.params.token, request.headers['user-agent'], request.log, clickAddress(request.ip)),
+      ),
   );
 
   app.get(
@@ -348,6 +333,29 @@ const DEAD_LINK_PAGE =
 export function sendDeadLink(reply: FastifyReply) {
   reply.header('Cache-Control', 'no-store');
   return sendHtmlPage(reply, 404, DEAD_LINK_PAGE);
+}
+
+/** What a click link answers (a teaser's, a bid's): the ad, or a page saying it leads nowhere. */
+export const CLICK_LINK_RESPONSES = {
+  302: Type.Null({ description: 'Found: `Location` is the ad’s URL; no body.' }),
+  404: mediaAnswer('A small HTML page saying the link leads nowhere (no `Location`).', 'text/html', 'text'),
+};
+
+/** A visitor's browser follows a click link: whatever is wrong with it, it gets a page, not an API error. */
+export function deadLinkWhenRefused(what: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error.validation === undefined) throw error;
+    request.log.info({ err: error }, what);
+    return sendDeadLink(reply);
+  };
+}
+
+/** Sends the visitor on to the ad of a click link, or to the dead-link page when it leads nowhere. */
+export function followClickLink(reply: FastifyReply, location: string | undefined) {
+  if (location === undefined) return sendDeadLink(reply);
+  reply.header('Cache-Control', 'no-store');
+  reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
+  return reply.redirect(location, 302);
 }
 
 function sendPixel(reply: FastifyReply) {

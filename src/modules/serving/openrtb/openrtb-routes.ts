@@ -6,7 +6,7 @@ import type { App } from '../../../http/routes.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../../http/schemas.ts';
 import { absoluteUrl } from '../../../http/urls.ts';
 import { PIXEL_GIF } from '../loader-script.ts';
-import { sendDeadLink } from '../serving-routes.ts';
+import { CLICK_LINK_RESPONSES, deadLinkWhenRefused, followClickLink } from '../serving-routes.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from '../tracking/teaser-token.ts';
 import { VIEW_TOKEN_LENGTH } from '../tracking/view-token.ts';
 import { clickAddress } from '../tracking/visitor.ts';
@@ -153,30 +153,15 @@ export function registerOpenRtbRoutes(app: App, context: AppContext): void {
           'A won bid’s click is accepted and billed as a teaser’s (`/api/serve/click/{token}`). A bid no notice said won leads to the ad unbilled. A forged link, or one to an ad that moderation rejected or that was deleted, gets a small HTML page (404, no `Location`).',
         security: [],
         params: BidClickParams,
-        response: {
-          302: Type.Null({ description: 'Found: `Location` is the ad’s URL; no body.' }),
-          404: mediaAnswer('A small HTML page saying the link leads nowhere (no `Location`).', 'text/html', 'text'),
-        },
+        response: CLICK_LINK_RESPONSES,
       },
-      // A visitor's browser follows the link: whatever is wrong with it, it gets a page, not an API error.
-      errorHandler: (error, request, reply) => {
-        if (error.validation === undefined) throw error;
-        request.log.info({ err: error }, 'bid click link refused');
-        return sendDeadLink(reply);
-      },
+      errorHandler: deadLinkWhenRefused('bid click link refused'),
     },
-    async (request, reply) => {
-      const location = await bids.follow(
-        request.params.token,
-        request.headers['user-agent'],
-        request.log,
-        clickAddress(request.ip),
-      );
-      if (location === undefined) return sendDeadLink(reply);
-      reply.header('Cache-Control', 'no-store');
-      reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
-      return reply.redirect(location, 302);
-    },
+    async (request, reply) =>
+      followClickLink(
+        reply,
+        await bids.follow(request.params.token, request.headers['user-agent'], request.log, clickAddress(request.ip)),
+      ),
   );
 
   app.get(
