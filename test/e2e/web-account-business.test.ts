@@ -271,6 +271,8 @@ describe('moderation with reasons, notifications and money pages in the web app 
     await page.getByLabel('Search sites').fill('WEATHER');
     await searched;
     await sites.getByRole('link', { name: 'apples.example' }).waitFor({ state: 'detached' });
+    // The list may be empty for a moment while the searched page loads: wait for what it finds.
+    await sites.getByRole('link', { name: 'Weather.example' }).waitFor();
     assert.deepEqual(await addresses(), ['Weather.example']);
 
     await insertOffer(db, { campaignId, title: 'Warm gloves', bidMicros: 900_000 });
