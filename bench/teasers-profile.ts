@@ -15,7 +15,7 @@ import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { generateSelfSigned } from '../src/tls.ts';
-import { startBareServer } from './lib/bare-server.ts';
+import { BARE_BODY, startBareServer } from './lib/bare-server.ts';
 import { withBenchDatabase } from './lib/database.ts';
 import { type LoadTool, load } from './lib/load.ts';
 import { seedServing } from './lib/serving-seed.ts';
@@ -51,23 +51,7 @@ await withBenchDatabase(async (databaseUrl) => {
   await large.listen({ port: 0, host: '127.0.0.1' });
   const largeAddress = large.server.address();
   // The bare route's answer from node:https with no framework: what Fastify itself costs.
-  const plainBody = JSON.stringify({
-    id: 2,
-    username: 'advertiser',
-    email: 'ads@example.test',
-    type: 'advertiser',
-    name: '',
-    url: 'https://example.test',
-    date: '2026-03-10T12:00:00.000Z',
-    maxmoney: 0,
-    whatsapp: '',
-    telegram: '',
-    skype: '',
-    phone: '',
-    balance: 1000,
-    parentId: null,
-    emailConfirmed: true,
-  });
+  const plainBody = JSON.stringify(BARE_BODY);
   const plain = https.createServer({ cert: tls.cert, key: tls.key }, (_request, response) => {
     response.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',

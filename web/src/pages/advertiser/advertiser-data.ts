@@ -1,8 +1,11 @@
 import type { operations } from '@nativa/sdk';
 import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api.ts';
+import { type Series, useResolvedColors } from '../../components/chart.tsx';
 import type { Period } from '../../components/period-picker.tsx';
-import { daysBetween } from '../../format.ts';
+import { count, daysBetween, money } from '../../format.ts';
 import type advertiser from '../../i18n/locales/en/advertiser.json';
 
 /** A key of the advertiser catalogue, for labels kept in maps and translated where they render. */
@@ -98,4 +101,35 @@ export function useTotals(period: Period, campaignIds?: string, goal = 0, enable
       return row ?? { views: 0, clicks: 0, money: 0, orders: 0, ctr: 0, cpc: 0, cr: 0, cpo: 0 };
     },
   });
+}
+
+/**
+ * The spend and clicks lines of an advertiser's daily chart (overview, campaign), with the previous
+ * period's spend dashed beside them when the page compares; colours resolved for the canvas.
+ */
+export function useSpendAndClicksSeries(current: DailyFigures | undefined, previous: DailyFigures | undefined): Series[] {
+  const { t } = useTranslation('advertiser');
+  return useResolvedColors(
+    useMemo(
+      () =>
+        current
+          ? [
+              { label: t('figure.spend'), values: current.money, color: 'var(--accent)', format: money },
+              { label: t('figure.clicks'), values: current.clicks, color: 'var(--second)', format: count, right: true },
+              ...(previous
+                ? [
+                    {
+                      label: t('campaign.chart.spendBefore'),
+                      values: previous.money,
+                      color: 'var(--muted)',
+                      format: money,
+                      dashed: true,
+                    },
+                  ]
+                : []),
+            ]
+          : [],
+      [current, previous, t],
+    ),
+  );
 }

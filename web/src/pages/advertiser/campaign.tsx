@@ -1,9 +1,9 @@
 import { pages } from '@nativa/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
-import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
+import { DailyChart } from '../../components/chart.tsx';
 import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Field, FormActions, Notice, Switch } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, Tile } from '../../components/figures.tsx';
@@ -16,7 +16,15 @@ import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } 
 import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { AdContentForm } from './ad-content.tsx';
 import { AdPreview, HeadlineField, LandingPageField } from './ad-fields.tsx';
-import { AD_STATUS, CAMPAIGN_STATUS, statusName, translateNames, useDailyStatistics, useTotals } from './advertiser-data.ts';
+import {
+  AD_STATUS,
+  CAMPAIGN_STATUS,
+  statusName,
+  translateNames,
+  useDailyStatistics,
+  useSpendAndClicksSeries,
+  useTotals,
+} from './advertiser-data.ts';
 import { CampaignControl } from './campaign-control.tsx';
 import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
@@ -99,29 +107,7 @@ export function CampaignPage({ id }: { id: number }) {
   });
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
-  const series = useResolvedColors(
-    useMemo(
-      () =>
-        daily.data
-          ? [
-              { label: t('figure.spend'), values: daily.data.money, color: 'var(--accent)', format: money },
-              { label: t('figure.clicks'), values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
-              ...(comparing && previousDaily.data
-                ? [
-                    {
-                      label: t('campaign.chart.spendBefore'),
-                      values: previousDaily.data.money,
-                      color: 'var(--muted)',
-                      format: money,
-                      dashed: true,
-                    },
-                  ]
-                : []),
-            ]
-          : [],
-      [daily.data, comparing, previousDaily.data, t],
-    ),
-  );
+  const series = useSpendAndClicksSeries(daily.data, comparing ? previousDaily.data : undefined);
 
   if (isNotFound(campaign.error)) {
     return <CampaignNotFound id={id} />;

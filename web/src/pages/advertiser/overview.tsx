@@ -1,7 +1,6 @@
-import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { problem } from '../../api.ts';
-import { DailyChart, useResolvedColors } from '../../components/chart.tsx';
+import { DailyChart } from '../../components/chart.tsx';
 import { CompareToggle, change, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { Tile } from '../../components/figures.tsx';
@@ -9,7 +8,7 @@ import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx'
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count, money, today } from '../../format.ts';
 import type { User } from '../../session.ts';
-import { useDailyStatistics, useTotals } from './advertiser-data.ts';
+import { useDailyStatistics, useSpendAndClicksSeries, useTotals } from './advertiser-data.ts';
 
 export function OverviewPage({ user }: { user: User }) {
   const { t } = useTranslation('advertiser');
@@ -26,28 +25,7 @@ export function OverviewPage({ user }: { user: User }) {
   const previousTotals = useTotals(before, undefined, goal);
   const previousDaily = useDailyStatistics(before);
   const previous = comparing ? previousTotals.data : undefined;
-  const series = useMemo(
-    () =>
-      daily.data
-        ? [
-            { label: t('figure.spend'), values: daily.data.money, color: 'var(--accent)', format: money },
-            { label: t('figure.clicks'), values: daily.data.clicks, color: 'var(--second)', format: count, right: true },
-            ...(comparing && previousDaily.data
-              ? [
-                  {
-                    label: t('campaign.chart.spendBefore'),
-                    values: previousDaily.data.money,
-                    color: 'var(--muted)',
-                    format: money,
-                    dashed: true,
-                  },
-                ]
-              : []),
-          ]
-        : [],
-    [daily.data, comparing, previousDaily.data, t],
-  );
-  const resolvedSeries = useResolvedColors(series);
+  const resolvedSeries = useSpendAndClicksSeries(daily.data, comparing ? previousDaily.data : undefined);
   return (
     <>
       <div className="page-head">
