@@ -5050,7 +5050,7 @@ export interface operations {
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
                 /** @description Only refunds with this reason. */
-                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
             };
             header?: never;
             path?: never;
@@ -5120,8 +5120,8 @@ export interface operations {
                         }[];
                         /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
                         publisherUnrecovered: number;
-                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
-                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud, manual, or one of the automatic rules of invalid traffic: no_opportunity, repeat_click, concentration, network_mismatch (docs/invalid-traffic.md). */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                         /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
                         skipped: {
                             /** @description A click id of the request. */
@@ -5196,7 +5196,7 @@ export interface operations {
                     /** @description Range selection: only clicks from this address range, CIDR (203.0.113.0/24, 2001:db8::/32) or one address. */
                     network?: string;
                     /** @description Why the clicks are invalid. */
-                    reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                    reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                     /** @description Range selection: only clicks on this site. */
                     siteId?: number;
                     /**
@@ -5264,8 +5264,8 @@ export interface operations {
                         }[];
                         /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
                         publisherUnrecovered: number;
-                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
-                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud, manual, or one of the automatic rules of invalid traffic: no_opportunity, repeat_click, concentration, network_mismatch (docs/invalid-traffic.md). */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                         /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
                         skipped: {
                             /** @description A click id of the request. */
@@ -5334,8 +5334,8 @@ export interface operations {
                         }[];
                         /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
                         publisherUnrecovered: number;
-                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
-                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud, manual, or one of the automatic rules of invalid traffic: no_opportunity, repeat_click, concentration, network_mismatch (docs/invalid-traffic.md). */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                         /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
                         skipped: {
                             /** @description A click id of the request. */
@@ -5476,8 +5476,8 @@ export interface operations {
                         }[];
                         /** @description Publishers' shares their balances could not give back; the platform bears them. Currency units. */
                         publisherUnrecovered: number;
-                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
-                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud, manual, or one of the automatic rules of invalid traffic: no_opportunity, repeat_click, concentration, network_mismatch (docs/invalid-traffic.md). */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                         /** @description Click ids of the request that are not refunded, with why (selection by ids only). */
                         skipped: {
                             /** @description A click id of the request. */
@@ -12643,7 +12643,7 @@ export interface operations {
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
                 /** @description Only clicks refunded for this reason. */
-                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
             };
             header?: never;
             path?: never;
@@ -12683,8 +12683,8 @@ export interface operations {
                         date: string;
                         /** @description The ad clicked. */
                         offerId: number;
-                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
-                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud, manual, or one of the automatic rules of invalid traffic: no_opportunity, repeat_click, concentration, network_mismatch (docs/invalid-traffic.md). */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                         /**
                          * Format: date-time
                          * @description When it was refunded, ISO 8601.
@@ -19245,7 +19245,7 @@ export interface operations {
                 /** @description Items per page (default 20; larger values are served as 100). */
                 "per-page"?: number;
                 /** @description Only clicks refunded for this reason. */
-                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                 /** @description Only clicks on this site. */
                 siteId?: number;
             };
@@ -19283,8 +19283,8 @@ export interface operations {
                         date: string;
                         /** @description Taken back from the balance (the share it had earned), in currency units. */
                         income: number;
-                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual. */
-                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+                        /** @description Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud, manual, or one of the automatic rules of invalid traffic: no_opportunity, repeat_click, concentration, network_mismatch (docs/invalid-traffic.md). */
+                        reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
                         /**
                          * Format: date-time
                          * @description When it was refunded, ISO 8601.

@@ -22,6 +22,7 @@ export interface AcceptedClicksTable {
   country: Generated<string>;
   created_at: Timestamp;
   device: number;
+  invalid_reason: "bot" | "automation" | "datacenter" | "prefetch" | "foreign_site" | null;
   offer_id: number;
   publisher_id: number;
   refusal: "bot" | "limit" | null;
@@ -161,6 +162,7 @@ export interface ClicksTable {
   country: Generated<string>;
   created_at: Timestamp;
   device: number;
+  invalid_reason: "bot" | "automation" | "datacenter" | "prefetch" | "foreign_site" | null;
   margin_micros: Generated<number>;
   offer_id: number;
   publisher_id: number;
@@ -370,7 +372,7 @@ export interface RefundsTable {
   margin_reversed_micros: number;
   publisher_reversed_micros: number;
   publisher_unrecovered_micros: number;
-  reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual";
+  reason: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
   refunded_micros: number;
 }
 
@@ -624,7 +626,7 @@ export type PasswordTokenPurpose = "reset" | "invitation";
 
 export type PayoutStatus = "pending" | "paid" | "cancelled";
 
-export const REFUND_REASONS = ["bot", "duplicate", "datacenter", "click_flood", "publisher_fraud", "manual"] as const;
+export const REFUND_REASONS = ["bot", "duplicate", "datacenter", "click_flood", "publisher_fraud", "manual", "no_opportunity", "repeat_click", "concentration", "network_mismatch"] as const;
 
 export type RefundReason = (typeof REFUND_REASONS)[number];
 

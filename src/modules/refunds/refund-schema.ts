@@ -10,7 +10,7 @@ export const ReasonSchema = (description: string) =>
   );
 
 const REASON_TEXT =
-  'Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud or manual.';
+  'Why the clicks are invalid: bot, duplicate, datacenter (data-centre addresses), click_flood, publisher_fraud, manual, or one of the automatic rules of invalid traffic: no_opportunity, repeat_click, concentration, network_mismatch (docs/invalid-traffic.md).';
 
 const AdvertiserPartSchema = Type.Object(
   {
