@@ -52,6 +52,7 @@ function takenClick(click: IncomingClick, recorded: boolean): TakenClick {
     publisher_id: click.publisherId,
     charge_micros: claims.chargeMicros,
     refusal: click.refusal,
+    invalid_reason: null,
     address: click.address,
     recorded,
   };
