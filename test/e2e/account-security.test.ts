@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { asBrowser, sessionOf, setPassword, TEST_PASSWORD, totpCode } from '../helpers/accounts.ts';
-import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
+import { browserForThisFile, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { freePort } from '../helpers/network.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -28,6 +28,8 @@ async function readQrCode(page: Page): Promise<string | undefined> {
  * reached as https://localhost:PORT and told so with PUBLIC_URL; Chromium's virtual authenticator
  * (CDP WebAuthn domain) stands in for a phone or a security key.
  */
+const sharedBrowser = browserForThisFile();
+
 describe('two-factor sign-in, passkeys and sessions in the browser (headless Chromium)', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
@@ -45,7 +47,7 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     const port = await freePort();
     origin = `https://localhost:${port}`;
     server = await startTestServer({ env: { PORT: String(port), PUBLIC_URL: origin } });
-    browser = await launchChromium();
+    browser = sharedBrowser();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     page = await context.newPage();
     page.on('console', (message) => {
@@ -68,7 +70,6 @@ describe('two-factor sign-in, passkeys and sessions in the browser (headless Chr
     account = { id: created.id, username: (await created.client.get('/api/me')).json().username };
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
@@ -238,10 +239,9 @@ describe('an operator who must have two-factor sign-in is led to enrol first (he
   before(async () => {
     buildWebIfStale();
     server = await startTestServer({ env: { REQUIRE_2FA_FOR: 'operator' } });
-    browser = await launchChromium();
+    browser = sharedBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 

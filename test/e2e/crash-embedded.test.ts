@@ -15,6 +15,7 @@ import {
   assertEveryBalanceIsItsLedger,
   DESKTOP_UA,
 } from '../helpers/serving.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * The database survives kill -9 of the server, on the embedded PGlite (DATA_DIR) as on PostgreSQL
@@ -26,8 +27,12 @@ import {
  */
 
 const KILLS = 3;
-/** How long each life of the server runs under load before it is killed. */
+/**
+ * Each life of the server runs under load for at least this long, and until it has redirected and
+ * acknowledged enough to be worth a kill (a busy machine takes longer to get there).
+ */
 const LOAD_MS = 1500;
+const PER_LIFE = 12;
 const WRITERS = 4;
 const CLICKERS = 4;
 
@@ -164,7 +169,19 @@ describe('kill -9 under write and click load, restarted on the same data', () =>
         }
       };
       const load = [...writers.map((writer, index) => write(writer, index)), ...Array.from({ length: CLICKERS }, click)];
-      await new Promise((resolve) => setTimeout(resolve, LOAD_MS));
+      const lifeStart = Date.now();
+      const acknowledgedSoFar = () =>
+        writers.reduce((sum, writer) => sum + writer.campaignTitles.length + writer.depositComments.length + writer.transfers, 0);
+      const clicksBefore = redirectedClickIds.length;
+      const writesBefore = acknowledgedSoFar();
+      await waitFor(
+        `life ${life} to redirect and acknowledge ${PER_LIFE} of each`,
+        () =>
+          Date.now() - lifeStart >= LOAD_MS &&
+          redirectedClickIds.length - clicksBefore >= PER_LIFE &&
+          acknowledgedSoFar() - writesBefore >= PER_LIFE,
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
       await stopChild(child, 'SIGKILL');
       running = false;
       await Promise.all(load);

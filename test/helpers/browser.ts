@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 const AXE = readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -17,6 +18,25 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+}
+
+/**
+ * One Chromium for a whole test file, however many suites it has: launched before the file's
+ * first test, closed after its last (a launch costs a second or two of a busy machine). Call it at
+ * the file's top level; the returned function gives the browser inside tests and hooks.
+ */
+export function browserForThisFile(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    if (skipWithoutChromium === false) browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (browser === undefined) throw new Error('no browser: call browserForThisFile() at the top level of the test file');
+    return browser;
+  };
 }
 
 /** Screenshots for people to look at; git-ignored. */

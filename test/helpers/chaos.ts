@@ -240,3 +240,19 @@ export async function seedChaosWorld(db: Db): Promise<Omit<TrafficTargets, 'base
   const { token } = await issueToken(db, advertiser.id, 'chaos');
   return { blockId, token, login: 'chaos-advertiser', password };
 }
+
+/**
+ * The requests sent in [from, until) that were still unanswered at `until`, leaving out the last
+ * two of each kind (the traffic's two serving loops may each have one in flight at that moment):
+ * a dependency's outage lasts seconds, and a request that waits for the dependency's return shows
+ * up here, whatever the machine's speed. An order, not a time: the tests print the times.
+ */
+export function answeredOnlyAfter(samples: Sample[], kinds: readonly SampleKind[], from: number, until: number): Sample[] {
+  const late: Sample[] = [];
+  for (const kind of kinds) {
+    const sent = samples.filter((sample) => sample.kind === kind && sample.sentAt >= from && sample.sentAt < until);
+    sent.sort((a, b) => a.sentAt - b.sentAt);
+    late.push(...sent.slice(0, -2).filter((sample) => sample.answeredAt >= until));
+  }
+  return late;
+}

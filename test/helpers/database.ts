@@ -58,7 +58,7 @@ async function openPostgresTestDatabase(serverUrl: string, statementTimeoutMs?: 
   };
 }
 
-async function pgliteSnapshot(): Promise<Blob> {
+export async function pgliteSnapshot(): Promise<Blob> {
   const fingerprint = createHash('sha256');
   for (const migration of listMigrations()) fingerprint.update(migration.version).update(migration.sql);
   const file = path.join(os.tmpdir(), `nativa-pglite-${fingerprint.digest('hex').slice(0, 16)}.tar`);
