@@ -154,6 +154,7 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
         authenticateSession(context.db, context.clock, sessionPolicyOf(config), cookieValue, address),
       publicUrl: config.publicUrl,
       rateLimit: createRateLimiter(store, config.rateLimitPerSecond, context.clock),
+      sessionRateLimit: createRateLimiter(store, config.sessionRateLimitPerSecond, context.clock),
       trustProxy: config.trustProxy,
     },
     documented,

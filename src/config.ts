@@ -30,6 +30,8 @@ export interface Config {
   tlsKeyPath: string | undefined;
   trustProxy: boolean;
   rateLimitPerSecond: number;
+  /** A browser session's own budget: a person's pages, never the scripts' per-token one. */
+  sessionRateLimitPerSecond: number;
   timeZone: string;
   publicUrl: string | undefined;
   smtpUrl: string | undefined;
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     tlsKeyPath,
     trustProxy: bool('TRUST_PROXY'),
     rateLimitPerSecond: int('RATE_LIMIT_RPS', 5, 1, 1_000_000),
+    sessionRateLimitPerSecond: int('SESSION_RATE_LIMIT_RPS', 50, 1, 1_000_000),
     timeZone,
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),

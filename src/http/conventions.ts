@@ -53,7 +53,7 @@ export interface Principal {
 /** A session the cookie named, and the cookie to send back when its expiry moved. */
 export interface SessionAuthentication {
   principal: Principal;
-  setCookie?: string;
+  setCookie?: string[];
 }
 
 declare module 'fastify' {
@@ -97,7 +97,10 @@ export interface ConventionDependencies {
   /** Resolves the session cookie's value (and notes the request's address); requests without an Auth-Token header use it. */
   authenticateSession(cookieValue: string, address: string): Promise<SessionAuthentication | undefined>;
   publicUrl: string | undefined;
+  /** Per API token: the budget meant for scripts. */
   rateLimit: RateLimiter;
+  /** Per browser session: sized for a person's pages, which load several lists at once. */
+  sessionRateLimit: RateLimiter;
   trustProxy: boolean;
 }
 
@@ -250,10 +253,11 @@ export function registerHttpConventions(
       return;
     }
     request.principal = principal;
-    // A token has its own budget; a browser session shares its account's.
-    const decision = dependencies.rateLimit(
-      principal.sessionId === undefined ? `t${principal.tokenId}` : `a${principal.accountId}`,
-    );
+    // A token has the scripts' budget; a browser session has one of its own, sized for pages.
+    const decision =
+      principal.sessionId === undefined
+        ? dependencies.rateLimit(`t${principal.tokenId}`)
+        : dependencies.sessionRateLimit(`s${principal.sessionId}`);
     if (decision instanceof Promise) decision.then((settled) => done(refusal(reply, access, principal, settled)), done);
     else done(refusal(reply, access, principal, decision));
   }

@@ -3,9 +3,28 @@ import type { FastifyRequest } from 'fastify';
 /** The cookie that carries a browser session's id. */
 export const SESSION_COOKIE = 'nativa_session';
 
-/** `Set-Cookie` for a session id, kept by the browser for `maxAgeSeconds` (0 deletes it). */
-export function sessionCookie(value: string, maxAgeSeconds: number): string {
-  return `${SESSION_COOKIE}=${value}; Max-Age=${maxAgeSeconds}; Path=/; HttpOnly; Secure; SameSite=Lax`;
+/**
+ * A cookie the web app's script can read, sent beside the session cookie with the same lifetime:
+ * it says only that a session may be there, so that a page opened without one (sign-in, a
+ * password link) asks nothing that must fail. It carries no secret; the session cookie stays
+ * HttpOnly.
+ */
+export const SIGNED_IN_COOKIE = 'nativa_signed_in';
+
+/**
+ * The `Set-Cookie` values for a session id, kept by the browser for `maxAgeSeconds` (0 deletes
+ * them): the session cookie, then the web app's signed-in marker.
+ */
+export function sessionCookie(value: string, maxAgeSeconds: number): string[] {
+  return [
+    `${SESSION_COOKIE}=${value}; Max-Age=${maxAgeSeconds}; Path=/; HttpOnly; Secure; SameSite=Lax`,
+    `${SIGNED_IN_COOKIE}=${maxAgeSeconds > 0 ? '1' : ''}; Max-Age=${maxAgeSeconds}; Path=/; Secure; SameSite=Lax`,
+  ];
+}
+
+/** The signed-in marker alone, for the idle lifetime of a session (14 days). */
+export function signedInMarker(): string {
+  return `${SIGNED_IN_COOKIE}=1; Max-Age=${14 * 24 * 3600}; Path=/; Secure; SameSite=Lax`;
 }
 
 /** The session cookie's value in a `Cookie` header, if there is one. */

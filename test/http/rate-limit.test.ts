@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { asBrowser, sessionOf, setPassword, TEST_PASSWORD } from '../helpers/accounts.ts';
 import { assertError } from '../helpers/assertions.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { redisUnreachable, TEST_REDIS_URL } from '../helpers/redis.ts';
@@ -42,6 +43,31 @@ describe('rate limit per token (in process)', () => {
     assert.equal(next.header('x-rate-limit-remaining'), '0');
     server.clock.advance(800);
     assert.equal((await account.client.get('/api/me')).header('x-rate-limit-remaining'), '3');
+  });
+
+  it("gives a browser session a page-sized budget of its own, apart from the account's tokens", async () => {
+    server.clock.set(TEST_EPOCH_MS + 40_000);
+    const account = await server.createAccount('advertiser');
+    await setPassword(server.server.context.db, account.id);
+    const username = (await account.client.get('/api/me')).json<{ username: string }>().username;
+    const signedIn = await server.anonymous.post(
+      '/api/session',
+      { login: username, password: TEST_PASSWORD },
+      { headers: { Origin: server.url } },
+    );
+    assert.equal(signedIn.status, 200, signedIn.text);
+    const page = asBrowser(server, sessionOf(signedIn));
+    server.clock.advance(2000);
+    // A campaign page loads a dozen lists at once, and a person opens a few pages a second.
+    const statuses = [];
+    for (let index = 0; index < 30; index++) statuses.push((await page('GET', '/api/me')).status);
+    assert.deepEqual(new Set(statuses), new Set([200]), 'thirty requests of a session in one second pass');
+    const last = await page('GET', '/api/me');
+    assert.equal(last.header('x-rate-limit-limit'), '50');
+    // The pages used none of the scripts' budget.
+    const script = await account.client.get('/api/me');
+    assert.equal(script.status, 200);
+    assert.ok(Number(script.header('x-rate-limit-remaining')) >= 3, "the token's own budget is nearly whole");
   });
 
   it('refuses a second burst right across a window boundary (no 2x the limit)', async () => {

@@ -5,6 +5,7 @@ import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { readSessionCookie, signedInMarker } from '../../http/session-cookie.ts';
 import { microsToAmount } from '../../money.ts';
 
 /** The repository's documentation (docs/*.md), which the app's pages link to for help (docs/adr/0038). */
@@ -82,8 +83,12 @@ export function registerWebAppRoutes(app: App, context: AppContext): void {
   app.browserNotFoundPage = index?.body.toString('utf8');
 
   for (const appPath of APP_PATHS) {
-    app.get(appPath, hidden, async (_request, reply) => {
+    app.get(appPath, hidden, async (request, reply) => {
       reply.header('Cache-Control', 'no-cache');
+      // A session made before the app's signed-in marker existed (or one a test made) gets the
+      // marker with its page, so the app asks who is signed in; the cookie's session is checked
+      // by that request, not here.
+      if (readSessionCookie(request.headers.cookie) !== undefined) reply.header('Set-Cookie', signedInMarker());
       reply.type('text/html; charset=utf-8');
       if (index === undefined) reply.code(503);
       return index?.body ?? NOT_BUILT;

@@ -92,7 +92,7 @@ let dummyHash: Promise<string> | undefined;
 
 export interface SignedIn {
   account: AccountRow;
-  setCookie: string;
+  setCookie: string[];
 }
 
 /** The answer to a right password: a session, or a ticket to bring with the second factor. */

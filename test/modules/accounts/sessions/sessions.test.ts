@@ -81,6 +81,8 @@ describe('browser sessions, passwords and self-service tokens', () => {
     for (const flag of ['HttpOnly', 'Secure', 'SameSite=Lax', 'Path=/', `Max-Age=${14 * 24 * 3600}`]) {
       assert.ok(cookie.split('; ').includes(flag), `${flag} in ${cookie}`);
     }
+    // Beside it, a marker the app's script can read, so that pages without a session ask nothing.
+    assert.match(cookie, /, nativa_signed_in=1; Max-Age=1209600; Path=\/; Secure; SameSite=Lax$/);
     const me = await asBrowser(sessionOf(response), 'GET', '/api/me');
     assert.equal(me.status, 200, me.text);
     assert.equal(me.json().username, account.username);
@@ -136,7 +138,7 @@ describe('browser sessions, passwords and self-service tokens', () => {
     const other = sessionOf(await signIn(account.username, PASSWORD));
     const out = await asBrowser(cookie, 'DELETE', '/api/session');
     assert.equal(out.status, 204, out.text);
-    assert.match(out.header('set-cookie') ?? '', /^nativa_session=; Max-Age=0;/);
+    assert.match(out.header('set-cookie') ?? '', /^nativa_session=; Max-Age=0;.*, nativa_signed_in=; Max-Age=0;/);
     const after = await asBrowser(cookie, 'GET', '/api/me');
     assert.equal(after.status, 401);
     assert.equal((await asBrowser(other, 'GET', '/api/me')).status, 200, 'other sessions go on');
