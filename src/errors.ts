@@ -89,6 +89,11 @@ export const ERRORS = {
     description: 'Two-factor sign-in is required for this kind of account: it cannot be turned off.',
   },
   two_factor_off: { code: 4010, description: 'Two-factor sign-in is not on for this account.' },
+  password_already_set: {
+    code: 4060,
+    description:
+      'The account has chosen its password already: an invitation link is only for one that has not (send a password reset instead).',
+  },
   not_rejected: { code: 4030, description: 'Only a rejected (or banned) object can be sent back to moderation.' },
   erasure_refused: {
     code: 4040,

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   two_factor_not_started: 4008,
   two_factor_mandatory: 4009,
   two_factor_off: 4010,
+  password_already_set: 4060,
   not_rejected: 4030,
   erasure_refused: 4040,
   bid_notice_forged: 4050,

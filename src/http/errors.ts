@@ -42,6 +42,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   backup_unavailable: 409,
   passkey_exists: 409,
   two_factor_on: 409,
+  password_already_set: 409,
   two_factor_not_started: 409,
   two_factor_mandatory: 409,
   two_factor_off: 409,

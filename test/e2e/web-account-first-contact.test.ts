@@ -64,6 +64,50 @@ describe('first contact with the web app (headless Chromium)', { skip }, () => {
     assert.deepEqual(consoleErrors, [], 'nothing red in the console');
   });
 
+  it('lets an operator hand an invitation over without a mail server: copied once, it works once', async () => {
+    // The tokens of this server have the scripts' five a second, and its clock is the test's.
+    server.clock.advance(2000);
+    const operatorId = (await server.operator.get('/api/me')).json<{ id: number }>().id;
+    await setPassword(server.server.context.db, operatorId);
+    const newcomer = await server.createAccount('publisher');
+    const newcomerLogin = (await server.operator.get(`/api/admin/users/${newcomer.id}`)).json<{ username: string }>().username;
+    const operatorContext = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-GB' });
+    const operatorPage = await operatorContext.newPage();
+    await operatorPage.goto(`${server.url}/sign-in`);
+    await operatorPage.getByLabel('Username or e-mail').fill('operator');
+    await operatorPage.getByLabel('Password').fill(TEST_PASSWORD);
+    await operatorPage.getByRole('button', { name: 'Sign in' }).click();
+    await operatorPage.getByRole('navigation').first().waitFor();
+    await operatorPage.goto(`${server.url}/operator/accounts/${newcomer.id}`);
+    await operatorPage.getByRole('button', { name: 'Copy invitation link' }).click();
+    const shown = operatorPage.getByRole('status').filter({ hasText: 'A new invitation link' });
+    const link = (await shown.locator('code').textContent()) ?? '';
+    assert.match(link, /^https:\/\/.+\/password\?token=[A-Za-z0-9_-]{43}$/);
+    // Shown once: back on the page, it is gone.
+    await operatorPage.reload();
+    await operatorPage.getByRole('button', { name: 'Copy invitation link' }).waitFor();
+    assert.equal(await operatorPage.getByText(link).count(), 0, 'the link is not shown again');
+    await operatorContext.close();
+
+    const newcomerContext = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-GB' });
+    const newcomerPage = await newcomerContext.newPage();
+    await newcomerPage.goto(link);
+    await newcomerPage.getByLabel('New password').fill(TEST_PASSWORD);
+    await newcomerPage.getByRole('button', { name: 'Set password' }).click();
+    await newcomerPage.getByText('Your password is set.').waitFor();
+    await newcomerPage.goto(link);
+    await newcomerPage.getByLabel('New password').fill(TEST_PASSWORD);
+    await newcomerPage.getByRole('button', { name: 'Set password' }).click();
+    await newcomerPage.getByText(/This link is invalid, already used or expired/).waitFor();
+    await newcomerContext.close();
+    const signedIn = await server.anonymous.post(
+      '/api/session',
+      { login: newcomerLogin, password: TEST_PASSWORD },
+      { headers: { Origin: server.url } },
+    );
+    assert.equal(signedIn.status, 200, signedIn.text);
+  });
+
   it("loads a person's pages without ever meeting the scripts' rate limit", async () => {
     await page.goto(`${server.url}/sign-in`);
     await page.getByLabel('Username or e-mail').fill(login);

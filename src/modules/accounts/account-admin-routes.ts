@@ -26,6 +26,7 @@ import {
   registrationFieldErrors,
   sendEmailConfirmation,
 } from './account-service.ts';
+import { answerInvitationLink, INVITATION_LINK_DESCRIPTION, InvitationLinkSchema } from './invitation-link.ts';
 import { LanguageSchema } from './languages.ts';
 import { queuePasswordLink, SET_PASSWORD_PATH } from './sessions/session-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
@@ -265,6 +266,22 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       const rows = await listPage(request, reply, (limit, offset) => accountLedger(db, id, limit, offset));
       return rows.map(toLedgerEntry);
     },
+  );
+
+  app.post(
+    '/api/admin/users/:id/invitation-link',
+    {
+      schema: {
+        tags,
+        operationId: 'adminCreateInvitationLink',
+        summary: 'A new invitation link for an account, to hand over by hand.',
+        description: INVITATION_LINK_DESCRIPTION,
+        params: IdParams,
+        response: { 200: InvitationLinkSchema, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      answerInvitationLink(request, reply, db, new Date(clock.now()), (trx) => getAccount(trx, request.params.id)),
   );
 
   app.post(

@@ -298,6 +298,23 @@ export async function createPasswordToken(
 }
 
 /**
+ * A fresh invitation for an account that has not chosen its password, to be handed over by a
+ * person (a network without SMTP): every earlier unspent link of the account is spent first, so
+ * only the newest works. The token is returned once, to be shown once; only its hash is kept.
+ */
+export async function issueInvitationToken(trx: Db, account: AccountRow, now: Date): Promise<{ token: string; expiresAt: Date }> {
+  if (account.password_hash !== null) {
+    throw new DomainError(
+      'password_already_set',
+      'This account has chosen its password already: send it a password reset link instead.',
+    );
+  }
+  await spendPasswordTokensOf(trx, account.id, now);
+  const token = await createPasswordToken(trx, account.id, 'invitation', now);
+  return { token, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) };
+}
+
+/**
  * Queues a single-use link that sets the account's password, and its e-mail in the account's
  * language, inside `trx`.
  * The background sender delivers it once `trx` has committed (wake the mailer then).

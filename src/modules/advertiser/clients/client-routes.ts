@@ -11,6 +11,7 @@ import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { created, emailLink } from '../../../http/urls.ts';
 import { accountListOrder, accountListParameters } from '../../accounts/account-admin-routes.ts';
 import { listAccountsPage } from '../../accounts/account-service.ts';
+import { answerInvitationLink, INVITATION_LINK_DESCRIPTION, InvitationLinkSchema } from '../../accounts/invitation-link.ts';
 import { SET_PASSWORD_PATH } from '../../accounts/sessions/session-service.ts';
 import { toUser, UserSchema } from '../../accounts/user-schema.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
@@ -87,6 +88,24 @@ export function registerClientRoutes(app: App, context: AppContext): void {
       const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, filter, limit, offset));
       return rows.map(toUser);
     },
+  );
+
+  app.post(
+    '/api/advertiser/users/:id/invitation-link',
+    {
+      schema: {
+        tags,
+        operationId: 'createClientInvitationLink',
+        summary: 'A new invitation link for one of your referrals, to hand over yourself.',
+        description: INVITATION_LINK_DESCRIPTION,
+        params: IdParams,
+        response: { 200: InvitationLinkSchema, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      answerInvitationLink(request, reply, db, new Date(clock.now()), (trx) =>
+        getClient(trx, accountOf(request), request.params.id),
+      ),
   );
 
   app.get(

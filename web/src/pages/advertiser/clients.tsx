@@ -5,6 +5,7 @@ import { api, data, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFo
 import { ConfirmMove, Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
+import { InvitationLinkButton } from '../../components/invitation-link.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
@@ -210,6 +211,10 @@ export function ClientPage({ id }: { id: number }) {
             · {current.email}
             {!current.emailConfirmed && <span className="tag">{t('clients.notConfirmed')}</span>}
           </p>
+          <InvitationLinkButton
+            username={current.username}
+            issue={() => data(api.POST('/api/advertiser/users/{id}/invitation-link', { params: { path: { id } } }))}
+          />
           <section className="tiles" aria-label={t('client.account')}>
             <div className="tile">
               <span className="tile-label">{t('figure.balance')}</span>

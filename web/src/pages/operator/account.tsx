@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, isNotFound, listPage, problem, useFieldErrors } from '../../api.ts';
 import { ConfirmMove, Field, Notice } from '../../components/controls.tsx';
+import { InvitationLinkButton } from '../../components/invitation-link.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
@@ -59,6 +60,10 @@ export function AccountPage({ id }: { id: number }) {
         <h1>
           {user.username} <span className={`tag kind-${user.type}`}>{t(KIND_TAGS[user.type])}</span>
         </h1>
+        <InvitationLinkButton
+          username={user.username}
+          issue={() => data(api.POST('/api/admin/users/{id}/invitation-link', { params: { path: { id } } }))}
+        />
       </div>
       <div className="account-summary card">
         <div>
