@@ -42,6 +42,10 @@ export interface NatsCluster {
   urls: string;
   /** SIGKILLs one node and waits until it has exited. */
   kill(node: NatsNode): Promise<void>;
+  /** Starts a killed node again on its port and store (its `process` is the new one). */
+  restart(node: NatsNode): void;
+  /** Resolves when JetStream answers an account query again (a meta leader is elected). */
+  ready(): Promise<void>;
   /** Kills every node still running and removes the store directories. */
   stop(): Promise<void>;
 }
@@ -56,6 +60,12 @@ export async function startNatsCluster(size: number): Promise<NatsCluster> {
   );
   const nodes: NatsNode[] = [];
   const exited = new Map<ChildProcess, Promise<void>>();
+  const configs = new Map<string, string>();
+  const spawnNode = (configFile: string) => {
+    const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });
+    exited.set(child, new Promise((resolve) => child.once('exit', () => resolve())));
+    return child;
+  };
   const cluster: NatsCluster = {
     nodes,
     urls: ports.map((port) => `nats://127.0.0.1:${port.client}`).join(','),
@@ -64,6 +74,12 @@ export async function startNatsCluster(size: number): Promise<NatsCluster> {
       if (node.process.exitCode === null && node.process.signalCode === null) node.process.kill('SIGKILL');
       await done;
     },
+    restart(node) {
+      const configFile = configs.get(node.name);
+      if (configFile === undefined) throw new Error(`no node ${node.name}`);
+      node.process = spawnNode(configFile);
+    },
+    ready: () => waitForJetStream(cluster.urls),
     async stop() {
       await Promise.all(nodes.map((node) => cluster.kill(node)));
       rmSync(root, { recursive: true, force: true });
@@ -87,9 +103,8 @@ export async function startNatsCluster(size: number): Promise<NatsCluster> {
           clusterBlock,
         ].join('\n'),
       );
-      const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });
-      exited.set(child, new Promise((resolve) => child.once('exit', () => resolve())));
-      nodes.push({ name, url: `nats://127.0.0.1:${port.client}`, process: child });
+      configs.set(name, configFile);
+      nodes.push({ name, url: `nats://127.0.0.1:${port.client}`, process: spawnNode(configFile) });
     });
     await waitForJetStream(cluster.urls);
     return cluster;

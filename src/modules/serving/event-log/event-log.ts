@@ -8,6 +8,7 @@ import { decodeEvents } from './event-batcher.ts';
 import { EventConsumer } from './event-consumer.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { ensureEventStream } from './event-stream.ts';
+import { LOG_PROBE_INTERVAL_MS, LogAvailability } from './log-availability.ts';
 
 /** What the log's consumers hand their batches to (the serving engine, which tallies them). */
 export interface EventSettlement {
@@ -25,23 +26,47 @@ export class EventLog {
   private consumers: EventConsumer<unknown>[] = [];
   private readonly connection: NatsConnection;
   private readonly settings: NatsSettings;
+  private readonly availability: LogAvailability;
 
-  private constructor(connection: NatsConnection, settings: NatsSettings) {
+  private constructor(connection: NatsConnection, settings: NatsSettings, availability: LogAvailability) {
     this.connection = connection;
     this.settings = settings;
-    this.publisher = new EventPublisher(jetstream(connection), settings.stream);
+    this.availability = availability;
+    this.publisher = new EventPublisher(jetstream(connection), settings.stream, { availability });
   }
 
-  /** Connects, and creates (or brings up to date) the stream and its consumers. */
+  /**
+   * Connects, and creates (or brings up to date) the stream and its consumers. A lost connection
+   * or a failed publish makes the log unavailable until a probe (the stream's info, which needs a
+   * leader) answers; `events` hears of both, once each.
+   */
   static async open(settings: NatsSettings, events: NatsEvents): Promise<EventLog> {
-    const connection = await connectNats(settings.servers, events);
+    let connection: NatsConnection | undefined;
+    const availability = new LogAvailability({
+      probe: async () => {
+        if (connection === undefined) throw new Error('not connected');
+        await (await jetstreamManager(connection, { timeout: LOG_PROBE_INTERVAL_MS, checkAPI: false })).streams.info(settings.stream);
+      },
+      onChange: (available, downForMs) =>
+        available
+          ? events.onStatus('log available', `again after ${(downForMs / 1000).toFixed(1)} s: clicks and views go to the log`)
+          : events.onStatus('log unavailable', 'clicks and views go to the database until it answers'),
+      now: Date.now,
+    });
+    connection = await connectNats(settings.servers, {
+      onStatus: (kind, detail) => {
+        if (kind === 'disconnect') availability.markDown();
+        if (kind === 'reconnect') void availability.probeNow();
+        events.onStatus(kind, detail);
+      },
+    });
     try {
       await ensureEventStream(await jetstreamManager(connection), settings);
     } catch (error) {
       await connection.close();
       throw error;
     }
-    return new EventLog(connection, settings);
+    return new EventLog(connection, settings, availability);
   }
 
   /** Starts settling both kinds of event. */
@@ -83,6 +108,7 @@ export class EventLog {
    * (publishes in flight get their PubAcks).
    */
   async close(): Promise<void> {
+    this.availability.close();
     this.publisher.flush();
     await Promise.all(this.consumers.map((consumer) => consumer.close()));
     await this.connection.drain().catch(() => undefined);

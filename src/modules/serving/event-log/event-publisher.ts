@@ -3,6 +3,7 @@ import type { IncomingClick } from '../billing/acceptance.ts';
 import type { ViewClaims } from '../tracking/view-token.ts';
 import { type BatchWindow, DEFAULT_BATCH_WINDOW, EventBatcher, type Schedule } from './event-batcher.ts';
 import { type EventKind, subjectOf } from './event-stream.ts';
+import type { LogAvailability } from './log-availability.ts';
 
 /**
  * How long a request waits for its batch's PubAck: long enough for a stream leader's election
@@ -13,6 +14,8 @@ export const PUBLISH_TIMEOUT_MS = 3000;
 
 export interface EventPublisherOptions {
   window?: BatchWindow;
+  /** Told of every failed publish: the requests that follow then skip the log until it answers. */
+  availability?: LogAvailability;
   /** What holds a batch's window open (tests hold it themselves). */
   schedule?: Schedule;
 }
@@ -31,11 +34,24 @@ export class EventPublisher {
     const batcher = (kind: EventKind) => {
       const subject = subjectOf(stream, kind);
       const send = async (body: string, msgID: string) => {
-        await js.publish(subject, body, { msgID, timeout: PUBLISH_TIMEOUT_MS });
+        try {
+          await js.publish(subject, body, { msgID, timeout: PUBLISH_TIMEOUT_MS });
+        } catch (error) {
+          options.availability?.markDown();
+          throw error;
+        }
       };
       return new EventBatcher(kind, send, options.window ?? DEFAULT_BATCH_WINDOW, options.schedule);
     };
     this.batchers = { click: batcher('click'), view: batcher('view') };
+    this.availability = options.availability;
+  }
+
+  private readonly availability: LogAvailability | undefined;
+
+  /** False while the log is known to be away: events go to the database path without waiting. */
+  get available(): boolean {
+    return this.availability?.available ?? true;
   }
 
   /** Resolves once the click is stored. */

@@ -16,6 +16,7 @@ export interface LogFallback {
  * publish timeout: servers lost, a leader being elected) the click is accepted by the database as
  * without a log, so it is durable either way before its redirect; should the event have been
  * stored after all, its settlement finds the click already accepted or settled and bills it once.
+ * While the log is known to be away (log-availability.ts) the click goes to the database at once.
  */
 export async function acceptThroughLog(
   publisher: EventPublisher,
@@ -23,6 +24,10 @@ export async function acceptThroughLog(
   fallback: LogFallback,
   tally: { logFallbacks: number },
 ): Promise<AcceptanceVerdict> {
+  if (!publisher.available) {
+    tally.logFallbacks += 1;
+    return fallback.acceptClick(click);
+  }
   try {
     await publisher.publishClick(click);
     return click.refusal ?? 'accepted';
@@ -45,6 +50,11 @@ export async function logViews(
   tally: { logFallbacks: number },
 ): Promise<void> {
   if (views.length === 0) return;
+  if (!publisher.available) {
+    tally.logFallbacks += 1;
+    await fallback.countViews(views);
+    return;
+  }
   try {
     await publisher.publishViews(views);
   } catch (error) {

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { durableOf, EVENT_KINDS } from '../../src/modules/serving/event-log/event-stream.ts';
+import { percentile } from '../helpers/chaos.ts';
+import { createCrashDatabase, freePort, request, startChildServer, stopChild } from '../helpers/child-server.ts';
+import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../helpers/fixtures.ts';
+import { type NatsCluster, natsSkipReason, startNatsCluster } from '../helpers/private-nats.ts';
+import { assertClicksMatchTheirLedgerRows, DESKTOP_UA } from '../helpers/serving.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+/**
+ * The whole JetStream cluster down under click and beacon load: once the server knows the log is
+ * away (the connection lost, a failed publish), clicks and beacons go straight to the database
+ * instead of each waiting for a PubAck's timeout; when the cluster is back the log is used again.
+ * Every click that got its 302 is billed once, every view whose beacon got its 204 is counted.
+ * Skips without nats-server (fails in CI).
+ */
+
+/** The impression id of a view token: its 16 bytes after the format byte (teaser-token.ts). */
+const impressionIdOf = (token: string) => Buffer.from(token, 'base64url').subarray(1, 17).toString('base64url');
+
+interface Answer {
+  kind: 'click' | 'view';
+  sentAt: number;
+  answeredAt: number;
+  ok: boolean;
+}
+
+describe('the whole JetStream cluster down under traffic', { skip: natsSkipReason() }, () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-outage-'));
+  let database: Awaited<ReturnType<typeof createCrashDatabase>>;
+  let nats: NatsCluster | undefined;
+  const children: ChildProcess[] = [];
+
+  after(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await nats?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
+  });
+
+  it('answers clicks and beacons without waiting for the log, loses none, bills none twice', { timeout: 120_000 }, async () => {
+    const startedAt = Date.now();
+    [nats, database] = await Promise.all([startNatsCluster(3), createCrashDatabase('nativa_outage')]);
+    const cluster = nats;
+    const seed = await openDatabase({ databaseUrl: database?.url, dataDir });
+    let blockId = 0;
+    try {
+      await migrate(seed);
+      const advertiser = await insertAccount(seed.db, { kind: 'advertiser', username: 'outage-advertiser', depositMicros: 1e9 });
+      const publisher = await insertAccount(seed.db, { kind: 'publisher', username: 'outage-publisher' });
+      for (let index = 0; index < 3; index += 1) {
+        const campaign = await insertCampaign(seed.db, { advertiserId: advertiser.id });
+        await insertOffer(seed.db, { campaignId: campaign.id, bidMicros: 50_000 + index * 10_000 });
+      }
+      const site = await insertSite(seed.db, { publisherId: publisher.id });
+      blockId = (await insertBlock(seed.db, { siteId: site.id, teaserCount: 3 })).id;
+    } finally {
+      await seed.close();
+    }
+    const port = await freePort();
+    const env = { NATS_URL: cluster.urls, NATS_STREAM: 'OUTAGE_EVENTS', NATS_REPLICAS: '3', LOG_LEVEL: 'info' };
+    const server = await startChildServer({ dataDir, port, databaseUrl: database?.url, env });
+    children.push(server);
+    const base = `https://127.0.0.1:${port}`;
+    const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
+    const get = (url: string) => request(agent, 'GET', url, { headers: { 'User-Agent': DESKTOP_UA } });
+
+    const answers: Answer[] = [];
+    const redirected: string[] = [];
+    const acknowledgedViews: string[] = [];
+    let stop = false;
+    const worker = async () => {
+      // Bounded in count and time, whatever happens.
+      for (let round = 0; round < 1500 && !stop && Date.now() - startedAt < 100_000; round += 1) {
+        try {
+          const teasers = await get(`${base}/api/serve/blocks/${blockId}/teasers`);
+          const list = (JSON.parse(teasers.body) as { teasers: { url: string; view: string }[] }).teasers;
+          let sentAt = Date.now();
+          const beacon = await request(agent, 'POST', `${base}/api/serve/views`, {
+            headers: { 'User-Agent': DESKTOP_UA },
+            body: { tokens: list.map((teaser) => teaser.view) },
+          });
+          answers.push({ kind: 'view', sentAt, answeredAt: Date.now(), ok: beacon.status === 204 });
+          if (beacon.status === 204) acknowledgedViews.push(...list.map((teaser) => impressionIdOf(teaser.view)));
+          const link = list[round % list.length];
+          if (link === undefined) continue;
+          sentAt = Date.now();
+          const click = await get(link.url);
+          const clickId = click.status === 302 && click.location ? new URL(click.location).searchParams.get('id') : null;
+          answers.push({ kind: 'click', sentAt, answeredAt: Date.now(), ok: clickId !== null });
+          if (clickId) redirected.push(clickId);
+        } catch {
+          // A connection that died: not expected here, the server stays up.
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const workers = Array.from({ length: 4 }, () => worker());
+    const clicksSince = (at: number) => answers.filter((answer) => answer.kind === 'click' && answer.sentAt >= at).length;
+
+    await waitFor('clicks through the log', () => clicksSince(0) >= 30, { timeoutMs: 30_000, intervalMs: 50 });
+    const downAt = Date.now();
+    await Promise.all(cluster.nodes.map((node) => cluster.kill(node)));
+    await waitFor('clicks while the whole cluster is down', () => clicksSince(downAt) >= 40, {
+      timeoutMs: 40_000,
+      intervalMs: 50,
+    });
+    const upAt = Date.now();
+    for (const node of cluster.nodes) cluster.restart(node);
+    await cluster.ready();
+    const readyAt = Date.now();
+    // The log is used again when the stream holds more events than it did when it came back.
+    const watcher = await connect({ servers: cluster.urls.split(','), maxReconnectAttempts: -1 });
+    const manager = await jetstreamManager(watcher);
+    const storedNow = async () => (await manager.streams.info('OUTAGE_EVENTS')).state.messages;
+    const storedAtReturn = await waitFor(
+      'the stream to answer',
+      async () => (await storedNow().catch(() => undefined)) ?? false,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await waitFor('the log to be used again', async () => (await storedNow()) > Number(storedAtReturn), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    const backAt = Date.now();
+    await waitFor('clicks through the log again', () => clicksSince(backAt) >= 20, { timeoutMs: 20_000, intervalMs: 50 });
+    stop = true;
+    await Promise.all(workers);
+    agent.destroy();
+    await stopChild(server, 'SIGTERM');
+
+    // The restart settles what the log still holds; then the books are read.
+    const settler = await startChildServer({ dataDir, port, databaseUrl: database?.url, env });
+    children.push(settler);
+    await waitFor(
+      'the log to be settled and acknowledged',
+      async () => {
+        for (const kind of EVENT_KINDS) {
+          const info = await manager.consumers.info('OUTAGE_EVENTS', durableOf(kind));
+          if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
+        }
+        return true;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    await watcher.close();
+    await stopChild(settler, 'SIGTERM');
+
+    const phase = (from: number, to: number) => (kind: Answer['kind']) =>
+      answers.filter((answer) => answer.kind === kind && answer.sentAt >= from && answer.sentAt < to);
+    const before = phase(0, downAt);
+    // The first requests after the kill may still wait for a PubAck already on its way: the
+    // outage is judged from a second after it began.
+    const during = phase(downAt + 1000, upAt);
+    const afterwards = phase(backAt, Number.POSITIVE_INFINITY);
+    const p = (list: Answer[], q: number) =>
+      percentile(
+        list.map((answer) => answer.answeredAt - answer.sentAt),
+        q,
+      );
+    const summary = (['click', 'view'] as const)
+      .map(
+        (kind) =>
+          `${kind}s p50/p99 before ${p(before(kind), 50)}/${p(before(kind), 99)} ms, during ${p(during(kind), 50)}/${p(during(kind), 99)} ms (${during(kind).length}), after ${p(afterwards(kind), 50)}/${p(afterwards(kind), 99)} ms`,
+      )
+      .join('; ');
+    process.stdout.write(
+      `# jetstream outage: ${summary}; ${redirected.length} clicks redirected, ${acknowledgedViews.length} views acknowledged\n`,
+    );
+
+    assert.ok(
+      answers.every((answer) => answer.ok),
+      'every click redirected with its id, every beacon answered 204',
+    );
+    // Order, not time: a request made during the outage did not wait for the log, so it was
+    // answered before JetStream answered again (the restarted cluster takes a while to elect).
+    for (const kind of ['click', 'view'] as const) {
+      assert.ok(during(kind).length >= 10, `${kind}s were made during the outage`);
+      assert.deepEqual(
+        during(kind).filter((answer) => answer.answeredAt >= readyAt),
+        [],
+        `every ${kind} made during the outage was answered before JetStream answered again`,
+      );
+    }
+
+    const check = await openDatabase({ databaseUrl: database?.url, dataDir });
+    try {
+      const rows = await check.db.selectFrom('clicks').select(['click_id', 'status']).execute();
+      const byId = new Map(rows.map((row) => [row.click_id, row.status]));
+      assert.equal(new Set(redirected).size, redirected.length, 'every 302 was for a different click');
+      for (const clickId of redirected)
+        assert.equal(byId.get(clickId), 'billed', `click ${clickId} got its 302, so it is billed`);
+      assert.deepEqual(await check.db.selectFrom('accepted_clicks').select('click_id').execute(), [], 'every click settled');
+      await assertClicksMatchTheirLedgerRows(check.db);
+      const seen = new Set(
+        (await check.db.selectFrom('viewed_impressions').select('token_id').execute()).map((row) => row.token_id),
+      );
+      assert.deepEqual(
+        acknowledgedViews.filter((id) => !seen.has(id)),
+        [],
+        'every view whose beacon got its 204 is counted',
+      );
+    } finally {
+      await check.close();
+    }
+  });
+});
