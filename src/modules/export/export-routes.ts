@@ -24,7 +24,7 @@ const formatParameter = Type.Optional(
     EXPORT_FORMATS.map((format) => Type.Literal(format)),
     {
       description:
-        'The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file.',
+        'The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break, a text that starts with `=`, `+`, `-`, `@`, tab or carriage return prefixed with a single quote so that spreadsheets show it as text; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file.',
     },
   ),
 );
