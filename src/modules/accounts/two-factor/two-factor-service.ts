@@ -152,13 +152,13 @@ async function requireSecondFactor(
   now: Date,
 ): Promise<void> {
   const { throttle, keys } = dependencies;
-  const retryAfter = await throttle.blocked(String(accountId), actor.remoteAddress);
-  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
+  const attempt = await throttle.attempt(String(accountId), actor.remoteAddress);
+  if (attempt.refused) throw tooManyAttempts(attempt.retryAfterSeconds);
   const used = await checkSecondFactor(trx, keys, accountId, code, now);
   if (used === undefined) {
-    await throttle.failed(String(accountId), actor.remoteAddress);
     throw invalidField('code', 'This is neither the current code of the authenticator app nor an unused recovery code.');
   }
+  await attempt.succeeded();
   if (used === 'recovery-code') {
     await recordAudit(trx, actor, { action: 'two_factor.recovery_code_use', objectType: 'account', objectId: accountId }, now);
   }
