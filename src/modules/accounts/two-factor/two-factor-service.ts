@@ -8,6 +8,7 @@ import type { Actor } from '../../../http/request-write.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { AccountKeys, TicketPurpose } from '../account-keys.ts';
 import { findAccount } from '../account-service.ts';
+import { revokeSessionsOf } from '../sessions/session-repository.ts';
 import type { SignInThrottle } from '../sessions/sign-in-throttle.ts';
 import {
   advanceTotpStep,
@@ -211,10 +212,18 @@ export async function resetTwoFactor(db: Db, actor: Actor, accountId: number, no
     if ((await findAccount(trx, accountId)) === undefined) throw notFound('User');
     const wasOn = await deleteTwoFactor(trx, accountId);
     if (!wasOn) throw new DomainError('two_factor_off', 'This account has no two-factor sign-in to reset.');
+    // A reset answers a lost authenticator, or a stolen one: whoever is signed in must sign in again.
+    const sessionsEnded = await revokeSessionsOf(trx, accountId, now);
     await recordAudit(
       trx,
       actor,
-      { action: 'two_factor.reset', objectType: 'account', objectId: accountId, subjectAccountId: accountId },
+      {
+        action: 'two_factor.reset',
+        objectType: 'account',
+        objectId: accountId,
+        subjectAccountId: accountId,
+        after: { sessionsEnded },
+      },
       now,
     );
   });
