@@ -5643,6 +5643,8 @@ export interface operations {
                         refundedIncome: number;
                         /** @description Product categories the site refuses (brand safety); present only when set (extension). */
                         refusedCategories?: number[];
+                        /** @description Sites of other publisher accounts with the same host (letter case, `www.` and port ignored), oldest first: two accounts may submit one domain, and the operator decides which owns it (its ads.txt check helps). Empty when none. */
+                        sameHostSites: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -5764,6 +5766,8 @@ export interface operations {
                         refundedIncome: number;
                         /** @description Product categories the site refuses (brand safety); present only when set (extension). */
                         refusedCategories?: number[];
+                        /** @description Sites of other publisher accounts with the same host (letter case, `www.` and port ignored), oldest first: two accounts may submit one domain, and the operator decides which owns it (its ads.txt check helps). Empty when none. */
+                        sameHostSites: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
