@@ -39,7 +39,8 @@ export const ERRORS = {
   route_not_found: { code: 1008, description: 'No route has this path.' },
   body_too_complex: {
     code: 1009,
-    description: 'The request body holds more fields and list items (BODY_MAX_MEMBERS in all) or deeper nesting (32 levels) than the server reads.',
+    description:
+      'The request body holds more fields and list items (BODY_MAX_MEMBERS in all) or deeper nesting (32 levels) than the server reads.',
   },
   // Who is asking.
   unauthenticated: { code: 2000, description: 'No token or session, or an unknown, revoked or expired one.' },

@@ -10,19 +10,27 @@ interface ErrorAnswer {
 }
 
 /** How a streamed answer ended: with its end, or cut (the socket closed without it). */
-function readToTheEnd(server: TestServer, token: string, path: string): Promise<{ status: number; ended: boolean; text: string }> {
+function readToTheEnd(
+  server: TestServer,
+  token: string,
+  path: string,
+): Promise<{ status: number; ended: boolean; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = https.get(new URL(path, server.url), { headers: { 'Auth-Token': token }, ca: server.tls.cert }, (response) => {
-      let text = '';
-      const status = response.statusCode ?? 0;
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      response.on('end', () => resolve({ status, ended: true, text }));
-      response.on('aborted', () => resolve({ status, ended: false, text }));
-      response.on('error', () => resolve({ status, ended: false, text }));
-    });
+    const request = https.get(
+      new URL(path, server.url),
+      { headers: { 'Auth-Token': token }, ca: server.tls.cert },
+      (response) => {
+        let text = '';
+        const status = response.statusCode ?? 0;
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve({ status, ended: true, text }));
+        response.on('aborted', () => resolve({ status, ended: false, text }));
+        response.on('error', () => resolve({ status, ended: false, text }));
+      },
+    );
     request.on('error', reject);
   });
 }
@@ -37,8 +45,13 @@ describe('the largest balance and exact statements', () => {
 
   const balanceOf = async (id: number) =>
     Number(
-      (await server.server.context.db.selectFrom('accounts').select('balance_micros').where('id', '=', id).executeTakeFirstOrThrow())
-        .balance_micros,
+      (
+        await server.server.context.db
+          .selectFrom('accounts')
+          .select('balance_micros')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).balance_micros,
     );
 
   it('reads an amount against the cap itself: 1000000000.0001 is past it', async () => {
@@ -47,7 +60,10 @@ describe('the largest balance and exact statements', () => {
     assert.equal(parseMoney('-1000000000.0001'), undefined);
     assert.equal(parseMoney('00000000001'), undefined);
     const account = await server.createAccount('advertiser');
-    const answer = await server.operator.post(`/api/admin/users/${account.id}/balance`, { amount: '1000000000.0001', comment: 'c' });
+    const answer = await server.operator.post(`/api/admin/users/${account.id}/balance`, {
+      amount: '1000000000.0001',
+      comment: 'c',
+    });
     assert.equal(answer.status, 422, answer.text);
     assert.equal(answer.json<ErrorAnswer>().errors?.[0]?.field, 'amount');
     assert.equal(await balanceOf(account.id), 0);
@@ -82,8 +98,14 @@ describe('the largest balance and exact statements', () => {
     const registered = await parent.client.post('/api/advertiser/users', { user, email: `${user}@example.test` });
     assert.equal(registered.status, 201, registered.text);
     const clientId = registered.json<{ id: number }>().id;
-    assert.equal((await server.operator.post(`/api/admin/users/${clientId}/balance`, { amount: '1000000000', comment: 'c' })).status, 200);
-    assert.equal((await server.operator.post(`/api/admin/users/${parent.id}/balance`, { amount: '5', comment: 'c' })).status, 200);
+    assert.equal(
+      (await server.operator.post(`/api/admin/users/${clientId}/balance`, { amount: '1000000000', comment: 'c' })).status,
+      200,
+    );
+    assert.equal(
+      (await server.operator.post(`/api/admin/users/${parent.id}/balance`, { amount: '5', comment: 'c' })).status,
+      200,
+    );
     const moved = await parent.client.put(`/api/advertiser/users/${clientId}`, { balance: 1 });
     assert.equal(moved.status, 422, moved.text);
     assert.equal(moved.json<ErrorAnswer>().errors?.[0]?.field, 'balance');
