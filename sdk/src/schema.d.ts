@@ -2780,7 +2780,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Too Many Requests: the token’s (or session’s) rate limit is spent; `Retry-After` says for how long. */
+        /** @description Too Many Requests: the token’s (or session’s) rate limit is spent, or on the public sign-in, reset and confirmation routes the client address’s; `Retry-After` says for how long. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -14952,6 +14952,9 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14970,6 +14973,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14980,6 +14986,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             410: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17591,6 +17600,9 @@ export interface operations {
             /** @description Accepted; an e-mail is sent if the login names an account. */
             202: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17599,6 +17611,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17606,6 +17621,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     confirmPasswordReset: {
@@ -17629,6 +17645,9 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17637,6 +17656,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17644,6 +17666,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPlatform: {
@@ -18080,6 +18103,9 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18126,6 +18152,9 @@ export interface operations {
             /** @description The password was right and the account has two-factor sign-in: no session yet. */
             202: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18149,6 +18178,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18159,6 +18191,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18170,6 +18205,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18181,6 +18219,9 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18290,6 +18331,9 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18336,6 +18380,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18346,6 +18393,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18357,6 +18407,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18368,6 +18421,9 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18389,6 +18445,9 @@ export interface operations {
             /** @description PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3). */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18406,6 +18465,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18414,6 +18476,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     signInSecondFactor: {
@@ -18437,6 +18500,9 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18483,6 +18549,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18493,6 +18562,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18504,6 +18576,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18515,6 +18590,9 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -184,6 +184,7 @@ export function registerHttpConventions(
       authenticated: config.access !== 'public',
       page: config.page === true,
       answersEverything: routeOptions.errorHandler !== undefined,
+      limitedByAddress: config.accountEntry === true,
     });
     mergeInputsOnRoute(routeOptions);
     // What a route needs is known here, once: a public route runs no authentication step and a
