@@ -248,6 +248,11 @@ export async function revokeOwnSession(db: Db, actor: Actor, accountId: number, 
 }
 
 /** Ends every session of the account but the one asking (all of them when a token asks); answers how many. */
+/** Ends every session of an account inside the caller's transaction; answers how many ended. */
+export function endSessionsOf(trx: Db, accountId: number, now: Date): Promise<number> {
+  return revokeSessionsOf(trx, accountId, now);
+}
+
 export async function revokeOtherSessions(db: Db, actor: Actor, accountId: number, keepId: number | undefined, now: Date) {
   return inTransaction(db, async (trx) => {
     const count = await revokeSessionsOf(trx, accountId, now, keepId);

@@ -3,6 +3,7 @@ import { actorOf } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { getAccount } from '../account-service.ts';
+import { endSessionsOf } from '../sessions/session-service.ts';
 import { CodeBody, EnrolmentSchema, RecoveryCodesSchema, TwoFactorStatusSchema } from './two-factor-schema.ts';
 import {
   confirmEnrolment,
@@ -152,7 +153,8 @@ export function registerTwoFactorRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      await resetTwoFactor(db, actorOf(request), request.params.id, new Date(clock.now()));
+      const now = new Date(clock.now());
+      await resetTwoFactor(db, actorOf(request), request.params.id, now, (trx) => endSessionsOf(trx, request.params.id, now));
       reply.code(204);
     },
   );

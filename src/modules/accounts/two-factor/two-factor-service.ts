@@ -8,7 +8,6 @@ import type { Actor } from '../../../http/request-write.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { AccountKeys, TicketPurpose } from '../account-keys.ts';
 import { findAccount } from '../account-service.ts';
-import { revokeSessionsOf } from '../sessions/session-repository.ts';
 import type { SignInThrottle } from '../sessions/sign-in-throttle.ts';
 import {
   advanceTotpStep,
@@ -207,13 +206,23 @@ export async function renewRecoveryCodes(
 }
 
 /** An operator removes an account's two-factor sign-in (a lost phone and lost codes); audited. */
-export async function resetTwoFactor(db: Db, actor: Actor, accountId: number, now: Date): Promise<void> {
+/**
+ * An operator's reset of an account's second factor. `endSessions` ends the account's sessions in
+ * the same transaction (the sessions module's, passed in: that module already depends on this one).
+ */
+export async function resetTwoFactor(
+  db: Db,
+  actor: Actor,
+  accountId: number,
+  now: Date,
+  endSessions: (trx: Db) => Promise<number>,
+): Promise<void> {
   await inTransaction(db, async (trx) => {
     if ((await findAccount(trx, accountId)) === undefined) throw notFound('User');
     const wasOn = await deleteTwoFactor(trx, accountId);
     if (!wasOn) throw new DomainError('two_factor_off', 'This account has no two-factor sign-in to reset.');
     // A reset answers a lost authenticator, or a stolen one: whoever is signed in must sign in again.
-    const sessionsEnded = await revokeSessionsOf(trx, accountId, now);
+    const sessionsEnded = await endSessions(trx);
     await recordAudit(
       trx,
       actor,
