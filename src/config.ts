@@ -32,10 +32,16 @@ export interface Config {
   rateLimitPerSecond: number;
   /** A browser session's own budget: a person's pages, never the scripts' per-token one. */
   sessionRateLimitPerSecond: number;
+  /** Requests per second per client address on the public account routes (sign-in, reset, confirmation). */
+  publicRateLimitPerSecond: number;
   timeZone: string;
   publicUrl: string | undefined;
   smtpUrl: string | undefined;
   bodyLimitBytes: number;
+  /** Largest body of the public account routes (sign-in, second factor, reset, confirmation). */
+  publicBodyLimitBytes: number;
+  /** Fields and list items a request body may hold in all, at any depth, before it is read further. */
+  bodyMaxMembers: number;
   logLevel: string;
   /** Human-readable log lines (a terminal) or one JSON object per line (a log collector). */
   logFormat: LogFormat;
@@ -219,10 +225,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     trustProxy: bool('TRUST_PROXY'),
     rateLimitPerSecond: int('RATE_LIMIT_RPS', 5, 1, 1_000_000),
     sessionRateLimitPerSecond: int('SESSION_RATE_LIMIT_RPS', 50, 1, 1_000_000),
+    publicRateLimitPerSecond: int('PUBLIC_RATE_LIMIT_RPS', 5, 1, 1_000_000),
     timeZone,
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    publicBodyLimitBytes: int('PUBLIC_BODY_LIMIT_BYTES', 16 * 1024, 1024, 8 * 1024 * 1024),
+    bodyMaxMembers: int('BODY_MAX_MEMBERS', 10_000, 100, 10_000_000),
     logLevel,
     logFormat,
     metricsToken,

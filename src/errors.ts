@@ -37,6 +37,11 @@ export const ERRORS = {
   request_timeout: { code: 1006, description: 'The request took too long to arrive.' },
   method_not_allowed: { code: 1007, description: 'The path exists but not with this method; `Allow` lists the methods.' },
   route_not_found: { code: 1008, description: 'No route has this path.' },
+  body_too_complex: {
+    code: 1009,
+    description:
+      'The request body holds more fields and list items (BODY_MAX_MEMBERS in all) or deeper nesting (32 levels) than the server reads.',
+  },
   // Who is asking.
   unauthenticated: { code: 2000, description: 'No token or session, or an unknown, revoked or expired one.' },
   sign_in_failed: { code: 2001, description: 'Wrong login or password.' },
@@ -50,7 +55,11 @@ export const ERRORS = {
     code: 2005,
     description: 'A request made with a session cookie did not come from the server’s own pages.',
   },
-  rate_limited: { code: 2006, description: 'Too many requests for this token; retry after `Retry-After` seconds.' },
+  rate_limited: {
+    code: 2006,
+    description:
+      'Too many requests for this token (on the public sign-in, reset and confirmation routes: from this address); retry after `Retry-After` seconds.',
+  },
   too_many_sign_ins: { code: 2007, description: 'Too many failed sign-ins; retry after `Retry-After` seconds.' },
   two_factor_required: {
     code: 2008,

@@ -7,6 +7,15 @@ export const MICROS_PER_UNIT = 1_000_000;
 /** The largest amount accepted in one input, in units; keeps every sum a safe integer. */
 export const MAX_MONEY_UNITS = 1_000_000_000;
 
+/**
+ * The largest balance an account may hold, in units, and in micros. A credit or move that would
+ * take a balance past it is refused (422): balances and their sums stay far inside the integers a
+ * JavaScript number holds exactly (2^53 micros is about 9 × 10^9 units), so every figure, file and
+ * statement written from them is exact.
+ */
+export const MAX_BALANCE_UNITS = 1_000_000_000;
+export const MAX_BALANCE_MICROS = MAX_BALANCE_UNITS * 1_000_000;
+
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
 /**
@@ -29,8 +38,10 @@ export function parseMoney(value: unknown): number | undefined {
   const [, sign, whole = '0', fraction = ''] = match;
   const significantFraction = fraction.replace(/0+$/, '');
   if (significantFraction.length > 4) return undefined;
-  if (Number(whole) > MAX_MONEY_UNITS) return undefined;
+  // The whole part first (a long one would not be exact), then the amount itself: 1000000000.0001 is past the cap.
+  if (whole.length > 10 || Number(whole) > MAX_MONEY_UNITS) return undefined;
   const micros = Number(whole) * MICROS_PER_UNIT + Number(significantFraction.padEnd(6, '0'));
+  if (micros > MAX_MONEY_UNITS * MICROS_PER_UNIT) return undefined;
   return sign ? -micros : micros;
 }
 

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   request_timeout: 1006,
   method_not_allowed: 1007,
   route_not_found: 1008,
+  body_too_complex: 1009,
   unauthenticated: 2000,
   sign_in_failed: 2001,
   forbidden: 2002,

@@ -576,7 +576,7 @@ export interface paths {
         post?: never;
         /**
          * Reset an account’s two-factor sign-in (a lost phone and lost recovery codes).
-         * @description Deletes its secret and recovery codes, so its password alone signs in again (and, where it is required, the account must enrol again). Recorded in the audit trail as `two_factor.reset`. An unknown account is a 404; one without two-factor sign-in a 409.
+         * @description Deletes its secret and recovery codes, so its password alone signs in again (and, where it is required, the account must enrol again), and ends every browser session of the account (whoever holds the lost or stolen authenticator must sign in again; API tokens stay). Recorded in the audit trail as `two_factor.reset`, with the number of sessions ended. An unknown account is a 404; one without two-factor sign-in a 409.
          */
         delete: operations["adminResetTwoFactor"];
         options?: never;
@@ -2733,13 +2733,14 @@ export interface components {
          *     - 1006 `request_timeout`: The request took too long to arrive.
          *     - 1007 `method_not_allowed`: The path exists but not with this method; `Allow` lists the methods.
          *     - 1008 `route_not_found`: No route has this path.
+         *     - 1009 `body_too_complex`: The request body holds more fields and list items (BODY_MAX_MEMBERS in all) or deeper nesting (32 levels) than the server reads.
          *     - 2000 `unauthenticated`: No token or session, or an unknown, revoked or expired one.
          *     - 2001 `sign_in_failed`: Wrong login or password.
          *     - 2002 `forbidden`: The caller may not use this entry point or action.
          *     - 2003 `wrong_account_kind`: The entry point is for another kind of account (advertiser, publisher, operator).
          *     - 2004 `https_required`: The request was not made over HTTPS.
          *     - 2005 `cross_site_request`: A request made with a session cookie did not come from the server’s own pages.
-         *     - 2006 `rate_limited`: Too many requests for this token; retry after `Retry-After` seconds.
+         *     - 2006 `rate_limited`: Too many requests for this token (on the public sign-in, reset and confirmation routes: from this address); retry after `Retry-After` seconds.
          *     - 2007 `too_many_sign_ins`: Too many failed sign-ins; retry after `Retry-After` seconds.
          *     - 2008 `two_factor_required`: The account must turn on two-factor sign-in before anything else (its kind requires it).
          *     - 2009 `second_factor_failed`: Wrong authenticator or recovery code at the second step of a sign-in.
@@ -2768,7 +2769,7 @@ export interface components {
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4060 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 1009 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4060 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
     };
     responses: {
         /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
@@ -2779,7 +2780,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Too Many Requests: the token’s (or session’s) rate limit is spent; `Retry-After` says for how long. */
+        /** @description Too Many Requests: the token’s (or session’s) rate limit is spent, or on the public sign-in, reset and confirmation routes the client address’s; `Retry-After` says for how long. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -5642,6 +5643,8 @@ export interface operations {
                         refundedIncome: number;
                         /** @description Product categories the site refuses (brand safety); present only when set (extension). */
                         refusedCategories?: number[];
+                        /** @description Sites of other publisher accounts with the same host (letter case, `www.` and port ignored), oldest first: two accounts may submit one domain, and the operator decides which owns it (its ads.txt check helps). Empty when none. */
+                        sameHostSites: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -5763,6 +5766,8 @@ export interface operations {
                         refundedIncome: number;
                         /** @description Product categories the site refuses (brand safety); present only when set (extension). */
                         refusedCategories?: number[];
+                        /** @description Sites of other publisher accounts with the same host (letter case, `www.` and port ignored), oldest first: two accounts may submit one domain, and the operator decides which owns it (its ads.txt check helps). Empty when none. */
+                        sameHostSites: number[];
                         /** @description Teasers served in the period (extension); `views` counts the impressions among them, viewable ones once that is measured. */
                         served: number;
                         /** @description Status: moderation, active, banned or unconfirmed. */
@@ -6781,7 +6786,7 @@ export interface operations {
                          * @description When the export was made.
                          */
                         exported_at: string;
-                        /** @description Every row that refers to the account, by table and referring column (`accounts.id`, `ledger_entries.account_id`, …), columns as stored, without password, token and key hashes or secrets; at most 100000 rows per table. */
+                        /** @description Every row that refers to the account, by table and referring column (`accounts.id`, `ledger_entries.account_id`, …), columns as stored, without password, token and key hashes or secrets, the token of every password or confirmation link in a text replaced by `…`; at most 100000 rows per table. */
                         tables: {
                             [key: string]: {
                                 [key: string]: unknown;
@@ -9366,6 +9371,8 @@ export interface operations {
                             placementCoefficient: number | null;
                             /** @description What a click would cost at this rank, currency units (second price: the next ad’s score over this CTR plus 0.01, at least 0.01, at most the effective bid); for winners exactly the charge serving signs. Null when filtered. */
                             price: number | null;
+                            /** @description The effective bid (currency units per click, coefficients included) at which this ad would be shown now: the last shown place’s score over this ad’s CTR plus 0.01. Null when the ad is shown, filtered, or when every eligible ad is shown. This and the rank are all an advertiser learns of other advertisers’ ads. */
+                            priceToBeat: number | null;
                             /** @description Place among every eligible ad of the block for this impression, 1 the best; null when filtered. */
                             rank: number | null;
                             /** @description Why the ad does not compete; empty when eligible. */
@@ -9387,10 +9394,6 @@ export interface operations {
                         country: string;
                         /** @description Device type explained. */
                         device: "desktop" | "mobile" | "tablet";
-                        /** @description How many ads (of every advertiser) compete for this impression. */
-                        eligible: number;
-                        /** @description The scores of the first teaserCount + 1 places, best first (the shown teasers and the one that sets the last price), of every advertiser, without whose they are. */
-                        scores: number[];
                         /** @description How many teasers the block shows at once. */
                         teaserCount: number;
                     };
@@ -11566,7 +11569,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break, a text that starts with `=`, `+`, `-`, `@`, tab or carriage return prefixed with a single quote so that spreadsheets show it as text; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
             };
             header?: never;
@@ -13014,7 +13017,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break, a text that starts with `=`, `+`, `-`, `@`, tab or carriage return prefixed with a single quote so that spreadsheets show it as text; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
                 groupBy?: string;
@@ -14949,6 +14952,9 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14967,6 +14973,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14977,6 +14986,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             410: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15468,7 +15480,7 @@ export interface operations {
     exportOwnLedger: {
         parameters: {
             query?: {
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break, a text that starts with `=`, `+`, `-`, `@`, tab or carriage return prefixed with a single quote so that spreadsheets show it as text; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Only moves at or after this time (ISO 8601). */
                 from?: string;
@@ -17588,6 +17600,9 @@ export interface operations {
             /** @description Accepted; an e-mail is sent if the login names an account. */
             202: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17596,6 +17611,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17603,6 +17621,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     confirmPasswordReset: {
@@ -17626,6 +17645,9 @@ export interface operations {
             /** @description No content. */
             204: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17634,6 +17656,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17641,6 +17666,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPlatform: {
@@ -18077,6 +18103,9 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18123,6 +18152,9 @@ export interface operations {
             /** @description The password was right and the account has two-factor sign-in: no session yet. */
             202: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18146,6 +18178,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18156,6 +18191,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18167,6 +18205,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18178,6 +18219,9 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18287,6 +18331,9 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18333,6 +18380,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18343,6 +18393,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18354,6 +18407,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18365,6 +18421,9 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18386,6 +18445,9 @@ export interface operations {
             /** @description PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3). */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18403,6 +18465,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18411,6 +18476,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     signInSecondFactor: {
@@ -18434,6 +18500,9 @@ export interface operations {
             /** @description An account. */
             200: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18480,6 +18549,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             401: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18490,6 +18562,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             403: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18501,6 +18576,9 @@ export interface operations {
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             422: {
                 headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18512,6 +18590,9 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20900,7 +20981,7 @@ export interface operations {
                 dateFrom?: string;
                 /** @description Last day, inclusive; none: up to today. */
                 dateTo?: string;
-                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
+                /** @description The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break, a text that starts with `=`, `+`, `-`, `@`, tab or carriage return prefixed with a single quote so that spreadsheets show it as text; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file. */
                 format?: "csv" | "parquet";
                 /** @description Comma-separated groupings, in any order: day, campaign, ad, site, block, device, country (publishers: day, site, block, device, country). Columns come in that order; none: one row of totals. Default `day`. */
                 groupBy?: string;

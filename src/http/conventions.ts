@@ -75,6 +75,12 @@ declare module 'fastify' {
     serving?: boolean;
     /** `false`: a GET route without the ETag step (`/api/me`: docs/adr/0037). */
     etag?: boolean;
+    /**
+     * A public route of the way into an account (sign-in, second factor, passkey sign-in, password
+     * reset, mailbox confirmation): anyone may call it, so it takes a small body
+     * (PUBLIC_BODY_LIMIT_BYTES) and is rate-limited per client address (PUBLIC_RATE_LIMIT_RPS).
+     */
+    accountEntry?: boolean;
     /** The media types besides JSON and XML that the route's response schema declares (set when it is registered). */
     produces?: readonly string[];
   }
@@ -101,6 +107,12 @@ export interface ConventionDependencies {
   rateLimit: RateLimiter;
   /** Per browser session: sized for a person's pages, which load several lists at once. */
   sessionRateLimit: RateLimiter;
+  /** The limit per client address of the routes marked `accountEntry`. */
+  addressRateLimit: RateLimiter;
+  /** The largest body of the routes marked `accountEntry`. */
+  publicBodyLimitBytes: number;
+  /** Fields and list items a body may hold in all (BODY_MAX_MEMBERS). */
+  bodyMaxMembers: number;
   trustProxy: boolean;
 }
 
@@ -147,7 +159,7 @@ export function registerHttpConventions(
   dependencies: ConventionDependencies,
   documented?: DocumentedRoutes,
 ): void {
-  registerBodyParsers(app);
+  registerBodyParsers(app, dependencies.bodyMaxMembers);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('format', 'json');
   app.decorate('browserNotFoundPage', undefined);
@@ -161,6 +173,7 @@ export function registerHttpConventions(
       etag?: boolean;
       page?: boolean;
       produces?: readonly string[];
+      accountEntry?: boolean;
     };
     if (config.access === undefined) {
       config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
@@ -171,6 +184,7 @@ export function registerHttpConventions(
       authenticated: config.access !== 'public',
       page: config.page === true,
       answersEverything: routeOptions.errorHandler !== undefined,
+      limitedByAddress: config.accountEntry === true,
     });
     mergeInputsOnRoute(routeOptions);
     // What a route needs is known here, once: a public route runs no authentication step and a
@@ -179,6 +193,10 @@ export function registerHttpConventions(
     const access = config.access;
     if (access !== 'public') {
       routeOptions.onRequest = withHook(routeOptions.onRequest, authorizeFor(access, config.duringEnrolment === true));
+    }
+    if (config.accountEntry === true) {
+      routeOptions.bodyLimit ??= dependencies.publicBodyLimitBytes;
+      routeOptions.onRequest = withHook(routeOptions.onRequest, limitByAddress);
     }
     // A serving answer is never stored (fresh teasers, signed links): nothing to revalidate.
     if (config.serving !== true && config.etag !== false && [routeOptions.method].flat().includes('GET')) {
@@ -222,6 +240,24 @@ export function registerHttpConventions(
     }
     done();
   });
+
+  /**
+   * The onRequest step of the public account routes: their own budget per client address (the
+   * address behind a trusted proxy), so no one address can keep the password hashing busy.
+   */
+  function limitByAddress(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const decision = dependencies.addressRateLimit(`ip:${request.ip}`);
+    if (decision instanceof Promise) decision.then((settled) => done(addressRefusal(reply, settled)), done);
+    else done(addressRefusal(reply, decision));
+  }
+
+  function addressRefusal(reply: FastifyReply, decision: RateLimitDecision): DomainError | undefined {
+    reply.header('X-Rate-Limit-Limit', decision.limit);
+    reply.header('X-Rate-Limit-Remaining', decision.remaining);
+    reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
+    if (decision.allowed) return undefined;
+    return new DomainError('rate_limited', 'Rate limit exceeded.', { retryAfterSeconds: decision.retryAfterSeconds });
+  }
 
   /** The onRequest step of a route that needs a principal: its access is fixed when it is registered. */
   function authorizeFor(access: Exclude<Access, 'public'>, duringEnrolment: boolean): onRequestHookHandler {

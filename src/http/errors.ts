@@ -15,6 +15,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   validation_failed: 422,
   unsupported_media_type: 415,
   body_too_large: 413,
+  body_too_complex: 413,
   uri_too_long: 414,
   headers_too_large: 431,
   request_timeout: 408,

@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { badRequest, type FieldError } from './errors.ts';
+import { badRequest, DomainError, type FieldError } from './errors.ts';
 import { boundInputSchema, coerceInput, TEXT_PATTERN } from './input-types.ts';
 import { englishText, type MessageValues } from './message-languages.ts';
 
@@ -34,8 +34,36 @@ export function parseQueryString(text: string): Params {
 
 const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, processEntities: true });
 
-/** Request bodies may be JSON (the default), a form, or XML shaped like our responses. */
-export function registerBodyParsers(app: FastifyInstance): void {
+/** Nesting a body may have: deeper than any schema of ours, shallow enough to walk without a deep stack. */
+export const BODY_MAX_DEPTH = 32;
+
+/**
+ * Refuses a parsed body that holds more than `maxMembers` fields and list items in all, or is
+ * nested deeper than BODY_MAX_DEPTH, before anything else reads it: validation, the field rules
+ * and the error that would list every unknown field all cost in proportion to the members, so a
+ * small body of many tiny keys must not reach them. The walk stops at the first member too many.
+ */
+export function checkBodyShape(body: unknown, maxMembers: number): void {
+  let members = 0;
+  const pending: [unknown, number][] = [[body, 0]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= BODY_MAX_DEPTH) throw tooComplex(`The request body is nested deeper than ${BODY_MAX_DEPTH} levels.`);
+    const items = Array.isArray(value) ? value : Object.values(value);
+    members += items.length;
+    if (members > maxMembers) throw tooComplex(`The request body holds more than ${maxMembers} fields and list items.`);
+    for (const item of items) if (item !== null && typeof item === 'object') pending.push([item, depth + 1]);
+  }
+}
+
+const tooComplex = (message: string) => new DomainError('body_too_complex', message);
+
+/**
+ * Request bodies may be JSON (the default), a form, or XML shaped like our responses; each is
+ * refused past `maxMembers` fields and list items (checkBodyShape).
+ */
+export function registerBodyParsers(app: FastifyInstance, maxMembers: number): void {
   // Only the formats below are understood; any other request Content-Type (text/plain too) → 415.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -46,13 +74,20 @@ export function registerBodyParsers(app: FastifyInstance): void {
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
         return done(badRequest('The request body must be a JSON object.'));
       }
+      checkBodyShape(parsed, maxMembers);
       done(null, parsed);
-    } catch {
-      done(badRequest('The request body is not valid JSON.'));
+    } catch (error) {
+      done(error instanceof DomainError ? error : badRequest('The request body is not valid JSON.'));
     }
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, parseQueryString(body as string));
+    try {
+      const parsed = parseQueryString(body as string);
+      checkBodyShape(parsed, maxMembers);
+      done(null, parsed);
+    } catch (error) {
+      done(error as Error);
+    }
   });
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
@@ -60,9 +95,10 @@ export function registerBodyParsers(app: FastifyInstance): void {
     try {
       const parsed = xmlParser.parse(text, true) as Params;
       const root = parsed.request ?? parsed.response ?? Object.values(parsed)[0];
+      checkBodyShape(root, maxMembers);
       done(null, root && typeof root === 'object' ? root : {});
-    } catch {
-      done(badRequest('The request body is not valid XML.'));
+    } catch (error) {
+      done(error instanceof DomainError ? error : badRequest('The request body is not valid XML.'));
     }
   });
 }
@@ -135,9 +171,20 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-/** Turns schema validation failures into one entry per failing field, each written for a person (humanMessage). */
+/** Failing fields a 422 names at most; the rest are counted in one more entry. */
+export const MAX_FIELD_ERRORS = 10;
+/** Characters of a field's name an error repeats: a name is the client's text, of any length. */
+const MAX_FIELD_NAME = 64;
+
+/**
+ * Turns schema validation failures into one entry per failing field, each written for a person
+ * (humanMessage). An error echoes the client's field names, so it names at most MAX_FIELD_ERRORS
+ * of them, each cut to MAX_FIELD_NAME characters, and says in one more entry (`body`) how many
+ * others failed: the answer stays small whatever the body held.
+ */
 export function fieldErrorsFromValidation(errors: AjvError[]): FieldError[] {
   const byField = new Map<string, FieldError>();
+  const others = new Set<string>();
   for (const error of errors) {
     let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
     if (error.keyword === 'required') field = [field, String(error.params.missingProperty)].filter(Boolean).join('.');
@@ -145,9 +192,17 @@ export function fieldErrorsFromValidation(errors: AjvError[]): FieldError[] {
       field = [field, String(error.params.additionalProperty)].filter(Boolean).join('.');
     }
     const name = field || 'body';
-    if (!byField.has(name)) byField.set(name, { field: name, ...humanMessage(error) });
+    if (byField.has(name)) continue;
+    if (byField.size < MAX_FIELD_ERRORS) byField.set(name, { field: shortName(name), ...humanMessage(error) });
+    else others.add(name);
   }
-  return [...byField.values()];
+  const listed = [...byField.values()];
+  if (others.size > 0) listed.push({ field: 'body', ...sentence('validation.moreFields', { count: others.size }) });
+  return listed;
+}
+
+function shortName(name: string): string {
+  return name.length <= MAX_FIELD_NAME ? name : `${name.slice(0, MAX_FIELD_NAME)}…`;
 }
 
 const TYPE_KEYS = new Set(['integer', 'number', 'string', 'boolean', 'array', 'object', 'null']);

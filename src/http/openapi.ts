@@ -29,6 +29,8 @@ export interface RouteFacts {
   page: boolean;
   /** The route's own error handler answers every failure its way (the conversion pixel: a GIF). */
   answersEverything: boolean;
+  /** A public account route: rate limited per client address (PUBLIC_RATE_LIMIT_RPS). */
+  limitedByAddress?: boolean;
 }
 
 const HEADERS = {
@@ -92,7 +94,8 @@ const SHARED_RESPONSES = {
     content: ERROR_CONTENT,
   },
   TooManyRequests: {
-    description: 'Too Many Requests: the token’s (or session’s) rate limit is spent; `Retry-After` says for how long.',
+    description:
+      'Too Many Requests: the token’s (or session’s) rate limit is spent, or on the public sign-in, reset and confirmation routes the client address’s; `Retry-After` says for how long.',
     headers: { 'Retry-After': header('Retry-After'), ...Object.fromEntries(RATE_LIMIT.map((name) => [name, header(name)])) },
     content: ERROR_CONTENT,
   },
@@ -158,7 +161,8 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
   if (negotiates) {
     responses['415'] ??= { $ref: '#/components/responses/UnsupportedMediaType' };
     if (validates) responses['422'] ??= { $ref: '#/components/responses/ValidationFailed' };
-    if (facts.authenticated) responses['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
+    if (facts.authenticated || facts.limitedByAddress === true)
+      responses['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
   }
   if (method === 'get' && responses['200'] !== undefined) responses['304'] = { $ref: '#/components/responses/NotModified' };
   for (const [status, response] of Object.entries(responses)) {
@@ -171,6 +175,7 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
     if (method === 'get' && status === '200') names.push('ETag');
     if (paginated && status === '200') names.push(...PAGINATION);
     if (facts.authenticated) names.push(...RATE_LIMIT, 'Set-Cookie');
+    else if (facts.limitedByAddress === true) names.push(...RATE_LIMIT);
     if (status === '201' || status === '302') names.push('Location');
     if (Object.keys(response.content ?? {}).some((type) => FILE_TYPES.some((file) => type.startsWith(file)))) {
       names.push('Content-Disposition');

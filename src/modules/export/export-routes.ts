@@ -24,7 +24,7 @@ const formatParameter = Type.Optional(
     EXPORT_FORMATS.map((format) => Type.Literal(format)),
     {
       description:
-        'The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file.',
+        'The file format: `csv` (RFC 4180, UTF-8, header line, a field quoted when it holds a comma, quote or line break, a text that starts with `=`, `+`, `-`, `@`, tab or carriage return prefixed with a single quote so that spreadsheets show it as text; the default) or `parquet` (one row group per 5000 rows, Snappy). The Accept header does not apply: the answer is a file.',
     },
   ),
 );
@@ -62,15 +62,35 @@ const fileResponse = (description: string) => ({
   },
 });
 
-/** Streams the rows as a file: headers now, then each page as the client reads it (backpressure). */
-function sendFile(
+/** Chunks read before the answer starts: the file's head and its first page of rows. */
+const CHUNKS_BEFORE_ANSWER = 2;
+
+/**
+ * Streams the rows as a file, each page as the client reads it (backpressure). The head and the
+ * first page are made before the status is sent, so a failure there is an ordinary error answer,
+ * not a 200 with a header line alone. A failure later, with the 200 sent, destroys the stream:
+ * the connection is cut without the end of the chunked body, so no client takes the part it got
+ * for a whole file.
+ */
+async function sendFile(
   reply: FastifyReply,
   file: { name: string; format: ExportFormat; columns: readonly FileColumn[]; pages: AsyncIterable<FileRow[]> },
-): Readable {
+): Promise<Readable> {
+  const chunks = fileChunks(file.format, file.columns, file.pages);
+  const first: Buffer[] = [];
+  for (let index = 0; index < CHUNKS_BEFORE_ANSWER; index++) {
+    const next = await chunks.next();
+    if (next.done === true) break;
+    first.push(next.value);
+  }
   reply.header('Cache-Control', 'no-store');
   reply.header('Content-Disposition', `attachment; filename="${file.name}.${file.format}"`);
   reply.type(CONTENT_TYPES[file.format]);
-  return Readable.from(fileChunks(file.format, file.columns, file.pages), { objectMode: false });
+  async function* all(): AsyncGenerator<Buffer> {
+    yield* first;
+    yield* chunks;
+  }
+  return Readable.from(all(), { objectMode: false });
 }
 
 /** Statistics (advertisers and publishers) and the click log (advertisers) as streamed CSV or Parquet files. */

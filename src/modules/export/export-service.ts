@@ -210,7 +210,7 @@ const CLICK_PLACES: readonly Grouping[] = ['campaign', 'ad', 'site', 'block'];
 
 export const CLICK_COLUMNS: FileColumn[] = [
   { name: 'time', type: 'text' },
-  { name: 'click_id', type: 'text' },
+  { name: 'click_id', type: 'id' },
   ...statisticsColumns(CLICK_PLACES, []),
   { name: 'device', type: 'text' },
   { name: 'country', type: 'text' },
@@ -272,7 +272,7 @@ export const LEDGER_COLUMNS: readonly FileColumn[] = [
   { name: 'kind', type: 'text' },
   { name: 'amount', type: 'money' },
   { name: 'balance', type: 'money' },
-  { name: 'reference', type: 'text' },
+  { name: 'reference', type: 'id' },
   { name: 'comment', type: 'text' },
 ];
 

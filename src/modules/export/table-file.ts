@@ -3,13 +3,14 @@ import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-write
 import { microsToDecimal } from '../../money.ts';
 
 /**
- * A column of an exported file: text, a whole number, or money. A row holds money in micros; the
- * file writes it in currency units, exactly: CSV as decimal text (`0.007`), Parquet as
- * DECIMAL(18,6) on INT64, whose stored integer is the micros themselves.
+ * A column of an exported file: text, an identifier the server made (a click id, a settlement
+ * batch: base64url, which may start with `-`, written as it is), a whole number, or money. A row
+ * holds money in micros; the file writes it in currency units, exactly: CSV as decimal text
+ * (`0.007`), Parquet as DECIMAL(18,6) on INT64, whose stored integer is the micros themselves.
  */
 export interface FileColumn {
   name: string;
-  type: 'text' | 'integer' | 'money';
+  type: 'text' | 'id' | 'integer' | 'money';
 }
 
 export type FileRow = Record<string, string | number>;
@@ -22,9 +23,30 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
   parquet: 'application/vnd.apache.parquet',
 };
 
-/** A CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
-function csvField(value: string | number, type: FileColumn['type'] = 'text'): string {
-  const text = type === 'money' ? microsToDecimal(Number(value)) : String(value);
+/** What a spreadsheet reads as the start of a formula (OWASP's list: CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number: a spreadsheet reads it as a number, never as a formula. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A text cell a spreadsheet will not run: one that starts like a formula (`=`, `+`, `-`, `@`, tab,
+ * carriage return) gets a leading `'`, which spreadsheets show as text. Names and titles come from
+ * other accounts (a publisher names its block, an advertiser its ad), so a file one account opens
+ * must not run what another wrote. A text that is a plain decimal number (`-12.5`) is left as it
+ * is; number and money columns are written by the server from numbers, and identifier columns
+ * from a fixed alphabet, so neither carries anything another account wrote.
+ */
+export function neutraliseFormula(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+}
+
+/**
+ * A CSV field: a text neutralised (neutraliseFormula), then quoted when it holds a comma, quote or
+ * line break (RFC 4180). Every CSV the product writes is made of these fields.
+ */
+export function csvField(value: string | number, type: FileColumn['type'] = 'text'): string {
+  const text =
+    type === 'money' ? microsToDecimal(Number(value)) : type === 'text' ? neutraliseFormula(String(value)) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -34,7 +56,7 @@ export async function* csvChunks(columns: readonly FileColumn[], pages: AsyncIte
   for await (const rows of pages) {
     let text = '';
     for (const row of rows)
-      text += `${columns.map((column) => csvField(row[column.name] ?? (column.type === 'text' ? '' : 0), column.type)).join(',')}\r\n`;
+      text += `${columns.map((column) => csvField(row[column.name] ?? (column.type === 'text' || column.type === 'id' ? '' : 0), column.type)).join(',')}\r\n`;
     yield Buffer.from(text);
   }
 }

@@ -4,6 +4,7 @@ import type { Db, NamedWrite } from '../../db/database.ts';
 import { listWithTotal } from '../../db/list.ts';
 import { prepared } from '../../db/prepared.ts';
 import { invalidField } from '../../errors.ts';
+import { MAX_BALANCE_MICROS, MAX_BALANCE_UNITS } from '../../money.ts';
 
 /**
  * The only way a balance changes: the account row and its ledger entry are written together,
@@ -28,16 +29,37 @@ export class InsufficientFunds extends Error {
   }
 }
 
-/** Applies one change; throws InsufficientFunds when it would leave the balance below zero. */
+/** A credit would take a balance past MAX_BALANCE_UNITS. */
+export class BalanceCapExceeded extends Error {
+  readonly accountId: number;
+  constructor(accountId: number) {
+    super(`account ${accountId} would pass the largest balance`);
+    this.accountId = accountId;
+  }
+}
+
+/**
+ * Applies one change; throws InsufficientFunds when it would leave the balance below zero, and
+ * BalanceCapExceeded when a credit would take it past MAX_BALANCE_MICROS (a debit is always
+ * allowed to lower a balance). Both checks are part of the UPDATE, so concurrent credits cannot
+ * pass the cap together.
+ */
 export async function applyLedgerChange(trx: Db, change: LedgerChange): Promise<number> {
+  const credit = change.amountMicros > 0;
   const updated = await trx
     .updateTable('accounts')
     .set((eb) => ({ balance_micros: eb('balance_micros', '+', change.amountMicros) }))
     .where('id', '=', change.accountId)
-    .where((eb) => eb(eb('balance_micros', '+', change.amountMicros), '>=', 0))
+    .where((eb) =>
+      credit
+        ? eb(eb('balance_micros', '+', change.amountMicros), '<=', MAX_BALANCE_MICROS)
+        : eb(eb('balance_micros', '+', change.amountMicros), '>=', 0),
+    )
     .returning('balance_micros')
     .executeTakeFirst();
-  if (updated === undefined) throw new InsufficientFunds(change.accountId);
+  if (updated === undefined) {
+    throw credit ? new BalanceCapExceeded(change.accountId) : new InsufficientFunds(change.accountId);
+  }
   await trx
     .insertInto('ledger_entries')
     .values({
@@ -81,9 +103,12 @@ export async function transfer(
   await applyLedgerChange(trx, { ...common, accountId: move.toId, amountMicros: move.amountMicros, counterpartyId: move.fromId });
 }
 
-/** Maps InsufficientFunds to the API's 422 on the given field; other errors pass through. */
+/** Maps InsufficientFunds and BalanceCapExceeded to the API's 422 on the given field; other errors pass through. */
 export function insufficientFundsAsValidation(error: unknown, field: string): never {
   if (error instanceof InsufficientFunds) throw invalidField(field, 'The balance is not sufficient for this change.');
+  if (error instanceof BalanceCapExceeded) {
+    throw invalidField(field, `This would take a balance past ${MAX_BALANCE_UNITS}, the largest balance an account may hold.`);
+  }
   throw error;
 }
 

@@ -40,7 +40,7 @@ export function registerMailRoutes(app: App, context: AppContext): void {
   app.get(
     '/api/confirm/:token',
     {
-      config: { access: 'public', page: true },
+      config: { access: 'public', page: true, accountEntry: true },
       schema: {
         tags: ['User'],
         operationId: 'confirmEmail',

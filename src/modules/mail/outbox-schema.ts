@@ -35,6 +35,11 @@ export const OutboxMessageSchema = Type.Object(
  */
 const LINK_TOKEN = /(\?token=|\/api\/confirm\/)[A-Za-z0-9_-]+/g;
 
+/** A text with the token of every password or confirmation link in it replaced by `…`. */
+export function maskLinkTokens(text: string): string {
+  return text.replace(LINK_TOKEN, '$1…');
+}
+
 export function toOutboxMessage(row: OutboxRow): Static<typeof OutboxMessageSchema> {
   return {
     id: row.id,
@@ -42,7 +47,7 @@ export function toOutboxMessage(row: OutboxRow): Static<typeof OutboxMessageSche
     userId: row.account_id,
     to: row.recipient,
     subject: row.subject,
-    text: row.body_text.replace(LINK_TOKEN, '$1…'),
+    text: maskLinkTokens(row.body_text),
     status: row.status,
     attempts: row.attempts,
     error: row.last_error,

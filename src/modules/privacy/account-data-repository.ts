@@ -1,8 +1,14 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
-/** Columns an export leaves out: credentials and their hashes, never data about the person. */
+/**
+ * Columns an export leaves out: credentials and their hashes (passwords, API tokens, sessions,
+ * links, recovery codes), the sealed TOTP secret, webhook signing secrets and passkeys' public
+ * keys, never data about the person. `idempotency_keys.body` is the stored answer replayed to a
+ * repeated request: a copy of rows exported anyway, which could carry a secret shown once.
+ */
 const SECRET_COLUMN = /(hash|secret|sealed|public_key)/;
+const LEFT_OUT: Record<string, readonly string[]> = { idempotency_keys: ['body'] };
 /** Rows one table contributes to an export at most (a ledger of many years stays readable). */
 export const EXPORT_ROWS_PER_TABLE = 100_000;
 
@@ -24,7 +30,8 @@ async function exportedColumns(db: Db, table: string): Promise<string[]> {
     SELECT column_name FROM information_schema.columns
     WHERE table_schema = current_schema() AND table_name = ${table}
     ORDER BY ordinal_position`.execute(db);
-  return result.rows.map((row) => row.column_name).filter((column) => !SECRET_COLUMN.test(column));
+  const leftOut = LEFT_OUT[table] ?? [];
+  return result.rows.map((row) => row.column_name).filter((column) => !SECRET_COLUMN.test(column) && !leftOut.includes(column));
 }
 
 /** The rows of `table` whose `column` is the account, without secret columns. */

@@ -6,6 +6,7 @@ import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { recordAudit } from '../audit/audit-service.ts';
+import { maskLinkTokens } from '../mail/index.ts';
 import {
   accountReferences,
   EXPORT_ROWS_PER_TABLE,
@@ -18,7 +19,7 @@ const AccountExportSchema = Type.Object({
   account_id: Type.Integer({ description: 'The account exported.' }),
   exported_at: Type.String({ format: 'date-time', description: 'When the export was made.' }),
   tables: Type.Record(Type.String(), Type.Array(Type.Record(Type.String(), Type.Unknown())), {
-    description: `Every row that refers to the account, by table and referring column (\`accounts.id\`, \`ledger_entries.account_id\`, …), columns as stored, without password, token and key hashes or secrets; at most ${EXPORT_ROWS_PER_TABLE} rows per table.`,
+    description: `Every row that refers to the account, by table and referring column (\`accounts.id\`, \`ledger_entries.account_id\`, …), columns as stored, without password, token and key hashes or secrets, the token of every password or confirmation link in a text replaced by \`…\`; at most ${EXPORT_ROWS_PER_TABLE} rows per table.`,
   }),
 });
 
@@ -105,7 +106,11 @@ export function registerAccountDataRoutes(app: App, context: AppContext): void {
   );
 }
 
-/** Every row referring to the account, keyed `table.column`; JSON-safe (bigints and bytes as text). */
+/**
+ * Every row referring to the account, keyed `table.column`; JSON-safe (bigints and bytes as text).
+ * An export is a file that travels: no text in it carries a working link token (the outbox's
+ * password and confirmation links, wherever such a link was copied), as the outbox shows them.
+ */
 async function exportAccount(db: Db, accountId: number): Promise<Record<string, Record<string, unknown>[]>> {
   const tables: Record<string, Record<string, unknown>[]> = {};
   tables['accounts.id'] = (await rowsOfAccount(db, 'accounts', 'id', accountId)).map(jsonSafe);
@@ -121,6 +126,9 @@ function jsonSafe(row: Record<string, unknown>): Record<string, unknown> {
     if (typeof value === 'bigint') safe[key] = value.toString();
     else if (value instanceof Uint8Array) safe[key] = Buffer.from(value).toString('base64');
     else if (value instanceof Date) safe[key] = value.toISOString();
+    else if (typeof value === 'string') safe[key] = maskLinkTokens(value);
+    // A JSON column (an audit entry's before and after): its texts, too. A token's characters need no escaping in JSON.
+    else if (value !== null && typeof value === 'object') safe[key] = JSON.parse(maskLinkTokens(JSON.stringify(value)));
     else safe[key] = value;
   }
   return safe;

@@ -5,8 +5,10 @@ import { isIP } from 'node:net';
  * The server-side request forgery guard of webhook deliveries: which addresses an endpoint may
  * resolve to. Loopback, private, link-local, carrier-grade NAT, multicast, documentation and other
  * special-purpose ranges are refused unless the operator allows private addresses
- * (WEBHOOK_ALLOW_PRIVATE=true), IPv6 forms that embed an IPv4 address (IPv4-mapped, IPv4-compatible,
- * NAT64) are judged by that address.
+ * (WEBHOOK_ALLOW_PRIVATE=true). IPv6 forms that embed an IPv4 address are judged by that address:
+ * IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64
+ * (64:ff9b::/96 and the local 64:ff9b:1::/48) and 6to4 (2002::/16, the address in bits 16–47);
+ * Teredo (2001::/32, inside 2001::/23) is refused whole.
  */
 
 export type AddressClass = 'public' | 'loopback' | 'private';
@@ -82,9 +84,21 @@ export function classifyAddress(address: string): AddressClass {
   const value = v6ToBigInt(address);
   const upper96 = value >> 32n;
   const low32 = Number(value & 0xffffffffn);
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach an IPv4 host.
-  if (upper96 === 0xffffn || (upper96 === 0n && value > 1n) || upper96 === 0x0064ff9b0000000000000000n) {
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d)
+  // and NAT64 (64:ff9b::a.b.c.d, 64:ff9b:1::/48) reach an IPv4 host.
+  if (
+    upper96 === 0xffffn ||
+    upper96 === 0xffff0000n ||
+    (upper96 === 0n && value > 1n) ||
+    upper96 === 0x0064ff9b0000000000000000n ||
+    value >> 80n === 0x0064ff9b0001n
+  ) {
     return classifyV4(low32);
+  }
+  // 6to4 (2002:a.b.c.d::/48) reaches the IPv4 host of its bits 16–47, through a relay.
+  if (value >> 112n === 0x2002n) {
+    const embedded = classifyV4(Number((value >> 80n) & 0xffffffffn));
+    if (embedded !== 'public') return embedded;
   }
   for (const [base, prefix, kind] of V6_RANGES) {
     const shift = BigInt(128 - prefix);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import type { Db } from '../../../src/db/database.ts';
 import { statisticsExport } from '../../../src/modules/export/export-service.ts';
+import { neutraliseFormula } from '../../../src/modules/export/table-file.ts';
 import { DEVICES, type DeviceId, dayOf, type TrafficEvent } from '../../../src/modules/statistics/vocabulary.ts';
 import { decimalToMicros, parseCsv } from '../../helpers/csv.ts';
 import { insertBlock, insertCampaign, insertOffer, insertSite, recordTraffic } from '../../helpers/fixtures.ts';
@@ -527,6 +528,51 @@ describe('statistics and click log export', () => {
     assert.deepEqual(
       publisherFile.map((row) => [row.site_domain, row.block_title]),
       [[`new-${process.pid}.example.test`, titles.block]],
+    );
+  });
+
+  it('writes names that start like a formula as text, and negative amounts as numbers', async () => {
+    const advertiser = await server.createAccount('advertiser');
+    const seller = await server.createAccount('publisher');
+    const titles = { campaign: '-2+3', ad: '@SUM(1+1)', block: '=HYPERLINK("https://evil.example/","x")' };
+    const campaignId = (await insertCampaign(db, { advertiserId: advertiser.id, title: titles.campaign })).id;
+    const offerId = (await insertOffer(db, { campaignId, title: titles.ad })).id;
+    const siteId = (await insertSite(db, { publisherId: seller.id, url: `https://formula-${process.pid}.example.test` })).id;
+    const blockId = (await insertBlock(db, { siteId, title: titles.block })).id;
+    const event = { at: TEST_EPOCH_MS, campaignId, offerId, device: DEVICES.mobile, views: 10, clicks: 1, spendMicros: 5_000 };
+    await recordTraffic(db, [{ ...event, siteId, blockId }]);
+
+    const response = await advertiser.client.get('/api/advertiser/statistics/export?groupBy=campaign,ad,block');
+    assert.equal(response.status, 200, response.text);
+    const [row] = parseCsv(response.text);
+    assert.deepEqual(
+      [row?.campaign_title, row?.ad_title, row?.block_title],
+      [`'${titles.campaign}`, `'${titles.ad}`, `'${titles.block}`],
+    );
+    for (const [text, written] of [
+      ['\tcmd', "'\tcmd"],
+      ['\rcmd', "'\rcmd"],
+      ['+1', "'+1"],
+      ['-12.5', '-12.5'],
+      ['a=b', 'a=b'],
+    ]) {
+      assert.equal(neutraliseFormula(text ?? ''), written);
+    }
+
+    const credit = await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, { amount: '2', comment: '=1+1' });
+    assert.equal(credit.status, 200, credit.text);
+    const debit = await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, { amount: '-1.5', comment: '+cmd' });
+    assert.equal(debit.status, 200, debit.text);
+    const statement = await advertiser.client.get('/api/me/ledger/export');
+    assert.equal(statement.status, 200, statement.text);
+    const moves = parseCsv(statement.text);
+    assert.deepEqual(
+      moves.map((move) => [move.amount, move.balance, move.comment]),
+      [
+        ['2', '2', "'=1+1"],
+        ['-1.5', '0.5', "'+cmd"],
+      ],
+      'the amount stays a number; the comment is text',
     );
   });
 

@@ -91,6 +91,27 @@ describe('account data: export and erasure', () => {
     assert.equal((await world.advertiser.get(`/api/admin/users/${world.advertiserId}/data`)).status, 403);
   });
 
+  it('carries no working link: the invitation in the outbox is exported without its token', async () => {
+    const db = server.server.context.db;
+    const account = await server.createAccount('publisher');
+    const mail = await db
+      .selectFrom('mail_outbox')
+      .select(['body_text', 'body_html'])
+      .where('account_id', '=', account.id)
+      .executeTakeFirstOrThrow();
+    const token = /\?token=([A-Za-z0-9_-]+)/.exec(mail.body_text)?.[1] ?? '';
+    assert.ok(token.length >= 20, 'the invitation carries a link that sets the password');
+    assert.ok(mail.body_html.includes(token));
+    const answer = await server.operator.get(`/api/admin/users/${account.id}/data`);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.text.includes(token), false, 'the link token is not in the export');
+    const data = answer.json<{ tables: Record<string, Record<string, unknown>[]> }>();
+    const [exported] = data.tables['mail_outbox.account_id'] ?? [];
+    assert.match(String(exported?.body_text), /\?token=…/);
+    assert.match(String(exported?.body_html), /\?token=…/);
+    assert.ok((data.tables['idempotency_keys.account_id'] ?? []).every((row) => !('body' in row)));
+  });
+
   it('erases personal fields, sessions, tokens and passkeys; money stays with the account id', async () => {
     const db = server.server.context.db;
     const { world } = await advertiserWithHistory();

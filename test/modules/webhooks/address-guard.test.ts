@@ -39,6 +39,16 @@ describe('webhook address guard', () => {
     ['64:ff9b::10.0.0.1', 'private'],
     ['64:ff9b::8.8.8.8', 'public'],
     ['::10.0.0.1', 'private'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:10.0.0.1', 'private'],
+    ['::ffff:0:8.8.8.8', 'public'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a00:1::1', 'private'],
+    ['2002:a9fe:a9fe::', 'private'],
+    ['2002:808:808::1', 'public'],
+    ['64:ff9b:1::a00:1', 'private'],
+    ['64:ff9b::169.254.169.254', 'private'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'private'],
     ['not an address', 'private'],
   ];
   for (const [address, expected] of table) {
@@ -52,6 +62,8 @@ describe('webhook address guard', () => {
     assert.match((await urlRefusal(new URL('https://u:p@93.184.216.34/'), false)) ?? '', /password/);
     assert.match((await urlRefusal(new URL('https://127.0.0.1:8443/'), false)) ?? '', /private or reserved/);
     assert.match((await urlRefusal(new URL('https://[::ffff:127.0.0.1]/'), false)) ?? '', /private or reserved/);
+    assert.match((await urlRefusal(new URL('https://[::ffff:0:7f00:1]/'), false)) ?? '', /private or reserved/);
+    assert.match((await urlRefusal(new URL('https://[2002:7f00:1::]/'), false)) ?? '', /private or reserved/);
     assert.match((await urlRefusal(new URL('https://localhost/'), false)) ?? '', /private or reserved/);
     assert.match((await urlRefusal(new URL('https://10.0.0.8/'), false)) ?? '', /private or reserved/);
     // WEBHOOK_ALLOW_PRIVATE: loopback and private pass, and plain http only to loopback.

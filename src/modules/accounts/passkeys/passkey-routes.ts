@@ -141,7 +141,7 @@ export function registerPasskeyRoutes(app: App, context: AppContext): void {
   app.post(
     '/api/session/passkey/options',
     {
-      config: { access: 'public' },
+      config: { access: 'public', accountEntry: true },
       schema: {
         tags,
         operationId: 'passkeySignInOptions',
@@ -161,7 +161,7 @@ export function registerPasskeyRoutes(app: App, context: AppContext): void {
   app.post(
     '/api/session/passkey',
     {
-      config: { access: 'public' },
+      config: { access: 'public', accountEntry: true },
       schema: {
         tags,
         operationId: 'signInWithPasskey',

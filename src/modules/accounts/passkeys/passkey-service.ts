@@ -170,18 +170,16 @@ export async function signInWithPasskey(
   const { db, clock, throttle } = dependencies;
   const passkey = await findPasskeyByCredential(db, credential.id.slice(0, 1400));
   const accountKey = passkey === undefined ? `passkey:${credential.id.slice(0, 200)}` : String(passkey.account_id);
-  const retryAfter = await throttle.blocked(accountKey, client.address);
-  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
+  const attempt = await throttle.attempt(accountKey, client.address);
+  if (attempt.refused) throw tooManyAttempts(attempt.retryAfterSeconds);
   const challenge = readChallenge(dependencies, challengeOf(credential.response.clientDataJSON), 'passkey-sign-in');
   const verified = passkey === undefined || challenge === undefined ? undefined : await verifyAssertion(rp, credential, passkey);
   const handle = credential.response.userHandle;
   const handleMatches =
     passkey !== undefined &&
     (handle === undefined || Buffer.from(handle, 'base64url').equals(Buffer.from(userHandleOf(passkey.account_id))));
-  if (passkey === undefined || challenge === undefined || verified === undefined || !handleMatches) {
-    await throttle.failed(accountKey, client.address);
-    throw refusedSignIn();
-  }
+  if (passkey === undefined || challenge === undefined || verified === undefined || !handleMatches) throw refusedSignIn();
+  await attempt.succeeded();
   const now = new Date(clock.now());
   return inTransaction(db, async (trx) => {
     if (!(await spendTicket(trx, challenge.text, challenge.ticket.expiresAtMs, now))) throw refusedSignIn();

@@ -62,7 +62,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
   app.post(
     '/api/session',
     {
-      config: { access: 'public' },
+      config: { access: 'public', accountEntry: true },
       schema: {
         tags,
         operationId: 'signIn',
@@ -90,7 +90,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
   app.post(
     '/api/session/second-factor',
     {
-      config: { access: 'public' },
+      config: { access: 'public', accountEntry: true },
       schema: {
         tags,
         operationId: 'signInSecondFactor',
@@ -225,7 +225,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
   app.post(
     '/api/password-reset',
     {
-      config: { access: 'public' },
+      config: { access: 'public', accountEntry: true },
       schema: {
         tags,
         operationId: 'requestPasswordReset',
@@ -250,7 +250,7 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
   app.post(
     '/api/password-reset/confirm',
     {
-      config: { access: 'public' },
+      config: { access: 'public', accountEntry: true },
       schema: {
         tags,
         operationId: 'confirmPasswordReset',

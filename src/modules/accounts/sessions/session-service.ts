@@ -101,7 +101,8 @@ export type SignInResult = ({ step: 'signed-in' } & SignedIn) | { step: 'second-
 /**
  * Checks a login (username or e-mail) and password. Unknown logins, accounts without a password
  * and wrong passwords get the same 401 after the same work; failures are counted per account and
- * per address, and past the limit every attempt is a 429. An account with two-factor sign-in gets
+ * per address (counted before the password is checked, so parallel guesses cannot pass the
+ * limit), and past the limit every attempt is a 429. An account with two-factor sign-in gets
  * a short-lived signed ticket instead of a session: the code comes next.
  */
 export async function signIn(
@@ -111,15 +112,15 @@ export async function signIn(
   const { db, clock, throttle, keys } = dependencies;
   const account = await findAccountForSignIn(db, credentials.login);
   const accountKey = account === undefined ? `login:${credentials.login.toLowerCase()}` : String(account.id);
-  const retryAfter = await throttle.blocked(accountKey, credentials.address);
-  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
+  const attempt = await throttle.attempt(accountKey, credentials.address);
+  if (attempt.refused) throw tooManyAttempts(attempt.retryAfterSeconds);
   dummyHash ??= hashPassword(newSecret());
   const storedHash = account?.password_hash ?? (await dummyHash);
   const matches = await verifyPassword(credentials.password, storedHash);
   if (account === undefined || account.password_hash === null || !matches) {
-    await throttle.failed(accountKey, credentials.address);
     throw new DomainError('sign_in_failed', 'Wrong login or password.');
   }
+  await attempt.succeeded();
   if (await hasTwoFactor(db, account.id)) {
     const expiresAtMs = clock.now() + SECOND_FACTOR_TTL_MS;
     const ticket = keys.signTicket({ purpose: 'second-factor', accountId: account.id, expiresAtMs });
@@ -142,14 +143,12 @@ export async function completeSecondFactor(
   const ticket = keys.readTicket(attempt.ticket, 'second-factor', now.getTime());
   if (ticket === undefined) throw signInExpired();
   const accountKey = String(ticket.accountId);
-  const retryAfter = await throttle.blocked(accountKey, attempt.address);
-  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
+  const counted = await throttle.attempt(accountKey, attempt.address);
+  if (counted.refused) throw tooManyAttempts(counted.retryAfterSeconds);
   return inTransaction(db, async (trx) => {
     const used = await checkSecondFactor(trx, keys, ticket.accountId, attempt.code, now);
-    if (used === undefined) {
-      await throttle.failed(accountKey, attempt.address);
-      throw new DomainError('second_factor_failed', 'Wrong code.');
-    }
+    if (used === undefined) throw new DomainError('second_factor_failed', 'Wrong code.');
+    await counted.succeeded();
     if (!(await spendTicket(trx, attempt.ticket, ticket.expiresAtMs, now))) {
       throw signInExpired();
     }
@@ -249,6 +248,11 @@ export async function revokeOwnSession(db: Db, actor: Actor, accountId: number, 
 }
 
 /** Ends every session of the account but the one asking (all of them when a token asks); answers how many. */
+/** Ends every session of an account inside the caller's transaction; answers how many ended. */
+export function endSessionsOf(trx: Db, accountId: number, now: Date): Promise<number> {
+  return revokeSessionsOf(trx, accountId, now);
+}
+
 export async function revokeOtherSessions(db: Db, actor: Actor, accountId: number, keepId: number | undefined, now: Date) {
   return inTransaction(db, async (trx) => {
     const count = await revokeSessionsOf(trx, accountId, now, keepId);

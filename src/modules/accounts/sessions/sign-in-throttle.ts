@@ -4,26 +4,35 @@ import type { Clock } from '../../../clock.ts';
 /** Failed sign-ins allowed per window, per account (or unknown login) and per client address. */
 export const SIGN_IN_LIMITS = { perAccount: 5, perAddress: 20, windowMs: 15 * 60_000 };
 
-/** Counts failures per key in fixed windows; kept in Redis when instances share one, else in memory. */
+/**
+ * Counts attempts per key in fixed windows; kept in Redis when instances share one, else in
+ * memory. `add` counts one and answers the new count in one step (INCR), so parallel attempts
+ * each see a different count and no two pass on the same free place.
+ */
 export interface FailureCounter {
-  count(key: string, windowStartMs: number): Promise<number>;
-  add(key: string, windowStartMs: number, windowMs: number): Promise<void>;
+  add(key: string, windowStartMs: number, windowMs: number): Promise<number>;
+  /** Takes back one attempt `add` counted in that window (it succeeded, or was refused unseen). */
+  remove(key: string, windowStartMs: number): Promise<void>;
 }
 
 export function memoryFailureCounter(): FailureCounter {
   const windows = new Map<string, { start: number; count: number }>();
   return {
-    async count(key, windowStartMs) {
-      const window = windows.get(key);
-      return window !== undefined && window.start === windowStartMs ? window.count : 0;
-    },
     async add(key, windowStartMs) {
       if (windows.size > 50_000) {
         for (const [stored, window] of windows) if (window.start < windowStartMs) windows.delete(stored);
       }
       const window = windows.get(key);
-      if (window === undefined || window.start !== windowStartMs) windows.set(key, { start: windowStartMs, count: 1 });
-      else window.count += 1;
+      if (window === undefined || window.start !== windowStartMs) {
+        windows.set(key, { start: windowStartMs, count: 1 });
+        return 1;
+      }
+      window.count += 1;
+      return window.count;
+    },
+    async remove(key, windowStartMs) {
+      const window = windows.get(key);
+      if (window !== undefined && window.start === windowStartMs && window.count > 0) window.count -= 1;
     },
   };
 }
@@ -31,23 +40,32 @@ export function memoryFailureCounter(): FailureCounter {
 export function redisFailureCounter(redis: Redis, prefix: string): FailureCounter {
   const redisKey = (key: string, windowStartMs: number) => `${prefix}signin:${key}:${windowStartMs}`;
   return {
-    async count(key, windowStartMs) {
-      return Number((await redis.get(redisKey(key, windowStartMs))) ?? 0);
-    },
     async add(key, windowStartMs, windowMs) {
-      await redis
+      const replies = await redis
         .multi()
         .incr(redisKey(key, windowStartMs))
         .pexpire(redisKey(key, windowStartMs), windowMs * 2)
         .exec();
+      const [error, count] = replies?.[0] ?? [new Error('sign-in counter: no reply from Redis'), 0];
+      if (error) throw error;
+      return Number(count);
+    },
+    async remove(key, windowStartMs) {
+      await redis.decr(redisKey(key, windowStartMs));
     },
   };
 }
 
+/** An attempt counted before its check: refused at once, or to be settled when its check is done. */
+export type SignInAttempt = { refused: true; retryAfterSeconds: number } | { refused: false; succeeded(): Promise<void> };
+
 /**
- * Throttles password guessing: once an account (or a login that names no account, so that the
- * answer does not reveal which exist) or an address has used up its failures in the current
- * window, sign-in answers 429 until the window ends, whatever the password.
+ * Throttles password guessing: each attempt is counted, per account (or a login that names no
+ * account, so that the answer does not reveal which exist) and per address, before its password
+ * or code is checked; once either count passes its limit in the current window, sign-in answers
+ * 429 until the window ends, whatever the password. A refused attempt and a successful one are
+ * taken back, so the counts are the failures; parallel guesses cannot all pass a check made
+ * before the first of them failed.
  */
 export class SignInThrottle {
   private readonly counter: FailureCounter;
@@ -64,22 +82,21 @@ export class SignInThrottle {
     return { start, retryAfterSeconds: Math.max(1, Math.ceil((start + SIGN_IN_LIMITS.windowMs - now) / 1000)) };
   }
 
-  /** Seconds to wait when either key is out of attempts, else undefined. */
-  async blocked(accountKey: string, address: string): Promise<number | undefined> {
+  /** Counts an attempt before its check; a failed check leaves it counted. */
+  async attempt(accountKey: string, address: string): Promise<SignInAttempt> {
     const { start, retryAfterSeconds } = this.window();
-    const [account, fromAddress] = await Promise.all([
-      this.counter.count(`a:${accountKey}`, start),
-      this.counter.count(`ip:${address}`, start),
-    ]);
-    return account >= SIGN_IN_LIMITS.perAccount || fromAddress >= SIGN_IN_LIMITS.perAddress ? retryAfterSeconds : undefined;
-  }
-
-  async failed(accountKey: string, address: string): Promise<void> {
-    const { start } = this.window();
-    await Promise.all([
-      this.counter.add(`a:${accountKey}`, start, SIGN_IN_LIMITS.windowMs),
-      this.counter.add(`ip:${address}`, start, SIGN_IN_LIMITS.windowMs),
-    ]);
+    const keys = [`a:${accountKey}`, `ip:${address}`];
+    const [account = 0, fromAddress = 0] = await Promise.all(
+      keys.map((key) => this.counter.add(key, start, SIGN_IN_LIMITS.windowMs)),
+    );
+    const release = async () => {
+      await Promise.all(keys.map((key) => this.counter.remove(key, start)));
+    };
+    if (account > SIGN_IN_LIMITS.perAccount || fromAddress > SIGN_IN_LIMITS.perAddress) {
+      await release();
+      return { refused: true, retryAfterSeconds };
+    }
+    return { refused: false, succeeded: release };
   }
 }
 
@@ -106,8 +123,9 @@ export class ResetThrottle {
     const now = this.clock.now();
     const start = now - (now % RESET_LIMITS.windowMs);
     const keys = [`reset-ip:${address}`, ...(accountId === undefined ? [] : [`reset-a:${accountId}`])];
-    const [fromAddress = 0, forAccount = 0] = await Promise.all(keys.map((key) => this.counter.count(key, start)));
-    await Promise.all(keys.map((key) => this.counter.add(key, start, RESET_LIMITS.windowMs)));
-    return fromAddress < RESET_LIMITS.perAddress && forAccount < RESET_LIMITS.perAccount;
+    const [fromAddress = 0, forAccount = 0] = await Promise.all(
+      keys.map((key) => this.counter.add(key, start, RESET_LIMITS.windowMs)),
+    );
+    return fromAddress <= RESET_LIMITS.perAddress && forAccount <= RESET_LIMITS.perAccount;
   }
 }

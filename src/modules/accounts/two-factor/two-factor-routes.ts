@@ -3,6 +3,7 @@ import { actorOf } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
 import { getAccount } from '../account-service.ts';
+import { endSessionsOf } from '../sessions/session-service.ts';
 import { CodeBody, EnrolmentSchema, RecoveryCodesSchema, TwoFactorStatusSchema } from './two-factor-schema.ts';
 import {
   confirmEnrolment,
@@ -146,13 +147,14 @@ export function registerTwoFactorRoutes(app: App, context: AppContext): void {
         operationId: 'adminResetTwoFactor',
         summary: 'Reset an account’s two-factor sign-in (a lost phone and lost recovery codes).',
         description:
-          'Deletes its secret and recovery codes, so its password alone signs in again (and, where it is required, the account must enrol again). Recorded in the audit trail as `two_factor.reset`. An unknown account is a 404; one without two-factor sign-in a 409.',
+          'Deletes its secret and recovery codes, so its password alone signs in again (and, where it is required, the account must enrol again), and ends every browser session of the account (whoever holds the lost or stolen authenticator must sign in again; API tokens stay). Recorded in the audit trail as `two_factor.reset`, with the number of sessions ended. An unknown account is a 404; one without two-factor sign-in a 409.',
         params: IdParams,
         response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
-      await resetTwoFactor(db, actorOf(request), request.params.id, new Date(clock.now()));
+      const now = new Date(clock.now());
+      await resetTwoFactor(db, actorOf(request), request.params.id, now, (trx) => endSessionsOf(trx, request.params.id, now));
       reply.code(204);
     },
   );

@@ -152,13 +152,13 @@ async function requireSecondFactor(
   now: Date,
 ): Promise<void> {
   const { throttle, keys } = dependencies;
-  const retryAfter = await throttle.blocked(String(accountId), actor.remoteAddress);
-  if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
+  const attempt = await throttle.attempt(String(accountId), actor.remoteAddress);
+  if (attempt.refused) throw tooManyAttempts(attempt.retryAfterSeconds);
   const used = await checkSecondFactor(trx, keys, accountId, code, now);
   if (used === undefined) {
-    await throttle.failed(String(accountId), actor.remoteAddress);
     throw invalidField('code', 'This is neither the current code of the authenticator app nor an unused recovery code.');
   }
+  await attempt.succeeded();
   if (used === 'recovery-code') {
     await recordAudit(trx, actor, { action: 'two_factor.recovery_code_use', objectType: 'account', objectId: accountId }, now);
   }
@@ -206,15 +206,33 @@ export async function renewRecoveryCodes(
 }
 
 /** An operator removes an account's two-factor sign-in (a lost phone and lost codes); audited. */
-export async function resetTwoFactor(db: Db, actor: Actor, accountId: number, now: Date): Promise<void> {
+/**
+ * An operator's reset of an account's second factor. `endSessions` ends the account's sessions in
+ * the same transaction (the sessions module's, passed in: that module already depends on this one).
+ */
+export async function resetTwoFactor(
+  db: Db,
+  actor: Actor,
+  accountId: number,
+  now: Date,
+  endSessions: (trx: Db) => Promise<number>,
+): Promise<void> {
   await inTransaction(db, async (trx) => {
     if ((await findAccount(trx, accountId)) === undefined) throw notFound('User');
     const wasOn = await deleteTwoFactor(trx, accountId);
     if (!wasOn) throw new DomainError('two_factor_off', 'This account has no two-factor sign-in to reset.');
+    // A reset answers a lost authenticator, or a stolen one: whoever is signed in must sign in again.
+    const sessionsEnded = await endSessions(trx);
     await recordAudit(
       trx,
       actor,
-      { action: 'two_factor.reset', objectType: 'account', objectId: accountId, subjectAccountId: accountId },
+      {
+        action: 'two_factor.reset',
+        objectType: 'account',
+        objectId: accountId,
+        subjectAccountId: accountId,
+        after: { sessionsEnded },
+      },
       now,
     );
   });

@@ -117,7 +117,8 @@ export async function changePayoutStatus(
         reference: String(payout.id),
         comment: 'payout cancelled',
         createdBy: operatorId,
-      });
+        // Money given back may meet the largest balance (a 422 on the status asked for).
+      }).catch((error: unknown) => insufficientFundsAsValidation(error, 'status'));
     }
     const changed = await updatePayoutStatus(trx, payoutId, status, now);
     await emitPayoutEvent(trx, changed, status === 'paid' ? 'payout.paid' : 'payout.cancelled', now);

@@ -7,7 +7,7 @@ import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import { ModerationReasonInput, ownerNames, reasonOf } from '../../moderation/moderation-input.ts';
-import { listSites } from './site-repository.ts';
+import { listSites, sitesOfSameHost } from './site-repository.ts';
 import { siteListOrder, siteListParameters } from './site-routes.ts';
 import { AdminWebsiteSchema, SITE_STATUS, type SiteRow, StatusCode, WebsiteSchema } from './site-schema.ts';
 import { moderateSite, presentSite, presentSites, resubmitSite } from './site-service.ts';
@@ -34,16 +34,21 @@ export function registerSiteAdminRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Operator'];
   const toAdminWebsites = async (rows: SiteRow[]) => {
-    const [websites, names] = await Promise.all([
+    const [websites, names, sameHost] = await Promise.all([
       presentSites(db, rows, LIFETIME),
       ownerNames(
         db,
         rows.map((row) => row.publisher_id),
       ),
+      sitesOfSameHost(
+        db,
+        rows.map((row) => row.id),
+      ),
     ]);
     return websites.map((website, index) => {
       const userId = rows[index]?.publisher_id ?? 0;
-      return { ...website, userId, userName: names.get(userId) ?? '' };
+      const siteId = rows[index]?.id ?? 0;
+      return { ...website, userId, userName: names.get(userId) ?? '', sameHostSites: sameHost.get(siteId) ?? [] };
     });
   };
 

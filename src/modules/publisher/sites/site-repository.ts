@@ -86,6 +86,31 @@ export async function listSites(db: Db, filter: SiteFilter, limit: number, offse
 }
 
 /** A site, only when it belongs to the publisher (another account's site is "not found"). */
+/** A site's host as addresses are compared across accounts: lower-cased, without `www.` or a port. */
+const hostOf = (column: string) =>
+  sql<string>`regexp_replace(lower(substring(${sql.ref(column)} from '^[a-z]+://([^/:?#]+)')), '^www[.]', '')`;
+
+/**
+ * For each of `siteIds`, the ids of other publishers' sites with the same host: two accounts that
+ * submitted one domain, which the operator sees in moderation (docs/security.md).
+ */
+export async function sitesOfSameHost(db: Db, siteIds: readonly number[]): Promise<Map<number, number[]>> {
+  const found = new Map<number, number[]>();
+  if (siteIds.length === 0) return found;
+  const rows = await db
+    .selectFrom('sites as s')
+    .innerJoin('sites as o', (join) =>
+      join.on(sql<boolean>`${hostOf('o.url')} = ${hostOf('s.url')}`).onRef('o.publisher_id', '<>', 's.publisher_id'),
+    )
+    .select(['s.id as site_id', 'o.id as other_id'])
+    .where('s.id', 'in', [...siteIds])
+    .orderBy('s.id')
+    .orderBy('o.id')
+    .execute();
+  for (const row of rows) found.set(row.site_id, [...(found.get(row.site_id) ?? []), row.other_id]);
+  return found;
+}
+
 export async function findOwnSite(db: Db, publisherId: number, siteId: number): Promise<SiteRow | undefined> {
   return db.selectFrom('sites').selectAll().where('id', '=', siteId).where('publisher_id', '=', publisherId).executeTakeFirst();
 }

@@ -62,6 +62,10 @@ export const AdminWebsiteSchema = Type.Object(
     ...websiteFields,
     userId: Type.Integer({ description: 'The publisher account that owns the site.' }),
     userName: Type.String({ description: 'The owning publisher’s name (its login when it has none).' }),
+    sameHostSites: Type.Array(Type.Integer({ description: 'A site id.' }), {
+      description:
+        'Sites of other publisher accounts with the same host (letter case, `www.` and port ignored), oldest first: two accounts may submit one domain, and the operator decides which owns it (its ads.txt check helps). Empty when none.',
+    }),
   },
   { description: 'A site as the operator sees it: the Website fields (lifetime statistics) and its owner.' },
 );

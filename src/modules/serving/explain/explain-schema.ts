@@ -50,6 +50,10 @@ const ExplainedAdSchema = Type.Object(
       Type.Number(),
       'What a click would cost at this rank, currency units (second price: the next ad’s score over this CTR plus 0.01, at least 0.01, at most the effective bid); for winners exactly the charge serving signs. Null when filtered.',
     ),
+    priceToBeat: nullable(
+      Type.Number(),
+      'The effective bid (currency units per click, coefficients included) at which this ad would be shown now: the last shown place’s score over this ad’s CTR plus 0.01. Null when the ad is shown, filtered, or when every eligible ad is shown. This and the rank are all an advertiser learns of other advertisers’ ads.',
+    ),
   },
   { description: 'One ad of the campaign, and why it would or would not show.' },
 );
@@ -60,11 +64,6 @@ export const CampaignExplanationSchema = Type.Object(
     block: Type.Integer({ description: 'Block id explained.' }),
     ...ImpressionFields,
     teaserCount: Type.Integer({ description: 'How many teasers the block shows at once.' }),
-    eligible: Type.Integer({ description: 'How many ads (of every advertiser) compete for this impression.' }),
-    scores: Type.Array(Type.Number({ description: 'A score (per thousand impressions, currency units).' }), {
-      description:
-        'The scores of the first teaserCount + 1 places, best first (the shown teasers and the one that sets the last price), of every advertiser, without whose they are.',
-    }),
     ads: Type.Array(ExplainedAdSchema, { description: 'Every ad of the campaign (deleted ones excluded), by id.' }),
   },
   { description: 'Why a campaign’s ads would or would not show in a block, now.' },

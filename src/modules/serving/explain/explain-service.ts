@@ -37,6 +37,7 @@ export interface ExplainedAd {
   rank: number | null;
   wins: boolean;
   price: number | null;
+  priceToBeat: number | null;
 }
 
 /** The serving engine's explanation of the query's impression; `inactive` when the block cannot serve. */
@@ -63,7 +64,24 @@ function explainBlock(
 /** An ad's expected value per thousand impressions, in currency units (score is per impression, in micros). */
 const perMille = (score: number) => Math.round(score * 1000) / 1_000_000;
 
-/** Each of the advertiser's campaign's ads, eligible (with its rank and price) or filtered (with why). */
+/** The reserve a click never costs less than: the second price's step, in micros. */
+const PRICE_STEP_MICROS = 10_000;
+
+/**
+ * The effective bid at which an eligible ad that is not shown would be, in micros: the last shown
+ * place's score over the ad's CTR, plus the step of the second price. Null for an ad shown now,
+ * and when fewer ads compete than the block has places (every eligible ad is shown).
+ */
+function priceToBeatMicros(ranked: RankedAd, lastShownScore: number | undefined): number | null {
+  if (ranked.wins || lastShownScore === undefined || ranked.ctr <= 0) return null;
+  return Math.floor(lastShownScore / ranked.ctr) + PRICE_STEP_MICROS;
+}
+
+/**
+ * Each of the advertiser's campaign's ads, eligible (with its rank, price and the price to beat)
+ * or filtered (with why). Nothing of other advertisers' ads is told: not their scores, bids or
+ * number; an ad's rank and the price to beat are all an advertiser learns of the competition.
+ */
 export async function explainCampaign(
   db: Db,
   serving: ServingEngine,
@@ -78,6 +96,7 @@ export async function explainCampaign(
     invalidField('block', 'Not a block of an active site: nothing serves there.'),
   );
   const ranked = new Map(explanation.ranked.filter((ad) => ad.campaignId === campaignId).map((ad) => [ad.offerId, ad]));
+  const lastShown = explanation.topScores[explanation.teaserCount - 1];
   const skipped = new Map(explanation.skipped.filter((ad) => ad.campaignId === campaignId).map((ad) => [ad.offerId, ad.reason]));
   const campaignReasons: ExplainReason[] = [];
   if (!campaign.campaign_active || campaign.campaign_archived) campaignReasons.push('campaign_paused');
@@ -91,7 +110,7 @@ export async function explainCampaign(
     // A stored reason wins over the snapshot: a pause takes effect in serving within seconds.
     const reasons: ExplainReason[] =
       stored.length > 0 ? stored : skip !== undefined ? [skip] : rank === undefined ? ['not_indexed'] : [];
-    return rankedAd(row, reasons.length === 0 ? rank : undefined, reasons);
+    return rankedAd(row, reasons.length === 0 ? rank : undefined, reasons, lastShown);
   });
   return {
     campaign: campaignId,
@@ -99,8 +118,6 @@ export async function explainCampaign(
     device: impression.device,
     country: impression.country,
     teaserCount: explanation.teaserCount,
-    eligible: explanation.eligible,
-    scores: explanation.topScores.map(perMille),
     ads,
   };
 }
@@ -116,7 +133,9 @@ function rankedAd(
   row: { id: number; title: string; bid_micros: number },
   ranked: RankedAd | undefined,
   reasons: ExplainReason[],
+  lastShownScore: number | undefined,
 ): ExplainedAd {
+  const toBeat = ranked === undefined ? null : priceToBeatMicros(ranked, lastShownScore);
   return {
     id: row.id,
     title: row.title,
@@ -131,6 +150,7 @@ function rankedAd(
     rank: ranked?.rank ?? null,
     wins: ranked?.wins ?? false,
     price: ranked === undefined ? null : microsToAmount(ranked.priceMicros),
+    priceToBeat: toBeat === null ? null : microsToAmount(toBeat),
   };
 }
 

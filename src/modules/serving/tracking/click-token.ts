@@ -1,6 +1,7 @@
 import { randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { decodeBase64url } from './base64url.ts';
 import { FastHmac } from './fast-hmac.ts';
 
 /**
@@ -98,8 +99,8 @@ export class ClickSigner {
    */
   verify(token: string, nowMs: number): ClickVerdict {
     if (!/^[A-Za-z0-9_-]+$/.test(token)) return { kind: 'forged', claims: undefined };
-    const buffer = Buffer.from(token, 'base64url');
-    if (buffer.length !== PAYLOAD_BYTES + MAC_BYTES) return { kind: 'forged', claims: undefined };
+    const buffer = decodeBase64url(token);
+    if (buffer === undefined || buffer.length !== PAYLOAD_BYTES + MAC_BYTES) return { kind: 'forged', claims: undefined };
     const payload = buffer.subarray(0, PAYLOAD_BYTES);
     const expected = Buffer.allocUnsafe(MAC_BYTES);
     this.mac(payload, expected, 0);

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeBase64url } from './base64url.ts';
 import { CLICK_LINK_TTL_MS, type ClickClaims, ClickSigner, type ClickVerdict, writeNewClickId } from './click-token.ts';
 import { FastHmac } from './fast-hmac.ts';
 import { CAPPED_VIEW_TOKEN_LENGTH, VIEW_TOKEN_LENGTH, type ViewClaims, ViewSigner, type ViewVerdict } from './view-token.ts';
@@ -172,8 +173,8 @@ export class TeaserSigner {
     const capped = token.length === CAPPED_TEASER_TOKEN_LENGTH;
     if ((!capped && token.length !== TEASER_TOKEN_LENGTH) || !TOKEN_PATTERN.test(token)) return undefined;
     const payloadBytes = capped ? PAYLOAD_BYTES + VISITOR_BYTES : PAYLOAD_BYTES;
-    const buffer = Buffer.from(token, 'base64url');
-    if (buffer.length !== payloadBytes + TAG_BYTES || buffer[0] !== FORMAT) return undefined;
+    const buffer = decodeBase64url(token);
+    if (buffer === undefined || buffer.length !== payloadBytes + TAG_BYTES || buffer[0] !== FORMAT) return undefined;
     const payload = buffer.subarray(0, payloadBytes);
     this.hmac.writeMac(payload, this.expected, 0, MAC_BYTES);
     if (!timingSafeEqual(buffer.subarray(payloadBytes), this.expected.subarray(tag, tag + TAG_BYTES))) return undefined;

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeBase64url } from './base64url.ts';
 import { FastHmac } from './fast-hmac.ts';
 
 /**
@@ -98,8 +99,8 @@ export class ViewSigner {
     if ((!capped && token.length !== VIEW_TOKEN_LENGTH) || !TOKEN_PATTERN.test(token))
       return { kind: 'forged', claims: undefined };
     const payloadBytes = capped ? PAYLOAD_BYTES + VISITOR_BYTES : PAYLOAD_BYTES;
-    const buffer = Buffer.from(token, 'base64url');
-    if (buffer.length !== payloadBytes + MAC_BYTES) return { kind: 'forged', claims: undefined };
+    const buffer = decodeBase64url(token);
+    if (buffer === undefined || buffer.length !== payloadBytes + MAC_BYTES) return { kind: 'forged', claims: undefined };
     const payload = buffer.subarray(0, payloadBytes);
     const expected = Buffer.allocUnsafe(MAC_BYTES);
     this.mac(payload, expected, 0);

@@ -189,6 +189,21 @@ describe('browser sessions, passwords and self-service tokens', () => {
     assert.equal((await signIn(account.username, PASSWORD)).status, 200, 'the next window starts afresh');
   });
 
+  it('counts parallel wrong passwords before checking them: no more pass than the limit', async () => {
+    const account = await accountWithPassword();
+    server.clock.advance(15 * 60_000);
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, async () => (await signIn(account.username, 'wrong password')).status),
+    );
+    assert.equal(statuses.filter((status) => status === 401).length, 5, 'five checked');
+    assert.equal(statuses.filter((status) => status === 429).length, 25, 'the rest refused unchecked');
+    assert.equal((await signIn(account.username, PASSWORD)).status, 429);
+    server.clock.advance(15 * 60_000);
+    assert.equal((await signIn(account.username, PASSWORD)).status, 200, 'a right password is no failure');
+    assert.equal((await signIn(account.username, PASSWORD)).status, 200);
+    server.clock.advance(15 * 60_000);
+  });
+
   it('resets a forgotten password through an e-mailed link valid one hour, without revealing accounts', async () => {
     const account = await accountWithPassword();
     const cookie = sessionOf(await signIn(account.username, PASSWORD));

@@ -38,6 +38,12 @@ describe('failed sign-ins counted through Redis', () => {
       first.clock.advance(15 * 60_000);
       second.clock.advance(15 * 60_000);
       assert.equal((await attempt(second, 'the right password')).status, 200);
+      // Parallel guesses on both instances are counted before they are checked: five pass, no more.
+      const parallel = await Promise.all(
+        Array.from({ length: 30 }, async (_, index) => (await attempt(index % 2 === 0 ? first : second, 'wrong')).status),
+      );
+      assert.equal(parallel.filter((status) => status === 401).length, 5);
+      assert.equal(parallel.filter((status) => status === 429).length, 25);
     } finally {
       await second.close();
       await first.close();

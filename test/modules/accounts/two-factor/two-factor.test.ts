@@ -201,10 +201,13 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     assert.equal((await browser('GET', '/api/me/audit?action=two_factor.disable')).json().length, 1);
 
     const other = await enrolledAccount('publisher');
+    const otherBrowser = asBrowser(server, other.cookie);
+    assert.equal((await otherBrowser('GET', '/api/me')).status, 200);
     const publisher = await server.createAccount('publisher');
     assert.equal((await publisher.client.delete(`/api/admin/users/${other.id}/two-factor`)).status, 403);
     const reset = await server.operator.delete(`/api/admin/users/${other.id}/two-factor`);
     assert.equal(reset.status, 204, reset.text);
+    assert.equal((await otherBrowser('GET', '/api/me')).status, 401, 'the reset ends the account’s sessions');
     const none = await server.operator.delete(`/api/admin/users/${other.id}/two-factor`);
     assert.equal(none.status, 409);
     assert.equal(none.json().code, ERRORS.two_factor_off.code);
@@ -213,6 +216,7 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     const entries = (await server.operator.get(`/api/admin/audit?action=two_factor.reset&accountId=${other.id}`)).json();
     assert.equal(entries.length, 1);
     assert.equal(entries[0].subjectAccountId, other.id);
+    assert.equal(entries[0].after?.sessionsEnded, 1);
   });
 });
 

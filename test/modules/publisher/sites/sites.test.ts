@@ -107,6 +107,24 @@ describe('publisher sites and blocks', () => {
       await createSite(other.client, { url: 'https://dup.example.com/path', category_id: 1 });
     });
 
+    it('shows the operator, in moderation, the sites of other accounts with the same domain', async () => {
+      const first = await createSite(publisher.client, { url: 'https://same-host.example.com/news', category_id: 1 });
+      const second = await createSite(other.client, { url: 'http://WWW.same-host.example.com:8080/', category_id: 1 });
+      const unrelated = await createSite(other.client, { url: 'https://another-host.example.com', category_id: 1 });
+      const own = await createSite(publisher.client, { url: 'https://same-host.example.com/blog', category_id: 1 });
+      const queue = await server.operator.get('/api/admin/sites?status=0&per-page=100');
+      assert.equal(queue.status, 200, queue.text);
+      const sameHost = new Map(
+        queue.json<{ id: number; sameHostSites: number[] }[]>().map((site) => [site.id, site.sameHostSites]),
+      );
+      assert.deepEqual(sameHost.get(first.id), [second.id]);
+      assert.deepEqual(sameHost.get(own.id), [second.id], 'the publisher’s own other site is not another account');
+      assert.deepEqual(sameHost.get(second.id), [first.id, own.id]);
+      assert.deepEqual(sameHost.get(unrelated.id), []);
+      const decided = await server.operator.put(`/api/admin/sites/${second.id}`, { status: 2 });
+      assert.deepEqual(decided.json<{ sameHostSites: number[] }>().sameHostSites, [first.id, own.id]);
+    });
+
     it('registers an address once when the same publisher sends it concurrently', async () => {
       const racer = await server.createAccount('publisher');
       const answers = await Promise.all(

@@ -19,6 +19,7 @@ interface ExplainedAd {
   rank: number | null;
   wins: boolean;
   price: number | null;
+  priceToBeat: number | null;
 }
 
 interface CampaignExplanation {
@@ -27,8 +28,6 @@ interface CampaignExplanation {
   device: string;
   country: string;
   teaserCount: number;
-  eligible: number;
-  scores: number[];
   ads: ExplainedAd[];
 }
 
@@ -84,7 +83,6 @@ describe('explain: why ads would or would not show', () => {
     assert.equal(result.device, 'desktop');
     assert.equal(result.country, '');
     assert.equal(result.teaserCount, 4);
-    assert.equal(result.eligible, 2);
     assert.deepEqual(result.ads, [
       {
         id: world.offerIds[0],
@@ -102,23 +100,41 @@ describe('explain: why ads would or would not show', () => {
         wins: true,
         // Second price: 0.3 × 0.01 / 0.01 + 0.01.
         price: 0.31,
+        priceToBeat: null,
       },
     ]);
-    assert.deepEqual(result.scores, [5, 3]);
     const other = await adOf(second);
     assert.equal(other.rank, 2);
     assert.equal(other.price, 0.01, 'the last ad pays the reserve');
-    // Competitors appear only as scores: no other ids, titles or campaigns.
-    assert.deepEqual(Object.keys(result).sort(), [
-      'ads',
-      'block',
-      'campaign',
-      'country',
-      'device',
-      'eligible',
-      'scores',
-      'teaserCount',
-    ]);
+    assert.equal(other.priceToBeat, null, 'every eligible ad is shown');
+    // Nothing of the other ads: no scores, count, ids, titles or campaigns; only the ad's own rank and price to beat.
+    assert.deepEqual(Object.keys(result).sort(), ['ads', 'block', 'campaign', 'country', 'device', 'teaserCount']);
+  });
+
+  it('tells an ad that is not shown the effective bid at which it would be, and nothing of the ad shown', async () => {
+    const [, second] = world.campaignIds as [number, number];
+    const db = server.server.context.db;
+    await db.updateTable('blocks').set({ teaser_count: 1 }).where('id', '=', world.blockId).execute();
+    await engineOf(server).refresh();
+    try {
+      const response = await world.advertiser.get(`/api/advertiser/campaigns/${second}/explain?block=${world.blockId}`);
+      assert.equal(response.status, 200, response.text);
+      const result = response.json<CampaignExplanation>();
+      const [ad] = result.ads;
+      assert.equal(ad?.rank, 2);
+      assert.equal(ad?.wins, false);
+      // The shown ad's 0.5 × 0.01 per view, over this ad's CTR of 0.01, plus 0.01.
+      assert.equal(ad?.priceToBeat, 0.51);
+      assert.equal(response.text.includes('"scores"'), false);
+      assert.deepEqual(
+        result.ads.map((entry) => entry.id),
+        [world.offerIds[1]],
+        'only the campaign’s own ad',
+      );
+    } finally {
+      await db.updateTable('blocks').set({ teaser_count: 4 }).where('id', '=', world.blockId).execute();
+      await engineOf(server).refresh();
+    }
   });
 
   it('applies the block and device coefficients serving applies', async () => {

@@ -8,6 +8,7 @@ import {
   TeaserSigner,
 } from '../../../../src/modules/serving/tracking/teaser-token.ts';
 import { ViewSigner } from '../../../../src/modules/serving/tracking/view-token.ts';
+import { respell } from '../../../helpers/respell.ts';
 
 describe('teaser tokens: one MAC, a click half and an impression half', () => {
   const secret = 'd'.repeat(40);
@@ -84,6 +85,17 @@ describe('teaser tokens: one MAC, a click half and an impression half', () => {
     assert.equal(signer.verifyClick(tokensA.click.slice(0, -1), now).kind, 'forged');
     assert.equal(signer.verifyClick(`${tokensA.click}A`, now).kind, 'forged');
     assert.equal(signer.verifyClick(`${tokensA.click.slice(0, -1)}+`, now).kind, 'forged');
+  });
+
+  it('reads only the one spelling of its bytes: another last character for the same bytes → forged', () => {
+    const capped = signer.sign({ ...a, visitor: newClickId() });
+    for (const token of [tokensA.click, tokensA.view, capped.click, capped.view]) {
+      const respelt = respell(token);
+      assert.deepEqual(Buffer.from(respelt, 'base64url'), Buffer.from(token, 'base64url'), 'the same bytes');
+      assert.equal(signer.verifyClick(respelt, now).kind, 'forged');
+      assert.equal(signer.verifyView(respelt, now).kind, 'forged');
+    }
+    assert.equal(signer.verifyClick(tokensA.click, now).kind, 'valid');
   });
 
   it('expires after the TTL and refuses tokens from the future, both halves alike', () => {

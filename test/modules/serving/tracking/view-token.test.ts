@@ -8,6 +8,7 @@ import {
   VIEW_TOKEN_TTL_MS,
   ViewSigner,
 } from '../../../../src/modules/serving/tracking/view-token.ts';
+import { respell } from '../../../helpers/respell.ts';
 
 describe('impression token signatures', () => {
   const secret = 'b'.repeat(40);
@@ -73,6 +74,7 @@ describe('impression token signatures', () => {
       ['a short token with a visitor appended', `${token}${capped.slice(VIEW_TOKEN_LENGTH)}`],
       ['signature changed', flip(capped, 90)],
       ['truncated', capped.slice(0, -1)],
+      ['the same bytes spelt another way', respell(capped)],
     ];
     for (const [name, candidate] of forgeries) {
       it(`${name} → forged`, () => assert.equal(signer.verify(candidate, claims.issuedAt).kind, 'forged'));

@@ -4,6 +4,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { useForgetOnLeave } from '../../components/shown-once.ts';
 import { moment } from '../../format.ts';
 
 export function TokensPage() {
@@ -18,6 +19,7 @@ export function TokensPage() {
       queryClient.invalidateQueries({ queryKey: ['tokens'] });
     },
   });
+  useForgetOnLeave(create.reset);
   const revoke = useMutation({
     mutationFn: (id: number) => api.DELETE('/api/me/tokens/{id}', { params: { path: { id } } }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['tokens'] }),

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { useForgetOnLeave } from '../../components/shown-once.ts';
 import { moment } from '../../format.ts';
 import { useTwoFactor } from '../../session.ts';
 import { QrCode } from './qr-code.tsx';
@@ -32,6 +33,11 @@ export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean })
         refresh();
       }
     },
+  });
+  // The authenticator's key and the recovery codes are shown once.
+  useForgetOnLeave(() => {
+    start.reset();
+    setCodes([]);
   });
   const renew = useMutation({
     mutationFn: () => data(api.POST('/api/me/two-factor/recovery-codes', { body: { code } })),

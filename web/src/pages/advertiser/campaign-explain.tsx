@@ -44,7 +44,8 @@ export const REASON_TEXT: Record<string, AdvertiserKey> = {
 
 /**
  * "Why does (or doesn't) my ad show?": each ad of the campaign for one impression of a block,
- * eligible with its effective bid, score, rank and price, or filtered with the reasons. The
+ * eligible with its effective bid, score, rank, price and the effective bid that would show it,
+ * or filtered with the reasons; nothing of other advertisers' ads. The
  * answer comes from the serving engine's own index, so it is what serving would do now.
  */
 export function CampaignExplainPage({ id }: { id: number }) {
@@ -144,13 +145,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
               country: result.country || t('explain.unknownCountry'),
             })}
           </h2>
-          <p>
-            {t('explain.compete', { count: result.eligible, ads: count(result.eligible) })}{' '}
-            {t('explain.teasers', { count: result.teaserCount, teasers: count(result.teaserCount) })}
-            {result.scores.length > 0 && (
-              <> {t('explain.scores', { scores: result.scores.map((score) => fineMoney(score)).join(', ') })}</>
-            )}
-          </p>
+          <p>{t('explain.teasers', { count: result.teaserCount, teasers: count(result.teaserCount) })}</p>
           <ScrollRegion label={t('explain.table')}>
             <table className="explain">
               <thead>
@@ -174,6 +169,9 @@ export function CampaignExplainPage({ id }: { id: number }) {
                   </th>
                   <th scope="col" className="num">
                     {t('explain.clickPrice')}
+                  </th>
+                  <th scope="col" className="num">
+                    {t('explain.priceToBeat')}
                   </th>
                 </tr>
               </thead>
@@ -202,6 +200,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
                     <td className="num">{ad.ctr === null ? '–' : percent(ad.ctr * 100)}</td>
                     <td className="num">{ad.score === null ? '–' : fineMoney(ad.score)}</td>
                     <td className="num">{ad.price === null ? '–' : fineMoney(ad.price)}</td>
+                    <td className="num">{ad.priceToBeat === null ? '–' : fineMoney(ad.priceToBeat)}</td>
                   </tr>
                 ))}
               </tbody>

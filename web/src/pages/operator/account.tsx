@@ -8,6 +8,7 @@ import { InvitationLinkButton } from '../../components/invitation-link.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { useForgetOnLeave } from '../../components/shown-once.ts';
 import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import './operator.css';
@@ -231,6 +232,7 @@ function Tokens({ id }: { id: number }) {
       queryClient.invalidateQueries({ queryKey: key });
     },
   });
+  useForgetOnLeave(issue.reset);
   const revoke = useMutation({
     mutationFn: (tokenId: number) => api.DELETE('/api/admin/tokens/{id}', { params: { path: { id: tokenId } } }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),

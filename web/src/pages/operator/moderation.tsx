@@ -359,6 +359,12 @@ function SiteItem({ item }: { item: Site }) {
         </dd>
         <dt>{t('moderation.monthlyVisitors')}</dt>
         <dd>{Number(item.monthly_uniq_users) > 0 ? count(Number(item.monthly_uniq_users)) : t('moderation.notGiven')}</dd>
+        {item.sameHostSites.length > 0 && (
+          <>
+            <dt>{t('moderation.sameHost')}</dt>
+            <dd>{t('moderation.sameHostSites', { sites: item.sameHostSites.map((id) => `#${id}`).join(', ') })}</dd>
+          </>
+        )}
         <SiteAdsTxt siteId={item.id} />
       </dl>
     </>

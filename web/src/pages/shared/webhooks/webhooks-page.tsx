@@ -5,6 +5,7 @@ import { api, data, problem } from '../../../api.ts';
 import { Notice, Switch } from '../../../components/controls.tsx';
 import { CopyField } from '../../../components/copy-field.tsx';
 import { ScrollRegion } from '../../../components/scroll-region.tsx';
+import { useForgetOnLeave } from '../../../components/shown-once.ts';
 import { money } from '../../../format.ts';
 import type { PageProps } from '../../../routes.tsx';
 import { Deliveries } from './deliveries.tsx';
@@ -28,6 +29,7 @@ export function WebhooksPage({ user }: PageProps) {
     addEndpoint.current?.focus();
   };
   const [secret, setSecret] = useState<{ url: string; secret: string; rotated: boolean } | undefined>();
+  useForgetOnLeave(() => setSecret(undefined));
   const [watched, setWatched] = useState<number | undefined>();
   const [notice, setNotice] = useState('');
   const endpoints = useQuery({
