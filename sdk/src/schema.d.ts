@@ -2053,7 +2053,7 @@ export interface paths {
         };
         /**
          * Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.
-         * @description A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected or that was deleted: those get a small HTML page (404, no `Location`). An expired, repeated or robot link to any other ad redirects unbilled.
+         * @description A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected (or never approved) or that was deleted: those get a small HTML page (404, no `Location`). A link leads to the URL moderation approved: while an edit of the ad waits for moderation, the approved one. An expired, repeated or robot link to any other ad redirects unbilled.
          */
         get: operations["followClick"];
         put?: never;

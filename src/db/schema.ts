@@ -265,6 +265,18 @@ export interface NotificationSettingsTable {
   updated_at: Timestamp;
 }
 
+export interface OfferApprovedVersionsTable {
+  approved_at: Timestamp;
+  description: string;
+  image_square: string | null;
+  image_wide: string | null;
+  offer_id: number;
+  price_text: string;
+  title: string;
+  url: string;
+  url_mobile: string;
+}
+
 export interface OffersTable {
   active: Generated<boolean>;
   bid_micros: number;
@@ -590,6 +602,7 @@ export interface DatabaseSchema {
   moderation_reasons: ModerationReasonsTable;
   notification_settings: NotificationSettingsTable;
   notifications: NotificationsTable;
+  offer_approved_versions: OfferApprovedVersionsTable;
   offers: OffersTable;
   openrtb_wins: OpenrtbWinsTable;
   passkeys: PasskeysTable;

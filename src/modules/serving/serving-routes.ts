@@ -203,7 +203,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         operationId: 'followClick',
         summary: 'Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.',
         description:
-          'A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected or that was deleted: those get a small HTML page (404, no `Location`). An expired, repeated or robot link to any other ad redirects unbilled.',
+          'A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected (or never approved) or that was deleted: those get a small HTML page (404, no `Location`). A link leads to the URL moderation approved: while an edit of the ad waits for moderation, the approved one. An expired, repeated or robot link to any other ad redirects unbilled.',
         security: [],
         params: ClickParams,
         response: CLICK_LINK_RESPONSES,
