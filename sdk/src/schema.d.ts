@@ -5187,7 +5187,7 @@ export interface operations {
                     /** @description A note kept with the refund and in its ledger rows. */
                     comment?: string;
                     /** @description true: change nothing and answer 200 with what the refund would move. */
-                    dryRun?: boolean;
+                    dryRun?: boolean | (0 | 1);
                     /**
                      * Format: date-time
                      * @description Range selection: clicks at or after this instant, ISO 8601.
@@ -7433,7 +7433,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -7637,7 +7637,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -8545,7 +8545,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Activity flag (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
                     /** @description A root product category. */
@@ -8557,7 +8557,7 @@ export interface operations {
                     /** @description Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. */
                     geo?: string[] | string;
                     /** @description Whether it is a retargeting campaign (default false). */
-                    isRetarget?: boolean;
+                    isRetarget?: boolean | (0 | 1);
                     /** @description Daily click limit; 0 (default) means none. */
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 (default) means none. */
@@ -8991,9 +8991,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the campaign on (true) or off (false). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Archive (true) or restore (false) the campaign (extension). */
-                    archived?: boolean;
+                    archived?: boolean | (0 | 1);
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
                     /** @description A new root product category. A change sends the campaign back to moderation: a moderator checks its ads against it. */
@@ -9335,9 +9335,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the campaign on (true) or off (false). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Archive (true) or restore (false) the campaign (extension). */
-                    archived?: boolean;
+                    archived?: boolean | (0 | 1);
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
                     /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
@@ -10572,7 +10572,7 @@ export interface operations {
                     /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
                     comparison: "gt" | "gte" | "lt" | "lte";
                     /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
-                    enabled?: boolean;
+                    enabled?: boolean | (0 | 1);
                     /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
                     metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
                     /** @description Only objects with at least this many clicks in the window are tested (default 0). */
@@ -10827,7 +10827,7 @@ export interface operations {
                     /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
                     comparison: "gt" | "gte" | "lt" | "lte";
                     /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
-                    enabled?: boolean;
+                    enabled?: boolean | (0 | 1);
                     /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
                     metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
                     /** @description Only objects with at least this many clicks in the window are tested (default 0). */
@@ -12117,7 +12117,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the ad on (true) or off (false). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description A new bid per click: above 0, at most 1000, at most 4 fraction digits. Applies at once; a bid is not content, so the ad stays approved. */
                     clickPrice?: number | string;
                     /** @description A new teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH). Content: the ad goes back to moderation. */
@@ -12295,7 +12295,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the ads on (true) or off (false). */
-                    active: boolean;
+                    active: boolean | (0 | 1);
                     /** @description The ads to change (1–500); all change or none does. */
                     ids: number[];
                 };
@@ -13782,7 +13782,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -13986,7 +13986,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -17462,16 +17462,18 @@ export interface operations {
             query: {
                 /** @description Advertiser account id. */
                 advertiser: number;
-                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. */
-                gdpr?: number;
-                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). */
+                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. Any other value cannot be read: no consent. */
+                gdpr?: string;
+                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). A string that does not decode (or is longer than 4096 characters) is no consent. */
                 gdpr_consent?: string;
-                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. */
-                gpc?: number;
-                /** @description The GPP string of the page’s CMP (`__gpp`). */
+                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. Any value but 0 or 1 cannot be read: no consent. */
+                gpc?: string;
+                /** @description The GPP string of the page’s CMP (`__gpp`). A string that does not decode (or is longer than 8192 characters) is no consent. */
                 gpp?: string;
-                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). Anything else is no consent. */
                 gpp_sid?: string;
+                /** @description The IAB US Privacy (CCPA) string, `1YNN`: version 1, notice, opt-out of sale, LSPA. An opt-out of sale (`1YYN`) serves unpersonalised; a string not of this form is no consent. */
+                us_privacy?: string;
             };
             header?: never;
             path?: never;
@@ -17508,18 +17510,20 @@ export interface operations {
     serveTeasers: {
         parameters: {
             query?: {
-                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. */
-                gdpr?: number;
-                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). */
+                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. Any other value cannot be read: no consent. */
+                gdpr?: string;
+                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). A string that does not decode (or is longer than 4096 characters) is no consent. */
                 gdpr_consent?: string;
-                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. */
-                gpc?: number;
-                /** @description The GPP string of the page’s CMP (`__gpp`). */
+                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. Any value but 0 or 1 cannot be read: no consent. */
+                gpc?: string;
+                /** @description The GPP string of the page’s CMP (`__gpp`). A string that does not decode (or is longer than 8192 characters) is no consent. */
                 gpp?: string;
-                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). Anything else is no consent. */
                 gpp_sid?: string;
                 /** @description Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign. */
                 page?: string;
+                /** @description The IAB US Privacy (CCPA) string, `1YNN`: version 1, notice, opt-out of sale, LSPA. An opt-out of sale (`1YYN`) serves unpersonalised; a string not of this form is no consent. */
+                us_privacy?: string;
                 /** @description Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. Ignored when the impression is not personalised. */
                 visitor?: string;
             };
@@ -17785,6 +17789,7 @@ export interface operations {
                     /** @description The impression tokens of the teasers that became viewable (1 to 100). */
                     tokens: string[];
                 };
+                "text/plain": string;
             };
         };
         responses: {
@@ -18443,7 +18448,7 @@ export interface operations {
                     /** @description Minimum price of a click on the block: ads whose bid × coefficients is lower do not compete, and no click costs less; 0 clears (extension). */
                     minCpc?: number | string;
                     /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
-                    noCampaignRepeats?: boolean;
+                    noCampaignRepeats?: boolean | (0 | 1);
                 };
             };
         };
@@ -20032,7 +20037,7 @@ export interface operations {
                     /** @description How many teasers the block shows at once, 1-20 (default 4). */
                     count?: number;
                     /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
-                    noCampaignRepeats?: boolean;
+                    noCampaignRepeats?: boolean | (0 | 1);
                     /** @description Alias of `count`. */
                     size?: number;
                     /** @description Block header. */
@@ -20286,7 +20291,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Serve the site without personal data whatever the signals. */
-                    never_personalise: boolean;
+                    never_personalise: boolean | (0 | 1);
                 };
             };
         };
@@ -20858,7 +20863,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -21062,7 +21067,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */

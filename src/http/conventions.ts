@@ -75,6 +75,11 @@ declare module 'fastify' {
     serving?: boolean;
     /** `false`: a GET route without the ETag step (`/api/me`: docs/adr/0037). */
     etag?: boolean;
+    /**
+     * The route also takes a `text/plain` body (input.ts `acceptPlainTextList`): what that text
+     * holds, for the OpenAPI document, which declares it beside JSON.
+     */
+    plainTextBody?: string;
     /** The media types besides JSON and XML that the route's response schema declares (set when it is registered). */
     produces?: readonly string[];
   }
@@ -158,6 +163,7 @@ export function registerHttpConventions(
       etag?: boolean;
       page?: boolean;
       produces?: readonly string[];
+      plainTextBody?: string;
     };
     if (config.access === undefined) {
       config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
@@ -168,6 +174,7 @@ export function registerHttpConventions(
       authenticated: config.access !== 'public',
       page: config.page === true,
       answersEverything: routeOptions.errorHandler !== undefined,
+      plainTextBody: config.plainTextBody,
     });
     mergeInputsOnRoute(routeOptions);
     // What a route needs is known here, once: a public route runs no authentication step and a

@@ -10,7 +10,7 @@ import type { App } from '../../http/routes.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/vocabulary.ts';
-import { ConsentDecider, consentSignals } from './consent/consent.ts';
+import { ConsentDecider, type ConsentQuery, consentSignals } from './consent/consent.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
 import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
@@ -98,6 +98,12 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   if (serving === undefined) return;
   const { currency } = context.config;
   const consent = new ConsentDecider({ vendorId: context.config.tcfVendorId });
+  /** Whether the request's consent signals allow personal data; unreadable ones are counted. */
+  const decideConsent = (request: { query: ConsentQuery; headers: FastifyRequest['headers'] }): boolean => {
+    const verdict = consent.decide(consentSignals(request.query, request.headers['sec-gpc']));
+    if (!verdict.personalised && verdict.unreadable !== undefined) serving.tally.consentUnreadable[verdict.unreadable] += 1;
+    return verdict.personalised;
+  };
   const answers = new TeaserAnswerWriter(currency);
 
   app.get(
@@ -144,8 +150,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const traits = visitorTraits(userAgent);
       const { page, visitor } = request.query;
       // Without consent (docs/privacy.md) no visitor id is read: not the cookie, not the loader's.
-      const personalised =
-        !block.neverPersonalise && consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised;
+      const personalised = !block.neverPersonalise && decideConsent(request);
       const cookieId = personalised ? readVisitorId(request) : undefined;
       // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
       const address = request.ip;
@@ -173,7 +178,10 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     scope.post(
       '/api/serve/views',
       {
-        config: SERVING,
+        config: {
+          ...SERVING,
+          plainTextBody: `Impression tokens (the \`view\` of served teasers), one per line (commas or spaces separate them too), 1 to ${MAX_TOKENS_PER_BEACON}: what \`navigator.sendBeacon\` sends.`,
+        },
         bodyLimit: 16 * 1024,
         schema: {
           tags,
@@ -286,7 +294,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const { advertiser } = request.query;
       // Without consent the pixel sets no cookie and adds no one (docs/privacy.md).
-      if (!consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised) {
+      if (!decideConsent(request)) {
         return sendPixel(reply);
       }
       let visitorId = readVisitorId(request);
