@@ -1144,6 +1144,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/postback-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the advertiser has a postback key, and its first characters (extension). */
+        get: operations["getPostbackKey"];
+        put?: never;
+        /** Make a new postback key, shown once (extension); postbacks with the key before it are refused from now on. */
+        post: operations["rotatePostbackKey"];
+        /** Delete the postback key (extension): no postback counts until a new key is made. 404 without one. */
+        delete: operations["revokePostbackKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/refunds": {
         parameters: {
             query?: never;
@@ -2071,7 +2090,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-to-server conversion postback; counted once per click and goal. */
+        /**
+         * Server-to-server conversion postback, authenticated by the advertiser's postback key; counted once per click and goal.
+         * @description The key (`POST /advertiser/postback-key`) comes as the `X-Postback-Key` header or the `key` parameter; without it, or with another advertiser’s, 401 `postback_key_refused` and nothing is counted. A conversion counted here is authenticated (`authenticatedOrders` in statistics).
+         */
         get: operations["recordConversion"];
         put?: never;
         post?: never;
@@ -2108,7 +2130,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal. */
+        /**
+         * Conversion pixel (1×1 GIF, whatever happens): counted once per click and goal, only from the browser that followed the click link.
+         * @description The click redirect leaves a tag of the click in a cookie of Nativa’s domain (`nv_cv`, `SameSite=None; Secure`, 30 days); the pixel counts a conversion only when the browser sends that tag back, so a click id alone (readable from the click link) records nothing. Browsers that refuse third-party cookies count nothing here: use the postback. Pixel conversions are counted apart (`pixelOrders` in statistics).
+         */
         get: operations["recordConversionPixel"];
         put?: never;
         post?: never;
@@ -2705,6 +2730,7 @@ export interface components {
          *     - 2009 `second_factor_failed`: Wrong authenticator or recovery code at the second step of a sign-in.
          *     - 2010 `sign_in_expired`: The ticket of the password step has expired or was used; start the sign-in again.
          *     - 2011 `passkey_refused`: The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.
+         *     - 2020 `postback_key_refused`: A conversion postback without the postback key of the click’s advertiser (missing, wrong or replaced).
          *     - 3000 `not_found`: The object does not exist or belongs to another account.
          *     - 3001 `link_expired`: The confirmation link has expired.
          *     - 4000 `conflict`: The request conflicts with the current state of the object.
@@ -2727,7 +2753,7 @@ export interface components {
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 2020 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
     };
     responses: {
         /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
@@ -8411,6 +8437,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -8456,6 +8484,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8600,6 +8630,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -8645,6 +8677,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8774,6 +8808,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -8814,6 +8850,8 @@ export interface operations {
                         offers?: {
                             /** @description Activity flag. */
                             active: boolean;
+                            /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                            authenticatedOrders: number;
                             /** @description Owning campaign id. */
                             campaignId: number;
                             /** @description Transitions (clicks). */
@@ -8860,6 +8898,8 @@ export interface operations {
                             opis: string;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
+                            /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                            pixelOrders: number;
                             /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                             refundedClicks: number;
                             /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8888,6 +8928,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9045,6 +9087,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -9090,6 +9134,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9468,6 +9514,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -9513,6 +9561,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9655,6 +9705,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Clicks. */
                         clicks: number;
                         /** @description The coefficient in force (1 when none is set). */
@@ -9673,6 +9725,8 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9779,6 +9833,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Clicks. */
                         clicks: number;
                         /** @description The coefficient in force (1 when none is set). */
@@ -9799,6 +9855,8 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -10471,6 +10529,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -10567,6 +10627,8 @@ export interface operations {
                 "application/json": {
                     /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                     action: "set_coefficient" | "block" | "pause";
+                    /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                    authenticatedOnly?: boolean | (0 | 1);
                     /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
                     coef?: number;
                     /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
@@ -10603,6 +10665,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -10724,6 +10788,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -10822,6 +10888,8 @@ export interface operations {
                 "application/json": {
                     /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                     action: "set_coefficient" | "block" | "pause";
+                    /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                    authenticatedOnly?: boolean | (0 | 1);
                     /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
                     coef?: number;
                     /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
@@ -10857,6 +10925,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -11641,6 +11711,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -11687,6 +11759,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -11813,6 +11887,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -11859,6 +11935,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -11974,6 +12052,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -12020,6 +12100,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -12398,6 +12480,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -12444,6 +12528,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -12633,6 +12719,205 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getPostbackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The advertiser’s postback key, without the key. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the key was made.
+                         */
+                        createdAt?: string;
+                        /** @description Whether the advertiser has a postback key. */
+                        exists: boolean;
+                        /** @description The key’s first characters, to recognise it (the key itself is never shown again). */
+                        prefix?: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rotatePostbackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new postback key; the one before it stopped working. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When it was made.
+                         */
+                        createdAt: string;
+                        /** @description The postback key, shown this once: send it with each conversion postback (`key` parameter or `X-Postback-Key` header). Only its hash is kept. */
+                        key: string;
+                        /** @description Its first characters, as later answers show them. */
+                        prefix: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokePostbackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listRefundedClicks: {
         parameters: {
             query?: {
@@ -12775,6 +13060,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Transitions (clicks). */
                         clicks: number;
                         /** @description Cost per click: money / clicks. */
@@ -12797,6 +13084,8 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -13369,6 +13658,8 @@ export interface operations {
                             active: boolean;
                             /** @description Whether the campaign is archived (extension). */
                             archived: boolean;
+                            /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                            authenticatedOrders: number;
                             /** @description Targeted browsers; present only when set (extension). */
                             browsers?: string[];
                             /** @description Product category (a root category). */
@@ -13414,6 +13705,8 @@ export interface operations {
                              * @enum {string}
                              */
                             pacing?: "even";
+                            /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                            pixelOrders: number;
                             /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                             refundedClicks: number;
                             /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -17274,7 +17567,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Found: `Location` is the ad’s URL; no body. */
+            /** @description Found: `Location` is the ad’s URL; no body. A teaser’s link also sets the `nv_cv` cookie the conversion pixel reads (`Set-Cookie`). */
             302: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -17620,7 +17913,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Found: `Location` is the ad’s URL; no body. */
+            /** @description Found: `Location` is the ad’s URL; no body. A teaser’s link also sets the `nv_cv` cookie the conversion pixel reads (`Set-Cookie`). */
             302: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -17646,8 +17939,13 @@ export interface operations {
                 click_id: string;
                 /** @description Goal type: purchase, registration or intermediate. */
                 goal: "purchase" | "registration" | "intermediate";
+                /** @description The advertiser’s postback key (`POST /advertiser/postback-key`), unless it is sent as the `X-Postback-Key` header. */
+                key?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The advertiser’s postback key (or the `key` parameter). */
+                "x-postback-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17668,6 +17966,16 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
@@ -17726,11 +18034,11 @@ export interface operations {
     };
     recordConversionPixel: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The click id the ad URL received through `{click_id}`. */
-                click_id: string;
+                click_id?: string;
                 /** @description Goal type: purchase, registration or intermediate. */
-                goal: "purchase" | "registration" | "intermediate";
+                goal?: "purchase" | "registration" | "intermediate";
             };
             header?: never;
             path?: never;
@@ -17738,7 +18046,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A transparent 1×1 GIF, also when the query is invalid. */
+            /** @description A transparent 1×1 GIF, also when the query is invalid or nothing is counted. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];

@@ -4,10 +4,10 @@ import type { Config } from '../../config.ts';
 import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
 import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
-import { DEVICES, dayOf, type GoalId } from '../statistics/vocabulary.ts';
+import { DEVICES, dayOf } from '../statistics/vocabulary.ts';
 import type { AcceptanceVerdict, IncomingClick } from './billing/acceptance.ts';
 import { ClickBilling } from './billing/click-billing.ts';
-import type { ConversionOutcome } from './billing/settlement.ts';
+import type { ConversionOutcome, ReportedConversion } from './billing/settlement.ts';
 import type { UnreadableSignal } from './consent/consent.ts';
 import { EventLog, type EventSettlement } from './event-log/event-log.ts';
 import { acceptThroughLog, type LogFallback, logViews } from './event-log/logged-tracking.ts';
@@ -400,8 +400,8 @@ export class ServingEngine implements EventSettlement {
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
-  async recordConversion(clickId: string, goal: GoalId): Promise<ConversionOutcome> {
-    const outcome = await this.billing.recordConversion(clickId, goal);
+  async recordConversion(conversion: ReportedConversion): Promise<ConversionOutcome> {
+    const outcome = await this.billing.recordConversion(conversion);
     if (outcome === 'recorded') this.tally.conversions += 1;
     return outcome;
   }
