@@ -55,7 +55,10 @@ describe('the OpenAPI document as the source of a typed SDK', () => {
     const document = (await server.anonymous.get('/api/openapi.json')).json();
     // The conversion pixel answers its GIF to any query: the document requires none of it.
     const pixel = document.paths['/api/serve/pixel.gif'].get.parameters as { name: string; required?: boolean }[];
-    assert.deepEqual(pixel.filter((parameter) => parameter.required).map((parameter) => parameter.name), []);
+    assert.deepEqual(
+      pixel.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+      [],
+    );
     const views = document.paths['/api/serve/views'].post.requestBody.content;
     assert.deepEqual(Object.keys(views).sort(), ['application/json', 'text/plain']);
     assert.equal(views['text/plain'].schema.type, 'string');
