@@ -17,6 +17,7 @@ const VOCABULARIES: Record<string, string> = {
   'campaign_rules.comparison': 'RuleComparison',
   'campaign_rules.metric': 'RuleMetric',
   'campaign_rules.scope': 'RuleScope',
+  'conversions.source': 'ConversionSource',
   'mail_outbox.status': 'OutboxStatus',
   'password_tokens.purpose': 'PasswordTokenPurpose',
   'payouts.status': 'PayoutStatus',
@@ -25,7 +26,11 @@ const VOCABULARIES: Record<string, string> = {
   'webhook_deliveries.status': 'WebhookDeliveryStatus',
 };
 /** Vocabularies also needed as a list at run time (a route's enum schema). */
-const LISTS: Record<string, string> = { RefundReason: 'REFUND_REASONS', SessionMethod: 'SESSION_METHODS' };
+const LISTS: Record<string, string> = {
+  ConversionSource: 'CONVERSION_SOURCES',
+  RefundReason: 'REFUND_REASONS',
+  SessionMethod: 'SESSION_METHODS',
+};
 
 /** What the JSON columns hold: the database knows only that they are JSON. */
 const JSON_SHAPES: Record<string, string> = { 'idempotency_keys.headers': 'Record<string, string>' };

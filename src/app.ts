@@ -28,6 +28,7 @@ import { registerClientRoutes } from './modules/advertiser/clients/client-routes
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
 import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
+import { registerPostbackKeyRoutes } from './modules/advertiser/postback-keys/postback-key-routes.ts';
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
 import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
 import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
@@ -95,6 +96,7 @@ const MODULES: RegisterRoutes[] = [
   registerBulkRoutes,
   registerAdvertiserStatisticsRoutes,
   registerRuleRoutes,
+  registerPostbackKeyRoutes,
   registerExportRoutes,
   registerImageRoutes,
   registerServingRoutes,

@@ -74,6 +74,10 @@ export const ERRORS = {
     code: 2011,
     description: 'The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.',
   },
+  postback_key_refused: {
+    code: 2020,
+    description: 'A conversion postback without the postback key of the click’s advertiser (missing, wrong or replaced).',
+  },
   // The objects asked for.
   not_found: { code: 3000, description: 'The object does not exist or belongs to another account.' },
   link_expired: { code: 3001, description: 'The confirmation link has expired.' },

@@ -1164,6 +1164,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/advertiser/postback-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the advertiser has a postback key, and its first characters (extension). */
+        get: operations["getPostbackKey"];
+        put?: never;
+        /** Make a new postback key, shown once (extension); postbacks with the key before it are refused from now on. */
+        post: operations["rotatePostbackKey"];
+        /** Delete the postback key (extension): no postback counts until a new key is made. 404 without one. */
+        delete: operations["revokePostbackKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/advertiser/refunds": {
         parameters: {
             query?: never;
@@ -2093,7 +2112,7 @@ export interface paths {
         };
         /**
          * Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.
-         * @description A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected or that was deleted: those get a small HTML page (404, no `Location`). An expired, repeated or robot link to any other ad redirects unbilled.
+         * @description A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected (or never approved) or that was deleted: those get a small HTML page (404, no `Location`). A link leads to the URL moderation approved: while an edit of the ad waits for moderation, the approved one. An expired, repeated or robot link to any other ad redirects unbilled.
          */
         get: operations["followClick"];
         put?: never;
@@ -2111,7 +2130,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-to-server conversion postback; counted once per click and goal. */
+        /**
+         * Server-to-server conversion postback, authenticated by the advertiser's postback key; counted once per click and goal.
+         * @description The key (`POST /advertiser/postback-key`) comes as the `X-Postback-Key` header or the `key` parameter; without it, or with another advertiser’s, 401 `postback_key_refused` and nothing is counted. A conversion counted here is authenticated (`authenticatedOrders` in statistics).
+         */
         get: operations["recordConversion"];
         put?: never;
         post?: never;
@@ -2148,7 +2170,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal. */
+        /**
+         * Conversion pixel (1×1 GIF, whatever happens): counted once per click and goal, only from the browser that followed the click link.
+         * @description The click redirect leaves a tag of the click in a cookie of Nativa’s domain (`nv_cv`, `SameSite=None; Secure`, 30 days); the pixel counts a conversion only when the browser sends that tag back, so a click id alone (readable from the click link) records nothing. Browsers that refuse third-party cookies count nothing here: use the postback. Pixel conversions are counted apart (`pixelOrders` in statistics).
+         */
         get: operations["recordConversionPixel"];
         put?: never;
         post?: never;
@@ -2746,6 +2771,7 @@ export interface components {
          *     - 2009 `second_factor_failed`: Wrong authenticator or recovery code at the second step of a sign-in.
          *     - 2010 `sign_in_expired`: The ticket of the password step has expired or was used; start the sign-in again.
          *     - 2011 `passkey_refused`: The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.
+         *     - 2020 `postback_key_refused`: A conversion postback without the postback key of the click’s advertiser (missing, wrong or replaced).
          *     - 3000 `not_found`: The object does not exist or belongs to another account.
          *     - 3001 `link_expired`: The confirmation link has expired.
          *     - 4000 `conflict`: The request conflicts with the current state of the object.
@@ -2769,7 +2795,7 @@ export interface components {
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 1009 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4060 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 1009 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 2020 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4060 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
     };
     responses: {
         /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
@@ -5229,7 +5255,7 @@ export interface operations {
                     /** @description A note kept with the refund and in its ledger rows. */
                     comment?: string;
                     /** @description true: change nothing and answer 200 with what the refund would move. */
-                    dryRun?: boolean;
+                    dryRun?: boolean | (0 | 1);
                     /**
                      * Format: date-time
                      * @description Range selection: clicks at or after this instant, ISO 8601.
@@ -7573,7 +7599,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -7777,7 +7803,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -8551,6 +8577,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -8596,6 +8624,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8685,7 +8715,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Activity flag (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
                     /** @description A root product category. */
@@ -8697,7 +8727,7 @@ export interface operations {
                     /** @description Targeted countries: ISO 3166-1 alpha-2 codes as an array or a comma-separated string; empty means everywhere. */
                     geo?: string[] | string;
                     /** @description Whether it is a retargeting campaign (default false). */
-                    isRetarget?: boolean;
+                    isRetarget?: boolean | (0 | 1);
                     /** @description Daily click limit; 0 (default) means none. */
                     maxclicks?: number;
                     /** @description Daily spending limit; 0 (default) means none. */
@@ -8740,6 +8770,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -8785,6 +8817,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -8914,6 +8948,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -8954,6 +8990,8 @@ export interface operations {
                         offers?: {
                             /** @description Activity flag. */
                             active: boolean;
+                            /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                            authenticatedOrders: number;
                             /** @description Owning campaign id. */
                             campaignId: number;
                             /** @description Transitions (clicks). */
@@ -9000,6 +9038,8 @@ export interface operations {
                             opis: string;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
+                            /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                            pixelOrders: number;
                             /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                             refundedClicks: number;
                             /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9028,6 +9068,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9131,9 +9173,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the campaign on (true) or off (false). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Archive (true) or restore (false) the campaign (extension). */
-                    archived?: boolean;
+                    archived?: boolean | (0 | 1);
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
                     /** @description A new root product category. A change sends the campaign back to moderation: a moderator checks its ads against it. */
@@ -9185,6 +9227,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -9230,6 +9274,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9473,9 +9519,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the campaign on (true) or off (false). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Archive (true) or restore (false) the campaign (extension). */
-                    archived?: boolean;
+                    archived?: boolean | (0 | 1);
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
                     /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
@@ -9606,6 +9652,8 @@ export interface operations {
                         active: boolean;
                         /** @description Whether the campaign is archived (extension). */
                         archived: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Targeted browsers; present only when set (extension). */
                         browsers?: string[];
                         /** @description Product category (a root category). */
@@ -9651,6 +9699,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pacing?: "even";
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9793,6 +9843,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Clicks. */
                         clicks: number;
                         /** @description The coefficient in force (1 when none is set). */
@@ -9811,6 +9863,8 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -9917,6 +9971,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Clicks. */
                         clicks: number;
                         /** @description The coefficient in force (1 when none is set). */
@@ -9937,6 +9993,8 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -10609,6 +10667,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -10705,12 +10765,14 @@ export interface operations {
                 "application/json": {
                     /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                     action: "set_coefficient" | "block" | "pause";
+                    /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                    authenticatedOnly?: boolean | (0 | 1);
                     /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
                     coef?: number;
                     /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
                     comparison: "gt" | "gte" | "lt" | "lte";
                     /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
-                    enabled?: boolean;
+                    enabled?: boolean | (0 | 1);
                     /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
                     metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
                     /** @description Only objects with at least this many clicks in the window are tested (default 0). */
@@ -10741,6 +10803,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -10862,6 +10926,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -10960,12 +11026,14 @@ export interface operations {
                 "application/json": {
                     /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                     action: "set_coefficient" | "block" | "pause";
+                    /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                    authenticatedOnly?: boolean | (0 | 1);
                     /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
                     coef?: number;
                     /** @description How the figure is compared with the threshold: `gt` >, `gte` ≥, `lt` <, `lte` ≤. */
                     comparison: "gt" | "gte" | "lt" | "lte";
                     /** @description Whether the scheduler runs the rule (default true). A disabled rule can still be run by hand. */
-                    enabled?: boolean;
+                    enabled?: boolean | (0 | 1);
                     /** @description The figure tested: `cpa` (money per conversion; no value without conversions), `ctr` (%), `conversions` (a count) or `spend_without_conversion` (money spent when there was no conversion; no value when there was one). */
                     metric: "cpa" | "ctr" | "conversions" | "spend_without_conversion";
                     /** @description Only objects with at least this many clicks in the window are tested (default 0). */
@@ -10995,6 +11063,8 @@ export interface operations {
                     "application/json": {
                         /** @description What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only). */
                         action: "set_coefficient" | "block" | "pause";
+                        /** @description Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false). */
+                        authenticatedOnly: boolean;
                         /** @description Campaign id. */
                         campaignId: number;
                         /** @description The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions. */
@@ -11779,6 +11849,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -11825,6 +11897,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -11951,6 +12025,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -11997,6 +12073,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -12112,6 +12190,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -12158,6 +12238,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -12255,7 +12337,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the ad on (true) or off (false). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description A new bid per click: above 0, at most 1000, at most 4 fraction digits. Applies at once; a bid is not content, so the ad stays approved. */
                     clickPrice?: number | string;
                     /** @description A new teaser text: at most 60 characters, 100 when the campaign targets Thailand (TH). Content: the ad goes back to moderation. */
@@ -12433,7 +12515,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Switch the ads on (true) or off (false). */
-                    active: boolean;
+                    active: boolean | (0 | 1);
                     /** @description The ads to change (1–500); all change or none does. */
                     ids: number[];
                 };
@@ -12536,6 +12618,8 @@ export interface operations {
                     "application/json": {
                         /** @description Activity flag. */
                         active: boolean;
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Owning campaign id. */
                         campaignId: number;
                         /** @description Transitions (clicks). */
@@ -12582,6 +12666,8 @@ export interface operations {
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -12771,6 +12857,205 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getPostbackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The advertiser’s postback key, without the key. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the key was made.
+                         */
+                        createdAt?: string;
+                        /** @description Whether the advertiser has a postback key. */
+                        exists: boolean;
+                        /** @description The key’s first characters, to recognise it (the key itself is never shown again). */
+                        prefix?: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rotatePostbackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new postback key; the one before it stopped working. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When it was made.
+                         */
+                        createdAt: string;
+                        /** @description The postback key, shown this once: send it with each conversion postback (`key` parameter or `X-Postback-Key` header). Only its hash is kept. */
+                        key: string;
+                        /** @description Its first characters, as later answers show them. */
+                        prefix: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokePostbackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listRefundedClicks: {
         parameters: {
             query?: {
@@ -12913,6 +13198,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                        authenticatedOrders: number;
                         /** @description Transitions (clicks). */
                         clicks: number;
                         /** @description Cost per click: money / clicks. */
@@ -12935,6 +13222,8 @@ export interface operations {
                         money: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
+                        /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                        pixelOrders: number;
                         /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -13507,6 +13796,8 @@ export interface operations {
                             active: boolean;
                             /** @description Whether the campaign is archived (extension). */
                             archived: boolean;
+                            /** @description Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions. */
+                            authenticatedOrders: number;
                             /** @description Targeted browsers; present only when set (extension). */
                             browsers?: string[];
                             /** @description Product category (a root category). */
@@ -13552,6 +13843,8 @@ export interface operations {
                              * @enum {string}
                              */
                             pacing?: "even";
+                            /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
+                            pixelOrders: number;
                             /** @description Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them. */
                             refundedClicks: number;
                             /** @description Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds. */
@@ -14014,7 +14307,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -14218,7 +14511,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -17515,7 +17808,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Found: `Location` is the ad’s URL; no body. */
+            /** @description Found: `Location` is the ad’s URL; no body. A teaser’s link also sets the `nv_cv` cookie the conversion pixel reads (`Set-Cookie`). */
             302: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -17717,16 +18010,18 @@ export interface operations {
             query: {
                 /** @description Advertiser account id. */
                 advertiser: number;
-                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. */
-                gdpr?: number;
-                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). */
+                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. Any other value cannot be read: no consent. */
+                gdpr?: string;
+                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). A string that does not decode (or is longer than 4096 characters) is no consent. */
                 gdpr_consent?: string;
-                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. */
-                gpc?: number;
-                /** @description The GPP string of the page’s CMP (`__gpp`). */
+                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. Any value but 0 or 1 cannot be read: no consent. */
+                gpc?: string;
+                /** @description The GPP string of the page’s CMP (`__gpp`). A string that does not decode (or is longer than 8192 characters) is no consent. */
                 gpp?: string;
-                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). Anything else is no consent. */
                 gpp_sid?: string;
+                /** @description The IAB US Privacy (CCPA) string, `1YNN`: version 1, notice, opt-out of sale, LSPA. An opt-out of sale (`1YYN`) serves unpersonalised; a string not of this form is no consent. */
+                us_privacy?: string;
             };
             header?: never;
             path?: never;
@@ -17763,18 +18058,20 @@ export interface operations {
     serveTeasers: {
         parameters: {
             query?: {
-                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. */
-                gdpr?: number;
-                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). */
+                /** @description 1 when the page's CMP says GDPR applies (the loader also sends 1 when a CMP is present but did not answer in time), 0 when it does not. Any other value cannot be read: no consent. */
+                gdpr?: string;
+                /** @description The TCF v2.2 TC string of the page’s CMP (`__tcfapi`). A string that does not decode (or is longer than 4096 characters) is no consent. */
                 gdpr_consent?: string;
-                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. */
-                gpc?: number;
-                /** @description The GPP string of the page’s CMP (`__gpp`). */
+                /** @description 1 when the browser's Global Privacy Control is on (`navigator.globalPrivacyControl`); `Sec-GPC: 1` counts the same. Any value but 0 or 1 cannot be read: no consent. */
+                gpc?: string;
+                /** @description The GPP string of the page’s CMP (`__gpp`). A string that does not decode (or is longer than 8192 characters) is no consent. */
                 gpp?: string;
-                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). */
+                /** @description The GPP section ids that apply to the visitor, comma-separated (`2,7`; `-1` when none applies). Anything else is no consent. */
                 gpp_sid?: string;
                 /** @description Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign. */
                 page?: string;
+                /** @description The IAB US Privacy (CCPA) string, `1YNN`: version 1, notice, opt-out of sale, LSPA. An opt-out of sale (`1YYN`) serves unpersonalised; a string not of this form is no consent. */
+                us_privacy?: string;
                 /** @description Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. Ignored when the impression is not personalised. */
                 visitor?: string;
             };
@@ -17871,7 +18168,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Found: `Location` is the ad’s URL; no body. */
+            /** @description Found: `Location` is the ad’s URL; no body. A teaser’s link also sets the `nv_cv` cookie the conversion pixel reads (`Set-Cookie`). */
             302: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -17897,8 +18194,13 @@ export interface operations {
                 click_id: string;
                 /** @description Goal type: purchase, registration or intermediate. */
                 goal: "purchase" | "registration" | "intermediate";
+                /** @description The advertiser’s postback key (`POST /advertiser/postback-key`), unless it is sent as the `X-Postback-Key` header. */
+                key?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The advertiser’s postback key (or the `key` parameter). */
+                "x-postback-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17919,6 +18221,16 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
                 headers: {
@@ -17977,11 +18289,11 @@ export interface operations {
     };
     recordConversionPixel: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The click id the ad URL received through `{click_id}`. */
-                click_id: string;
+                click_id?: string;
                 /** @description Goal type: purchase, registration or intermediate. */
-                goal: "purchase" | "registration" | "intermediate";
+                goal?: "purchase" | "registration" | "intermediate";
             };
             header?: never;
             path?: never;
@@ -17989,7 +18301,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A transparent 1×1 GIF, also when the query is invalid. */
+            /** @description A transparent 1×1 GIF, also when the query is invalid or nothing is counted. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -18040,6 +18352,7 @@ export interface operations {
                     /** @description The impression tokens of the teasers that became viewable (1 to 100). */
                     tokens: string[];
                 };
+                "text/plain": string;
             };
         };
         responses: {
@@ -18753,7 +19066,7 @@ export interface operations {
                     /** @description Minimum price of a click on the block: ads whose bid × coefficients is lower do not compete, and no click costs less; 0 clears (extension). */
                     minCpc?: number | string;
                     /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
-                    noCampaignRepeats?: boolean;
+                    noCampaignRepeats?: boolean | (0 | 1);
                 };
             };
         };
@@ -20342,7 +20655,7 @@ export interface operations {
                     /** @description How many teasers the block shows at once, 1-20 (default 4). */
                     count?: number;
                     /** @description true: at most one ad per campaign in the block, and none of a campaign another block of the same page view showed; false (default): only ads do not repeat on a page (extension). */
-                    noCampaignRepeats?: boolean;
+                    noCampaignRepeats?: boolean | (0 | 1);
                     /** @description Alias of `count`. */
                     size?: number;
                     /** @description Block header. */
@@ -20596,7 +20909,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Serve the site without personal data whatever the signals. */
-                    never_personalise: boolean;
+                    never_personalise: boolean | (0 | 1);
                 };
             };
         };
@@ -21168,7 +21481,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it (default true). */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */
@@ -21372,7 +21685,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Whether events are delivered to it; pending deliveries wait while it is not. */
-                    active?: boolean;
+                    active?: boolean | (0 | 1);
                     /** @description Balance below which balance.below_threshold fires, in currency units; null: never. */
                     balanceThreshold?: (number | string) | null;
                     /** @description A note for the account, e.g. what receives the events. */

@@ -149,16 +149,23 @@ async function createDemoWorld(operator: NativaClient, baseUrl: string, dataDir:
   }
 }
 
-function visit(agent: https.Agent, url: string, userAgent: string): Promise<{ status: number; location?: string; body: string }> {
+function visit(
+  agent: https.Agent,
+  url: string,
+  userAgent: string,
+  cookie?: string,
+): Promise<{ status: number; location?: string; cookie?: string; body: string }> {
+  const headers: Record<string, string> = { 'User-Agent': userAgent, ...(cookie === undefined ? {} : { Cookie: cookie }) };
   return new Promise((resolve, reject) => {
     https
-      .get(url, { agent, headers: { 'User-Agent': userAgent } }, (response) => {
+      .get(url, { agent, headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () =>
           resolve({
             status: response.statusCode ?? 0,
             location: response.headers.location,
+            cookie: response.headers['set-cookie']?.[0]?.split(';')[0],
             body: Buffer.concat(chunks).toString('utf8'),
           }),
         );
@@ -225,10 +232,16 @@ async function simulateVisitors(baseUrl: string, agent: https.Agent, world: Demo
       const click = await visit(agent, teaser.url, userAgent);
       const clickId = click.location ? new URL(click.location).searchParams.get('click_id') : null;
       if (click.status === 302) clicks += 1;
-      if (clickId && Math.random() < 0.3) {
+      if (clickId && click.cookie && Math.random() < 0.3) {
+        // The shop's thank-you page fires the pixel in the browser that clicked (its cookie).
         const goal = GOAL_NAMES[Math.floor(Math.random() * GOAL_NAMES.length)] ?? 'purchase';
-        const postback = await visit(agent, `${baseUrl}/api/serve/conversion?click_id=${clickId}&goal=${goal}`, userAgent);
-        if (postback.status === 200) conversions += 1;
+        const pixel = await visit(
+          agent,
+          `${baseUrl}/api/serve/pixel.gif?click_id=${clickId}&goal=${goal}`,
+          userAgent,
+          click.cookie,
+        );
+        if (pixel.status === 200) conversions += 1;
       }
     }
     if (index % 5 === 4 || index === visitors - 1) progress(index + 1, visitors, clicks, conversions);

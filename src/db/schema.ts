@@ -95,6 +95,7 @@ export interface BlocksTable {
 
 export interface CampaignRulesTable {
   action: "set_coefficient" | "block" | "pause";
+  authenticated_only: Generated<boolean>;
   campaign_id: number;
   coef: number | null;
   comparison: "gt" | "gte" | "lt" | "lte";
@@ -175,6 +176,7 @@ export interface ConversionsTable {
   click_id: string;
   created_at: Timestamp;
   goal: number;
+  source: "pixel" | "postback";
 }
 
 export interface DeletedRulesTable {
@@ -265,6 +267,18 @@ export interface NotificationSettingsTable {
   updated_at: Timestamp;
 }
 
+export interface OfferApprovedVersionsTable {
+  approved_at: Timestamp;
+  description: string;
+  image_square: string | null;
+  image_wide: string | null;
+  offer_id: number;
+  price_text: string;
+  title: string;
+  url: string;
+  url_mobile: string;
+}
+
 export interface OffersTable {
   active: Generated<boolean>;
   bid_micros: number;
@@ -342,6 +356,13 @@ export interface PayoutsTable {
   status: Generated<"pending" | "paid" | "cancelled">;
   updated_at: Generated<Timestamp>;
   wallet: string;
+}
+
+export interface PostbackKeysTable {
+  advertiser_id: number;
+  created_at: Timestamp;
+  key_hash: Buffer;
+  key_prefix: string;
 }
 
 export interface RecoveryCodesTable {
@@ -454,6 +475,9 @@ export interface StatsCampaignDailyTable {
   conversions_purchase: Generated<number>;
   conversions_registration: Generated<number>;
   day: string;
+  pixel_conversions_intermediate: Generated<number>;
+  pixel_conversions_purchase: Generated<number>;
+  pixel_conversions_registration: Generated<number>;
   publisher_income_micros: Generated<number>;
   refunded_clicks: Generated<number>;
   refunded_publisher_income_micros: Generated<number>;
@@ -474,6 +498,9 @@ export interface StatsDailyTable {
   day: string;
   device: number;
   offer_id: number;
+  pixel_conversions_intermediate: Generated<number>;
+  pixel_conversions_purchase: Generated<number>;
+  pixel_conversions_registration: Generated<number>;
   publisher_income_micros: Generated<number>;
   refunded_clicks: Generated<number>;
   refunded_publisher_income_micros: Generated<number>;
@@ -494,6 +521,9 @@ export interface StatsRollupsTable {
   key_a: number;
   key_b: Generated<number>;
   key_c: Generated<number>;
+  pixel_conversions_intermediate: Generated<number>;
+  pixel_conversions_purchase: Generated<number>;
+  pixel_conversions_registration: Generated<number>;
   publisher_income_micros: Generated<number>;
   refunded_clicks: Generated<number>;
   refunded_publisher_income_micros: Generated<number>;
@@ -590,12 +620,14 @@ export interface DatabaseSchema {
   moderation_reasons: ModerationReasonsTable;
   notification_settings: NotificationSettingsTable;
   notifications: NotificationsTable;
+  offer_approved_versions: OfferApprovedVersionsTable;
   offers: OffersTable;
   openrtb_wins: OpenrtbWinsTable;
   passkeys: PasskeysTable;
   password_tokens: PasswordTokensTable;
   payout_details: PayoutDetailsTable;
   payouts: PayoutsTable;
+  postback_keys: PostbackKeysTable;
   recovery_codes: RecoveryCodesTable;
   refunded_clicks: RefundedClicksTable;
   refunds: RefundsTable;
@@ -619,6 +651,10 @@ export interface DatabaseSchema {
 
 /** Value sets of CHECK constraints, by the names the code uses. */
 export type AccountKind = "advertiser" | "publisher" | "operator";
+
+export const CONVERSION_SOURCES = ["pixel", "postback"] as const;
+
+export type ConversionSource = (typeof CONVERSION_SOURCES)[number];
 
 export type OutboxStatus = "queued" | "sent" | "failed";
 

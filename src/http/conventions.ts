@@ -81,6 +81,11 @@ declare module 'fastify' {
      * (PUBLIC_BODY_LIMIT_BYTES) and is rate-limited per client address (PUBLIC_RATE_LIMIT_RPS).
      */
     accountEntry?: boolean;
+    /**
+     * The route also takes a `text/plain` body (input.ts `acceptPlainTextList`): what that text
+     * holds, for the OpenAPI document, which declares it beside JSON.
+     */
+    plainTextBody?: string;
     /** The media types besides JSON and XML that the route's response schema declares (set when it is registered). */
     produces?: readonly string[];
   }
@@ -174,6 +179,7 @@ export function registerHttpConventions(
       page?: boolean;
       produces?: readonly string[];
       accountEntry?: boolean;
+      plainTextBody?: string;
     };
     if (config.access === undefined) {
       config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
@@ -185,6 +191,7 @@ export function registerHttpConventions(
       page: config.page === true,
       answersEverything: routeOptions.errorHandler !== undefined,
       limitedByAddress: config.accountEntry === true,
+      plainTextBody: config.plainTextBody,
     });
     mergeInputsOnRoute(routeOptions);
     // What a route needs is known here, once: a public route runs no authentication step and a

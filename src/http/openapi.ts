@@ -31,6 +31,8 @@ export interface RouteFacts {
   answersEverything: boolean;
   /** A public account route: rate limited per client address (PUBLIC_RATE_LIMIT_RPS). */
   limitedByAddress?: boolean;
+  /** What a `text/plain` body the route also takes holds (the view beacon's tokens, one per line). */
+  plainTextBody?: string;
 }
 
 const HEADERS = {
@@ -117,7 +119,7 @@ interface ResponseObject {
 
 interface OperationObject {
   parameters?: { in: string; name: string }[];
-  requestBody?: unknown;
+  requestBody?: { content?: Record<string, unknown> };
   responses?: Record<string, ResponseObject>;
 }
 
@@ -165,6 +167,11 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
       responses['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
   }
   if (method === 'get' && responses['200'] !== undefined) responses['304'] = { $ref: '#/components/responses/NotModified' };
+  const jsonBody = operation.requestBody?.content?.['application/json'] as { schema?: SchemaObject } | undefined;
+  if (jsonBody?.schema !== undefined) jsonBody.schema = withIntegerFlags(jsonBody.schema);
+  if (facts.plainTextBody !== undefined && operation.requestBody?.content !== undefined) {
+    operation.requestBody.content['text/plain'] = { schema: { type: 'string', description: facts.plainTextBody } };
+  }
   for (const [status, response] of Object.entries(responses)) {
     if (response.$ref !== undefined) continue;
     const json = response.content?.['application/json'];
@@ -185,6 +192,36 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
     response.headers ??= {};
     for (const name of names) response.headers[name] ??= header(name);
   }
+}
+
+/**
+ * A JSON body's boolean flags as the conventions take them (input-types.ts `coerceInput`): `true`
+ * and `false`, or the integers 1 and 0; anything else is a 422. The copy is the document's only.
+ */
+function withIntegerFlags(schema: SchemaObject): SchemaObject {
+  if (schema.type === 'boolean') {
+    const { type: _type, ...rest } = schema;
+    return { ...rest, anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }] };
+  }
+  const copy: SchemaObject = { ...schema };
+  if (isSchema(copy.properties)) {
+    copy.properties = Object.fromEntries(
+      Object.entries(copy.properties).map(([name, property]) => [
+        name,
+        isSchema(property) ? withIntegerFlags(property) : property,
+      ]),
+    );
+  }
+  if (isSchema(copy.items)) copy.items = withIntegerFlags(copy.items);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const options = copy[key];
+    if (Array.isArray(options)) copy[key] = options.map((option) => (isSchema(option) ? withIntegerFlags(option) : option));
+  }
+  return copy;
+}
+
+function isSchema(value: unknown): value is SchemaObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**

@@ -391,10 +391,19 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     assert.equal(me.balance, 224.75);
   });
 
-  it('shows the postback URL and the pixel ready to copy', async () => {
+  it('shows the postback URL with a new postback key, shown once, and the pixel ready to copy', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
     const postback = page.getByLabel('Postback URL');
-    assert.equal(await postback.inputValue(), `${server.url}/api/serve/conversion?click_id={click_id}&goal=purchase`);
+    await page.getByText('You have no postback key yet').waitFor();
+    assert.equal(
+      await postback.inputValue(),
+      `${server.url}/api/serve/conversion?click_id={click_id}&goal=purchase&key=YOUR_POSTBACK_KEY`,
+    );
+    await page.getByRole('button', { name: 'Make a postback key' }).click();
+    const key = (await page.locator('code.secret').textContent()) ?? '';
+    assert.match(key, /^nvpb_/);
+    assert.equal(await postback.inputValue(), `${server.url}/api/serve/conversion?click_id={click_id}&goal=purchase&key=${key}`);
+    await page.getByRole('button', { name: 'Replace the key' }).waitFor();
     await page.getByRole('button', { name: 'Copy Postback URL' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await readClipboard(page), await postback.inputValue());
@@ -407,6 +416,10 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await page.getByRole('button', { name: 'Copy Conversion pixel' }).click();
     assert.equal(await readClipboard(page), await pixel.inputValue());
     await lookAt(page, 'advertiser-conversions');
+    // Shown once: after a reload, only its first characters.
+    await page.reload();
+    await page.getByText(`Your key starts with ${key.slice(0, 11)}`).waitFor();
+    assert.equal(await page.locator('code.secret').count(), 0);
     await assertReachableByTab([
       page.getByLabel('Goal of this conversion'),
       page.getByLabel('Postback URL'),

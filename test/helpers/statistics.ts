@@ -7,6 +7,8 @@ export const NO_ADVERTISER_TRAFFIC = {
   clicks: 0,
   money: 0,
   orders: 0,
+  authenticatedOrders: 0,
+  pixelOrders: 0,
   cpm: 0,
   cpo: 0,
   cr: 0,

@@ -51,6 +51,37 @@ describe('the OpenAPI document as the source of a typed SDK', () => {
     }
   });
 
+  it('declares what the server takes: any pixel query, the beacon’s text/plain, flags as true/false or 1/0', async () => {
+    const document = (await server.anonymous.get('/api/openapi.json')).json();
+    // The conversion pixel answers its GIF to any query: the document requires none of it.
+    const pixel = document.paths['/api/serve/pixel.gif'].get.parameters as { name: string; required?: boolean }[];
+    assert.deepEqual(
+      pixel.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+      [],
+    );
+    const views = document.paths['/api/serve/views'].post.requestBody.content;
+    assert.deepEqual(Object.keys(views).sort(), ['application/json', 'text/plain']);
+    assert.equal(views['text/plain'].schema.type, 'string');
+    const active =
+      document.paths['/api/advertiser/campaigns/{id}'].put.requestBody.content['application/json'].schema.properties.active;
+    assert.deepEqual(active.anyOf, [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }]);
+    const advertiser = await server.createAccount('advertiser');
+    const created = await advertiser.client.post('/api/advertiser/campaigns', { title: 'Flags', category_id: 2 });
+    assert.equal(created.status, 201, created.text);
+    const path = `/api/advertiser/campaigns/${created.json<{ id: number }>().id}`;
+    for (const [active, status] of [
+      [0, 200],
+      [1, 200],
+      [false, 200],
+      ['yes', 422],
+      [2, 422],
+      ['true', 422],
+      [null, 422],
+    ] as const) {
+      assert.equal((await advertiser.client.put(path, { active })).status, status, JSON.stringify(active));
+    }
+  });
+
   it('names a server, relative without PUBLIC_URL', async () => {
     const document = (await server.anonymous.get('/api/openapi.json')).json();
     assert.deepEqual(document.servers, [{ url: '/' }]);

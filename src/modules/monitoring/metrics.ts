@@ -191,6 +191,16 @@ function servingMetrics(registry: Registry, tally: ServingTally | undefined): vo
     () => tally.logFallbacks,
   );
   new Counter({
+    name: 'nativa_consent_unreadable_total',
+    help: 'Teaser and audience requests served unpersonalised because a consent parameter could not be read, by signal: gdpr, gdpr_consent, gpp, gpp_sid, gpc, us_privacy.',
+    labelNames: ['signal'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [signal, count] of Object.entries(tally.consentUnreadable)) this.inc({ signal }, count);
+    },
+  });
+  new Counter({
     name: 'nativa_click_refusals_total',
     help: 'Clicks recorded without billing, by reason: bot, limit (budget or click limit), funds (balance), duplicate.',
     labelNames: ['reason'] as const,

@@ -56,7 +56,7 @@ export async function findAccountForErasure(db: Db, accountId: number) {
 /**
  * Blanks an account's personal fields and deletes what identifies or admits it: sessions, API
  * tokens, passkeys, the second factor, pending links, stored idempotent answers, its webhook
- * endpoints (their URLs and secrets) and its mail. Money records (balances, ledger rows, payouts,
+ * endpoints (their URLs and secrets), its postback key and its mail. Money records (balances, ledger rows, payouts,
  * clicks, statistics) stay and keep referring to the account by id. Returns the ids of the
  * deleted tokens (their caches are told).
  */
@@ -88,5 +88,6 @@ export async function eraseAccountRows(trx: Db, accountId: number, now: Date): P
   await trx.deleteFrom('idempotency_keys').where('account_id', '=', accountId).execute();
   await trx.deleteFrom('mail_outbox').where('account_id', '=', accountId).execute();
   await trx.deleteFrom('webhook_endpoints').where('account_id', '=', accountId).execute();
+  await trx.deleteFrom('postback_keys').where('advertiser_id', '=', accountId).execute();
   return tokens.map((token) => token.id);
 }

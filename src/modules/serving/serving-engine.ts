@@ -4,10 +4,11 @@ import type { Config } from '../../config.ts';
 import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
 import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
-import { DEVICES, dayOf, type GoalId } from '../statistics/vocabulary.ts';
+import { DEVICES, dayOf } from '../statistics/vocabulary.ts';
 import type { AcceptanceVerdict, IncomingClick } from './billing/acceptance.ts';
 import { ClickBilling } from './billing/click-billing.ts';
-import type { ConversionOutcome } from './billing/settlement.ts';
+import type { ConversionOutcome, ReportedConversion } from './billing/settlement.ts';
+import type { UnreadableSignal } from './consent/consent.ts';
 import { EventLog, type EventSettlement } from './event-log/event-log.ts';
 import { acceptThroughLog, type LogFallback, logViews } from './event-log/logged-tracking.ts';
 import { settleLoggedViews } from './event-log/settle-views.ts';
@@ -89,6 +90,8 @@ export interface ServingTally {
   conversions: number;
   /** Clicks and beacons the event log did not acknowledge in time, taken by the database instead. */
   logFallbacks: number;
+  /** Requests served unpersonalised because a consent parameter could not be read, by parameter. */
+  consentUnreadable: Record<UnreadableSignal, number>;
 }
 
 /** Who asks, beyond the impression: the loader's page id and what identifies the visitor. */
@@ -126,6 +129,7 @@ export class ServingEngine implements EventSettlement {
     refusals: { bot: 0, limit: 0, funds: 0, duplicate: 0 },
     conversions: 0,
     logFallbacks: 0,
+    consentUnreadable: { gdpr: 0, gdpr_consent: 0, gpp: 0, gpp_sid: 0, gpc: 0, us_privacy: 0 },
   };
   /** Milliseconds from a logged click's redirect to its settlement's commit, the latest ones (benchmarks). */
   readonly eventLagMs: number[] = [];
@@ -396,8 +400,8 @@ export class ServingEngine implements EventSettlement {
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
-  async recordConversion(clickId: string, goal: GoalId): Promise<ConversionOutcome> {
-    const outcome = await this.billing.recordConversion(clickId, goal);
+  async recordConversion(conversion: ReportedConversion): Promise<ConversionOutcome> {
+    const outcome = await this.billing.recordConversion(conversion);
     if (outcome === 'recorded') this.tally.conversions += 1;
     return outcome;
   }

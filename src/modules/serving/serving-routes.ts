@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { notFound } from '../../errors.ts';
+import { DomainError, notFound } from '../../errors.ts';
 import { sendHtmlPage } from '../../http/html-page.ts';
 import { acceptPlainTextList } from '../../http/input.ts';
 import { Id, Text } from '../../http/input-types.ts';
@@ -10,11 +10,13 @@ import type { App } from '../../http/routes.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/vocabulary.ts';
-import { ConsentDecider, consentSignals } from './consent/consent.ts';
+import { ConsentDecider, type ConsentQuery, consentSignals } from './consent/consent.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
 import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
+import { conversionCookie, conversionTag, conversionTags, withTag } from './tracking/conversion-cookie.ts';
+import { hashPostbackKey } from './tracking/postback-key.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
 import { clickAddress, countryOf, visitorTraits } from './tracking/visitor.ts';
 import { LOADER_ID_PATTERN } from './tracking/visitor-id.ts';
@@ -59,9 +61,22 @@ const GoalNames = Type.Union(
   { description: 'Goal type: purchase, registration or intermediate.' },
 );
 
+const ClickIdField = Text('The click id the ad URL received through `{click_id}`.', { minLength: 1, maxLength: 64 });
+
 const ConversionQuery = Type.Object({
-  click_id: Text('The click id the ad URL received through `{click_id}`.', { minLength: 1, maxLength: 64 }),
+  click_id: ClickIdField,
   goal: GoalNames,
+  key: Type.Optional(
+    Text('The advertiser’s postback key (`POST /advertiser/postback-key`), unless it is sent as the `X-Postback-Key` header.', {
+      maxLength: 128,
+    }),
+  ),
+});
+
+/** The pixel answers its GIF to anything (a thank-you page shows it whatever happens): every field is optional. */
+const PixelQuery = Type.Object({
+  click_id: Type.Optional(ClickIdField),
+  goal: Type.Optional(GoalNames),
 });
 
 const ConversionResponse = Type.Object({
@@ -69,6 +84,8 @@ const ConversionResponse = Type.Object({
     description: '`recorded` the first time for this click and goal, `duplicate` afterwards (not counted again).',
   }),
 });
+
+const POSTBACK_KEY_HEADER = 'x-postback-key';
 
 /** How many impression tokens one beacon may carry: a page's teasers, with room to spare. */
 const MAX_TOKENS_PER_BEACON = 100;
@@ -98,7 +115,21 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   if (serving === undefined) return;
   const { currency } = context.config;
   const consent = new ConsentDecider({ vendorId: context.config.tcfVendorId });
+  /** Whether the request's consent signals allow personal data; unreadable ones are counted. */
+  const decideConsent = (request: { query: ConsentQuery; headers: FastifyRequest['headers'] }): boolean => {
+    const verdict = consent.decide(consentSignals(request.query, request.headers['sec-gpc']));
+    if (!verdict.personalised && verdict.unreadable !== undefined) serving.tally.consentUnreadable[verdict.unreadable] += 1;
+    return verdict.personalised;
+  };
   const answers = new TeaserAnswerWriter(currency);
+  const pixelKey = serving.keyFor('conversion-pixel');
+  /** Leaves the click's tag for the conversion pixel in the browser that follows a genuine, fresh link. */
+  const tagClickForPixel = (cookieHeader: string | undefined, reply: FastifyReply, token: string): void => {
+    const verdict = serving.signer.verifyClick(token, context.clock.now());
+    if (verdict.kind !== 'valid') return;
+    const tags = conversionTags(cookieHeader);
+    reply.header('Set-Cookie', conversionCookie(withTag(tags, conversionTag(pixelKey, verdict.claims.clickId))));
+  };
 
   app.get(
     '/api/serve/loader.js',
@@ -144,8 +175,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const traits = visitorTraits(userAgent);
       const { page, visitor } = request.query;
       // Without consent (docs/privacy.md) no visitor id is read: not the cookie, not the loader's.
-      const personalised =
-        !block.neverPersonalise && consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised;
+      const personalised = !block.neverPersonalise && decideConsent(request);
       const cookieId = personalised ? readVisitorId(request) : undefined;
       // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
       const address = request.ip;
@@ -173,7 +203,10 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     scope.post(
       '/api/serve/views',
       {
-        config: SERVING,
+        config: {
+          ...SERVING,
+          plainTextBody: `Impression tokens (the \`view\` of served teasers), one per line (commas or spaces separate them too), 1 to ${MAX_TOKENS_PER_BEACON}: what \`navigator.sendBeacon\` sends.`,
+        },
         bodyLimit: 16 * 1024,
         schema: {
           tags,
@@ -203,18 +236,19 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         operationId: 'followClick',
         summary: 'Follows a click link: records it durably, redirects (302) to the ad URL, and bills it once right after.',
         description:
-          'A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected or that was deleted: those get a small HTML page (404, no `Location`). An expired, repeated or robot link to any other ad redirects unbilled.',
+          'A forged or unreadable link never redirects, nor does a link to an ad that moderation rejected (or never approved) or that was deleted: those get a small HTML page (404, no `Location`). A link leads to the URL moderation approved: while an edit of the ad waits for moderation, the approved one. An expired, repeated or robot link to any other ad redirects unbilled.',
         security: [],
         params: ClickParams,
         response: CLICK_LINK_RESPONSES,
       },
       errorHandler: deadLinkWhenRefused('click link refused'),
     },
-    async (request, reply) =>
-      followClickLink(
-        reply,
-        await serving.redirect(request.params.token, request.headers['user-agent'], request.log, clickAddress(request.ip)),
-      ),
+    async (request, reply) => {
+      const { token } = request.params;
+      const location = await serving.redirect(token, request.headers['user-agent'], request.log, clickAddress(request.ip));
+      if (location !== undefined) tagClickForPixel(request.headers.cookie, reply, token);
+      return followClickLink(reply, location);
+    },
   );
 
   app.get(
@@ -224,17 +258,32 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'recordConversion',
-        summary: 'Server-to-server conversion postback; counted once per click and goal.',
+        summary:
+          "Server-to-server conversion postback, authenticated by the advertiser's postback key; counted once per click and goal.",
+        description:
+          'The key (`POST /advertiser/postback-key`) comes as the `X-Postback-Key` header or the `key` parameter; without it, or with another advertiser’s, 401 `postback_key_refused` and nothing is counted. A conversion counted here is authenticated (`authenticatedOrders` in statistics).',
         security: [],
         querystring: ConversionQuery,
-        response: { 200: ConversionResponse, ...errorResponses(404, 422) },
+        headers: Type.Object({
+          'x-postback-key': Type.Optional(Text('The advertiser’s postback key (or the `key` parameter).', { maxLength: 128 })),
+        }),
+        response: { 200: ConversionResponse, ...errorResponses(401, 404, 422) },
       },
     },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
       const { query } = request;
-      const result = await serving.recordConversion(query.click_id, GOALS[query.goal]);
+      const header = request.headers[POSTBACK_KEY_HEADER];
+      const key = typeof header === 'string' && header !== '' ? header : query.key;
+      if (key === undefined || key === '') throw postbackKeyRefused();
+      const result = await serving.recordConversion({
+        clickId: query.click_id,
+        goal: GOALS[query.goal],
+        source: 'postback',
+        keyHash: hashPostbackKey(key),
+      });
       if (result === 'unknown') throw notFound('Click');
+      if (result === 'refused') throw postbackKeyRefused();
       return { result };
     },
   );
@@ -246,10 +295,15 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'recordConversionPixel',
-        summary: 'Conversion pixel (1×1 GIF, whatever happens); counted once per click and goal.',
+        summary:
+          'Conversion pixel (1×1 GIF, whatever happens): counted once per click and goal, only from the browser that followed the click link.',
+        description:
+          'The click redirect leaves a tag of the click in a cookie of Nativa’s domain (`nv_cv`, `SameSite=None; Secure`, 30 days); the pixel counts a conversion only when the browser sends that tag back, so a click id alone (readable from the click link) records nothing. Browsers that refuse third-party cookies count nothing here: use the postback. Pixel conversions are counted apart (`pixelOrders` in statistics).',
         security: [],
-        querystring: ConversionQuery,
-        response: { 200: mediaAnswer('A transparent 1×1 GIF, also when the query is invalid.', 'image/gif') },
+        querystring: PixelQuery,
+        response: {
+          200: mediaAnswer('A transparent 1×1 GIF, also when the query is invalid or nothing is counted.', 'image/gif'),
+        },
       },
       // A thank-you page shows whatever the pixel answers: a bad query is still a GIF (and logged).
       errorHandler: (error, request, reply) => {
@@ -258,7 +312,12 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       },
     },
     async (request, reply) => {
-      await serving.recordConversion(request.query.click_id, GOALS[request.query.goal]);
+      const { click_id: clickId, goal } = request.query;
+      if (clickId !== undefined && goal !== undefined) {
+        if (conversionTags(request.headers.cookie).includes(conversionTag(pixelKey, clickId))) {
+          await serving.recordConversion({ clickId, goal: GOALS[goal], source: 'pixel' });
+        } else request.log.info({ clickId }, 'conversion pixel without the tag of its click');
+      }
       return sendPixel(reply);
     },
   );
@@ -286,7 +345,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const { advertiser } = request.query;
       // Without consent the pixel sets no cookie and adds no one (docs/privacy.md).
-      if (!consent.decide(consentSignals(request.query, request.headers['sec-gpc'])).personalised) {
+      if (!decideConsent(request)) {
         return sendPixel(reply);
       }
       let visitorId = readVisitorId(request);
@@ -337,7 +396,10 @@ export function sendDeadLink(reply: FastifyReply) {
 
 /** What a click link answers (a teaser's, a bid's): the ad, or a page saying it leads nowhere. */
 export const CLICK_LINK_RESPONSES = {
-  302: Type.Null({ description: 'Found: `Location` is the ad’s URL; no body.' }),
+  302: Type.Null({
+    description:
+      'Found: `Location` is the ad’s URL; no body. A teaser’s link also sets the `nv_cv` cookie the conversion pixel reads (`Set-Cookie`).',
+  }),
   404: mediaAnswer('A small HTML page saying the link leads nowhere (no `Location`).', 'text/html', 'text'),
 };
 
@@ -364,3 +426,6 @@ function sendPixel(reply: FastifyReply) {
   reply.type('image/gif');
   return reply.send(PIXEL_GIF);
 }
+
+const postbackKeyRefused = () =>
+  new DomainError('postback_key_refused', 'This postback does not carry the postback key of the click’s advertiser.');

@@ -5,11 +5,19 @@ import type { PublisherTotals, RollupCounter, TargetId, Totals } from './vocabul
 /** The advertiser's totals of summed rollup counters, `orders` counting the goals of `targetId`. */
 export function totalsOf(sums: Record<RollupCounter, number>, targetId: TargetId): Totals {
   const goals = [sums.conversions_purchase, sums.conversions_registration, sums.conversions_intermediate] as const;
+  const pixel = [
+    sums.pixel_conversions_purchase,
+    sums.pixel_conversions_registration,
+    sums.pixel_conversions_intermediate,
+  ] as const;
+  const ofTarget = (counts: readonly [number, number, number]) =>
+    targetId === 0 ? counts[0] + counts[1] + counts[2] : (counts[targetId - 1] ?? 0);
   return {
     views: sums.views,
     clicks: sums.clicks,
     spendMicros: sums.spend_micros,
-    orders: targetId === 0 ? goals[0] + goals[1] + goals[2] : (goals[targetId - 1] ?? 0),
+    orders: ofTarget(goals),
+    pixelOrders: ofTarget(pixel),
     served: sums.served,
     refundedClicks: sums.refunded_clicks,
     refundedSpendMicros: sums.refunded_spend_micros,
@@ -49,6 +57,8 @@ export function advertiserFigures(totals: Totals) {
     clicks: totals.clicks,
     money: microsToAmount(totals.spendMicros),
     orders: totals.orders,
+    authenticatedOrders: totals.orders - totals.pixelOrders,
+    pixelOrders: totals.pixelOrders,
     ...deriveRates(totals),
     served: totals.served,
     refundedClicks: totals.refundedClicks,

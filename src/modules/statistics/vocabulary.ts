@@ -34,6 +34,9 @@ export const ROLLUP_COUNTERS = [
   'conversions_purchase',
   'conversions_registration',
   'conversions_intermediate',
+  'pixel_conversions_purchase',
+  'pixel_conversions_registration',
+  'pixel_conversions_intermediate',
   'served',
   'refunded_clicks',
   'refunded_spend_micros',
@@ -62,6 +65,8 @@ export interface TrafficEvent {
   /** What the publisher earned from it. */
   publisherIncomeMicros?: number;
   conversions?: Partial<Record<GoalId, number>>;
+  /** Those of `conversions` the browser pixel reported (not authenticated by a postback key). */
+  pixelConversions?: Partial<Record<GoalId, number>>;
   /** Teasers served (views are the viewable ones among them). */
   served?: number;
   /** Clicks found invalid after billing, with the money given back (on the click's own day and place). */
@@ -79,6 +84,9 @@ export const eventCounters = (event: TrafficEvent): Record<RollupCounter, number
   conversions_purchase: event.conversions?.[GOALS.purchase] ?? 0,
   conversions_registration: event.conversions?.[GOALS.registration] ?? 0,
   conversions_intermediate: event.conversions?.[GOALS.intermediate] ?? 0,
+  pixel_conversions_purchase: event.pixelConversions?.[GOALS.purchase] ?? 0,
+  pixel_conversions_registration: event.pixelConversions?.[GOALS.registration] ?? 0,
+  pixel_conversions_intermediate: event.pixelConversions?.[GOALS.intermediate] ?? 0,
   served: event.served ?? 0,
   refunded_clicks: event.refundedClicks ?? 0,
   refunded_spend_micros: event.refundedSpendMicros ?? 0,
@@ -91,6 +99,8 @@ export interface Totals {
   clicks: number;
   spendMicros: number;
   orders: number;
+  /** Those of `orders` the browser pixel reported; the rest came by authenticated postback. */
+  pixelOrders: number;
   served: number;
   refundedClicks: number;
   refundedSpendMicros: number;
@@ -102,6 +112,7 @@ export const ZERO_TOTALS: Readonly<Totals> = Object.freeze({
   clicks: 0,
   spendMicros: 0,
   orders: 0,
+  pixelOrders: 0,
   served: 0,
   refundedClicks: 0,
   refundedSpendMicros: 0,

@@ -267,21 +267,28 @@ describe('serving: teasers, clicks, billing', () => {
     const served = await teasers(world.blockId);
     const click = await server.anonymous.get(pathOf(served.teasers[0]?.url ?? ''), desktop);
     const clickId = new URL(click.header('location') ?? '').searchParams.get('id') ?? '';
-    const postback = (goal: string) => server.anonymous.get(`/api/serve/conversion?click_id=${clickId}&goal=${goal}`);
+    const made = await world.advertiser.post('/api/advertiser/postback-key');
+    assert.equal(made.status, 201, made.text);
+    const key = made.json<{ key: string }>().key;
+    const postback = (goal: string) => server.anonymous.get(`/api/serve/conversion?click_id=${clickId}&goal=${goal}&key=${key}`);
     const first = await postback('purchase');
     assert.equal(first.status, 200, first.text);
     assert.deepEqual(first.json(), { result: 'recorded' });
     assert.deepEqual((await postback('purchase')).json(), { result: 'duplicate' });
-    const pixel = await server.anonymous.get(`/api/serve/pixel.gif?click_id=${clickId}&goal=registration`);
+    // The pixel counts from the browser that followed the link: the one with its cookie.
+    const cookie = (click.header('set-cookie') ?? '').split(';')[0] ?? '';
+    const pixel = await server.anonymous.get(`/api/serve/pixel.gif?click_id=${clickId}&goal=registration`, {
+      headers: { Cookie: cookie },
+    });
     assert.equal(pixel.status, 200);
     assert.equal(pixel.header('content-type'), 'image/gif');
-    await server.anonymous.get(`/api/serve/pixel.gif?click_id=${clickId}&goal=registration`);
+    await server.anonymous.get(`/api/serve/pixel.gif?click_id=${clickId}&goal=registration`, { headers: { Cookie: cookie } });
     const totals = await statsTotals(db, { campaignIds: world.campaignIds });
     assert.equal(totals.purchases, 1);
     assert.equal(totals.registrations, 1);
     assert.equal(totals.intermediate, 0);
 
-    const unknown = await server.anonymous.get('/api/serve/conversion?click_id=nope&goal=purchase');
+    const unknown = await server.anonymous.get(`/api/serve/conversion?click_id=nope&goal=purchase&key=${key}`);
     assert.equal(unknown.status, 404);
     const badGoal = await postback('sale');
     assert.equal(badGoal.status, 422);

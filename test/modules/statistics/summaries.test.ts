@@ -459,13 +459,16 @@ describe('statistics summaries', () => {
 
   it('backfills the summaries from stats_daily in migrations 0410 and 0510', async () => {
     const dayAndMonth = sql`SELECT * FROM stats_rollups WHERE span <> 0 ORDER BY shape, key_a, span, day, hour, key_b, key_c`;
-    const written = await dayAndMonth.execute(db);
+    // The columns these two migrations make: the pixel's conversions came later, with their own backfill (0716).
+    const written = (await dayAndMonth.execute(db)).rows.map((row) =>
+      Object.fromEntries(Object.entries(row as object).filter(([column]) => !column.startsWith('pixel_conversions_'))),
+    );
     const migration = ['0410-statistics-summaries.sql', '0510-statistics-spans.sql']
       .map((file) => readFileSync(path.join(import.meta.dirname, '../../../src/db/migrations', file), 'utf8'))
       .join('\n;\n');
     await server.server.context.database.withSession((run) => run(`BEGIN;\nDROP TABLE stats_rollups;\n${migration}\n;COMMIT;`));
     const backfilled = await dayAndMonth.execute(db);
-    assert.ok(written.rows.length > 1000);
-    assert.deepEqual(backfilled.rows, written.rows);
+    assert.ok(written.length > 1000);
+    assert.deepEqual(backfilled.rows, written);
   });
 });

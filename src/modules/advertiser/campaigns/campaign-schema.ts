@@ -22,12 +22,25 @@ export const servedAndRefundedProperties = {
   }),
 };
 
+/** Where the conversions of `orders` came from: every figure block that shows orders carries both. */
+export const conversionSourceProperties = {
+  authenticatedOrders: Type.Integer({
+    description:
+      'Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions.',
+  }),
+  pixelOrders: Type.Integer({
+    description:
+      'Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated.',
+  }),
+};
+
 /** The statistics block shared by Campaign, Ad and the statistics rows. */
 export const figureProperties = {
   views: Type.Integer({ description: 'Viewable impressions (shows): teasers at least half in view for a second.' }),
   clicks: Type.Integer({ description: 'Transitions (clicks).' }),
   money: Type.Number({ description: 'Expenses, in currency units.' }),
   orders: Type.Integer({ description: 'Conversions of the goals selected by targetId.' }),
+  ...conversionSourceProperties,
   cpm: Type.Number({ description: 'Cost per thousand shows: money / views · 1000.' }),
   cpo: Type.Number({ description: 'Cost per order: money / orders.' }),
   cr: Type.Number({ description: 'Conversion rate, percent: orders / clicks · 100.' }),

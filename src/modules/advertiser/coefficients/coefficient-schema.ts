@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { servedAndRefundedProperties } from '../campaigns/campaign-schema.ts';
+import { conversionSourceProperties, servedAndRefundedProperties } from '../campaigns/campaign-schema.ts';
 
 export const CoefficientSchema = Type.Object(
   {
@@ -20,6 +20,7 @@ const figures = {
   clicks: Type.Integer({ description: 'Clicks.' }),
   money: Type.Number({ description: 'Spent.' }),
   orders: Type.Integer({ description: 'Conversions of the goal chosen by `targetId`.' }),
+  ...conversionSourceProperties,
   ctr: Type.Number({ description: 'CTR, % (clicks / views · 100).' }),
   cpm: Type.Number({ description: 'Cost per 1000 views.' }),
   cpo: Type.Number({ description: 'Cost per conversion.' }),

@@ -106,8 +106,12 @@ export type OfferContent = Pick<
   | 'price_text'
 >;
 
-/** New content for an ad: it goes back to moderation, and the reason of an earlier rejection no longer applies. */
+/**
+ * New content for an ad: it goes back to moderation, and the reason of an earlier rejection no
+ * longer applies; what was approved keeps serving meanwhile.
+ */
 export async function setOfferContent(db: Db, id: number, content: OfferContent, now: Date): Promise<void> {
+  await keepApprovedVersion(db, id, now);
   await db
     .updateTable('offers')
     .set({ ...content, moderation_status: MODERATION.moderation, moderation_reason: null, updated_at: now })
@@ -153,6 +157,44 @@ export async function setOfferModeration(db: Db, id: number, status: ModerationS
       eb.selectFrom('campaigns').select('advertiser_id').whereRef('campaigns.id', '=', 'offers.campaign_id').as('advertiser_id'),
     ])
     .executeTakeFirst();
+}
+
+/**
+ * Before an approved ad changes (an edit, or an operator sending it back to the queue), keeps its
+ * approved content: serving shows it, and the ad's links lead to its URLs, until the next decision.
+ * Nothing is kept for an ad that is not approved: a kept version stays until that decision.
+ */
+export async function keepApprovedVersion(db: Db, id: number, now: Date): Promise<void> {
+  await db
+    .insertInto('offer_approved_versions')
+    .columns(['offer_id', 'title', 'description', 'price_text', 'url', 'url_mobile', 'image_square', 'image_wide', 'approved_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('offers')
+        .select([
+          'id',
+          'title',
+          'description',
+          'price_text',
+          'url',
+          'url_mobile',
+          'image_square',
+          'image_wide',
+          eb.val(now).as('approved_at'),
+        ])
+        .where('id', '=', id)
+        .where('moderation_status', '=', MODERATION.approved),
+    )
+    .onConflict((conflict) => conflict.column('offer_id').doNothing())
+    .execute();
+}
+
+/**
+ * A decision makes the kept version moot: approval (the ad's own content is now what was approved)
+ * or rejection (nothing of the ad serves, and its links lead nowhere, until it is approved again).
+ */
+export async function dropApprovedVersion(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('offer_approved_versions').where('offer_id', '=', id).execute();
 }
 
 /** Every advertiser's ads that are not deleted, by id, in one moderation status or all. */

@@ -22,10 +22,12 @@ import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
   copyOffers,
+  dropApprovedVersion,
   findOffer,
   findOfferModerationStatusForUpdate,
   insertOffer,
   isSubCategoryOf,
+  keepApprovedVersion,
   listOffersForModeration,
   listOffersOfCampaign,
   markOfferDeleted,
@@ -381,8 +383,10 @@ export async function moderateOffer(
   now: Date,
 ): Promise<ModerationDecision> {
   const row = await inTransaction(db, async (trx) => {
+    if (decision.status === MODERATION.moderation) await keepApprovedVersion(trx, id, now);
     const decided = await setOfferModeration(trx, id, decision.status, decision.reason, now);
     if (decided !== undefined) {
+      if (decision.status !== MODERATION.moderation) await dropApprovedVersion(trx, id);
       const data = { adId: decided.id, campaignId: decided.campaign_id, status: decided.moderation_status };
       const advertiserId = Number(decided.advertiser_id);
       await emitWebhookEvent(trx, { type: 'ad.moderated', accountId: advertiserId, data, now });

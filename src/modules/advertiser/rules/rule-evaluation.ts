@@ -11,6 +11,8 @@ export interface RuleCondition {
   comparison: RuleComparison;
   thresholdMicros: number;
   minClicks: number;
+  /** Count only conversions reported with the postback key (pixel conversions left out). */
+  authenticatedOnly: boolean;
   action: RuleAction;
   coef: number | null;
 }
@@ -39,11 +41,11 @@ const MICROS = 1_000_000n;
  * has no value: CPA without conversions, CTR without views, spend without conversion when there
  * were conversions. Fractions keep the comparison exact (no floating point).
  */
-function metricFraction(metric: RuleMetric, totals: Totals): [bigint, bigint] | undefined {
+function metricFraction(metric: RuleMetric, totals: Totals, authenticatedOnly: boolean): [bigint, bigint] | undefined {
   const views = BigInt(totals.views);
   const clicks = BigInt(totals.clicks);
   const spend = BigInt(totals.spendMicros);
-  const orders = BigInt(totals.orders);
+  const orders = BigInt(authenticatedOnly ? totals.orders - totals.pixelOrders : totals.orders);
   switch (metric) {
     case 'cpa':
       return orders > 0n ? [spend, orders] : undefined;
@@ -59,7 +61,7 @@ function metricFraction(metric: RuleMetric, totals: Totals): [bigint, bigint] | 
 /** Whether the object's figures cross the rule's threshold (after at least `minClicks` clicks). */
 export function crossesThreshold(condition: RuleCondition, totals: Totals): boolean {
   if (totals.clicks < condition.minClicks) return false;
-  const fraction = metricFraction(condition.metric, totals);
+  const fraction = metricFraction(condition.metric, totals, condition.authenticatedOnly);
   if (fraction === undefined) return false;
   const [numerator, denominator] = fraction;
   const left = numerator;

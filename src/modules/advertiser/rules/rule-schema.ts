@@ -24,6 +24,8 @@ const descriptions = {
     'The threshold: money for cpa and spend_without_conversion, % for ctr, a count for conversions; at most 4 fraction digits.',
   windowDays: 'The window: the last N days (today included, platform time zone), 1 to 366.',
   minClicks: 'Only objects with at least this many clicks in the window are tested (default 0).',
+  authenticatedOnly:
+    'Count only authenticated conversions, those the advertiser’s server reported with its postback key, for cpa, conversions and spend_without_conversion; pixel conversions are left out (default false).',
   action:
     'What happens to an object whose figure crosses the threshold: `set_coefficient` (to `coef`), `block` (coefficient 0.1, the lowest there is) — both for site, block and device scopes — or `pause` (switch the ad off; ad scope only).',
   coef: 'The coefficient set by `set_coefficient`, 0.1 to 10; null for the other actions.',
@@ -39,6 +41,7 @@ export const RuleBodySchema = Type.Object(
     threshold: Money(descriptions.threshold, { minimum: 0 }),
     windowDays: Count(descriptions.windowDays, { minimum: 1, maximum: 366 }),
     minClicks: Type.Optional(Count(descriptions.minClicks)),
+    authenticatedOnly: Type.Optional(Flag(descriptions.authenticatedOnly)),
     action: oneOf(RULE_ACTIONS, descriptions.action),
     coef: Type.Optional(Type.Number({ minimum: 0.1, maximum: 10, description: descriptions.coef })),
     enabled: Type.Optional(Flag(descriptions.enabled)),
@@ -58,6 +61,7 @@ export const RuleSchema = Type.Object(
     threshold: Type.Number({ description: descriptions.threshold }),
     windowDays: Type.Integer({ description: descriptions.windowDays }),
     minClicks: Type.Integer({ description: descriptions.minClicks }),
+    authenticatedOnly: Type.Boolean({ description: descriptions.authenticatedOnly }),
     action: oneOf(RULE_ACTIONS, descriptions.action),
     coef: Type.Union([Type.Number(), Type.Null()], { description: descriptions.coef }),
     enabled: Type.Boolean({ description: descriptions.enabled }),

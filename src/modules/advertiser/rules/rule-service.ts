@@ -33,6 +33,7 @@ export const toRule = (row: RuleRow): Rule => ({
   threshold: microsToAmount(row.threshold_micros),
   windowDays: row.window_days,
   minClicks: row.min_clicks,
+  authenticatedOnly: row.authenticated_only,
   action: row.action,
   coef: row.coef,
   enabled: row.enabled,
@@ -64,6 +65,7 @@ function ruleColumns(body: RuleBody) {
     threshold_micros: readMoney(body.threshold, 'threshold', { sign: 'non-negative' }),
     window_days: body.windowDays,
     min_clicks: body.minClicks ?? 0,
+    authenticated_only: body.authenticatedOnly ?? false,
     action: body.action,
     coef: body.coef === undefined ? null : Math.round(body.coef * 10_000) / 10_000,
     enabled: body.enabled ?? true,
@@ -128,6 +130,7 @@ const conditionOf = (rule: RuleRow): RuleCondition => ({
   comparison: rule.comparison,
   thresholdMicros: rule.threshold_micros,
   minClicks: rule.min_clicks,
+  authenticatedOnly: rule.authenticated_only,
   action: rule.action,
   coef: rule.coef,
 });

@@ -1,7 +1,6 @@
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import { findOrCreatePlatformAccount } from '../../ledger/ledger.ts';
-import type { GoalId } from '../../statistics/vocabulary.ts';
 import { type AcceptanceVerdict, acceptClicks, type IncomingClick } from './acceptance.ts';
 import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';
@@ -10,6 +9,7 @@ import {
   type ClickOutcome,
   type ConversionOutcome,
   findAcceptedClicks,
+  type ReportedConversion,
   recordConversion,
   type SettlementSettings,
   settleClicks,
@@ -74,9 +74,9 @@ export class ClickBilling {
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
-  async recordConversion(clickId: string, goal: GoalId): Promise<ConversionOutcome> {
+  async recordConversion(conversion: ReportedConversion): Promise<ConversionOutcome> {
     const { db, clock } = this.options;
-    return recordConversion(db, clickId, goal, clock.now(), await this.settlementSettings());
+    return recordConversion(db, conversion, clock.now(), await this.settlementSettings());
   }
 
   /** Waits until every click submitted so far is accepted and settled (tests, benchmarks, shutdown). */

@@ -311,33 +311,55 @@ export async function findAcceptedClicks(db: Db, beforeMs: number | undefined, l
   return rows.map((row) => row.click_id);
 }
 
-export type ConversionOutcome = 'recorded' | 'duplicate' | 'unknown';
+/** `refused`: a postback whose key is not the one of the click's advertiser. */
+export type ConversionOutcome = 'recorded' | 'duplicate' | 'unknown' | 'refused';
+
+/** A conversion as reported: by the browser pixel, or by the advertiser's server with its postback key. */
+export type ReportedConversion =
+  | { clickId: string; goal: GoalId; source: 'pixel' }
+  | { clickId: string; goal: GoalId; source: 'postback'; keyHash: Buffer };
 
 /**
- * Counts a conversion once per billed click and goal, on the click's statistics key. A click still
- * accepted but not settled (a conversion can follow its redirect within milliseconds) is settled
- * first, so that whether it was billed is known.
+ * Counts a conversion once per billed click and goal, on the click's statistics key, marked with
+ * its source (the pixel's are counted apart too). A postback counts only with the key of the
+ * click's advertiser. A click still accepted but not settled (a conversion can follow its
+ * redirect within milliseconds) is settled first, so that whether it was billed is known.
  */
 export async function recordConversion(
   db: Db,
-  clickId: string,
-  goal: GoalId,
+  conversion: ReportedConversion,
   nowMs: number,
   settings: SettlementSettings,
 ): Promise<ConversionOutcome> {
+  const { clickId, goal, source } = conversion;
   const findClick = (trx: Db) => trx.selectFrom('clicks').selectAll().where('click_id', '=', clickId).executeTakeFirst();
   if ((await findClick(db)) === undefined) await settleClicks(db, [clickId], settings);
   return inTransaction(db, async (trx) => {
     const click = await findClick(trx);
     if (click === undefined || click.status !== 'billed') return 'unknown';
+    if (conversion.source === 'postback' && !(await holdsPostbackKey(trx, click.advertiser_id, conversion.keyHash))) {
+      return 'refused';
+    }
     const inserted = await trx
       .insertInto('conversions')
-      .values({ click_id: clickId, goal, created_at: new Date(nowMs) })
+      .values({ click_id: clickId, goal, source, created_at: new Date(nowMs) })
       .onConflict((conflict) => conflict.columns(['click_id', 'goal']).doNothing())
       .returning('click_id')
       .executeTakeFirst();
     if (inserted === undefined) return 'duplicate';
-    await recordEvents(trx, [{ at: nowMs, ...rollupKeyOf(click), conversions: { [goal]: 1 } }], settings.timeZone);
+    const counts = { conversions: { [goal]: 1 }, ...(source === 'pixel' ? { pixelConversions: { [goal]: 1 } } : {}) };
+    await recordEvents(trx, [{ at: nowMs, ...rollupKeyOf(click), ...counts }], settings.timeZone);
     return 'recorded';
   });
+}
+
+/** Whether the advertiser's postback key is the one whose SHA-256 is `keyHash`. */
+async function holdsPostbackKey(trx: Db, advertiserId: number, keyHash: Buffer): Promise<boolean> {
+  const row = await trx
+    .selectFrom('postback_keys')
+    .select('advertiser_id')
+    .where('advertiser_id', '=', advertiserId)
+    .where('key_hash', '=', keyHash)
+    .executeTakeFirst();
+  return row !== undefined;
 }

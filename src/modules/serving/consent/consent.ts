@@ -17,7 +17,21 @@ export interface ConsentSignals {
   gppSectionIds: readonly number[] | undefined;
   /** Global Privacy Control is on. */
   gpc: boolean;
+  /** The IAB US Privacy (CCPA) string, `1YNN`: version, notice, opt-out of sale, LSPA. */
+  usPrivacy?: string;
+  /** The first parameter that could not be read at all (a number that is not 0 or 1, section ids that are not numbers). */
+  unreadable?: UnreadableSignal;
 }
+
+/** The consent parameters, as the metric of unreadable ones names them. */
+export const CONSENT_SIGNALS = ['gdpr', 'gdpr_consent', 'gpp', 'gpp_sid', 'gpc', 'us_privacy'] as const;
+export type UnreadableSignal = (typeof CONSENT_SIGNALS)[number];
+
+/**
+ * The longest strings decoded: a TC string with a few thousand vendors is well under 4 KB. A longer
+ * one is unreadable without being decoded (nor remembered by the decider).
+ */
+const MAX_DECODED_LENGTH: Record<'gdpr_consent' | 'gpp', number> = { gdpr_consent: 4096, gpp: 8192 };
 
 /** What the network needs consent for, from configuration (docs/privacy.md). */
 export interface ConsentPolicy {
@@ -29,7 +43,16 @@ export interface ConsentPolicy {
 export const NON_PERSONALISED_REASONS = ['site', 'gpc', 'us_opt_out', 'tcf_no_consent', 'tcf_vendor', 'malformed'] as const;
 export type NonPersonalisedReason = (typeof NON_PERSONALISED_REASONS)[number];
 
-export type ConsentVerdict = { personalised: true } | { personalised: false; reason: NonPersonalisedReason };
+/** A verdict; `malformed` names the parameter that could not be read (the metric nativa_consent_unreadable_total). */
+export type ConsentVerdict =
+  | { personalised: true }
+  | { personalised: false; reason: NonPersonalisedReason; unreadable?: UnreadableSignal };
+
+const unreadable = (signal: UnreadableSignal): ConsentVerdict => ({
+  personalised: false,
+  reason: 'malformed',
+  unreadable: signal,
+});
 
 /**
  * TCF purposes personalisation needs: 1 (store or access information on a device), 3 (create a
@@ -57,10 +80,16 @@ const PERSONALISED: ConsentVerdict = { personalised: true };
  */
 export function decideConsent(signals: ConsentSignals, policy: ConsentPolicy): ConsentVerdict {
   if (signals.gpc) return { personalised: false, reason: 'gpc' };
+  if (signals.unreadable !== undefined) return unreadable(signals.unreadable);
   const tcString = signals.tcString === '' ? undefined : signals.tcString;
+  if (signals.usPrivacy !== undefined && signals.usPrivacy !== '') {
+    const optOut = usPrivacyOptOut(signals.usPrivacy);
+    if (optOut === undefined) return unreadable('us_privacy');
+    if (optOut) return { personalised: false, reason: 'us_opt_out' };
+  }
   if (signals.gpp !== undefined && signals.gpp !== '') {
     const gpp = decodeGpp(signals.gpp);
-    if (gpp === undefined) return { personalised: false, reason: 'malformed' };
+    if (gpp === undefined) return unreadable('gpp');
     const applicable = signals.gppSectionIds ?? gpp.getSectionIds();
     if (applicable.some((id) => usOptOut(gpp, id))) return { personalised: false, reason: 'us_opt_out' };
     if (tcString === undefined && applicable.includes(GPP_TCF_EU) && gpp.hasSectionId(GPP_TCF_EU)) {
@@ -72,7 +101,7 @@ export function decideConsent(signals: ConsentSignals, policy: ConsentPolicy): C
   if (signals.gdpr === 0 || (tcString === undefined && signals.gdpr === undefined)) return PERSONALISED;
   if (tcString === undefined) return { personalised: false, reason: 'tcf_no_consent' };
   const consents = decodeTcString(tcString);
-  if (consents === undefined) return { personalised: false, reason: 'malformed' };
+  if (consents === undefined) return unreadable('gdpr_consent');
   return tcfVerdict(consents, policy);
 }
 
@@ -89,7 +118,14 @@ function tcfVerdict(consents: TcfConsents, policy: ConsentPolicy): ConsentVerdic
   return PERSONALISED;
 }
 
+/** The US Privacy string's opt-out of sale (`1YYN`: yes), or undefined when the string is not one. */
+function usPrivacyOptOut(text: string): boolean | undefined {
+  if (!/^1[YN-]{3}$/i.test(text)) return undefined;
+  return text.charAt(2).toUpperCase() === 'Y';
+}
+
 function decodeTcString(text: string): TcfConsents | undefined {
+  if (text.length > MAX_DECODED_LENGTH.gdpr_consent) return undefined;
   try {
     const model = TCString.decode(text);
     if (model.version !== 2) return undefined;
@@ -100,6 +136,7 @@ function decodeTcString(text: string): TcfConsents | undefined {
 }
 
 function decodeGpp(text: string): GppModel | undefined {
+  if (text.length > MAX_DECODED_LENGTH.gpp) return undefined;
   try {
     const model = new GppModel(text);
     // Sections decode lazily: reading every one now makes a bad string fail here, as a whole.
@@ -136,25 +173,55 @@ function readField(gpp: GppModel, sectionId: number, field: string): unknown {
   }
 }
 
-/** Reads the signals from a request's query and headers (`Sec-GPC: 1`); bad values count as absent. */
-export function consentSignals(
-  query: { gdpr?: number; gdpr_consent?: string; gpp?: string; gpp_sid?: string; gpc?: number },
-  secGpc: string | string[] | undefined,
-): ConsentSignals {
-  const gppSectionIds =
-    query.gpp_sid === undefined || query.gpp_sid === ''
-      ? undefined
-      : query.gpp_sid
-          .split(/[,_]/)
-          .map(Number)
-          .filter((id) => Number.isInteger(id) && id > 0);
+/** The consent parameters of a query as they arrive: any text (consent-query.ts). */
+export interface ConsentQuery {
+  gdpr?: string;
+  gdpr_consent?: string;
+  gpp?: string;
+  gpp_sid?: string;
+  gpc?: string;
+  us_privacy?: string;
+}
+
+/**
+ * Reads the signals from a request's query and headers (`Sec-GPC: 1`). Nothing here refuses a
+ * request: a page's CMP with a bug must not cost the publisher its ads. A flag that is neither 0
+ * nor 1, or section ids that are not numbers, make the signals `unreadable` (no consent).
+ */
+export function consentSignals(query: ConsentQuery, secGpc: string | string[] | undefined): ConsentSignals {
+  const gdpr = readFlag(query.gdpr);
+  const gpc = readFlag(query.gpc);
+  const gppSectionIds = readSectionIds(query.gpp_sid);
+  const unreadable: UnreadableSignal | undefined =
+    gdpr === null ? 'gdpr' : gpc === null ? 'gpc' : gppSectionIds === null ? 'gpp_sid' : undefined;
   return {
-    gdpr: query.gdpr === 0 || query.gdpr === 1 ? query.gdpr : undefined,
+    gdpr: gdpr ?? undefined,
     tcString: query.gdpr_consent,
     gpp: query.gpp,
-    gppSectionIds,
-    gpc: secGpc === '1' || query.gpc === 1,
+    gppSectionIds: gppSectionIds ?? undefined,
+    gpc: secGpc === '1' || gpc === 1,
+    usPrivacy: query.us_privacy,
+    ...(unreadable === undefined ? {} : { unreadable }),
   };
+}
+
+/** `0`, `1`, absent or empty (undefined), or null for anything else. */
+function readFlag(value: string | undefined): 0 | 1 | undefined | null {
+  if (value === undefined || value === '') return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '0') return 0;
+  if (trimmed === '1') return 1;
+  return null;
+}
+
+/** `2,7` or `2_7` (`-1`: none applies), absent or empty (undefined), or null when they are not section ids. */
+function readSectionIds(value: string | undefined): number[] | undefined | null {
+  if (value === undefined || value === '') return undefined;
+  if (!/^-?[0-9]{1,3}([,_]-?[0-9]{1,3})*$/.test(value)) return null;
+  return value
+    .split(/[,_]/)
+    .map(Number)
+    .filter((id) => Number.isInteger(id) && id > 0);
 }
 
 /** Verdicts kept per cache; the least recently decided are forgotten first. */
@@ -174,9 +241,16 @@ export class ConsentDecider {
   }
 
   decide(signals: ConsentSignals): ConsentVerdict {
-    if (signals.gpc) return decideConsent(signals, this.policy);
+    if (signals.gpc || signals.unreadable !== undefined) return decideConsent(signals, this.policy);
     if (signals.tcString === undefined && signals.gpp === undefined) return decideConsent(signals, this.policy);
-    const key = `${signals.gdpr ?? ''}\n${signals.tcString ?? ''}\n${signals.gpp ?? ''}\n${signals.gppSectionIds?.join(',') ?? '*'}`;
+    // Strings too long to decode are not remembered either: they would fill the cache with garbage.
+    if (
+      (signals.tcString?.length ?? 0) > MAX_DECODED_LENGTH.gdpr_consent ||
+      (signals.gpp?.length ?? 0) > MAX_DECODED_LENGTH.gpp
+    ) {
+      return decideConsent(signals, this.policy);
+    }
+    const key = `${signals.gdpr ?? ''}\n${signals.tcString ?? ''}\n${signals.gpp ?? ''}\n${signals.gppSectionIds?.join(',') ?? '*'}\n${signals.usPrivacy ?? ''}`;
     const known = this.verdicts.get(key);
     if (known !== undefined) {
       this.verdicts.delete(key);

@@ -45,7 +45,9 @@ export class EventLog {
     const availability = new LogAvailability({
       probe: async () => {
         if (connection === undefined) throw new Error('not connected');
-        await (await jetstreamManager(connection, { timeout: LOG_PROBE_INTERVAL_MS, checkAPI: false })).streams.info(settings.stream);
+        await (await jetstreamManager(connection, { timeout: LOG_PROBE_INTERVAL_MS, checkAPI: false })).streams.info(
+          settings.stream,
+        );
       },
       onChange: (available, downForMs) =>
         available

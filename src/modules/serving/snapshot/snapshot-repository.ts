@@ -3,22 +3,34 @@ import { MODERATION } from '../../../moderation.ts';
 
 /** SQL of the snapshot: what can serve, and the figures it is ranked and limited by. */
 
+/**
+ * Ads that can serve, each with the content moderation approved: its own columns when it is
+ * approved, the kept version while an edit of it waits for moderation (docs/moderation.md).
+ */
 export async function loadServableOffers(db: Db) {
   return db
     .selectFrom('offers as o')
     .innerJoin('campaigns as c', 'c.id', 'o.campaign_id')
     .innerJoin('accounts as a', 'a.id', 'c.advertiser_id')
-    .select([
+    .leftJoin('offer_approved_versions as v', 'v.offer_id', 'o.id')
+    .select((eb) => [
       'o.id',
       'o.campaign_id',
-      'o.title',
-      'o.description',
-      'o.price_text',
-      'o.url',
-      'o.url_mobile',
+      eb.fn.coalesce('v.title', 'o.title').as('title'),
+      eb.fn.coalesce('v.description', 'o.description').as('description'),
+      eb.fn.coalesce('v.price_text', 'o.price_text').as('price_text'),
+      eb.fn.coalesce('v.url', 'o.url').as('url'),
+      eb.fn.coalesce('v.url_mobile', 'o.url_mobile').as('url_mobile'),
       'o.bid_micros',
-      'o.image_square',
-      'o.image_wide',
+      // An approved version's image columns replace the ad's even when null (no such image then).
+      eb
+        .case()
+        .when('v.offer_id', 'is', null)
+        .then(eb.ref('o.image_square'))
+        .else(eb.ref('v.image_square'))
+        .end()
+        .as('image_square'),
+      eb.case().when('v.offer_id', 'is', null).then(eb.ref('o.image_wide')).else(eb.ref('v.image_wide')).end().as('image_wide'),
       'c.advertiser_id',
       'c.geo',
       'c.is_retarget',
@@ -41,7 +53,8 @@ export async function loadServableOffers(db: Db) {
       'a.daily_budget_micros as advertiser_daily_budget_micros',
     ])
     .where('o.active', '=', true)
-    .where('o.moderation_status', '=', MODERATION.approved)
+    .where((eb) => eb.or([eb('o.moderation_status', '=', MODERATION.approved), eb('v.offer_id', 'is not', null)]))
+    .where('o.moderation_status', '!=', MODERATION.rejected)
     .where('o.deleted_at', 'is', null)
     .where('c.active', '=', true)
     .where('c.moderation_status', '=', MODERATION.approved)

@@ -11,7 +11,8 @@ export function clickTarget(snapshot: Snapshot, offerId: number, mobile: boolean
 
 /**
  * An ad that left the snapshot since its link was signed (paused, its campaign paused or out of
- * budget) still redirects; one that moderation rejected, or that was deleted, does not.
+ * budget) still redirects, to the URL moderation approved; one that moderation rejected, that was
+ * never approved, or that was deleted, does not.
  */
 export async function storedClickTarget(db: Db, offerId: number, mobile: boolean): Promise<string | undefined> {
   const offer = await findOfferTarget(db, offerId);

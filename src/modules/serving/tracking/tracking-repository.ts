@@ -22,14 +22,20 @@ export async function isAdvertiser(db: Db, accountId: number): Promise<boolean> 
   return row !== undefined;
 }
 
-/** Where an ad's click leads, unless the ad is deleted or moderation rejected it or its campaign. */
+/**
+ * Where an ad's click leads: the URLs moderation approved (the ad's own while it is approved, the
+ * kept version while an edit waits), and nowhere when the ad is deleted, was never approved, or
+ * moderation rejected it or its campaign.
+ */
 export async function findOfferTarget(db: Db, offerId: number) {
   return db
     .selectFrom('offers as o')
     .innerJoin('campaigns as c', 'c.id', 'o.campaign_id')
-    .select(['o.url', 'o.url_mobile'])
+    .leftJoin('offer_approved_versions as v', 'v.offer_id', 'o.id')
+    .select((eb) => [eb.fn.coalesce('v.url', 'o.url').as('url'), eb.fn.coalesce('v.url_mobile', 'o.url_mobile').as('url_mobile')])
     .where('o.id', '=', offerId)
     .where('o.deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('o.moderation_status', '=', MODERATION.approved), eb('v.offer_id', 'is not', null)]))
     .where('o.moderation_status', '!=', MODERATION.rejected)
     .where('c.moderation_status', '!=', MODERATION.rejected)
     .executeTakeFirst();

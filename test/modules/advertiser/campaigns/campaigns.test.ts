@@ -140,6 +140,8 @@ describe('advertiser campaigns', () => {
         clicks: 60,
         money: 15,
         orders: 10,
+        authenticatedOrders: 10,
+        pixelOrders: 0,
         cpm: 10,
         cpo: 1.5,
         cr: 16.6667,

@@ -6,9 +6,10 @@ import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf, type World } from '../../../helpers/serving.ts';
 
 /**
- * Editing after creation (issue 27, item 8): an ad's content (headline, text, landing pages,
- * pictures) and a campaign's category send them back to moderation and out of the serving index;
- * a bid, a switch, a campaign's title and countries do not. Bad input changes nothing.
+ * Editing after creation: an ad's content (headline, text, landing pages, pictures) sends it back
+ * to moderation, its approved version serving meanwhile; a campaign's category sends the campaign
+ * back to moderation and out of the serving index; a bid, a switch, a campaign's title and
+ * countries do not. Bad input changes nothing.
  */
 describe('advertiser: editing ads and campaigns after creation', () => {
   let server: TestServer;
@@ -53,7 +54,7 @@ describe('advertiser: editing ads and campaigns after creation', () => {
     ['landing pages', async () => ({ url: 'https://new.example.test/p', url_mobile: 'https://m.new.example.test/p' })],
     ['pictures', async () => ({ rectangle: await pngUri(), square: await jpegUri() })],
   ] as const) {
-    it(`a change of its ${name} sends an approved ad back to moderation and out of serving`, async () => {
+    it(`a change of its ${name} sends an approved ad back to moderation, its approved version serving`, async () => {
       const world = await createWorld(server, { ads: [{ bidMicros: 200_000 }] });
       const [id] = world.offerIds as [number];
       assert.deepEqual(await servedIds(world), [id]);
@@ -71,7 +72,7 @@ describe('advertiser: editing ads and campaigns after creation', () => {
         assert.notEqual(after.image_wide, before.image_wide);
         assert.notEqual(after.image_square, before.image_square);
       }
-      assert.deepEqual(await servedIds(world), [], 'not served until approved');
+      assert.deepEqual(await servedIds(world), [id], 'the approved version serves until the edit is approved');
       const ad = (await world.advertiser.get(`/api/advertiser/offers/${id}`)).json<{ status: number }>();
       assert.equal(ad.status, MODERATION.moderation);
     });

@@ -130,6 +130,7 @@ describe('optimisation rules', () => {
       threshold: 1.5,
       windowDays: 7,
       minClicks: 10,
+      authenticatedOnly: false,
       action: 'set_coefficient',
       coef: 0.5,
       enabled: false,
@@ -144,9 +145,11 @@ describe('optimisation rules', () => {
       comparison: 'lt',
       threshold: 0.2,
       windowDays: 3,
+      authenticatedOnly: true,
       action: 'block',
     });
     assert.equal(replaced.status, 200, replaced.text);
+    assert.equal(replaced.json<{ authenticatedOnly: boolean }>().authenticatedOnly, true);
     assert.equal(replaced.json<{ action: string }>().action, 'block');
     assert.equal(replaced.json<{ coef: number | null }>().coef, null);
     assert.equal(replaced.json<{ enabled: boolean }>().enabled, true);

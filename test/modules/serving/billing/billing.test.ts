@@ -382,18 +382,30 @@ describe('click acceptance and settlement', () => {
     const converting = click(0);
     await acceptClicks(db, [converting]);
     const id = converting.claims.clickId;
-    assert.equal(await recordConversion(db, id, GOALS.purchase, NOW + 60_000, settings), 'recorded');
+    assert.equal(
+      await recordConversion(db, { clickId: id, goal: GOALS.purchase, source: 'pixel' }, NOW + 60_000, settings),
+      'recorded',
+    );
     const row = await db.selectFrom('clicks').select('status').where('click_id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.status, 'billed');
-    assert.equal(await recordConversion(db, id, GOALS.purchase, NOW + 60_000, settings), 'duplicate');
-    assert.equal(await recordConversion(db, newClickId(), GOALS.purchase, NOW, settings), 'unknown');
+    assert.equal(
+      await recordConversion(db, { clickId: id, goal: GOALS.purchase, source: 'pixel' }, NOW + 60_000, settings),
+      'duplicate',
+    );
+    assert.equal(
+      await recordConversion(db, { clickId: newClickId(), goal: GOALS.purchase, source: 'pixel' }, NOW, settings),
+      'unknown',
+    );
     const broke = await insertAccount(db, { kind: 'advertiser', username: 'billing-broke' });
     const campaign = await insertCampaign(db, { advertiserId: broke.id });
     const offer = await insertOffer(db, { campaignId: campaign.id });
     world.ads.push({ advertiserId: broke.id, campaignId: campaign.id, offerId: offer.id });
     const unpaid = click(world.ads.length - 1);
     await acceptClicks(db, [unpaid]);
-    assert.equal(await recordConversion(db, unpaid.claims.clickId, GOALS.registration, NOW, settings), 'unknown');
+    assert.equal(
+      await recordConversion(db, { clickId: unpaid.claims.clickId, goal: GOALS.registration, source: 'pixel' }, NOW, settings),
+      'unknown',
+    );
     await assertBooksBalance();
   });
 

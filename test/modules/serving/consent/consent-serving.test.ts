@@ -74,25 +74,84 @@ describe('serving: consent signals', () => {
     }
   });
 
-  it('consent parameters outside their shapes are a 422 naming the field, never a 5xx', async () => {
-    const world = await createWorld(server, { ads: [{ bidMicros: 100_000 }] });
-    const cases: [string, string][] = [
-      ['gdpr_consent', 'CQ<script>'],
-      ['gdpr_consent', '9'.repeat(40)],
-      ['gpp', '9'.repeat(40)],
-      ['gpp', 'DBABLA~%40%40'],
-      ['gpp_sid', '7;8'],
-      ['gdpr', '2'],
-      ['gpc', 'yes'],
+  it('a consent parameter that cannot be read serves teasers unpersonalised (200), counted by signal', async () => {
+    const world = await retargetingWorld();
+    const contextual = await createWorld(server, { ads: [{ bidMicros: 100_000 }] });
+    await server.server.context.db
+      .updateTable('campaigns')
+      .set({ active: true })
+      .where('id', '=', world.campaignIds[0] ?? 0)
+      .execute();
+    await engineOf(server).refresh();
+    const consent = `gdpr=1&gdpr_consent=${consented}`;
+    const pixel = await server.anonymous.get(`/api/serve/audience.gif?advertiser=${world.advertiserId}&${consent}`);
+    const cookie = (pixel.header('set-cookie') ?? '').split(';')[0] ?? '';
+    assert.equal((await teasers(world.blockId, consent, { Cookie: cookie })).teasers.length, 2, 'consent: both campaigns');
+    const valid = `gdpr=1&gdpr_consent=${consented}`;
+    const cases: [string, string, string][] = [
+      ['gdpr_consent', 'garbage', 'gdpr=1&gdpr_consent=garbage'],
+      ['gdpr_consent', 'a script tag', 'gdpr=1&gdpr_consent=CQ%3Cscript%3E'],
+      ['gdpr_consent', 'digits', `gdpr_consent=${'9'.repeat(40)}`],
+      ['gdpr_consent', 'base64 padding', `gdpr=1&gdpr_consent=${consented}%3D%3D`],
+      ['gdpr_consent', 'a space', `gdpr=1&gdpr_consent=CQ%20AB`],
+      ['gdpr_consent', 'TCF v1', 'gdpr=1&gdpr_consent=BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA'],
+      ['gdpr_consent', 'too long', `gdpr=1&gdpr_consent=C${'A'.repeat(5000)}`],
+      ['gdpr_consent', 'unicode', 'gdpr=1&gdpr_consent=C%C3%A9%F0%9F%98%80'],
+      ['gdpr_consent', 'a NUL', 'gdpr=1&gdpr_consent=C%00'],
+      ['gdpr_consent', 'bad percent-encoding', 'gdpr=1&gdpr_consent=C%E0%A4%A'],
+      ['gpp', 'digits', `gpp=${'9'.repeat(40)}`],
+      ['gpp', 'at signs', 'gpp=DBABLA~%40%40'],
+      ['gpp', 'broken sections', 'gpp=DBABLA~zz.zz&gpp_sid=7'],
+      ['gpp', 'only a header', 'gpp=D'],
+      ['gpp', 'tildes', 'gpp=~~~'],
+      ['gpp', 'too long', `gpp=D${'A'.repeat(9000)}`],
+      ['gpp_sid', 'a semicolon', `${valid}&gpp_sid=7;8`],
+      ['gpp_sid', 'words', `${valid}&gpp_sid=all`],
+      ['gpp_sid', 'too many digits', `${valid}&gpp_sid=12345`],
+      ['gdpr', 'two', `gdpr=2&gdpr_consent=${consented}`],
+      ['gdpr', 'true', `gdpr=true&gdpr_consent=${consented}`],
+      ['gdpr', 'minus one', `gdpr=-1&gdpr_consent=${consented}`],
+      ['gdpr', 'a fraction', `gdpr=0.5&gdpr_consent=${consented}`],
+      ['gpc', 'yes', `${valid}&gpc=yes`],
+      ['gpc', 'two', `${valid}&gpc=2`],
+      ['us_privacy', 'xyz', `${valid}&us_privacy=xyz`],
+      ['us_privacy', 'version 2', `${valid}&us_privacy=2YNN`],
+      ['us_privacy', 'too long', `${valid}&us_privacy=1YNNN`],
     ];
-    for (const [field, value] of cases) {
-      const answer = await server.anonymous.get(`/api/serve/blocks/${world.blockId}/teasers?${field}=${value}`, {
-        headers: { 'User-Agent': DESKTOP_UA },
-      });
-      assert.equal(answer.status, 422, `${field}=${value}: ${answer.text}`);
-      assert.match(answer.text, new RegExp(field));
+    const before = await unreadableCounts();
+    const expected = { ...before };
+    for (const [signal, name, query] of cases) {
+      for (const block of [world.blockId, contextual.blockId]) {
+        const answer = await server.anonymous.get(`/api/serve/blocks/${block}/teasers?${query}`, {
+          headers: { 'User-Agent': DESKTOP_UA, Cookie: cookie },
+        });
+        assert.equal(answer.status, 200, `${signal} ${name}: ${answer.text.slice(0, 300)}`);
+        const body = answer.json<{ personalised: boolean; teasers: { id: number }[] }>();
+        assert.equal(body.personalised, false, `${signal} ${name}`);
+        assert.deepEqual(
+          body.teasers.map((teaser) => teaser.id),
+          contextual.offerIds,
+          `${signal} ${name}: the contextual ad serves, the audience is not used`,
+        );
+        expected[signal] = (expected[signal] ?? 0) + 1;
+      }
     }
+    assert.deepEqual(await unreadableCounts(), expected);
+    const optOut = await teasers(world.blockId, `${valid}&us_privacy=1YYN`, { Cookie: cookie });
+    assert.deepEqual([optOut.personalised, optOut.teasers.length], [false, 1], 'a US Privacy opt-out of sale');
+    const noOptOut = await teasers(world.blockId, `${valid}&us_privacy=1YNN`, { Cookie: cookie });
+    assert.deepEqual([noOptOut.personalised, noOptOut.teasers.length], [true, 2], 'no opt-out: personalised');
   });
+
+  async function unreadableCounts(): Promise<Record<string, number>> {
+    const metrics = await server.operator.get('/api/metrics');
+    assert.equal(metrics.status, 200);
+    const counts: Record<string, number> = {};
+    for (const match of metrics.text.matchAll(/^nativa_consent_unreadable_total\{signal="([a-z_]+)"\} (\d+)$/gm)) {
+      counts[match[1] ?? ''] = Number(match[2]);
+    }
+    return counts;
+  }
 
   it('the audience pixel sets no cookie and adds no one without consent', async () => {
     const world = await retargetingWorld();

@@ -57,7 +57,7 @@ describe('consent: Global Privacy Control and GPP', () => {
   it('GPC overrides a TC string that consents', () => {
     assert.equal(reason(verdict({ gdpr: 1, tcString: consented, gpc: true })), 'gpc');
     assert.equal(consentSignals({}, '1').gpc, true);
-    assert.equal(consentSignals({ gpc: 1 }, undefined).gpc, true);
+    assert.equal(consentSignals({ gpc: '1' }, undefined).gpc, true);
     assert.equal(consentSignals({}, '0').gpc, false);
   });
 

@@ -1,6 +1,10 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import { api, data, problem } from '../../api.ts';
+import { Notice } from '../../components/controls.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
+import { moment } from '../../format.ts';
 
 const GOALS = [
   { id: 'purchase', label: 'conversions.goal.purchase' },
@@ -26,7 +30,8 @@ export function ConversionsPage() {
   // The page is served by the API server itself, so its origin is the one visitors' clicks reach.
   const origin = location.origin;
   const query = `click_id={click_id}&goal=${goal}`;
-  const postback = `${origin}/api/serve/conversion?${query}`;
+  const key = usePostbackKey();
+  const postback = `${origin}/api/serve/conversion?${query}&key=${key.made?.key ?? t('conversions.key.placeholder')}`;
   const pixel = `<img src="${origin}/api/serve/pixel.gif?${query}" width="1" height="1" alt="">`;
   return (
     <>
@@ -65,6 +70,7 @@ export function ConversionsPage() {
         <p>
           <Trans t={t} i18nKey="conversions.postback.text" components={CODE} />
         </p>
+        <PostbackKey state={key} />
         <CopyField label={t('conversions.postback.label')} value={postback} />
         <h3>{t('conversions.pixel.title')}</h3>
         <p>{t('conversions.pixel.text')}</p>
@@ -72,5 +78,62 @@ export function ConversionsPage() {
         <p className="hint">{t('conversions.hint')}</p>
       </section>
     </>
+  );
+}
+
+/** The advertiser's postback key: its state, and a new one made (shown this once). */
+function usePostbackKey() {
+  const queryClient = useQueryClient();
+  const state = useQuery({ queryKey: ['postback-key'], queryFn: () => data(api.GET('/api/advertiser/postback-key')) });
+  const rotate = useMutation({
+    mutationFn: () => data(api.POST('/api/advertiser/postback-key')),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['postback-key'] }),
+  });
+  const revoke = useMutation({
+    mutationFn: () => api.DELETE('/api/advertiser/postback-key'),
+    onSuccess: () => rotate.reset(),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['postback-key'] }),
+  });
+  return { state, rotate, revoke, made: rotate.data };
+}
+
+/**
+ * Postbacks count only with the advertiser's key: made here, shown once (only its hash is kept),
+ * replaced or deleted at will.
+ */
+function PostbackKey({ state }: { state: ReturnType<typeof usePostbackKey> }) {
+  const { t } = useTranslation('advertiser');
+  const current = state.state.data;
+  const error = state.state.error ?? state.rotate.error ?? state.revoke.error;
+  return (
+    <div className="postback-key">
+      <h4 id="postback-key-title">{t('conversions.key.title')}</h4>
+      <p>{t('conversions.key.text')}</p>
+      {current?.exists && !state.made && (
+        <p>
+          {t('conversions.key.current', {
+            prefix: current.prefix ?? '',
+            created: current.createdAt ? moment(current.createdAt) : '',
+          })}
+        </p>
+      )}
+      {state.state.isSuccess && !current?.exists && <p className="empty">{t('conversions.key.none')}</p>}
+      {state.made && (
+        <Notice kind="ok">
+          {t('conversions.key.made')} <code className="secret">{state.made.key}</code>
+        </Notice>
+      )}
+      {error && <Notice kind="error">{problem(error)}</Notice>}
+      <p className="actions">
+        <button type="button" className="primary" disabled={state.rotate.isPending} onClick={() => state.rotate.mutate()}>
+          {current?.exists ? t('conversions.key.rotate') : t('conversions.key.create')}
+        </button>
+        {current?.exists && (
+          <button type="button" className="link danger" disabled={state.revoke.isPending} onClick={() => state.revoke.mutate()}>
+            {t('conversions.key.delete')}
+          </button>
+        )}
+      </p>
+    </div>
   );
 }
