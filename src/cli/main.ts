@@ -9,6 +9,7 @@ import { parseArgs } from './args.ts';
 import { backupCommands } from './backup-commands.ts';
 import { type Command, checkOptions, operatorApi, UsageError } from './command.ts';
 import { demoCommand } from './demo.ts';
+import { ivtCommands } from './ivt-commands.ts';
 import { operatorCommands } from './operator-commands.ts';
 import { publisherCommands } from './publisher-commands.ts';
 
@@ -47,6 +48,7 @@ export const commands: Command[] = [
   ...operatorCommands,
   ...advertiserCommands,
   ...publisherCommands,
+  ...ivtCommands,
   demoCommand,
 ];
 

@@ -15,8 +15,9 @@ import { ConsentQueryFields } from './consent/consent-query.ts';
 import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
+import type { GivtRequest } from './tracking/invalid-traffic.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
-import { clickAddress, countryOf, visitorTraits } from './tracking/visitor.ts';
+import { countryOf, visitorTraits } from './tracking/visitor.ts';
 import { LOADER_ID_PATTERN } from './tracking/visitor-id.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
@@ -149,12 +150,22 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const cookieId = personalised ? readVisitorId(request) : undefined;
       // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
       const address = request.ip;
-      const teasers = traits.bot
-        ? []
-        : await serving.serve(
-            { block, device: traits.device, agent: traits.agent, country: countryOf(address), visitorId: cookieId },
-            { pageId: page, cookieId, loaderId: personalised ? visitor : undefined, address, userAgent, personalised },
-          );
+      // General invalid traffic gets no teasers (docs/invalid-traffic.md): nothing served, nothing to click.
+      const invalid = serving.judgeTeasersRequest(givtRequestOf(request, address), block.siteHosts);
+      const teasers =
+        invalid !== null
+          ? []
+          : await serving.serve(
+              {
+                block,
+                device: traits.device,
+                agent: traits.agent,
+                country: countryOf(address),
+                visitorId: cookieId,
+                asn: serving.asnOf(address),
+              },
+              { pageId: page, cookieId, loaderId: personalised ? visitor : undefined, address, userAgent, personalised },
+            );
       const base = absoluteUrl(request, '/api');
       if (request.format === 'json' && (request.query as { fields?: unknown }).fields === undefined) {
         // Sent as text, the answer skips the serializer (and `fields`, which it was not asked for);
@@ -211,10 +222,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       errorHandler: deadLinkWhenRefused('click link refused'),
     },
     async (request, reply) =>
-      followClickLink(
-        reply,
-        await serving.redirect(request.params.token, request.headers['user-agent'], request.log, clickAddress(request.ip)),
-      ),
+      followClickLink(reply, await serving.redirect(request.params.token, givtRequestOf(request), request.log)),
   );
 
   app.get(
@@ -314,6 +322,23 @@ function allowCors(request: FastifyRequest, reply: FastifyReply): void {
   } else {
     reply.header('Access-Control-Allow-Origin', '*');
   }
+}
+
+/**
+ * What the rules of general invalid traffic read of a request: User-Agent, client hints, the
+ * speculative-fetch headers, the address, and the page (`Origin`, else `Referer`).
+ */
+export function givtRequestOf(request: FastifyRequest, address: string = request.ip): GivtRequest {
+  const { headers } = request;
+  const origin = headers.origin;
+  const page = typeof origin === 'string' && origin !== '' && origin !== 'null' ? origin : headers.referer;
+  return {
+    userAgent: headers['user-agent'],
+    clientHints: headers['sec-ch-ua'],
+    purposes: [headers['sec-purpose'], headers.purpose, headers['x-moz'], headers['x-purpose']],
+    address,
+    page: page === '' ? undefined : page,
+  };
 }
 
 function readVisitorId(request: FastifyRequest): string | undefined {
