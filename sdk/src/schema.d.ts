@@ -2423,7 +2423,7 @@ export interface paths {
         };
         /** One site with its statistics for the period; `expand=blocks` embeds its blocks. */
         get: operations["getSite"];
-        /** Change a site’s brand safety (extension): the product categories it refuses. */
+        /** Change a site’s brand safety and domains (extension): the product categories it refuses, the further domains its blocks serve on. */
         put: operations["updateSite"];
         post?: never;
         delete?: never;
@@ -5585,6 +5585,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -5706,6 +5708,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -19427,6 +19431,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -19587,6 +19593,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -19756,6 +19764,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -19858,8 +19868,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears (extension). */
-                    refusedCategories: number[];
+                    /** @description Further domains the site's blocks serve on besides the domain of its address (each with its subdomains): a block asked from a page on any other host answers no teasers and its clicks are not billed; empty clears; absent leaves them (extension). */
+                    domains?: string[];
+                    /** @description Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears; absent leaves them (extension). */
+                    refusedCategories?: number[];
                 };
             };
         };
@@ -19925,6 +19937,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -20454,6 +20468,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
