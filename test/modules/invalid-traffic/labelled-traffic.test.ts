@@ -108,7 +108,9 @@ describe('invalid traffic: labelled visitors through the serving endpoints', () 
     assert.deepEqual(await requestTeasers(server, blockId, cloud), []);
     assert.deepEqual(await linkFollowedBy(blockId, cloud), { fate: 'refused', reason: 'datacenter' });
     const metrics = await server.operator.get('/api/metrics', { headers: { 'X-Forwarded-Proto': 'https' } });
-    if (metrics.status === 200) assert.match(metrics.text, /nativa_invalid_clicks_total\{reason="datacenter"\} [1-9]/);
+    assert.equal(metrics.status, 200, metrics.text);
+    assert.match(metrics.text, /nativa_invalid_clicks_total\{reason="datacenter"\} [1-9]/);
+    assert.match(metrics.text, /nativa_invalid_teaser_requests_total\{reason="datacenter"\} [1-9]/);
   });
 
   it('prefetch and prerender requests get no teasers and bill no click', async () => {
@@ -177,6 +179,8 @@ describe('invalid traffic: labelled visitors through the serving endpoints', () 
     }
     await sweepInvalidTraffic(server);
     const fates = await fatesOf(server, ids);
+    const metrics = await server.operator.get('/api/metrics', { headers: { 'X-Forwarded-Proto': 'https' } });
+    assert.match(metrics.text, /nativa_invalid_clicks_total\{reason="repeat_click"\} 2/, 'refunds are counted by reason');
     assert.deepEqual(
       ids.map((id) => fates.get(id)),
       [
