@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 import type { AccountKind } from './db/schema.ts';
+import { SIVT_DEFAULTS, type SivtRules } from './modules/invalid-traffic/sivt-rules.ts';
 import {
   RETENTION_DEFAULT_DAYS,
   RETENTION_KINDS,
@@ -64,6 +65,13 @@ export interface Config {
   nats: NatsSettings | undefined;
   /** The automatic click flood refund (docs/refunds.md); undefined when CLICK_FLOOD_MAX_CLICKS is 0 (off). */
   clickFlood: ClickFloodRule | undefined;
+  /** The lists of general invalid traffic (docs/invalid-traffic.md): ASN tables and hosting list, when not the shipped ones. */
+  ivtAsnFiles: string[];
+  ivtHostingFile: string | undefined;
+  /** `localhost`, `*.test` and private addresses count as every site's domain (development). */
+  ivtAllowDevHosts: boolean;
+  /** The after-the-fact rules of invalid traffic and their thresholds. */
+  sivt: SivtRules;
   /** How often each enabled optimisation rule runs (ms); the scheduler looks for due rules every minute at most. */
   rulesIntervalMs: number;
   /** Webhooks may be delivered to loopback and private addresses (tests, a closed network); refused otherwise. */
@@ -246,6 +254,25 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       int('CLICK_FLOOD_WINDOW_S', 60, 1, 86_400),
       int('CLICK_FLOOD_SWEEP_S', 60, 1, 3_600),
     ),
+    ivtAsnFiles: (env.IVT_ASN_FILE ?? '')
+      .split(',')
+      .map((file) => file.trim())
+      .filter((file) => file !== ''),
+    ivtHostingFile: env.IVT_HOSTING_FILE || undefined,
+    ivtAllowDevHosts: bool('IVT_ALLOW_DEV_HOSTS'),
+    sivt: {
+      sweepMs: int('IVT_SWEEP_S', SIVT_DEFAULTS.sweepMs / 1000, 0, 3600) * 1000,
+      settleMs: int('IVT_SETTLE_S', SIVT_DEFAULTS.settleMs / 1000, 0, 600) * 1000,
+      noOpportunityMs: int('IVT_NO_OPPORTUNITY_MS', SIVT_DEFAULTS.noOpportunityMs, 0, 60_000),
+      repeatClickMax: int('IVT_REPEAT_CLICK_MAX', SIVT_DEFAULTS.repeatClickMax, 0, 1_000_000),
+      repeatClickWindowMs: int('IVT_REPEAT_CLICK_WINDOW_S', SIVT_DEFAULTS.repeatClickWindowMs / 1000, 1, 7 * 86_400) * 1000,
+      concentrationZ: int('IVT_CONCENTRATION_Z', SIVT_DEFAULTS.concentrationZ, 0, 1000),
+      concentrationShare: int('IVT_CONCENTRATION_SHARE_PERCENT', SIVT_DEFAULTS.concentrationShare * 100, 1, 100) / 100,
+      concentrationMinClicks: int('IVT_CONCENTRATION_MIN_CLICKS', SIVT_DEFAULTS.concentrationMinClicks, 1, 1_000_000),
+      concentrationWindowMs: int('IVT_CONCENTRATION_WINDOW_S', SIVT_DEFAULTS.concentrationWindowMs / 1000, 60, 7 * 86_400) * 1000,
+      networkMismatch:
+        env.IVT_NETWORK_MISMATCH === undefined || env.IVT_NETWORK_MISMATCH === '' ? true : bool('IVT_NETWORK_MISMATCH'),
+    },
     rulesIntervalMs: int('RULES_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),
     webhookCa,

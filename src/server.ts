@@ -25,12 +25,13 @@ import {
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
+import { SivtSweeper } from './modules/invalid-traffic/index.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
 import { RetentionJob } from './modules/privacy/retention-job.ts';
 import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
-import { createServingEngine } from './modules/serving/serving-engine.ts';
+import { createServingEngine, networkSources, type ServingEngine } from './modules/serving/serving-engine.ts';
 import { loadSigningSecret } from './modules/serving/tracking/click-token.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
 import { closeRedis, connectRedis, firstConnection, RedisGuard, sharedOrLocal } from './redis-guard.ts';
@@ -116,6 +117,7 @@ export async function createContext(
     images: new ImageStore(path.join(config.dataDir, 'images')),
     serving,
     clickFloods: clickFloodDetector(config, db.db),
+    invalidTraffic: sivtSweeper(config, db.db, serving),
     metrics: createMetrics({ database: db, now: () => config.clock.now(), serving: serving.tally, dependencies }),
     rules: new RuleScheduler(db.db, config.clock, {
       intervalMs: config.rulesIntervalMs,
@@ -160,6 +162,25 @@ function clickFloodDetector(config: Config, db: Db): ClickFloodDetector | undefi
   });
   detector.start();
   return detector;
+}
+
+/**
+ * The after-the-fact rules of invalid traffic; what they refund is counted per reason beside the
+ * clicks refused on arrival (nativa_invalid_clicks_total). SIGHUP re-reads the network lists.
+ */
+function sivtSweeper(config: Config, db: Db, serving: ServingEngine): SivtSweeper {
+  const sweeper = new SivtSweeper({
+    db,
+    clock: config.clock,
+    timeZone: config.timeZone,
+    rules: config.sivt,
+    onRefunded: (reason, clicks) => {
+      serving.tally.invalidClicks[reason] += clicks;
+    },
+    onError: (error) => process.emitWarning(`invalid traffic sweep failed: ${(error as Error).message}`),
+  });
+  sweeper.start();
+  return sweeper;
 }
 
 /**
@@ -232,12 +253,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   context.adsTxt?.start();
   options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
+  // An operator's new network lists (nativa ivt update-lists) are read on SIGHUP, without a restart.
+  const reloadNetworks = () => context.serving?.givt.networks.reload(networkSources(config));
+  process.on('SIGHUP', reloadNetworks);
   app.addHook('onClose', async () => {
+    process.off('SIGHUP', reloadNetworks);
     context.tokens.stopWatching();
     await context.closeSubscriber?.().catch(() => undefined);
     // Counted views are written before storage closes.
     await context.serving?.close();
     await context.clickFloods?.close();
+    await context.invalidTraffic?.close();
     await context.rules?.close();
     await context.retention?.close();
     await context.adsTxt?.close();

@@ -204,7 +204,7 @@ export const FIELD_LIMITS = {
     tmax: { minimum: 0, maximum: 60000 },
   },
   recordViews: {
-    tokens: { minItems: 1, maxItems: 100, minLength: 1, maxLength: 107 },
+    tokens: { minItems: 1, maxItems: 100, minLength: 1, maxLength: 111 },
   },
   registerPasskey: {
     name: { minLength: 1, maxLength: 100 },
@@ -295,6 +295,7 @@ export const FIELD_LIMITS = {
   },
   updateSite: {
     refusedCategories: { maxItems: 500, minimum: 1, maximum: 2147483647 },
+    domains: { maxItems: 20, minLength: 1, maxLength: 253 },
   },
 } as const;
 

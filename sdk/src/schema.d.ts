@@ -2488,7 +2488,7 @@ export interface paths {
         };
         /** One site with its statistics for the period; `expand=blocks` embeds its blocks. */
         get: operations["getSite"];
-        /** Change a site’s brand safety (extension): the product categories it refuses. */
+        /** Change a site’s brand safety and domains (extension): the product categories it refuses, the further domains its blocks serve on. */
         put: operations["updateSite"];
         post?: never;
         delete?: never;
@@ -5653,6 +5653,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -5776,6 +5778,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -20050,6 +20054,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -20210,6 +20216,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -20379,6 +20387,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -20481,8 +20491,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears (extension). */
-                    refusedCategories: number[];
+                    /** @description Further domains the site's blocks serve on besides the domain of its address (each with its subdomains): a block asked from a page on any other host answers no teasers and its clicks are not billed; empty clears; absent leaves them (extension). */
+                    domains?: string[];
+                    /** @description Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears; absent leaves them (extension). */
+                    refusedCategories?: number[];
                 };
             };
         };
@@ -20548,6 +20560,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
@@ -21077,6 +21091,8 @@ export interface operations {
                         cpm: number;
                         /** @description Click-through rate: clicks / views * 100. */
                         ctr: number;
+                        /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
+                        domains?: string[];
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { ChangedMigrationError, migrate } from '../db/migrate.ts';
+import { networkSources } from '../modules/serving/serving-engine.ts';
+import { Networks } from '../modules/serving/tracking/networks.ts';
 import { closeOnSignals, startServer } from '../server.ts';
 import { advertiserCommands } from './advertiser-commands.ts';
 import { ApiError, describeApiError } from './api.ts';
@@ -9,6 +11,7 @@ import { parseArgs } from './args.ts';
 import { backupCommands } from './backup-commands.ts';
 import { type Command, checkOptions, operatorApi, UsageError } from './command.ts';
 import { demoCommand } from './demo.ts';
+import { ivtCommands } from './ivt-commands.ts';
 import { operatorCommands } from './operator-commands.ts';
 import { publisherCommands } from './publisher-commands.ts';
 
@@ -18,7 +21,11 @@ const serverCommands: Command[] = [
     usage: 'serve',
     summary: 'Start the HTTPS API server (configuration from the environment).',
     async run() {
-      const server = await startServer(loadConfig());
+      const config = loadConfig();
+      // The ASN table (about a second to read) is read before the server listens, not on the
+      // first visitor's request; test servers, which see only loopback, never read it.
+      new Networks(networkSources(config)).load();
+      const server = await startServer(config);
       closeOnSignals(server);
     },
   },
@@ -47,6 +54,7 @@ export const commands: Command[] = [
   ...operatorCommands,
   ...advertiserCommands,
   ...publisherCommands,
+  ...ivtCommands,
   demoCommand,
 ];
 

@@ -15,9 +15,11 @@ export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 export interface AcceptedClicksTable {
   address: string | null;
   advertiser_id: number;
+  asn: number | null;
   block_id: number;
   campaign_id: number;
   charge_micros: number;
+  click_country: string | null;
   click_id: string;
   country: Generated<string>;
   created_at: Timestamp;
@@ -26,7 +28,10 @@ export interface AcceptedClicksTable {
   offer_id: number;
   publisher_id: number;
   refusal: "bot" | "limit" | null;
+  served_asn: number | null;
+  served_at: Timestamp | null;
   site_id: number;
+  visitor_hash: string | null;
 }
 
 export interface AccountsTable {
@@ -155,10 +160,12 @@ export interface ChangeCountersTable {
 export interface ClicksTable {
   address: string | null;
   advertiser_id: number;
+  asn: number | null;
   billing_batch: string | null;
   block_id: number;
   campaign_id: number;
   charge_micros: Generated<number>;
+  click_country: string | null;
   click_id: string;
   country: Generated<string>;
   created_at: Timestamp;
@@ -168,8 +175,11 @@ export interface ClicksTable {
   offer_id: number;
   publisher_id: number;
   publisher_micros: Generated<number>;
+  served_asn: number | null;
+  served_at: Timestamp | null;
   site_id: number;
   status: "billed" | "bot" | "limit" | "funds";
+  visitor_hash: string | null;
 }
 
 export interface ConversionsTable {
@@ -452,6 +462,7 @@ export interface SitesTable {
   ads_txt_status: Generated<"unchecked" | "found" | "missing" | "unreachable">;
   category_id: number | null;
   created_at: Generated<Timestamp>;
+  domains: Generated<string[]>;
   duplicate_of: number | null;
   id: Generated<number>;
   moderation_reason: string | null;

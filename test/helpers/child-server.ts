@@ -91,6 +91,9 @@ export async function startChildServer(options: {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DATABASE_URL: options.databaseUrl ?? '',
+      // As startTestServer: pages on 127.0.0.1 are the sites', and the invalid-traffic sweeps stay off.
+      IVT_ALLOW_DEV_HOSTS: 'true',
+      IVT_SWEEP_S: '0',
       ...options.env,
     },
     stdio: ['ignore', options.onOutput === undefined ? 'ignore' : 'pipe', 'pipe'],

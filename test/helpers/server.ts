@@ -58,7 +58,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-test-'));
   const clock = manualClock(TEST_EPOCH_MS);
   const config = loadConfig(
-    { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env },
+    {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      // Test pages are served from 127.0.0.1; the invalid-traffic sweeps are run by the tests that test them.
+      IVT_ALLOW_DEV_HOSTS: 'true',
+      IVT_SWEEP_S: '0',
+      ...options.env,
+    },
     // Redis gets seconds, not production's tens of milliseconds: on a loaded test machine a slow
     // answer would fall back to in-process counting, and tests of sharing would see that instead.
     { clock, rateLimitPerSecond: 10_000, publicRateLimitPerSecond: 10_000, redisTimeoutMs: 5000, ...options.config },

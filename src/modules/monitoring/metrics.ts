@@ -201,6 +201,26 @@ function servingMetrics(registry: Registry, tally: ServingTally | undefined): vo
     },
   });
   new Counter({
+    name: 'nativa_invalid_clicks_total',
+    help: 'Invalid clicks by reason: refused on arrival (bot, automation, datacenter, prefetch, foreign_site) and refunded after billing (no_opportunity, repeat_click, concentration, network_mismatch).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, count] of Object.entries(tally.invalidClicks)) this.inc({ reason }, count);
+    },
+  });
+  new Counter({
+    name: 'nativa_invalid_teaser_requests_total',
+    help: 'Teaser requests answered with no teasers as general invalid traffic, by reason.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, count] of Object.entries(tally.invalidRequests)) this.inc({ reason }, count);
+    },
+  });
+  new Counter({
     name: 'nativa_click_refusals_total',
     help: 'Clicks recorded without billing, by reason: bot, limit (budget or click limit), funds (balance), duplicate.',
     labelNames: ['reason'] as const,

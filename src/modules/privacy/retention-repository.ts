@@ -10,8 +10,10 @@ import type { RetentionKind } from './retention-kinds.ts';
 export const DELETE_BATCH: Record<RetentionKind, (db: Db, before: Date, limit: number) => Promise<number>> = {
   click_addresses: async (db, before, limit) =>
     affected(
-      await sql`UPDATE clicks SET address = NULL WHERE click_id IN (
-        SELECT click_id FROM clicks WHERE address IS NOT NULL AND created_at < ${before} LIMIT ${limit}) RETURNING 1`.execute(db),
+      // The day's visitor hash of the invalid-traffic rules goes with the address: both link a click to a visitor.
+      await sql`UPDATE clicks SET address = NULL, visitor_hash = NULL WHERE click_id IN (
+        SELECT click_id FROM clicks WHERE (address IS NOT NULL OR visitor_hash IS NOT NULL) AND created_at < ${before}
+        LIMIT ${limit}) RETURNING 1`.execute(db),
     ),
   // A click's conversions go with it; a refunded click stays with its refund (the refund's record).
   clicks: async (db, before, limit) =>

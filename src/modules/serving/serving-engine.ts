@@ -4,8 +4,8 @@ import type { Config } from '../../config.ts';
 import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
 import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
-import { DEVICES, dayOf } from '../statistics/vocabulary.ts';
-import type { AcceptanceVerdict, IncomingClick } from './billing/acceptance.ts';
+import { DEVICES, dayOf, type GoalId } from '../statistics/vocabulary.ts';
+import type { AcceptanceVerdict, ClickEvidence, IncomingClick } from './billing/acceptance.ts';
 import { ClickBilling } from './billing/click-billing.ts';
 import type { ConversionOutcome, ReportedConversion } from './billing/settlement.ts';
 import type { UnreadableSignal } from './consent/consent.ts';
@@ -24,10 +24,20 @@ import { SnapshotKeeper } from './snapshot/snapshot-keeper.ts';
 import { joinAudience, rememberAudienceMember } from './tracking/audiences.ts';
 import { clickTarget, storedClickTarget } from './tracking/click-target.ts';
 import { loadSigningSecret } from './tracking/click-token.ts';
+import {
+  GIVT_REASONS,
+  type GivtReason,
+  type GivtRequest,
+  type GivtSettings,
+  givtReason,
+  INVALID_TRAFFIC_REASONS,
+  type InvalidTrafficReason,
+} from './tracking/invalid-traffic.ts';
+import { dataDirSources, Networks } from './tracking/networks.ts';
 import type { TeaserSigner } from './tracking/teaser-token.ts';
 import { type ServedTeaser, Tracker, type ViewRefusals } from './tracking/tracker.ts';
 import type { ViewClaims } from './tracking/view-token.ts';
-import { visitorTraits } from './tracking/visitor.ts';
+import { clickAddress, countryOf, visitorTraits } from './tracking/visitor.ts';
 import { frequencyVisitor, type VisitorSignals } from './tracking/visitor-id.ts';
 
 export type { ExplainQuery, ServedTeaser };
@@ -55,6 +65,10 @@ export interface ServingOptions {
   events?: EventLog;
   /** Called between a committed settlement of logged events and their acknowledgement (the crash test). */
   afterEventCommit?(): void;
+  /** Networks of addresses (data-centre rule, the click's evidence); default: the shipped lists. */
+  networks?: Networks;
+  /** Development hosts (`localhost`, `*.test`, private addresses) count as every site's (IVT_ALLOW_DEV_HOSTS). */
+  allowDevHosts?: boolean;
   onError(error: unknown, what: string): void;
   /** Where recoveries are told (the view buffer's first flush after failures). */
   onInfo?(details: object, message: string): void;
@@ -92,7 +106,17 @@ export interface ServingTally {
   logFallbacks: number;
   /** Requests served unpersonalised because a consent parameter could not be read, by parameter. */
   consentUnreadable: Record<UnreadableSignal, number>;
+  /** Teaser requests answered with no teasers as general invalid traffic, by rule. */
+  invalidRequests: Record<GivtReason, number>;
+  /**
+   * Invalid clicks by reason: refused on arrival (general invalid traffic, counted here) and
+   * refunded after the fact (the sweeps of src/modules/invalid-traffic add theirs).
+   */
+  invalidClicks: Record<InvalidTrafficReason, number>;
 }
+
+/** The visitor behind a followed click link, as the request shows it. */
+export interface ClickVisitor extends GivtRequest {}
 
 /** Who asks, beyond the impression: the loader's page id and what identifies the visitor. */
 export interface Viewer extends VisitorSignals {
@@ -130,7 +154,16 @@ export class ServingEngine implements EventSettlement {
     conversions: 0,
     logFallbacks: 0,
     consentUnreadable: { gdpr: 0, gdpr_consent: 0, gpp: 0, gpp_sid: 0, gpc: 0, us_privacy: 0 },
+    invalidRequests: Object.fromEntries(GIVT_REASONS.map((reason) => [reason, 0])) as Record<GivtReason, number>,
+    invalidClicks: Object.fromEntries(INVALID_TRAFFIC_REASONS.map((reason) => [reason, 0])) as Record<
+      InvalidTrafficReason,
+      number
+    >,
   };
+  /** What the rules of general invalid traffic are given (the networks, the development hosts). */
+  readonly givt: GivtSettings;
+  /** The key of the click's day visitor hash (derived from the signing secret). */
+  private readonly visitorKey: Buffer;
   /** Milliseconds from a logged click's redirect to its settlement's commit, the latest ones (benchmarks). */
   readonly eventLagMs: number[] = [];
   /** With the event log: billable clicks accepted here and not yet seen settled, counted on every refresh. */
@@ -138,6 +171,11 @@ export class ServingEngine implements EventSettlement {
 
   constructor(options: ServingOptions) {
     this.options = options;
+    this.givt = {
+      networks: options.networks ?? new Networks({ asnFiles: [], hostingFile: undefined }),
+      allowDevHosts: options.allowDevHosts ?? false,
+    };
+    this.visitorKey = createHmac('sha256', options.signingSecret).update('nativa click visitor v1').digest();
     const { db, clock, timeZone, onError } = options;
     const frequency = options.frequency ?? memoryFrequencyStore();
     this.unsettled = options.events === undefined ? undefined : new UnsettledSpend(timeZone);
@@ -343,12 +381,8 @@ export class ServingEngine implements EventSettlement {
    * accepted: the link is forged (its MAC fails, so not even its ad is believed: the network's
    * domain must not redirect wherever a forger likes), or its ad is rejected or deleted.
    */
-  async redirect(
-    token: string,
-    userAgent: string | undefined,
-    log: ClickLog,
-    address: string | null = null,
-  ): Promise<string | undefined> {
+  async redirect(token: string, visitor: ClickVisitor, log: ClickLog): Promise<string | undefined> {
+    const { userAgent } = visitor;
     const nowMs = this.options.clock.now();
     const verdict = this.tracker.signer.verifyClick(token, nowMs);
     const { claims } = verdict;
@@ -364,12 +398,16 @@ export class ServingEngine implements EventSettlement {
       // The acceptance is awaited here, not in a helper, so a click costs one promise less.
       const { snapshot } = this.keeper;
       const campaign = snapshot.campaigns.get(claims.campaignId);
-      const publisherId = snapshot.blocks.get(claims.blockId)?.publisherId;
+      const block = snapshot.blocks.get(claims.blockId);
+      const publisherId = block?.publisherId;
       let acceptance: AcceptanceVerdict = 'limit';
       if (campaign !== undefined && publisherId !== undefined) {
-        const refusal = traits.bot ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
+        const invalidReason = givtReason(visitor, block?.siteHosts, this.givt, true);
+        const refusal = invalidReason !== null ? 'bot' : campaignCanServe(campaign) ? null : 'limit';
         const advertiserId = campaign.advertiser.id;
-        const click: IncomingClick = { claims, advertiserId, publisherId, nowMs, address, refusal };
+        const address = clickAddress(visitor.address);
+        const evidence = this.evidenceOf(visitor, nowMs);
+        const click: IncomingClick = { claims, advertiserId, publisherId, nowMs, address, refusal, invalidReason, evidence };
         const { events } = this.options;
         // Counted before the wait and taken back unless accepted: clicks in flight together
         // cannot all pass the limit check that only one of them fits.
@@ -389,7 +427,10 @@ export class ServingEngine implements EventSettlement {
           return target.replaceAll('{click_id}', '');
         }
         if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
-        else this.tally.clicksAccepted += 1;
+        else {
+          this.tally.clicksAccepted += 1;
+          if (invalidReason !== null) this.tally.invalidClicks[invalidReason] += 1;
+        }
         if (acceptance === 'accepted') this.unsettled?.add(click);
         else if (refusal === null) countAgainstLimits(campaign, -claims.chargeMicros, -1);
       }
@@ -397,6 +438,35 @@ export class ServingEngine implements EventSettlement {
       if (acceptance === 'accepted' || acceptance === 'duplicate') clickId = claims.clickId;
     }
     return target.replaceAll('{click_id}', encodeURIComponent(clickId));
+  }
+
+  /**
+   * Whether a teasers request is general invalid traffic, counted by rule when it is (the route
+   * answers it with no teasers).
+   */
+  judgeTeasersRequest(request: GivtRequest, siteHosts: readonly string[] | undefined): GivtReason | null {
+    const reason = givtReason(request, siteHosts, this.givt, false);
+    if (reason !== null) this.tally.invalidRequests[reason] += 1;
+    return reason;
+  }
+
+  /** The network (AS number) of an address; 0 when unknown. */
+  asnOf(address: string | undefined): number {
+    return this.givt.networks.of(address).asn;
+  }
+
+  /**
+   * What the after-the-fact rules read of a click: its network and country, and a hash of its
+   * address and User-Agent under a key that changes every day (no visitor is followed across days).
+   */
+  private evidenceOf(visitor: ClickVisitor, nowMs: number): ClickEvidence {
+    const address = visitor.address ?? '';
+    const day = dayOf(nowMs, this.options.timeZone);
+    const visitorHash = createHmac('sha256', this.visitorKey)
+      .update(`${day}\n${address}\n${visitor.userAgent ?? ''}`)
+      .digest('base64url')
+      .slice(0, 22);
+    return { asn: this.givt.networks.of(address).asn, country: countryOf(address), visitorHash };
   }
 
   /** Counts a conversion of a click (settling the click first if it is not yet). */
@@ -456,11 +526,18 @@ export async function createServingEngine(
     revenueSharePercent: Math.round(config.revenueShare * 100),
     refreshMs: config.servingRefreshMs,
     flushMs: 500,
+    networks: new Networks(networkSources(config)),
+    allowDevHosts: config.ivtAllowDevHosts,
     onError: (error, what) => process.emitWarning(`serving engine: ${what} failed: ${(error as Error).message}`),
     onInfo: log === undefined ? undefined : (details, message) => log.info(details, `serving engine: ${message}`),
   });
   await engine.start();
   return engine;
+}
+
+/** Where the engine's network lists come from: DATA_DIR's updated copies, else the configured files, else the shipped ones. */
+export function networkSources(config: Config) {
+  return dataDirSources(config.dataDir, { asnFiles: config.ivtAsnFiles, hostingFile: config.ivtHostingFile });
 }
 
 /**

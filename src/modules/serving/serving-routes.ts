@@ -16,9 +16,10 @@ import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
 import { conversionCookie, conversionTag, conversionTags, withTag } from './tracking/conversion-cookie.ts';
+import type { GivtRequest } from './tracking/invalid-traffic.ts';
 import { hashPostbackKey } from './tracking/postback-key.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
-import { clickAddress, countryOf, visitorTraits } from './tracking/visitor.ts';
+import { countryOf, visitorTraits } from './tracking/visitor.ts';
 import { LOADER_ID_PATTERN } from './tracking/visitor-id.ts';
 
 const VISITOR_COOKIE = 'nv_vid';
@@ -179,12 +180,22 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       const cookieId = personalised ? readVisitorId(request) : undefined;
       // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
       const address = request.ip;
-      const teasers = traits.bot
-        ? []
-        : await serving.serve(
-            { block, device: traits.device, agent: traits.agent, country: countryOf(address), visitorId: cookieId },
-            { pageId: page, cookieId, loaderId: personalised ? visitor : undefined, address, userAgent, personalised },
-          );
+      // General invalid traffic gets no teasers (docs/invalid-traffic.md): nothing served, nothing to click.
+      const invalid = serving.judgeTeasersRequest(givtRequestOf(request, address), block.siteHosts);
+      const teasers =
+        invalid !== null
+          ? []
+          : await serving.serve(
+              {
+                block,
+                device: traits.device,
+                agent: traits.agent,
+                country: countryOf(address),
+                visitorId: cookieId,
+                asn: serving.asnOf(address),
+              },
+              { pageId: page, cookieId, loaderId: personalised ? visitor : undefined, address, userAgent, personalised },
+            );
       const base = absoluteUrl(request, '/api');
       if (request.format === 'json' && (request.query as { fields?: unknown }).fields === undefined) {
         // Sent as text, the answer skips the serializer (and `fields`, which it was not asked for);
@@ -245,7 +256,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const { token } = request.params;
-      const location = await serving.redirect(token, request.headers['user-agent'], request.log, clickAddress(request.ip));
+      const location = await serving.redirect(token, givtRequestOf(request), request.log);
       if (location !== undefined) tagClickForPixel(request.headers.cookie, reply, token);
       return followClickLink(reply, location);
     },
@@ -373,6 +384,23 @@ function allowCors(request: FastifyRequest, reply: FastifyReply): void {
   } else {
     reply.header('Access-Control-Allow-Origin', '*');
   }
+}
+
+/**
+ * What the rules of general invalid traffic read of a request: User-Agent, client hints, the
+ * speculative-fetch headers, the address, and the page (`Origin`, else `Referer`).
+ */
+export function givtRequestOf(request: FastifyRequest, address: string = request.ip): GivtRequest {
+  const { headers } = request;
+  const origin = headers.origin;
+  const page = typeof origin === 'string' && origin !== '' && origin !== 'null' ? origin : headers.referer;
+  return {
+    userAgent: headers['user-agent'],
+    clientHints: headers['sec-ch-ua'],
+    purposes: [headers['sec-purpose'], headers.purpose, headers['x-moz'], headers['x-purpose']],
+    address,
+    page: page === '' ? undefined : page,
+  };
 }
 
 function readVisitorId(request: FastifyRequest): string | undefined {

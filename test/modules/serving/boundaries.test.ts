@@ -36,6 +36,8 @@ const ENTRY_FILES: Record<string, readonly string[]> = {
     'visitor-id.ts',
     'audiences.ts',
     'click-target.ts',
+    'invalid-traffic.ts',
+    'networks.ts',
   ],
   billing: ['click-billing.ts', 'acceptance.ts', 'settlement.ts', 'logged-settlement.ts'],
   explain: ['explain-impression.ts', 'explain-routes.ts'],

@@ -176,6 +176,11 @@ export async function siteExists(db: Db, siteId: number): Promise<boolean> {
   return (await db.selectFrom('sites').select('id').where('id', '=', siteId).executeTakeFirst()) !== undefined;
 }
 
+/** Sets the further domains a site's blocks serve on. */
+export async function updateSiteDomains(db: Db, siteId: number, domains: string[]): Promise<SiteRow> {
+  return db.updateTable('sites').set({ domains }).where('id', '=', siteId).returningAll().executeTakeFirstOrThrow();
+}
+
 /** Sets the product categories a site refuses (brand safety). */
 export async function updateRefusedCategories(db: Db, siteId: number, categories: number[]): Promise<SiteRow> {
   return db

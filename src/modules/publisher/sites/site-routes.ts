@@ -14,15 +14,7 @@ import { listProductCategories } from '../../advertiser/categories/category-serv
 import { readPeriod } from '../../statistics/period.ts';
 import { listSiteCategories, listSites, SITE_SORT_FIELDS, type SiteSortField } from './site-repository.ts';
 import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
-import {
-  blocksOfSite,
-  changeRefusedCategories,
-  createSite,
-  getOwnSite,
-  presentSite,
-  presentSites,
-  siteFieldErrors,
-} from './site-service.ts';
+import { blocksOfSite, changeSite, createSite, getOwnSite, presentSite, presentSites, siteFieldErrors } from './site-service.ts';
 
 const periodParameters = {
   dateFrom: Type.Optional(Text('First day of the statistics period, YYYY-MM-DD (inclusive). None: lifetime.')),
@@ -62,11 +54,20 @@ const CreateSiteBody = Type.Object(
 
 const ChangeSiteBody = Type.Object(
   {
-    refusedCategories: Type.Array(Id('A product category id (GET /webmaster/productCategories).'), {
-      maxItems: 500,
-      description:
-        'Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears (extension).',
-    }),
+    refusedCategories: Type.Optional(
+      Type.Array(Id('A product category id (GET /webmaster/productCategories).'), {
+        maxItems: 500,
+        description:
+          'Product categories the site refuses (brand safety): ads of campaigns filed under one, or ads filed under one, do not serve on its blocks; empty clears; absent leaves them (extension).',
+      }),
+    ),
+    domains: Type.Optional(
+      Type.Array(Text('A domain name, such as `example.com` (its subdomains are included).', { minLength: 1, maxLength: 253 }), {
+        maxItems: 20,
+        description:
+          "Further domains the site's blocks serve on besides the domain of its address (each with its subdomains): a block asked from a page on any other host answers no teasers and its clicks are not billed; empty clears; absent leaves them (extension).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -194,14 +195,15 @@ export function registerSiteRoutes(app: App, context: AppContext): void {
       schema: {
         tags,
         operationId: 'updateSite',
-        summary: 'Change a site’s brand safety (extension): the product categories it refuses.',
+        summary:
+          'Change a site’s brand safety and domains (extension): the product categories it refuses, the further domains its blocks serve on.',
         params: IdParams,
         body: ChangeSiteBody,
         response: { 200: WebsiteSchema, ...errorResponses(401, 403, 404, 422) },
       },
     },
     async (request) => {
-      const site = await changeRefusedCategories(db, accountOf(request), request.params.id, request.body.refusedCategories);
+      const site = await changeSite(db, accountOf(request), request.params.id, request.body);
       return presentSite(db, site, { from: undefined, to: undefined });
     },
   );

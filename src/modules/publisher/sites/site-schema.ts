@@ -42,6 +42,12 @@ const websiteFields = {
       description: 'Product categories the site refuses (brand safety); present only when set (extension).',
     }),
   ),
+  domains: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension).",
+    }),
+  ),
   moderationReason: Type.Optional(
     Type.String({ description: 'Why the site was banned, in the operator’s words; present until it is approved (extension).' }),
   ),

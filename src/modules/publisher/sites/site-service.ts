@@ -18,6 +18,7 @@ import {
   insertSite,
   siteCategoryExists,
   updateRefusedCategories,
+  updateSiteDomains,
   updateSiteStatus,
 } from './site-repository.ts';
 import { SITE_STATUS, type SiteRow, siteStatusName } from './site-schema.ts';
@@ -43,6 +44,7 @@ export async function presentSites(db: Db, rows: readonly (SiteRow & { blocks_co
     monthly_uniq_users: String(row.monthly_uniq_users),
     blocks_count: row.blocks_count ?? blockCounts?.get(row.id) ?? 0,
     ...(row.refused_categories.length > 0 ? { refusedCategories: row.refused_categories } : {}),
+    ...(row.domains.length > 0 ? { domains: row.domains } : {}),
     ...(row.moderation_reason === null ? {} : { moderationReason: row.moderation_reason }),
     ...publisherFigures(totals.get(row.id) ?? ZERO_PUBLISHER_TOTALS),
   }));
@@ -65,25 +67,53 @@ export async function blocksOfSite(db: Db, siteId: number, baseUrl: string): Pro
 }
 
 /**
- * Sets the product categories a site refuses (brand safety): ads of campaigns filed under one, or
- * ads filed under one as their sub-category, do not serve on the site. 404 when not the
- * publisher's site; 422 naming `refusedCategories` when one is not a product category.
+ * Changes a site's brand safety and domains, each when given. The product categories it refuses:
+ * ads of campaigns filed under one, or ads filed under one as their sub-category, do not serve on
+ * the site; 422 naming `refusedCategories` when one is not a product category. Its extra domains:
+ * its blocks serve there too (docs/invalid-traffic.md); 422 naming `domains` for one that is not a
+ * domain name. 404 when not the publisher's site.
  */
-export async function changeRefusedCategories(
+export async function changeSite(
   db: Db,
   publisherId: number,
   siteId: number,
-  categories: number[],
+  change: { refusedCategories?: number[]; domains?: string[] },
 ): Promise<SiteRow> {
-  const unique = [...new Set(categories)].sort((a, b) => a - b);
+  const domains = change.domains === undefined ? undefined : siteDomains(change.domains);
   return inTransaction(db, async (trx) => {
-    await getOwnSite(trx, publisherId, siteId);
-    const unknown = await unknownCategoryIds(trx, unique);
-    if (unknown.length > 0) {
-      throw invalidField('refusedCategories', `Not product categories (GET /advertiser/categories): ${unknown.join(', ')}.`);
+    let site = await getOwnSite(trx, publisherId, siteId);
+    if (change.refusedCategories !== undefined) {
+      const unique = [...new Set(change.refusedCategories)].sort((a, b) => a - b);
+      const unknown = await unknownCategoryIds(trx, unique);
+      if (unknown.length > 0) {
+        throw invalidField('refusedCategories', `Not product categories (GET /advertiser/categories): ${unknown.join(', ')}.`);
+      }
+      site = await updateRefusedCategories(trx, siteId, unique);
     }
-    return updateRefusedCategories(trx, siteId, unique);
+    if (domains !== undefined) site = await updateSiteDomains(trx, siteId, domains);
+    return site;
   });
+}
+
+/** A host name of at least two labels: letters, digits and inner hyphens (IDN in their xn-- form). */
+const DOMAIN_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+
+/**
+ * A site's extra domains as stored: lower case, without a leading `www.` (its subdomains are the
+ * site's anyway), each once, in order; 422 naming `domains` for one that is not a domain name.
+ */
+function siteDomains(domains: readonly string[]): string[] {
+  const stored: string[] = [];
+  for (const domain of domains) {
+    const host = domain
+      .trim()
+      .toLowerCase()
+      .replace(/\.$/, '')
+      .replace(/^www\./, '');
+    if (!DOMAIN_PATTERN.test(host)) throw invalidField('domains', `Not a domain name: ${domain}.`);
+    if (!stored.includes(host)) stored.push(host);
+  }
+  return stored;
 }
 
 export interface NewSiteInput {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { prepared } from '../../../db/prepared.ts';
 import type { ClickClaims } from '../tracking/click-token.ts';
+import type { GivtReason } from '../tracking/invalid-traffic.ts';
 
 /**
  * Acceptance, on the click's request (docs/adr/0007): the click is written to accepted_clicks and
@@ -23,6 +24,17 @@ export interface IncomingClick {
   address: string | null;
   /** Decided on the request: null = bill it (if the money is there); otherwise why it is not billed. */
   refusal: 'bot' | 'limit' | null;
+  /** With refusal `bot`: which rule of general invalid traffic refused it (tracking/invalid-traffic.ts). */
+  invalidReason?: GivtReason | null;
+  /** What the after-the-fact rules read (migration 0720): the network and country the click came from, the day's visitor hash. */
+  evidence?: ClickEvidence;
+}
+
+/** The click's own network, country and visitor, beside what its link says of where it was served. */
+export interface ClickEvidence {
+  asn: number;
+  country: string;
+  visitorHash: string;
 }
 
 /**
@@ -42,7 +54,8 @@ export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Pr
   const column = <T>(value: (click: IncomingClick) => T) => fresh.map(value);
   const inserted = await prepared(sql<{ click_id: string }>`
     INSERT INTO accepted_clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, charge_micros, refusal, address)
+      advertiser_id, publisher_id, charge_micros, refusal, address, invalid_reason, served_at, served_asn, asn,
+      click_country, visitor_hash)
     SELECT * FROM unnest(
       ${column((click) => click.claims.clickId)}::text[],
       ${column((click) => new Date(click.nowMs).toISOString())}::timestamptz[],
@@ -56,9 +69,16 @@ export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Pr
       ${column((click) => click.publisherId)}::integer[],
       ${column((click) => click.claims.chargeMicros)}::bigint[],
       ${column((click) => click.refusal)}::text[],
-      ${column((click) => click.address)}::inet[]
+      ${column((click) => click.address)}::inet[],
+      ${column((click) => click.invalidReason ?? null)}::text[],
+      ${column((click) => new Date(click.claims.issuedAt).toISOString())}::timestamptz[],
+      ${column((click) => click.claims.servedAsn || null)}::integer[],
+      ${column((click) => click.evidence?.asn || null)}::integer[],
+      ${column((click) => click.evidence?.country || null)}::text[],
+      ${column((click) => click.evidence?.visitorHash ?? null)}::text[]
     ) AS c (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, charge_micros, refusal, address)
+      advertiser_id, publisher_id, charge_micros, refusal, address, invalid_reason, served_at, served_asn, asn,
+      click_country, visitor_hash)
     ON CONFLICT (click_id) DO NOTHING
     RETURNING click_id`).execute(db);
   const accepted = new Set(inserted.rows.map((row) => row.click_id));

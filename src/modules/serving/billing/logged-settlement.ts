@@ -52,8 +52,13 @@ function takenClick(click: IncomingClick, recorded: boolean): TakenClick {
     publisher_id: click.publisherId,
     charge_micros: claims.chargeMicros,
     refusal: click.refusal,
-    invalid_reason: null,
     address: click.address,
+    invalid_reason: click.invalidReason ?? null,
+    served_at: new Date(claims.issuedAt),
+    served_asn: claims.servedAsn || null,
+    asn: click.evidence?.asn || null,
+    click_country: click.evidence?.country || null,
+    visitor_hash: click.evidence?.visitorHash ?? null,
     recorded,
   };
 }

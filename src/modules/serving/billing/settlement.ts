@@ -239,7 +239,8 @@ async function recordSettlement(
   // Guarded by `posted` (see postLedgerChanges); without money to move, `posted` is just a row.
   const insertClicks = sql`
     INSERT INTO clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
-      advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros, billing_batch, address)
+      advertiser_id, publisher_id, status, charge_micros, publisher_micros, margin_micros, billing_batch, address,
+      invalid_reason, served_at, served_asn, asn, click_country, visitor_hash)
     SELECT * FROM unnest(
       ${column((click) => click.click_id)}::text[],
       ${column((click) => new Date(click.created_at).toISOString())}::timestamptz[],
@@ -256,7 +257,13 @@ async function recordSettlement(
       ${column((_click, split) => split?.publisherMicros ?? 0)}::bigint[],
       ${column((_click, split) => split?.marginMicros ?? 0)}::bigint[],
       ${column((_click, split) => (split === undefined ? null : batchId))}::text[],
-      ${column((click) => click.address)}::inet[]
+      ${column((click) => click.address)}::inet[],
+      ${column((click) => click.invalid_reason)}::text[],
+      ${column((click) => (click.served_at === null ? null : new Date(click.served_at).toISOString()))}::timestamptz[],
+      ${column((click) => click.served_asn)}::integer[],
+      ${column((click) => click.asn)}::integer[],
+      ${column((click) => click.click_country)}::text[],
+      ${column((click) => click.visitor_hash)}::text[]
     ) AS c
     WHERE ${posted}
     RETURNING 1`;

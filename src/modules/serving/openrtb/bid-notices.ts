@@ -5,7 +5,7 @@ import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError } from '../../../http/errors.ts';
 import { recordEvents } from '../../statistics/record-events.ts';
 import type { DeviceId } from '../../statistics/vocabulary.ts';
-import type { ClickLog, ServingEngine } from '../serving-engine.ts';
+import type { ClickLog, ClickVisitor, ServingEngine } from '../serving-engine.ts';
 import type { ClickClaims } from '../tracking/click-token.ts';
 import { TeaserSigner } from '../tracking/teaser-token.ts';
 import type { ViewClaims } from '../tracking/view-token.ts';
@@ -112,7 +112,8 @@ export class OpenRtbBids {
    * (accepted, billed once at the campaign's rules); a bid not (yet) won leads to the ad unbilled.
    * Undefined: a forged link, or an ad that is rejected or deleted.
    */
-  async follow(token: string, userAgent: string | undefined, log: ClickLog, address: string | null): Promise<string | undefined> {
+  async follow(token: string, visitor: ClickVisitor, log: ClickLog): Promise<string | undefined> {
+    const { userAgent } = visitor;
     const verdict = this.signer.verifyClick(token, this.clock.now());
     const { claims } = verdict;
     if (claims === undefined) return undefined;
@@ -120,7 +121,7 @@ export class OpenRtbBids {
       log.debug({ clickId: claims.clickId }, 'click on an OpenRTB bid not won: not billed');
       return this.serving.clickTargetOf(claims.offerId, userAgent);
     }
-    return this.serving.redirect(this.serving.signer.sign(claims).click, userAgent, log, address);
+    return this.serving.redirect(this.serving.signer.sign(claims).click, visitor, log);
   }
 
   /**

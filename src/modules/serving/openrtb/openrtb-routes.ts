@@ -6,10 +6,9 @@ import type { App } from '../../../http/routes.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../../http/schemas.ts';
 import { absoluteUrl } from '../../../http/urls.ts';
 import { PIXEL_GIF } from '../loader-script.ts';
-import { CLICK_LINK_RESPONSES, deadLinkWhenRefused, followClickLink } from '../serving-routes.ts';
+import { CLICK_LINK_RESPONSES, deadLinkWhenRefused, followClickLink, givtRequestOf } from '../serving-routes.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from '../tracking/teaser-token.ts';
 import { VIEW_TOKEN_LENGTH } from '../tracking/view-token.ts';
-import { clickAddress } from '../tracking/visitor.ts';
 import { NOTICE_EVENTS, OpenRtbBids } from './bid-notices.ts';
 import { bidFor } from './openrtb-auction.ts';
 import { BidRequestSchema, BidResponseSchema } from './openrtb-schema.ts';
@@ -158,10 +157,7 @@ export function registerOpenRtbRoutes(app: App, context: AppContext): void {
       errorHandler: deadLinkWhenRefused('bid click link refused'),
     },
     async (request, reply) =>
-      followClickLink(
-        reply,
-        await bids.follow(request.params.token, request.headers['user-agent'], request.log, clickAddress(request.ip)),
-      ),
+      followClickLink(reply, await bids.follow(request.params.token, givtRequestOf(request), request.log)),
   );
 
   app.get(

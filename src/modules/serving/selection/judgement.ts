@@ -9,6 +9,8 @@ export interface Impression {
   /** The visitor's operating system and browser (absent: unknown, which no OS or browser target takes). */
   agent?: AgentTraits;
   visitorId: string | undefined;
+  /** The network (AS number) the visitor is in; absent or 0 when unknown. Carried in the click link (network_mismatch). */
+  asn?: number;
   /** Page, frequency and schedule filters (eligibility.ts); absent: the auction alone. */
   filters?: ImpressionFilters;
 }

@@ -5,6 +5,7 @@ import { smoothedCtr } from '../selection/auction.ts';
 import { lifetimeDailyTarget } from '../selection/pacing.ts';
 import { weekSchedule } from '../selection/schedule.ts';
 import { domainOf, teaserPicture } from '../teaser-render.ts';
+import { siteHostsOf } from '../tracking/invalid-traffic.ts';
 import type { AdEntry, CampaignState, Snapshot } from './snapshot.ts';
 import {
   loadAdvertiserBalances,
@@ -142,6 +143,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       teaserCount: block.teaser_count,
       campaignsUnique: block.no_campaign_repeats,
       neverPersonalise: block.never_personalise,
+      siteHosts: siteHostsOf(block.url, block.domains),
       ...(block.min_cpc_micros > 0 ? { floorMicros: Number(block.min_cpc_micros) } : {}),
       ...(block.refused_categories.length > 0 ? { refusedCategories: new Set(block.refused_categories) } : {}),
       ...(block.design === null ? {} : { designJson: JSON.stringify(block.design) }),

@@ -79,6 +79,7 @@ export async function loadServableBlocks(db: Db) {
       'b.design',
       's.publisher_id',
       's.url',
+      's.domains',
       's.refused_categories',
       's.never_personalise',
     ])

@@ -78,6 +78,8 @@ export interface BlockEntry {
   campaignsUnique?: boolean;
   /** The publisher's "never personalise" for the block's site: no impression of it uses personal data. */
   neverPersonalise?: boolean;
+  /** The hosts the block serves on: its site's domain and extra domains (tracking/invalid-traffic.ts). */
+  siteHosts?: readonly string[];
   /** The block's minimum CPC: an ad whose bid × coefficients is lower does not compete, and no click costs less. */
   floorMicros?: number;
   /** Product categories the block's site refuses (brand safety); absent: none. */

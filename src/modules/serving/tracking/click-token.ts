@@ -21,6 +21,8 @@ export interface ClickClaims {
   chargeMicros: number;
   /** When the teaser was served, epoch ms. */
   issuedAt: number;
+  /** The network (AS number) the teaser was served to; absent or 0 when unknown (older links). */
+  servedAsn?: number;
 }
 
 export type ClickVerdict =

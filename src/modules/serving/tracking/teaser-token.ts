@@ -28,10 +28,18 @@ export interface TeaserTokens {
   view: string;
 }
 
-/** The first payload byte: this format. The links of ADR 0016/0023 (format 1) had none. */
-const FORMAT = 2;
-/** Layout: format, click id, four ids, device, two country letters, charge (6 bytes), time (6 bytes of epoch ms). */
-const PAYLOAD_BYTES = 1 + 16 + 4 * 4 + 1 + 2 + 6 + 6;
+/**
+ * The first payload byte: this format. The links of ADR 0016/0023 (format 1) had none; format 2
+ * lacked the served network, and its tokens are still verified for the hour after an upgrade.
+ */
+const FORMAT = 3;
+const FORMAT_2 = 2;
+/** Format 2's layout: format, click id, four ids, device, two country letters, charge (6 bytes), time (6 bytes of epoch ms). */
+const FORMAT_2_PAYLOAD_BYTES = 1 + 16 + 4 * 4 + 1 + 2 + 6 + 6;
+/** Format 3 adds the network (AS number, 3 bytes) the teaser was served to, for the rule network_mismatch. */
+const PAYLOAD_BYTES = FORMAT_2_PAYLOAD_BYTES + 3;
+/** AS numbers above this do not fit the 3 bytes: none is assigned yet; they are carried as unknown (0). */
+const MAX_ASN = 0xffffff;
 /** A capped campaign's teaser: the payload, then the frequency visitor. */
 const VISITOR_BYTES = 16;
 /** Each token carries one half of the HMAC-SHA256 (128 bits, as RFC 2104 allows). */
@@ -39,10 +47,13 @@ const TAG_BYTES = 16;
 const MAC_BYTES = 2 * TAG_BYTES;
 /** Base64url characters of one MAC half (no padding). */
 const TAG_TEXT_LENGTH = Math.ceil((TAG_BYTES * 4) / 3);
-/** Base64url length of a token without a visitor (86 characters; a format-1 click link has 84). */
+/** Base64url length of a token without a visitor (90 characters; a format-1 click link has 84). */
 export const TEASER_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + TAG_BYTES) * 4) / 3);
-/** Base64url length of a token with a visitor (107 characters). */
+/** Base64url length of a token with a visitor (111 characters). */
 export const CAPPED_TEASER_TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + VISITOR_BYTES + TAG_BYTES) * 4) / 3);
+/** Format 2's lengths (86 and 107 characters). */
+const FORMAT_2_LENGTH = Math.ceil(((FORMAT_2_PAYLOAD_BYTES + TAG_BYTES) * 4) / 3);
+const FORMAT_2_CAPPED_LENGTH = Math.ceil(((FORMAT_2_PAYLOAD_BYTES + VISITOR_BYTES + TAG_BYTES) * 4) / 3);
 /** The longest token either endpoint takes (route schemas bound their input with it). */
 export const MAX_TEASER_TOKEN_LENGTH = Math.max(CAPPED_TEASER_TOKEN_LENGTH, CAPPED_VIEW_TOKEN_LENGTH);
 /** Format-1 click links: still verified for their hour after an upgrade (docs/adr/0037). */
@@ -104,6 +115,8 @@ export class TeaserSigner {
     buffer.write((claims.country || '--').padEnd(2, '-').slice(0, 2), 34, 'latin1');
     buffer.writeUIntBE(claims.chargeMicros, 36, 6);
     buffer.writeUIntBE(claims.issuedAt, 42, 6);
+    const asn = claims.servedAsn ?? 0;
+    buffer.writeUIntBE(asn > MAX_ASN ? 0 : asn, 48, 3);
     if (claims.visitor !== undefined) {
       buffer.fill(0, PAYLOAD_BYTES, payloadBytes);
       buffer.write(claims.visitor, PAYLOAD_BYTES, VISITOR_BYTES, 'base64url');
@@ -170,19 +183,27 @@ export class TeaserSigner {
 
   /** The claims of a format-2 token whose MAC half at `tag` matches; undefined when it does not. */
   private read(token: string, tag: number): TeaserClaims | undefined {
-    const capped = token.length === CAPPED_TEASER_TOKEN_LENGTH;
-    if ((!capped && token.length !== TEASER_TOKEN_LENGTH) || !TOKEN_PATTERN.test(token)) return undefined;
-    const payloadBytes = capped ? PAYLOAD_BYTES + VISITOR_BYTES : PAYLOAD_BYTES;
+    const layout = LAYOUTS.get(token.length);
+    if (layout === undefined || !TOKEN_PATTERN.test(token)) return undefined;
+    const payloadBytes = layout.payloadBytes;
     const buffer = decodeBase64url(token);
-    if (buffer === undefined || buffer.length !== payloadBytes + TAG_BYTES || buffer[0] !== FORMAT) return undefined;
+    if (buffer === undefined || buffer.length !== payloadBytes + TAG_BYTES || buffer[0] !== layout.format) return undefined;
     const payload = buffer.subarray(0, payloadBytes);
     this.hmac.writeMac(payload, this.expected, 0, MAC_BYTES);
     if (!timingSafeEqual(buffer.subarray(payloadBytes), this.expected.subarray(tag, tag + TAG_BYTES))) return undefined;
-    return parseClaims(payload);
+    return parseClaims(payload, layout.format === FORMAT ? PAYLOAD_BYTES : FORMAT_2_PAYLOAD_BYTES);
   }
 }
 
-function parseClaims(payload: Buffer): TeaserClaims | undefined {
+/** Each token length's format and payload size. */
+const LAYOUTS = new Map([
+  [TEASER_TOKEN_LENGTH, { format: FORMAT, payloadBytes: PAYLOAD_BYTES }],
+  [CAPPED_TEASER_TOKEN_LENGTH, { format: FORMAT, payloadBytes: PAYLOAD_BYTES + VISITOR_BYTES }],
+  [FORMAT_2_LENGTH, { format: FORMAT_2, payloadBytes: FORMAT_2_PAYLOAD_BYTES }],
+  [FORMAT_2_CAPPED_LENGTH, { format: FORMAT_2, payloadBytes: FORMAT_2_PAYLOAD_BYTES + VISITOR_BYTES }],
+]);
+
+function parseClaims(payload: Buffer, fixedBytes: number): TeaserClaims | undefined {
   const country = payload.toString('latin1', 34, 36);
   if (country !== '--' && !/^[A-Z]{2}$/.test(country)) return undefined;
   const claims: TeaserClaims = {
@@ -196,6 +217,10 @@ function parseClaims(payload: Buffer): TeaserClaims | undefined {
     chargeMicros: payload.readUIntBE(36, 6),
     issuedAt: payload.readUIntBE(42, 6),
   };
-  if (payload.length > PAYLOAD_BYTES) claims.visitor = payload.subarray(PAYLOAD_BYTES).toString('base64url');
+  if (fixedBytes === PAYLOAD_BYTES) {
+    const asn = payload.readUIntBE(48, 3);
+    if (asn > 0) claims.servedAsn = asn;
+  }
+  if (payload.length > fixedBytes) claims.visitor = payload.subarray(fixedBytes).toString('base64url');
   return claims;
 }

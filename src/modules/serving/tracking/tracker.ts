@@ -113,6 +113,7 @@ export class Tracker {
         chargeMicros: winner.chargeMicros,
         issuedAt: now,
       };
+      if (impression.asn) claims.servedAsn = impression.asn;
       // Only a capped campaign's teaser names the visitor, for its beacon to count the view toward the cap.
       if (visitor !== undefined && (ad.campaign.frequencyCap ?? 0) > 0) claims.visitor = visitor;
       const tokens = signer.signNew(claims);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
+import { isbot } from 'isbot';
 import { type CountryResponse, Reader } from 'mmdb-lib';
 import { UAParser } from 'ua-parser-js';
 import { truncatedAddress } from '../../../http/stored-address.ts';
@@ -10,23 +11,29 @@ import { type AgentTraits, browserFamily, majorVersion, osFamily, UNKNOWN_AGENT 
 /** What the serving engine knows about a visitor: device, operating system and browser, whether it is a robot. */
 export interface VisitorTraits {
   device: DeviceId;
+  /** A robot of either kind: a declared one or an automated browser. */
   bot: boolean;
+  /** Which kind of robot the User-Agent says (invalid-traffic.ts): null for a browser. */
+  robot: 'bot' | 'automation' | null;
   agent: AgentTraits;
 }
 
 /**
- * Robots that follow links: crawlers, link previewers, HTTP libraries and headless browsers.
- * A request without a User-Agent is not treated as a robot (server-side integrations send none).
+ * Headless and automated browsers that do not call themselves robots in a way the robot list
+ * catches first: they get their own reason (`automation`), as the industry counts them apart.
  */
-const BOT_PATTERN =
-  /bot\b|bot\/|crawl|spider|slurp|mediapartners|facebookexternalhit|embedly|preview|curl\/|wget\/|python-requests|python-urllib|go-http-client|okhttp|java\/|libwww|httpclient|headlesschrome|phantomjs|lighthouse|pingdom|uptime/i;
+const AUTOMATION_PATTERN =
+  /headlesschrome|phantomjs|selenium|webdriver|puppeteer|playwright|slimerjs|electron\/[\d.]+ .*headless/i;
 
 const traitsCache = new Map<string, VisitorTraits>();
 const TRAITS_CACHE_LIMIT = 2000;
 
 /**
- * Device type, operating system, browser and robot flag from a User-Agent, in one parse; results
- * are cached (agents repeat a lot).
+ * Device type, operating system, browser and robot kind from a User-Agent, in one parse; results
+ * are cached (agents repeat a lot). Declared robots are recognised by `isbot`, a maintained list
+ * pinned in package.json, rather than by an expression of our own. A request without a
+ * User-Agent is not a robot here: server-side integrations send none (the click link, which only
+ * browsers follow, decides otherwise: invalid-traffic.ts).
  */
 export function visitorTraits(userAgent: string | undefined): VisitorTraits {
   const agent = userAgent ?? '';
@@ -44,7 +51,8 @@ export function visitorTraits(userAgent: string | undefined): VisitorTraits {
             browser: browserFamily(parsed.browser.name),
             browserMajor: majorVersion(parsed.browser.major),
           };
-    traits = { device, bot: BOT_PATTERN.test(agent), agent: system };
+    const robot = agent === '' ? null : AUTOMATION_PATTERN.test(agent) ? 'automation' : isbot(agent) ? 'bot' : null;
+    traits = { device, bot: robot !== null, robot, agent: system };
     if (traitsCache.size >= TRAITS_CACHE_LIMIT) traitsCache.clear();
     traitsCache.set(agent, traits);
   }
@@ -96,7 +104,7 @@ function lookUpCountry(ip: string): string {
   return record?.country_code ?? record?.country?.iso_code ?? '';
 }
 
-function isPrivateAddress(address: string): boolean {
+export function isPrivateAddress(address: string): boolean {
   if (address === '::1' || address === '::') return true;
   if (address.includes(':')) return /^(fc|fd|fe80)/i.test(address);
   const [a = 0, b = 0] = address.split('.').map(Number);

@@ -12,6 +12,8 @@ describe('serving: geo targeting (client address from X-Forwarded-For behind a t
   });
   after(() => server.close());
 
+  // A consumer network's address (Comcast): Google's 8.8.8.8 is a data centre's, whose requests get no teasers.
+  const CONSUMER_US = '73.12.4.5';
   const from = (ip: string) => ({ headers: { 'User-Agent': DESKTOP_UA, 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': ip } });
 
   it('looks countries up in the bundled database; private addresses have none', () => {
@@ -40,15 +42,15 @@ describe('serving: geo targeting (client address from X-Forwarded-For behind a t
       return response.json<{ teasers: { id: number; url: string }[] }>().teasers;
     };
     assert.deepEqual(
-      (await ids('8.8.8.8')).map((teaser) => teaser.id),
+      (await ids(CONSUMER_US)).map((teaser) => teaser.id),
       [us, everywhere],
     );
     assert.deepEqual(
       (await ids('127.0.0.1')).map((teaser) => teaser.id),
       [everywhere],
     );
-    const [first] = await ids('8.8.8.8');
-    const click = await server.anonymous.get(pathOf(first?.url ?? ''), from('8.8.8.8'));
+    const [first] = await ids(CONSUMER_US);
+    const click = await server.anonymous.get(pathOf(first?.url ?? ''), from(CONSUMER_US));
     assert.equal(click.status, 302);
     await engineOf(server).settled();
     const row = await server.server.context.db

@@ -39,7 +39,7 @@ describe('teaser tokens: one MAC, a click half and an impression half', () => {
     assert.equal(tokensA.view.length, TEASER_TOKEN_LENGTH);
     assert.match(tokensA.click, /^[A-Za-z0-9_-]+$/);
     assert.notEqual(tokensA.click, tokensA.view);
-    assert.equal(tokensA.click.slice(0, 64), tokensA.view.slice(0, 64), 'the same payload');
+    assert.equal(tokensA.click.slice(0, 68), tokensA.view.slice(0, 68), 'the same payload');
     assert.deepEqual(signer.verifyClick(tokensA.click, now), { kind: 'valid', claims: a });
     assert.deepEqual(signer.verifyView(tokensA.view, now), { kind: 'valid', claims: viewOf(a) });
     const nowhere = { ...a, country: '' };
@@ -52,17 +52,17 @@ describe('teaser tokens: one MAC, a click half and an impression half', () => {
   });
 
   const swapped: [string, string][] = [
-    ["A's payload with B's click half", tokensA.click.slice(0, 64) + tokensB.click.slice(64)],
-    ["B's payload with A's click half", tokensB.click.slice(0, 64) + tokensA.click.slice(64)],
-    ["A's payload with A's impression half", tokensA.click.slice(0, 64) + tokensA.view.slice(64)],
-    ["A's payload with B's impression half", tokensA.click.slice(0, 64) + tokensB.view.slice(64)],
+    ["A's payload with B's click half", tokensA.click.slice(0, 68) + tokensB.click.slice(68)],
+    ["B's payload with A's click half", tokensB.click.slice(0, 68) + tokensA.click.slice(68)],
+    ["A's payload with A's impression half", tokensA.click.slice(0, 68) + tokensA.view.slice(68)],
+    ["A's payload with B's impression half", tokensA.click.slice(0, 68) + tokensB.view.slice(68)],
   ];
   for (const [name, candidate] of swapped) {
     it(`click link of ${name} → forged`, () => assert.equal(signer.verifyClick(candidate, now).kind, 'forged'));
   }
   const swappedViews: [string, string][] = [
-    ["A's payload with B's impression half", tokensA.view.slice(0, 64) + tokensB.view.slice(64)],
-    ["A's payload with A's click half", tokensA.view.slice(0, 64) + tokensA.click.slice(64)],
+    ["A's payload with B's impression half", tokensA.view.slice(0, 68) + tokensB.view.slice(68)],
+    ["A's payload with A's click half", tokensA.view.slice(0, 68) + tokensA.click.slice(68)],
   ];
   for (const [name, candidate] of swappedViews) {
     it(`impression token of ${name} → forged`, () => assert.equal(signer.verifyView(candidate, now).kind, 'forged'));
@@ -80,7 +80,7 @@ describe('teaser tokens: one MAC, a click half and an impression half', () => {
     assert.equal(signer.verifyClick(other.click, now).kind, 'forged');
     assert.equal(signer.verifyView(other.view, now).kind, 'forged');
     const bytes = Buffer.from(tokensA.click, 'base64url');
-    bytes[0] = 3;
+    bytes[0] = 4;
     assert.equal(signer.verifyClick(bytes.toString('base64url'), now).kind, 'forged');
     assert.equal(signer.verifyClick(tokensA.click.slice(0, -1), now).kind, 'forged');
     assert.equal(signer.verifyClick(`${tokensA.click}A`, now).kind, 'forged');
@@ -116,12 +116,12 @@ describe('teaser tokens: one MAC, a click half and an impression half', () => {
     assert.equal(signer.verifyClick(capped.view, now).kind, 'forged');
     assert.equal(signer.verifyView(capped.click, now).kind, 'forged');
     const payload = Buffer.from(capped.view, 'base64url');
-    const cut = Buffer.concat([payload.subarray(0, 48), payload.subarray(64)]).toString('base64url');
+    const cut = Buffer.concat([payload.subarray(0, 51), payload.subarray(67)]).toString('base64url');
     assert.equal(signer.verifyView(cut, now).kind, 'forged', 'visitor cut out');
     const added = Buffer.concat([
-      Buffer.from(tokensA.view, 'base64url').subarray(0, 48),
+      Buffer.from(tokensA.view, 'base64url').subarray(0, 51),
       Buffer.from(visitor, 'base64url'),
-      Buffer.from(tokensA.view, 'base64url').subarray(48),
+      Buffer.from(tokensA.view, 'base64url').subarray(51),
     ]).toString('base64url');
     assert.equal(signer.verifyView(added, now).kind, 'forged', 'visitor added');
   });
@@ -145,13 +145,25 @@ describe('teaser tokens: one MAC, a click half and an impression half', () => {
         assert.ok(!seen.has(clickId), 'a new click id every time');
         seen.add(clickId);
         // The format of docs/adr/0037, written independently: base64url of the payload and one MAC half.
-        const payloadBytes = visitor === undefined ? 48 : 64;
+        const payloadBytes = visitor === undefined ? 51 : 67;
         const payload = Buffer.from(tokens.click, 'base64url').subarray(0, payloadBytes);
         const mac = createHmac('sha256', key).update(payload).digest();
         assert.equal(tokens.click, Buffer.concat([payload, mac.subarray(0, 16)]).toString('base64url'));
         assert.equal(tokens.view, Buffer.concat([payload, mac.subarray(16)]).toString('base64url'));
       }
     }
+  });
+
+  it('carries the network the teaser was served to; format-2 links of the hour before the upgrade still verify', () => {
+    const withAsn = signer.sign({ ...a, servedAsn: 7922 });
+    assert.deepEqual(signer.verifyClick(withAsn.click, now), { kind: 'valid', claims: { ...a, servedAsn: 7922 } });
+    const key = createHmac('sha256', secret).update('nativa teaser tokens v2').digest();
+    const payload = Buffer.from(tokensA.click, 'base64url').subarray(0, 48);
+    payload[0] = 2;
+    const mac = createHmac('sha256', key).update(payload).digest();
+    const format2 = Buffer.concat([payload, mac.subarray(0, 16)]).toString('base64url');
+    assert.equal(format2.length, 86);
+    assert.deepEqual(signer.verifyClick(format2, now), { kind: 'valid', claims: a });
   });
 
   it('format-1 links and tokens handed out before the upgrade still verify for their hour, each at its own endpoint', () => {

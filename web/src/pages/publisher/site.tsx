@@ -16,6 +16,7 @@ import { BlockPreview } from './block-preview.tsx';
 import { BlockFloor, SiteBrandSafety } from './brand-safety.tsx';
 import { type Block, SITE_STATUS, usePublisherStatistics } from './publisher-data.ts';
 import { IncomeTiles, SiteStatusBadge, useIncomeSeries } from './publisher-ui.tsx';
+import { SiteDomains } from './site-domains.tsx';
 import { SitePrivacy } from './site-privacy.tsx';
 
 export function SitePage({ id }: { id: number }) {
@@ -89,6 +90,7 @@ export function SitePage({ id }: { id: number }) {
           )}
           <SitePrivacy siteId={id} />
           <SiteBrandSafety siteId={id} refused={current.refusedCategories ?? []} />
+          <SiteDomains siteId={id} domains={current.domains ?? []} />
         </>
       )}
 
