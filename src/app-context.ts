@@ -8,6 +8,7 @@ import type { ResetThrottle, SignInThrottle } from './modules/accounts/sessions/
 import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
+import type { SiteReviewJob } from './modules/invalid-traffic/site-review-job.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 import type { Metrics } from './modules/monitoring/metrics.ts';
 import type { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
@@ -55,6 +56,8 @@ export interface AppContext {
   serving?: ServingEngine;
   /** Refunds click floods after billing (CLICK_FLOOD_MAX_CLICKS); absent when the rule is off. */
   clickFloods?: ClickFloodDetector;
+  /** Puts sites with much invalid traffic in the operators' review queue (IVT_REVIEW_*). */
+  siteReviews?: SiteReviewJob;
   /** Runs advertisers' enabled optimisation rules on their schedule. */
   rules?: RuleScheduler;
   /** Deletes data past its retention (RETENTION_*_DAYS, docs/privacy.md). */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 import type { AccountKind } from './db/schema.ts';
+import type { SiteReviewRule } from './modules/invalid-traffic/site-review-job.ts';
 import {
   RETENTION_DEFAULT_DAYS,
   RETENTION_KINDS,
@@ -56,6 +57,8 @@ export interface Config {
   nats: NatsSettings | undefined;
   /** The automatic click flood refund (docs/refunds.md); undefined when CLICK_FLOOD_MAX_CLICKS is 0 (off). */
   clickFlood: ClickFloodRule | undefined;
+  /** The review rule of sites with much invalid traffic (docs/invalid-traffic.md, "Review queue"). */
+  siteReview: SiteReviewRule;
   /** How often each enabled optimisation rule runs (ms); the scheduler looks for due rules every minute at most. */
   rulesIntervalMs: number;
   /** Webhooks may be delivered to loopback and private addresses (tests, a closed network); refused otherwise. */
@@ -234,6 +237,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       int('CLICK_FLOOD_WINDOW_S', 60, 1, 86_400),
       int('CLICK_FLOOD_SWEEP_S', 60, 1, 3_600),
     ),
+    siteReview: {
+      sharePercent: int('IVT_REVIEW_SHARE_PERCENT', 20, 1, 100),
+      minClicks: int('IVT_REVIEW_MIN_CLICKS', 100, 1, 1_000_000_000),
+      windowMs: int('IVT_REVIEW_WINDOW_HOURS', 24, 1, 24 * 90) * 3_600_000,
+      intervalMs: int('IVT_REVIEW_INTERVAL_SECONDS', 3600, 0, 7 * 86_400) * 1000,
+    },
     rulesIntervalMs: int('RULES_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),
     webhookCa,

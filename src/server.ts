@@ -25,6 +25,7 @@ import {
 import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
 import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
+import { SiteReviewJob } from './modules/invalid-traffic/site-review-job.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
@@ -131,6 +132,13 @@ export async function createContext(
     onError: (error) => log.warn({ err: error }, 'retention run failed'),
   });
   context.retention.registerMetric(context.metrics.registry);
+  context.siteReviews = new SiteReviewJob({
+    db: db.db,
+    clock: config.clock,
+    rule: config.siteReview,
+    onError: (error) => log.warn({ err: error }, 'invalid-traffic review failed'),
+  });
+  context.siteReviews.registerMetrics(context.metrics.registry);
   context.adsTxt = new AdsTxtChecker({
     db: db.db,
     clock: config.clock,
@@ -230,6 +238,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   context.webhooks.start(app.log);
   context.retention?.start();
   context.adsTxt?.start();
+  context.siteReviews?.start();
   options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   app.addHook('onClose', async () => {
@@ -241,6 +250,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.rules?.close();
     await context.retention?.close();
     await context.adsTxt?.close();
+    await context.siteReviews?.close();
     if (context.redis) await closeRedis(context.redis);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();
