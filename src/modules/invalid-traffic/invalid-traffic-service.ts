@@ -29,12 +29,16 @@ import type { InvalidReason, RefundReason } from './reasons.ts';
 /** A site's status when banned by moderation. */
 const BANNED = 2;
 
+const LAST_DAY = '9999-12-31';
+
 /** The instants a period of platform-time-zone days covers: from its first day's start to the end of its last. */
 export async function rangeOfPeriod(db: Db, period: Period, timeZone: string): Promise<TimeRange> {
-  if (period.from === undefined && period.to === undefined) return {};
+  // The day after the last one a date can name has no start an instant can hold: no bound then.
+  const to = period.to === LAST_DAY ? undefined : period.to;
+  if (period.from === undefined && to === undefined) return {};
   const result = await sql<{ from: Date | null; to: Date | null }>`
     SELECT (${period.from ?? null}::date)::timestamp AT TIME ZONE ${timeZone} AS from,
-      (${period.to ?? null}::date + 1)::timestamp AT TIME ZONE ${timeZone} AS to`.execute(db);
+      (${to ?? null}::date + 1)::timestamp AT TIME ZONE ${timeZone} AS to`.execute(db);
   const row = result.rows[0];
   return { from: row?.from ?? undefined, to: row?.to ?? undefined };
 }

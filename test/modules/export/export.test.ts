@@ -190,6 +190,7 @@ describe('statistics and click log export', () => {
       'conversions_intermediate',
       'refunded_clicks',
       'refunded_spend',
+      'invalid_clicks',
     ]);
     const names = ['day', 'site', 'views', 'clicks', 'spend', 'conversions_purchase'];
     const expected = expectedRows(events, (event) => [dayOf(event.at, 'UTC'), String(event.siteId)], ['day', 'site']).sort(
@@ -329,6 +330,7 @@ describe('statistics and click log export', () => {
       'income',
       'refunded_clicks',
       'refunded_income',
+      'invalid_clicks',
     ]);
   });
 
