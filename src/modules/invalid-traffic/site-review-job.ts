@@ -1,8 +1,19 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../clock.ts';
+import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
 import { invalidClicksByReason, openReviewEvidence } from './invalid-traffic-repository.ts';
 import { type Evidence, flagSites, type ReviewRule } from './invalid-traffic-service.ts';
+
+/** A scrape while the database is away answers the rest of the metrics: these are left as they were. */
+async function whileAvailable<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) return undefined;
+    throw error;
+  }
+}
 
 /**
  * The review rule of sites: every `intervalMs` (0: never by itself; operators may still run it),
@@ -68,7 +79,9 @@ export class SiteReviewJob {
       registers: [registry],
       async collect() {
         const counts = new Map<string, number>();
-        for (const text of await openReviewEvidence(db)) {
+        const open = await whileAvailable(() => openReviewEvidence(db));
+        if (open === undefined) return;
+        for (const text of open) {
           const evidence = JSON.parse(text) as Evidence;
           const leading = [...evidence].sort((a, b) => b.clicks - a.clicks)[0]?.reason ?? 'bot';
           counts.set(leading, (counts.get(leading) ?? 0) + 1);
@@ -84,7 +97,10 @@ export class SiteReviewJob {
       registers: [registry],
       async collect() {
         const now = clock.now();
-        const rows = await invalidClicksByReason(db, {}, { from: new Date(now - rule.windowMs), to: new Date(now + 1) });
+        const rows = await whileAvailable(() =>
+          invalidClicksByReason(db, {}, { from: new Date(now - rule.windowMs), to: new Date(now + 1) }),
+        );
+        if (rows === undefined) return;
         this.reset();
         for (const row of rows) this.set({ outcome: row.outcome, reason: row.reason }, row.clicks);
       },

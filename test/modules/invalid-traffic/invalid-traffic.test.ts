@@ -212,10 +212,12 @@ describe('invalid traffic disclosed: gross and net, by reason, the review queue'
     ]);
     assert.equal(review.status, 'open');
 
-    const webhook = await waitFor('the publisher hears of the flag', async () => {
+    await waitFor('the publisher hears of the flag', async () => {
       server.server.context.webhooks.wake();
-      return receiver.ofType('traffic.site_flagged')[0];
+      return receiver.ofType('traffic.site_flagged').length > 0;
     });
+    const [webhook] = receiver.ofType('traffic.site_flagged');
+    assert.ok(webhook);
     assert.equal(webhook.event.userId, world.publisherId);
     assert.equal(webhook.event.data.siteId, world.siteId);
     assert.equal(webhook.event.data.invalidClicks, robots + 1);
