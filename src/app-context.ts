@@ -9,6 +9,7 @@ import type { TokenAuthenticator } from './modules/accounts/tokens.ts';
 import type { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import type { ImageStore } from './modules/images/image-store.ts';
 import type { SivtSweeper } from './modules/invalid-traffic/index.ts';
+import type { SiteReviewJob } from './modules/invalid-traffic/site-review-job.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 import type { Metrics } from './modules/monitoring/metrics.ts';
 import type { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
@@ -58,6 +59,8 @@ export interface AppContext {
   clickFloods?: ClickFloodDetector;
   /** Refunds sophisticated invalid traffic after billing (IVT_*, docs/invalid-traffic.md). */
   invalidTraffic?: SivtSweeper;
+  /** Puts sites with much invalid traffic in the operators' review queue (IVT_REVIEW_*). */
+  siteReviews?: SiteReviewJob;
   /** Runs advertisers' enabled optimisation rules on their schedule. */
   rules?: RuleScheduler;
   /** Deletes data past its retention (RETENTION_*_DAYS, docs/privacy.md). */

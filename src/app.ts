@@ -35,6 +35,8 @@ import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
 import { registerExportRoutes } from './modules/export/export-routes.ts';
 import { idempotencyStore } from './modules/idempotency/index.ts';
 import { registerImageRoutes } from './modules/images/image-routes.ts';
+import { registerInvalidTrafficAdminRoutes } from './modules/invalid-traffic/invalid-traffic-admin-routes.ts';
+import { registerInvalidTrafficRoutes } from './modules/invalid-traffic/invalid-traffic-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
 import { registerModerationReasonRoutes } from './modules/moderation/reason-routes.ts';
@@ -102,6 +104,8 @@ const MODULES: RegisterRoutes[] = [
   registerServingRoutes,
   registerOpenRtbRoutes,
   registerRefundRoutes,
+  registerInvalidTrafficRoutes,
+  registerInvalidTrafficAdminRoutes,
   registerExplainRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 import type { AccountKind } from './db/schema.ts';
+import type { SiteReviewRule } from './modules/invalid-traffic/site-review-job.ts';
 import { SIVT_DEFAULTS, type SivtRules } from './modules/invalid-traffic/sivt-rules.ts';
 import {
   RETENTION_DEFAULT_DAYS,
@@ -72,6 +73,8 @@ export interface Config {
   ivtAllowDevHosts: boolean;
   /** The after-the-fact rules of invalid traffic and their thresholds. */
   sivt: SivtRules;
+  /** The review rule of sites with much invalid traffic (docs/invalid-traffic.md, "Review queue"). */
+  siteReview: SiteReviewRule;
   /** How often each enabled optimisation rule runs (ms); the scheduler looks for due rules every minute at most. */
   rulesIntervalMs: number;
   /** Webhooks may be delivered to loopback and private addresses (tests, a closed network); refused otherwise. */
@@ -272,6 +275,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       concentrationWindowMs: int('IVT_CONCENTRATION_WINDOW_S', SIVT_DEFAULTS.concentrationWindowMs / 1000, 60, 7 * 86_400) * 1000,
       networkMismatch:
         env.IVT_NETWORK_MISMATCH === undefined || env.IVT_NETWORK_MISMATCH === '' ? true : bool('IVT_NETWORK_MISMATCH'),
+    },
+    siteReview: {
+      sharePercent: int('IVT_REVIEW_SHARE_PERCENT', 20, 1, 100),
+      minClicks: int('IVT_REVIEW_MIN_CLICKS', 100, 1, 1_000_000_000),
+      windowMs: int('IVT_REVIEW_WINDOW_HOURS', 24, 1, 24 * 90) * 3_600_000,
+      intervalMs: int('IVT_REVIEW_INTERVAL_SECONDS', 3600, 0, 7 * 86_400) * 1000,
     },
     rulesIntervalMs: int('RULES_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),

@@ -26,6 +26,7 @@ import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/to
 import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
 import { ImageStore } from './modules/images/image-store.ts';
 import { SivtSweeper } from './modules/invalid-traffic/index.ts';
+import { SiteReviewJob } from './modules/invalid-traffic/site-review-job.ts';
 import { Mailer } from './modules/mail/mailer.ts';
 import { createMetrics } from './modules/monitoring/metrics.ts';
 import { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
@@ -133,6 +134,13 @@ export async function createContext(
     onError: (error) => log.warn({ err: error }, 'retention run failed'),
   });
   context.retention.registerMetric(context.metrics.registry);
+  context.siteReviews = new SiteReviewJob({
+    db: db.db,
+    clock: config.clock,
+    rule: config.siteReview,
+    onError: (error) => log.warn({ err: error }, 'invalid-traffic review failed'),
+  });
+  context.siteReviews.registerMetrics(context.metrics.registry);
   context.adsTxt = new AdsTxtChecker({
     db: db.db,
     clock: config.clock,
@@ -251,6 +259,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   context.webhooks.start(app.log);
   context.retention?.start();
   context.adsTxt?.start();
+  context.siteReviews?.start();
   options.routes?.(app);
   context.tokens.watchChanges(TOKEN_CHANGES_POLL_MS, (error) => app.log.error({ err: error }, 'reading token changes failed'));
   // An operator's new network lists (nativa ivt update-lists) are read on SIGHUP, without a restart.
@@ -267,6 +276,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.rules?.close();
     await context.retention?.close();
     await context.adsTxt?.close();
+    await context.siteReviews?.close();
     if (context.redis) await closeRedis(context.redis);
     // Messages queued by the last requests are sent before storage closes.
     await context.mailer.close();

@@ -5,6 +5,9 @@
 
 /** The limits of the request bodies' fields (minLength, maxLength, minimum, maximum, minItems, maxItems) by operationId, then field. */
 export const FIELD_LIMITS = {
+  adminActOnSiteReview: {
+    comment: { maxLength: 500 },
+  },
   adminAdjustBalance: {
     amount: { minimum: -1000000000, maximum: 1000000000 },
     comment: { minLength: 1, maxLength: 500 },
@@ -64,12 +67,12 @@ export const FIELD_LIMITS = {
   },
   changeAdminWebhook: {
     url: { minLength: 8, maxLength: 2000 },
-    events: { minItems: 1, maxItems: 10 },
+    events: { minItems: 1, maxItems: 11 },
     description: { maxLength: 255 },
   },
   changeAdvertiserWebhook: {
     url: { minLength: 8, maxLength: 2000 },
-    events: { minItems: 1, maxItems: 10 },
+    events: { minItems: 1, maxItems: 11 },
     description: { maxLength: 255 },
   },
   changeCampaigns: {
@@ -93,7 +96,7 @@ export const FIELD_LIMITS = {
   },
   changePublisherWebhook: {
     url: { minLength: 8, maxLength: 2000 },
-    events: { minItems: 1, maxItems: 10 },
+    events: { minItems: 1, maxItems: 11 },
     description: { maxLength: 255 },
   },
   confirmPasswordReset: {
@@ -105,12 +108,12 @@ export const FIELD_LIMITS = {
   },
   createAdminWebhook: {
     url: { minLength: 8, maxLength: 2000 },
-    events: { minItems: 1, maxItems: 10 },
+    events: { minItems: 1, maxItems: 11 },
     description: { maxLength: 255 },
   },
   createAdvertiserWebhook: {
     url: { minLength: 8, maxLength: 2000 },
-    events: { minItems: 1, maxItems: 10 },
+    events: { minItems: 1, maxItems: 11 },
     description: { maxLength: 255 },
   },
   createBlock: {
@@ -165,7 +168,7 @@ export const FIELD_LIMITS = {
   },
   createPublisherWebhook: {
     url: { minLength: 8, maxLength: 2000 },
-    events: { minItems: 1, maxItems: 10 },
+    events: { minItems: 1, maxItems: 11 },
     description: { maxLength: 255 },
   },
   createRule: {

@@ -109,6 +109,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/invalid-traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every click of a period (default the last 7 days) with the refused and refunded ones among them, by site, block, reason, network or day. */
+        get: operations["adminInvalidTraffic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invalid-traffic/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The review queue: sites flagged for their share of invalid clicks, with the evidence; newest first. */
+        get: operations["adminListSiteReviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invalid-traffic/reviews/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One review of the queue, with the evidence and the actions taken. */
+        get: operations["adminGetSiteReview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invalid-traffic/reviews/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Acts on a review: refund the period’s clicks, ban the site, warn the publisher, or dismiss. Audited. */
+        post: operations["adminActOnSiteReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invalid-traffic/reviews/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Runs the review rule now (it also runs every IVT_REVIEW_INTERVAL_SECONDS): sites over the configured invalid share are put in the queue. */
+        post: operations["adminEvaluateSiteReviews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/moderation-reasons": {
         parameters: {
             query?: never;
@@ -1065,6 +1150,23 @@ export interface paths {
         };
         /** The discount types the campaign’s ads may use. */
         get: operations["listDiscountTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/advertiser/invalid-traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Invalid clicks filtered out of the advertiser’s traffic over a period, by reason: refused on arrival (never charged) and refunded after billing (extension). */
+        get: operations["getAdvertiserInvalidTraffic"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2351,6 +2453,23 @@ export interface paths {
         };
         /** Site categories. */
         get: operations["listSiteCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webmaster/invalid-traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clicks on the publisher’s sites that were not paid over a period, and why: refused on arrival, or refunded with the income taken back (extension). */
+        get: operations["getPublisherInvalidTraffic"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3715,6 +3834,577 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminInvalidTraffic: {
+        parameters: {
+            query?: {
+                /** @description Broken down by `site` (default), `block`, `reason` (invalid clicks only), `network` (the address’s /24, IPv6 /48) or `day` (the trend). */
+                by?: "site" | "block" | "reason" | "network" | "day";
+                /** @description First day, YYYY-MM-DD (inclusive, platform time zone) of the clicks. None: from the first. */
+                dateFrom?: string;
+                /** @description Last day, YYYY-MM-DD (inclusive, platform time zone) of the clicks. None: up to today. */
+                dateTo?: string;
+                /** @description At most this many rows (default 50, at most 500); days come in order, the others most invalid first. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platform’s invalid traffic over a period, by one dimension. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What the rows are broken down by. */
+                        by: string;
+                        /**
+                         * Format: date
+                         * @description The first day counted.
+                         */
+                        dateFrom: string;
+                        /**
+                         * Format: date
+                         * @description The last day counted.
+                         */
+                        dateTo: string;
+                        /** @description The rows. */
+                        rows: {
+                            /** @description Every click recorded (by=reason: the invalid ones of that reason). */
+                            clicks: number;
+                            /** @description Refused and refunded clicks per hundred clicks, percent (2 fraction digits). */
+                            invalidShare: number;
+                            /** @description The site id, block id, reason, network (CIDR; empty: address not kept) or day. */
+                            key: string;
+                            /** @description Billed clicks refunded as invalid since. */
+                            refundedClicks: number;
+                            /** @description Clicks refused on arrival as invalid. */
+                            refusedClicks: number;
+                            /** @description The site (by=site and by=block), else null. */
+                            siteId: number | null;
+                            /** @description The site’s address (by=site and by=block), else null. */
+                            siteUrl: string | null;
+                        }[];
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminListSiteReviews: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1000000). */
+                page?: number;
+                /** @description Items per page (default 20; larger values are served as 100). */
+                "per-page"?: number;
+                /** @description `open` (default: every review) or `closed`. */
+                status?: "open" | "closed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The operators’ actions on it so far, oldest first (refund, warn, ban, dismiss). */
+                        actions: string[];
+                        /** @description The site’s clicks in the period. */
+                        clicks: number;
+                        /** @description When it was closed; null while open. */
+                        closedAt: string | null;
+                        /** @description The invalid clicks by outcome and reason. */
+                        evidence: {
+                            /** @description Clicks of the site in the review’s period with this outcome and reason. */
+                            clicks: number;
+                            /** @description `refused`: refused on arrival as general invalid traffic, never billed; `refunded`: billed, then found invalid and refunded. */
+                            outcome: "refused" | "refunded";
+                            /** @description Why the clicks are invalid (docs/invalid-traffic.md, "Reasons"): refusals bot, automation, datacenter, prefetch, foreign_site; refunds no_opportunity, repeat_click, concentration, network_mismatch, click_flood, or an operator’s bot, duplicate, datacenter, publisher_fraud, manual. */
+                            reason: "bot" | "automation" | "datacenter" | "prefetch" | "foreign_site" | "duplicate" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description When the review rule flagged it.
+                         */
+                        flaggedAt: string;
+                        /** @description Review id. */
+                        id: number;
+                        /** @description Refused or refunded among them. */
+                        invalidClicks: number;
+                        /** @description invalidClicks per hundred clicks, percent (2 fraction digits). */
+                        invalidShare: number;
+                        /**
+                         * Format: date-time
+                         * @description Start of the period the evidence covers.
+                         */
+                        periodFrom: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the period the evidence covers (exclusive).
+                         */
+                        periodTo: string;
+                        /** @description The flagged site. */
+                        siteId: number;
+                        /** @description The site’s address. */
+                        siteUrl: string;
+                        /** @description `open` (in the queue), `banned` (the site was banned) or `dismissed`. */
+                        status: "open" | "banned" | "dismissed";
+                        /** @description The site’s publisher. */
+                        userId: number;
+                    }[];
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminGetSiteReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A site in the invalid-traffic review queue, with the evidence. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The operators’ actions on it so far, oldest first (refund, warn, ban, dismiss). */
+                        actions: string[];
+                        /** @description The site’s clicks in the period. */
+                        clicks: number;
+                        /** @description When it was closed; null while open. */
+                        closedAt: string | null;
+                        /** @description The invalid clicks by outcome and reason. */
+                        evidence: {
+                            /** @description Clicks of the site in the review’s period with this outcome and reason. */
+                            clicks: number;
+                            /** @description `refused`: refused on arrival as general invalid traffic, never billed; `refunded`: billed, then found invalid and refunded. */
+                            outcome: "refused" | "refunded";
+                            /** @description Why the clicks are invalid (docs/invalid-traffic.md, "Reasons"): refusals bot, automation, datacenter, prefetch, foreign_site; refunds no_opportunity, repeat_click, concentration, network_mismatch, click_flood, or an operator’s bot, duplicate, datacenter, publisher_fraud, manual. */
+                            reason: "bot" | "automation" | "datacenter" | "prefetch" | "foreign_site" | "duplicate" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description When the review rule flagged it.
+                         */
+                        flaggedAt: string;
+                        /** @description Review id. */
+                        id: number;
+                        /** @description Refused or refunded among them. */
+                        invalidClicks: number;
+                        /** @description invalidClicks per hundred clicks, percent (2 fraction digits). */
+                        invalidShare: number;
+                        /**
+                         * Format: date-time
+                         * @description Start of the period the evidence covers.
+                         */
+                        periodFrom: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the period the evidence covers (exclusive).
+                         */
+                        periodTo: string;
+                        /** @description The flagged site. */
+                        siteId: number;
+                        /** @description The site’s address. */
+                        siteUrl: string;
+                        /** @description `open` (in the queue), `banned` (the site was banned) or `dismissed`. */
+                        status: "open" | "banned" | "dismissed";
+                        /** @description The site’s publisher. */
+                        userId: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminActOnSiteReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `refund`: refund the site’s billed clicks of the review’s period (as POST /admin/refunds by range); `ban`: ban the site (moderation status 2), its blocks stop serving; `warn`: tell the publisher, in its language; `dismiss`: close the review. `ban` and `dismiss` close it. */
+                    action: "refund" | "ban" | "warn" | "dismiss";
+                    /** @description A note kept with the action in the audit trail (refund: also with the refund; ban: the moderation reason). */
+                    comment?: string;
+                    /** @description refund: why the clicks are invalid (default publisher_fraud). */
+                    reason?: "bot" | "duplicate" | "datacenter" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
+                };
+            };
+        };
+        responses: {
+            /** @description The review after the action. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The refund made by `refund`; null otherwise. */
+                        refundId: number | null;
+                        /** @description A site in the invalid-traffic review queue, with the evidence. */
+                        review: {
+                            /** @description The operators’ actions on it so far, oldest first (refund, warn, ban, dismiss). */
+                            actions: string[];
+                            /** @description The site’s clicks in the period. */
+                            clicks: number;
+                            /** @description When it was closed; null while open. */
+                            closedAt: string | null;
+                            /** @description The invalid clicks by outcome and reason. */
+                            evidence: {
+                                /** @description Clicks of the site in the review’s period with this outcome and reason. */
+                                clicks: number;
+                                /** @description `refused`: refused on arrival as general invalid traffic, never billed; `refunded`: billed, then found invalid and refunded. */
+                                outcome: "refused" | "refunded";
+                                /** @description Why the clicks are invalid (docs/invalid-traffic.md, "Reasons"): refusals bot, automation, datacenter, prefetch, foreign_site; refunds no_opportunity, repeat_click, concentration, network_mismatch, click_flood, or an operator’s bot, duplicate, datacenter, publisher_fraud, manual. */
+                                reason: "bot" | "automation" | "datacenter" | "prefetch" | "foreign_site" | "duplicate" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description When the review rule flagged it.
+                             */
+                            flaggedAt: string;
+                            /** @description Review id. */
+                            id: number;
+                            /** @description Refused or refunded among them. */
+                            invalidClicks: number;
+                            /** @description invalidClicks per hundred clicks, percent (2 fraction digits). */
+                            invalidShare: number;
+                            /**
+                             * Format: date-time
+                             * @description Start of the period the evidence covers.
+                             */
+                            periodFrom: string;
+                            /**
+                             * Format: date-time
+                             * @description End of the period the evidence covers (exclusive).
+                             */
+                            periodTo: string;
+                            /** @description The flagged site. */
+                            siteId: number;
+                            /** @description The site’s address. */
+                            siteUrl: string;
+                            /** @description `open` (in the queue), `banned` (the site was banned) or `dismissed`. */
+                            status: "open" | "banned" | "dismissed";
+                            /** @description The site’s publisher. */
+                            userId: number;
+                        };
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminEvaluateSiteReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What a run of the review rule flagged. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Sites put in the queue by this run; empty when none reached the rule. */
+                        flagged: {
+                            /** @description The review opened. */
+                            reviewId: number;
+                            /** @description The site flagged. */
+                            siteId: number;
+                        }[];
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -5655,16 +6345,24 @@ export interface operations {
                         ctr: number;
                         /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
                         domains?: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -5780,16 +6478,24 @@ export interface operations {
                         ctr: number;
                         /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
                         domains?: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -7609,7 +8315,7 @@ export interface operations {
                     /** @description A note for the account, e.g. what receives the events. */
                     description?: string;
                     /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
-                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded" | "traffic.site_flagged")[];
                     /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
                     url: string;
                 };
@@ -7813,7 +8519,7 @@ export interface operations {
                     /** @description A note for the account, e.g. what receives the events. */
                     description?: string;
                     /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
-                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded" | "traffic.site_flagged")[];
                     /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
                     url?: string;
                 };
@@ -8605,8 +9311,12 @@ export interface operations {
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Campaign id. */
                         id: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Number of the campaign’s ads that are not deleted. */
@@ -8619,6 +9329,10 @@ export interface operations {
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
                         /** @description Targeted operating systems; present only when set (extension). */
@@ -8798,8 +9512,12 @@ export interface operations {
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Campaign id. */
                         id: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Number of the campaign’s ads that are not deleted. */
@@ -8812,6 +9530,10 @@ export interface operations {
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
                         /** @description Targeted operating systems; present only when set (extension). */
@@ -8976,8 +9698,12 @@ export interface operations {
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Campaign id. */
                         id: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Number of the campaign’s ads that are not deleted. */
@@ -8990,6 +9716,10 @@ export interface operations {
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description The campaign’s ads (with expand=offers). */
                         offers?: {
                             /** @description Activity flag. */
@@ -9012,6 +9742,8 @@ export interface operations {
                             cr: number;
                             /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                             ctr: number;
+                            /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                            grossClicks: number;
                             /** @description Ad id. */
                             id: number;
                             /** @description The square image (from `square`). */
@@ -9032,12 +9764,18 @@ export interface operations {
                                 /** @description The image in its default size (absolute URL). */
                                 url: string;
                             } | null;
+                            /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                            invalidClicks: number;
                             /** @description Whether the owning campaign is a retargeting campaign. */
                             isRetarget: boolean;
                             /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
                             moderationReason?: string;
                             /** @description Expenses, in currency units. */
                             money: number;
+                            /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                            netClicks: number;
+                            /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                            netSpend: number;
                             /** @description Product description. */
                             opis: string;
                             /** @description Conversions of the goals selected by targetId. */
@@ -9255,8 +9993,12 @@ export interface operations {
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Campaign id. */
                         id: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Number of the campaign’s ads that are not deleted. */
@@ -9269,6 +10011,10 @@ export interface operations {
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
                         /** @description Targeted operating systems; present only when set (extension). */
@@ -9680,8 +10426,12 @@ export interface operations {
                         frequencyCap?: number;
                         /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                         geo: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Campaign id. */
                         id: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Number of the campaign’s ads that are not deleted. */
@@ -9694,6 +10444,10 @@ export interface operations {
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
                         /** @description Targeted operating systems; present only when set (extension). */
@@ -9863,8 +10617,16 @@ export interface operations {
                         cr: number;
                         /** @description CTR, % (clicks / views · 100). */
                         ctr: number;
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Spent. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
                         /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
@@ -9993,8 +10755,16 @@ export interface operations {
                         ctr: number;
                         /** @description Device type. */
                         device: "desktop" | "mobile" | "tablet";
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Spent. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Conversions of the goal chosen by `targetId`. */
                         orders: number;
                         /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
@@ -11808,6 +12578,122 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getAdvertiserInvalidTraffic: {
+        parameters: {
+            query?: {
+                /** @description Only clicks on this campaign. */
+                campaignId?: number;
+                /** @description First day, YYYY-MM-DD (inclusive, platform time zone) of the clicks. None: from the first. */
+                dateFrom?: string;
+                /** @description Last day, YYYY-MM-DD (inclusive, platform time zone) of the clicks. None: up to today. */
+                dateTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was filtered out of an advertiser’s clicks, and why. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The campaign asked for; null: every campaign. */
+                        campaignId: number | null;
+                        /** @description The first day asked for; null: from the first. */
+                        dateFrom: string | null;
+                        /** @description The last day asked for; null: up to today. */
+                        dateTo: string | null;
+                        /** @description Refused first, then refunded; most clicks first. */
+                        reasons: {
+                            /** @description Money given back for these clicks, in currency units (0 for refused clicks). */
+                            amount: number;
+                            /** @description Clicks of this outcome and reason, counted on the click’s own day. */
+                            clicks: number;
+                            /** @description `refused`: refused on arrival as general invalid traffic, never billed; `refunded`: billed, then found invalid and refunded. */
+                            outcome: "refused" | "refunded";
+                            /** @description Why the clicks are invalid (docs/invalid-traffic.md, "Reasons"): refusals bot, automation, datacenter, prefetch, foreign_site; refunds no_opportunity, repeat_click, concentration, network_mismatch, click_flood, or an operator’s bot, duplicate, datacenter, publisher_fraud, manual. */
+                            reason: "bot" | "automation" | "datacenter" | "prefetch" | "foreign_site" | "duplicate" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
+                        }[];
+                        /** @description Billed clicks found invalid afterwards and refunded. */
+                        refundedClicks: number;
+                        /** @description What the refunded clicks had cost, given back to the balance, in currency units. */
+                        refundedSpend: number;
+                        /** @description Clicks refused on arrival as invalid: never charged, nothing to give back. */
+                        refusedClicks: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listOffers: {
         parameters: {
             query?: {
@@ -11871,6 +12757,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Ad id. */
                         id: number;
                         /** @description The square image (from `square`). */
@@ -11891,12 +12779,18 @@ export interface operations {
                             /** @description The image in its default size (absolute URL). */
                             url: string;
                         } | null;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Product description. */
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
@@ -12047,6 +12941,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Ad id. */
                         id: number;
                         /** @description The square image (from `square`). */
@@ -12067,12 +12963,18 @@ export interface operations {
                             /** @description The image in its default size (absolute URL). */
                             url: string;
                         } | null;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Product description. */
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
@@ -12212,6 +13114,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Ad id. */
                         id: number;
                         /** @description The square image (from `square`). */
@@ -12232,12 +13136,18 @@ export interface operations {
                             /** @description The image in its default size (absolute URL). */
                             url: string;
                         } | null;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Product description. */
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
@@ -12640,6 +13550,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Ad id. */
                         id: number;
                         /** @description The square image (from `square`). */
@@ -12660,12 +13572,18 @@ export interface operations {
                             /** @description The image in its default size (absolute URL). */
                             url: string;
                         } | null;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Whether the owning campaign is a retargeting campaign. */
                         isRetarget: boolean;
                         /** @description Why the ad was rejected, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Product description. */
                         opis: string;
                         /** @description Conversions of the goals selected by targetId. */
@@ -13218,12 +14136,20 @@ export interface operations {
                         ctr: number;
                         /** @description The day (YYYY-MM-DD) with groupDate; otherwise the ISO 8601 interval of the period, YYYY-MM-DD/YYYY-MM-DD. */
                         date: string;
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description The hour of `date`, 0–23 in the platform time zone (groupHour only). */
                         hour?: number;
                         /** @description The ad (scope=offers only). */
                         id?: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Expenses, in currency units. */
                         money: number;
+                        /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                        netSpend: number;
                         /** @description Conversions of the goals selected by targetId. */
                         orders: number;
                         /** @description Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated. */
@@ -13824,8 +14750,12 @@ export interface operations {
                             frequencyCap?: number;
                             /** @description Targeted countries, ISO 3166-1 alpha-2; empty means everywhere (extension). */
                             geo: string[];
+                            /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                            grossClicks: number;
                             /** @description Campaign id. */
                             id: number;
+                            /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic. */
+                            invalidClicks: number;
                             /** @description Whether it is a retargeting campaign. */
                             isRetarget: boolean;
                             /** @description Number of the campaign’s ads that are not deleted. */
@@ -13838,6 +14768,10 @@ export interface operations {
                             moderationReason?: string;
                             /** @description Expenses, in currency units. */
                             money: number;
+                            /** @description Clicks charged and kept: `clicks` minus `refundedClicks` (extension). */
+                            netClicks: number;
+                            /** @description Money kept by the network, in currency units: `money` minus `refundedSpend` (extension). */
+                            netSpend: number;
                             /** @description Conversions of the goals selected by targetId. */
                             orders: number;
                             /** @description Targeted operating systems; present only when set (extension). */
@@ -14317,7 +15251,7 @@ export interface operations {
                     /** @description A note for the account, e.g. what receives the events. */
                     description?: string;
                     /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
-                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded" | "traffic.site_flagged")[];
                     /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
                     url: string;
                 };
@@ -14521,7 +15455,7 @@ export interface operations {
                     /** @description A note for the account, e.g. what receives the events. */
                     description?: string;
                     /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
-                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded" | "traffic.site_flagged")[];
                     /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
                     url?: string;
                 };
@@ -17372,7 +18306,7 @@ export interface operations {
                         /** @description Notification id. */
                         id: number;
                         /** @description What it is about: a moderation decision, a low balance, a campaign stopped by its budget, a webhook endpoint disabled. */
-                        kind: "moderation.decided" | "balance.low" | "campaign.budget_exhausted" | "webhook.disabled";
+                        kind: "moderation.decided" | "balance.low" | "campaign.budget_exhausted" | "webhook.disabled" | "traffic.warning";
                         /** @description Whether it has been marked read. */
                         read: boolean;
                         /** @description What happened, written for a person. */
@@ -19419,6 +20353,122 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getPublisherInvalidTraffic: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (inclusive, platform time zone) of the clicks. None: from the first. */
+                dateFrom?: string;
+                /** @description Last day, YYYY-MM-DD (inclusive, platform time zone) of the clicks. None: up to today. */
+                dateTo?: string;
+                /** @description Only clicks on this site. */
+                siteId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Which clicks on a publisher’s sites were not paid, and why (the rules’ thresholds are not disclosed). */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The first day asked for; null: from the first. */
+                        dateFrom: string | null;
+                        /** @description The last day asked for; null: up to today. */
+                        dateTo: string | null;
+                        /** @description Refused first, then refunded; most clicks first. */
+                        reasons: {
+                            /** @description Clicks of this outcome and reason, counted on the click’s own day. */
+                            clicks: number;
+                            /** @description Income taken back for these clicks, in currency units (0 for refused clicks). */
+                            income: number;
+                            /** @description `refused`: refused on arrival as general invalid traffic, never billed; `refunded`: billed, then found invalid and refunded. */
+                            outcome: "refused" | "refunded";
+                            /** @description Why the clicks are invalid (docs/invalid-traffic.md, "Reasons"): refusals bot, automation, datacenter, prefetch, foreign_site; refunds no_opportunity, repeat_click, concentration, network_mismatch, click_flood, or an operator’s bot, duplicate, datacenter, publisher_fraud, manual. */
+                            reason: "bot" | "automation" | "datacenter" | "prefetch" | "foreign_site" | "duplicate" | "click_flood" | "publisher_fraud" | "manual" | "no_opportunity" | "repeat_click" | "concentration" | "network_mismatch";
+                        }[];
+                        /** @description Paid clicks found invalid afterwards, whose income was taken back. */
+                        refundedClicks: number;
+                        /** @description Clicks refused on arrival as invalid: never paid. */
+                        refusedClicks: number;
+                        /** @description Income taken back for the refunded clicks, in currency units. */
+                        reversedIncome: number;
+                        /** @description The site asked for; null: every site. */
+                        siteId: number | null;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listPayouts: {
         parameters: {
             query?: {
@@ -20056,16 +21106,24 @@ export interface operations {
                         ctr: number;
                         /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
                         domains?: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -20218,16 +21276,24 @@ export interface operations {
                         ctr: number;
                         /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
                         domains?: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -20389,16 +21455,24 @@ export interface operations {
                         ctr: number;
                         /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
                         domains?: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -20562,16 +21636,24 @@ export interface operations {
                         ctr: number;
                         /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
                         domains?: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -21093,16 +22175,24 @@ export interface operations {
                         ctr: number;
                         /** @description Further domains the site's blocks serve on, each with its subdomains, besides the domain of `url` and its subdomains; a block asked from a page elsewhere answers no teasers and its clicks are not billed (docs/invalid-traffic.md); present only when set (extension). */
                         domains?: string[];
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description Site id. */
                         id: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
                         /** @description Monthly unique visitors, as the publisher declared them. */
                         monthly_uniq_users: string;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -21224,12 +22314,20 @@ export interface operations {
                          * @description The day, ISO 8601 (YYYY-MM-DD, platform time zone).
                          */
                         date: string;
+                        /** @description Every click recorded: `clicks` plus `invalidClicks` (extension). */
+                        grossClicks: number;
                         /** @description The hour of `date`, 0–23 in the platform time zone (groupHour only). */
                         hour?: number;
                         /** @description The same income as a number in currency units, 4 fraction digits. */
                         income: number;
+                        /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
+                        invalidClicks: number;
                         /** @description Income in whole cents of the account currency (rounded down). */
                         money: number;
+                        /** @description Clicks paid for and kept: `clicks` minus `refundedClicks` (extension). */
+                        netClicks: number;
+                        /** @description Income kept, in currency units: `income` minus `refundedIncome` (extension). */
+                        netIncome: number;
                         /** @description Clicks found invalid after billing and refunded (extension), on the click’s own day; `clicks` still includes them. */
                         refundedClicks: number;
                         /** @description Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds. */
@@ -21503,7 +22601,7 @@ export interface operations {
                     /** @description A note for the account, e.g. what receives the events. */
                     description?: string;
                     /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
-                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    events: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded" | "traffic.site_flagged")[];
                     /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
                     url: string;
                 };
@@ -21707,7 +22805,7 @@ export interface operations {
                     /** @description A note for the account, e.g. what receives the events. */
                     description?: string;
                     /** @description The events this endpoint receives; each must concern the account's kind (an operator's: any, platform-wide). */
-                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded")[];
+                    events?: ("balance.below_threshold" | "campaign.budget_exhausted" | "campaign.moderated" | "ad.moderated" | "site.moderated" | "payout.created" | "payout.paid" | "payout.cancelled" | "client.created" | "clicks.refunded" | "traffic.site_flagged")[];
                     /** @description Where deliveries are POSTed: an https:// URL whose host resolves to public addresses only (no redirects are followed). */
                     url?: string;
                 };

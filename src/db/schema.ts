@@ -456,6 +456,22 @@ export interface SiteCoefficientsTable {
   updated_at: Generated<Timestamp>;
 }
 
+export interface SiteReviewsTable {
+  actions: Generated<string[]>;
+  clicks: number;
+  closed_at: Timestamp | null;
+  closed_by: number | null;
+  evidence: string;
+  flagged_at: Timestamp;
+  id: Generated<number>;
+  invalid_clicks: number;
+  period_from: Timestamp;
+  period_to: Timestamp;
+  publisher_id: number;
+  site_id: number;
+  status: Generated<string>;
+}
+
 export interface SitesTable {
   ads_txt_checked_at: Timestamp | null;
   ads_txt_detail: Generated<string>;
@@ -486,6 +502,7 @@ export interface StatsCampaignDailyTable {
   conversions_purchase: Generated<number>;
   conversions_registration: Generated<number>;
   day: string;
+  invalid_clicks: Generated<number>;
   pixel_conversions_intermediate: Generated<number>;
   pixel_conversions_purchase: Generated<number>;
   pixel_conversions_registration: Generated<number>;
@@ -508,6 +525,7 @@ export interface StatsDailyTable {
   country: Generated<string>;
   day: string;
   device: number;
+  invalid_clicks: Generated<number>;
   offer_id: number;
   pixel_conversions_intermediate: Generated<number>;
   pixel_conversions_purchase: Generated<number>;
@@ -529,6 +547,7 @@ export interface StatsRollupsTable {
   conversions_registration: Generated<number>;
   day: string;
   hour: Generated<number>;
+  invalid_clicks: Generated<number>;
   key_a: number;
   key_b: Generated<number>;
   key_c: Generated<number>;
@@ -646,6 +665,7 @@ export interface DatabaseSchema {
   sessions: SessionsTable;
   site_categories: SiteCategoriesTable;
   site_coefficients: SiteCoefficientsTable;
+  site_reviews: SiteReviewsTable;
   sites: SitesTable;
   spent_challenges: SpentChallengesTable;
   stats_campaign_daily: StatsCampaignDailyTable;

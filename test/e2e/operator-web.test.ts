@@ -276,7 +276,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const form = page.getByRole('form', { name: 'New endpoint' });
     const events = form.getByRole('group', { name: 'Events' }).getByRole('checkbox');
-    assert.equal(await events.count(), 10, 'an operator may subscribe to every event');
+    assert.equal(await events.count(), 11, 'an operator may subscribe to every event');
     await form.getByLabel('URL').fill('https://127.0.0.1/hooks');
     await form.getByRole('checkbox', { name: /site\.moderated/ }).check();
     await form.getByRole('button', { name: 'Add endpoint' }).click();

@@ -17,6 +17,10 @@ export const NO_ADVERTISER_TRAFFIC = {
   served: 0,
   refundedClicks: 0,
   refundedSpend: 0,
+  invalidClicks: 0,
+  grossClicks: 0,
+  netClicks: 0,
+  netSpend: 0,
 } as const;
 
 /** The figures a publisher's site or block row shows before any traffic. */
@@ -30,4 +34,8 @@ export const NO_PUBLISHER_TRAFFIC = {
   served: 0,
   refundedClicks: 0,
   refundedIncome: 0,
+  invalidClicks: 0,
+  grossClicks: 0,
+  netClicks: 0,
+  netIncome: 0,
 } as const;

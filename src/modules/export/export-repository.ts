@@ -31,6 +31,7 @@ export const ADVERTISER_SUMS = [
   'conversions_intermediate',
   'refunded_clicks',
   'refunded_spend_micros',
+  'invalid_clicks',
 ] as const;
 export const PUBLISHER_SUMS = [
   'served',
@@ -39,6 +40,7 @@ export const PUBLISHER_SUMS = [
   'publisher_income_micros',
   'refunded_clicks',
   'refunded_publisher_income_micros',
+  'invalid_clicks',
 ] as const;
 export type SumColumn = (typeof ADVERTISER_SUMS)[number] | (typeof PUBLISHER_SUMS)[number];
 

@@ -92,6 +92,7 @@ const SUM_NAMES: Record<SumColumn, string> = {
   refunded_spend_micros: 'refunded_spend',
   publisher_income_micros: 'income',
   refunded_publisher_income_micros: 'refunded_income',
+  invalid_clicks: 'invalid_clicks',
 };
 const isMoney = (column: SumColumn) => column.endsWith('_micros');
 

@@ -1,148 +1,273 @@
-import { sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { SiteReviewsTable } from '../../db/schema.ts';
+import type { InvalidOutcome, InvalidReason } from './reasons.ts';
 
-/** SQL of the after-the-fact rules: billed, unrefunded clicks of a range that a rule finds invalid. */
+/**
+ * The SQL of invalid traffic's disclosure: clicks refused on arrival (`clicks`, status `bot`) and
+ * billed clicks refunded since (`refunded_clicks` with their refund's reason), read together by
+ * the click's own time, and the operators' review queue (`site_reviews`).
+ */
 
-export interface ClickRange {
-  since: Date;
-  until: Date;
+/** Instants: clicks at or after `from` and before `to`; an absent end is unbounded. */
+export interface TimeRange {
+  from?: Date;
+  to?: Date;
 }
 
-const notRefunded = sql`NOT EXISTS (SELECT 1 FROM refunded_clicks AS r WHERE r.click_id = c.click_id)`;
+/** Whose invalid clicks: an advertiser's (optionally one campaign's), a publisher's (optionally one site's), or any. */
+export type Owner =
+  | { advertiserId: number; campaignId?: number }
+  | { publisherId: number; siteId?: number }
+  | { siteId?: number };
 
-/** no_opportunity: clicked sooner than `withinMs` after the teaser was served, and the teaser never counted viewable. */
-export async function findNoOpportunityClicks(db: Db, range: ClickRange, withinMs: number, limit: number): Promise<string[]> {
-  const result = await sql<{ click_id: string }>`
-    SELECT c.click_id FROM clicks AS c
-    WHERE c.status = 'billed' AND c.served_at IS NOT NULL
-      AND c.created_at >= ${range.since} AND c.created_at < ${range.until}
-      AND c.created_at < c.served_at + ${`${withinMs} milliseconds`}::interval
-      AND NOT EXISTS (SELECT 1 FROM viewed_impressions AS v WHERE v.token_id = c.click_id)
-      AND ${notRefunded}
-    ORDER BY c.created_at, c.click_id
-    LIMIT ${limit}`.execute(db);
-  return result.rows.map((row) => row.click_id);
+export interface ReasonRow {
+  outcome: InvalidOutcome;
+  reason: InvalidReason;
+  clicks: number;
+  /** What the refunded clicks had been charged (0 for refused clicks: nothing was). */
+  charge_micros: number;
+  /** The publisher's share taken back (0 for refused clicks: nothing was paid). */
+  publisher_micros: number;
+}
+
+function clickConditions(alias: string, owner: Owner, range: TimeRange): RawBuilder<unknown>[] {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  const conditions: RawBuilder<unknown>[] = [];
+  if ('advertiserId' in owner) conditions.push(sql`${column('advertiser_id')} = ${owner.advertiserId}`);
+  if ('advertiserId' in owner && owner.campaignId !== undefined) {
+    conditions.push(sql`${column('campaign_id')} = ${owner.campaignId}`);
+  }
+  if ('publisherId' in owner) conditions.push(sql`${column('publisher_id')} = ${owner.publisherId}`);
+  if ('siteId' in owner && owner.siteId !== undefined) conditions.push(sql`${column('site_id')} = ${owner.siteId}`);
+  if (range.from !== undefined) conditions.push(sql`${column('created_at')} >= ${range.from}`);
+  if (range.to !== undefined) conditions.push(sql`${column('created_at')} < ${range.to}`);
+  return conditions;
+}
+
+const where = (conditions: RawBuilder<unknown>[]) =>
+  conditions.length === 0 ? sql`` : sql` AND ${sql.join(conditions, sql` AND `)}`;
+
+/**
+ * Invalid clicks by outcome and reason: the refused ones (a refused click without a reason is a
+ * declared robot, `bot`) and the refunded ones with what they had been charged and paid.
+ */
+export async function invalidClicksByReason(db: Db, owner: Owner, range: TimeRange): Promise<ReasonRow[]> {
+  const result = await sql<ReasonRow>`
+    SELECT 'refused' AS outcome, coalesce(c.invalid_reason, 'bot') AS reason, count(*)::integer AS clicks,
+      0::bigint AS charge_micros, 0::bigint AS publisher_micros
+    FROM clicks AS c
+    WHERE c.status = 'bot'${where(clickConditions('c', owner, range))}
+    GROUP BY 2
+    UNION ALL
+    SELECT 'refunded', r.reason, count(*)::integer, sum(rc.charge_micros)::bigint, sum(rc.publisher_reversed_micros)::bigint
+    FROM refunded_clicks AS rc
+    JOIN refunds AS r ON r.id = rc.refund_id
+    JOIN clicks AS c ON c.click_id = rc.click_id
+    WHERE true${where(clickConditions('c', owner, range))}
+    GROUP BY 2
+    ORDER BY 1 DESC, 3 DESC, 2`.execute(db);
+  return result.rows.map((row) => ({
+    ...row,
+    charge_micros: Number(row.charge_micros),
+    publisher_micros: Number(row.publisher_micros),
+  }));
+}
+
+/** What the operators' figures are broken down by. */
+export const DIMENSIONS = ['site', 'block', 'reason', 'network', 'day'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+export interface ShareRow {
+  /** The site or block id, the reason, the network (CIDR), or the day (YYYY-MM-DD). */
+  key: string;
+  /** The site of a block (by=block), its domain (by=site, by=block); empty otherwise. */
+  site_id: number;
+  site_url: string;
+  clicks: number;
+  refused: number;
+  refunded: number;
 }
 
 /**
- * repeat_click: billed clicks of one visitor (the day's hash of address and User-Agent) on one
- * advertiser beyond the first `maxClicks` within `windowMs` (counted as the click flood rule
- * counts, refunded clicks included, so a refund does not make room for more).
+ * Every click of the range with what made it invalid: a refusal's reason, a refund's reason
+ * (none for a valid click). Addresses are grouped by their /24 (IPv4) or /48 (IPv6).
  */
-export async function findRepeatClicks(
+function classifiedClicks(range: TimeRange, timeZone: string): RawBuilder<unknown> {
+  return sql`
+    SELECT c.site_id, c.block_id, c.address, (c.created_at AT TIME ZONE ${timeZone})::date AS day,
+      CASE WHEN c.status = 'bot' THEN coalesce(c.invalid_reason, 'bot') END AS refused_reason,
+      r.reason AS refund_reason
+    FROM clicks AS c
+    LEFT JOIN refunded_clicks AS rc ON rc.click_id = c.click_id
+    LEFT JOIN refunds AS r ON r.id = rc.refund_id
+    WHERE true${where(clickConditions('c', {}, range))}`;
+}
+
+const DIMENSION_KEYS: Record<Exclude<Dimension, 'reason'>, RawBuilder<unknown>> = {
+  site: sql`k.site_id::text`,
+  block: sql`k.block_id::text`,
+  network: sql`coalesce(network(set_masklen(k.address, CASE family(k.address) WHEN 4 THEN 24 ELSE 48 END))::text, '')`,
+  day: sql`to_char(k.day, 'YYYY-MM-DD')`,
+};
+
+/**
+ * The clicks of a range, refused and refunded among them, per site, block, network or day (the
+ * biggest invalid counts first, days in order), or the invalid ones per reason; at most `limit` rows.
+ */
+export async function invalidShares(
   db: Db,
-  range: ClickRange,
-  rule: { maxClicks: number; windowMs: number },
+  range: TimeRange,
+  by: Dimension,
+  options: { timeZone: string; limit: number },
+): Promise<ShareRow[]> {
+  const source = classifiedClicks(range, options.timeZone);
+  if (by === 'reason') {
+    const result = await sql<ShareRow>`
+      WITH k AS (${source})
+      SELECT reason AS key, 0 AS site_id, '' AS site_url, sum(clicks)::integer AS clicks,
+        sum(refused)::integer AS refused, sum(refunded)::integer AS refunded
+      FROM (
+        SELECT refused_reason AS reason, 1 AS clicks, 1 AS refused, 0 AS refunded FROM k WHERE refused_reason IS NOT NULL
+        UNION ALL
+        SELECT refund_reason, 1, 0, 1 FROM k WHERE refund_reason IS NOT NULL
+      ) AS reasons
+      GROUP BY reason
+      ORDER BY 4 DESC, 1
+      LIMIT ${options.limit}`.execute(db);
+    return result.rows;
+  }
+  const key = DIMENSION_KEYS[by];
+  const site = by === 'site' || by === 'block' ? sql`k.site_id` : sql`0`;
+  const order = by === 'day' ? sql`1` : sql`count(k.refused_reason) + count(k.refund_reason) DESC, count(*) DESC, 1`;
+  const result = await sql<ShareRow>`
+    WITH k AS (${source})
+    SELECT ${key} AS key, ${site} AS site_id, coalesce(min(s.url), '') AS site_url, count(*)::integer AS clicks,
+      count(k.refused_reason)::integer AS refused, count(k.refund_reason)::integer AS refunded
+    FROM k LEFT JOIN sites AS s ON s.id = ${site}
+    GROUP BY 1, 2
+    ORDER BY ${order}
+    LIMIT ${options.limit}`.execute(db);
+  return result.rows;
+}
+
+/** A site's clicks over the evaluation window, with the invalid ones among them. */
+export interface SiteShare {
+  site_id: number;
+  publisher_id: number;
+  clicks: number;
+  invalid: number;
+}
+
+/**
+ * The sites whose invalid share over a window reached the threshold (at least `minClicks` clicks,
+ * `sharePercent` % of them refused or refunded), leaving out those with an open review and those
+ * whose last review was closed within the window (an operator decided on that evidence already).
+ */
+export async function sitesOverThreshold(
+  db: Db,
+  range: Required<TimeRange>,
+  rule: { minClicks: number; sharePercent: number },
+): Promise<SiteShare[]> {
+  const result = await sql<SiteShare>`
+    SELECT c.site_id, min(c.publisher_id) AS publisher_id, count(*)::integer AS clicks,
+      (count(*) FILTER (WHERE c.status = 'bot') + count(rc.click_id))::integer AS invalid
+    FROM clicks AS c
+    LEFT JOIN refunded_clicks AS rc ON rc.click_id = c.click_id
+    WHERE c.created_at >= ${range.from} AND c.created_at < ${range.to}
+      AND NOT EXISTS (
+        SELECT 1 FROM site_reviews AS v
+        WHERE v.site_id = c.site_id AND (v.status = 'open' OR v.closed_at >= ${range.from})
+      )
+    GROUP BY c.site_id
+    HAVING count(*) >= ${rule.minClicks}
+      AND (count(*) FILTER (WHERE c.status = 'bot') + count(rc.click_id)) * 100 >= ${rule.sharePercent} * count(*)
+    ORDER BY c.site_id`.execute(db);
+  return result.rows;
+}
+
+export type SiteReviewRow = Selectable<SiteReviewsTable> & { site_url: string };
+
+export async function insertSiteReview(
+  db: Db,
+  review: {
+    siteId: number;
+    publisherId: number;
+    flaggedAt: Date;
+    range: Required<TimeRange>;
+    clicks: number;
+    invalid: number;
+    evidence: string;
+  },
+): Promise<number | undefined> {
+  const row = await db
+    .insertInto('site_reviews')
+    .values({
+      site_id: review.siteId,
+      publisher_id: review.publisherId,
+      flagged_at: review.flaggedAt,
+      period_from: review.range.from,
+      period_to: review.range.to,
+      clicks: review.clicks,
+      invalid_clicks: review.invalid,
+      evidence: review.evidence,
+    })
+    // Another instance's evaluation flagged the site at the same time: one open review is enough.
+    .onConflict((conflict) => conflict.column('site_id').where('status', '=', 'open').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+const reviewColumns = (db: Db) =>
+  db.selectFrom('site_reviews as v').innerJoin('sites as s', 's.id', 'v.site_id').selectAll('v').select('s.url as site_url');
+
+export async function listSiteReviews(
+  db: Db,
+  filter: { status?: 'open' | 'closed' },
   limit: number,
-): Promise<string[]> {
-  const windowStart = new Date(range.since.getTime() - rule.windowMs);
-  const window = `${rule.windowMs} milliseconds`;
-  const result = await sql<{ click_id: string }>`
-    SELECT f.click_id FROM (
-      SELECT c.click_id, c.created_at,
-        count(*) OVER (
-          PARTITION BY c.advertiser_id, c.visitor_hash ORDER BY c.created_at
-          RANGE BETWEEN ${window}::interval PRECEDING AND CURRENT ROW
-        )
-        - count(*) OVER (PARTITION BY c.advertiser_id, c.visitor_hash, c.created_at)
-        + row_number() OVER (PARTITION BY c.advertiser_id, c.visitor_hash, c.created_at ORDER BY c.click_id COLLATE "C") AS recent
-      FROM clicks AS c
-      WHERE c.status = 'billed' AND c.visitor_hash IS NOT NULL
-        AND c.created_at >= ${windowStart} AND c.created_at < ${range.until}
-    ) AS f
-    WHERE f.recent > ${rule.maxClicks} AND f.created_at >= ${range.since}
-      AND NOT EXISTS (SELECT 1 FROM refunded_clicks AS r WHERE r.click_id = f.click_id)
-    ORDER BY f.created_at, f.click_id
-    LIMIT ${limit}`.execute(db);
-  return result.rows.map((row) => row.click_id);
+  offset: number,
+): Promise<{ rows: SiteReviewRow[]; total: number }> {
+  let query = reviewColumns(db);
+  let count = db.selectFrom('site_reviews as v').select((eb) => eb.fn.countAll<number>().as('total'));
+  if (filter.status === 'open') {
+    query = query.where('v.status', '=', 'open');
+    count = count.where('v.status', '=', 'open');
+  } else if (filter.status === 'closed') {
+    query = query.where('v.status', '<>', 'open');
+    count = count.where('v.status', '<>', 'open');
+  }
+  const rows = await query.orderBy('v.flagged_at', 'desc').orderBy('v.id', 'desc').limit(limit).offset(offset).execute();
+  const total = Number((await count.executeTakeFirst())?.total ?? 0);
+  return { rows, total };
 }
 
-/** network_mismatch: a link clicked from another country and another network than its teaser was served to. */
-export async function findNetworkMismatches(db: Db, range: ClickRange, limit: number): Promise<string[]> {
-  const result = await sql<{ click_id: string }>`
-    SELECT c.click_id FROM clicks AS c
-    WHERE c.status = 'billed'
-      AND c.created_at >= ${range.since} AND c.created_at < ${range.until}
-      AND c.served_asn IS NOT NULL AND c.asn IS NOT NULL AND c.asn <> c.served_asn
-      AND c.country <> '' AND c.click_country IS NOT NULL AND c.click_country <> c.country
-      AND ${notRefunded}
-    ORDER BY c.created_at, c.click_id
-    LIMIT ${limit}`.execute(db);
-  return result.rows.map((row) => row.click_id);
+/** One review, locked for the caller's transaction when `lock` is set. */
+export async function findSiteReview(db: Db, id: number, lock = false): Promise<SiteReviewRow | undefined> {
+  let query = reviewColumns(db).where('v.id', '=', id);
+  if (lock) query = query.forUpdate('v');
+  return query.executeTakeFirst();
 }
 
-/** A block's billed clicks and served teasers on a day, and the whole network's. */
-export interface DayTraffic {
-  blockId: number;
-  clicks: number;
-  served: number;
-}
-
-/** Billed clicks not refunded and served teasers per block on a day (the statistics' rollup). */
-export async function blockTrafficOn(db: Db, day: string): Promise<DayTraffic[]> {
-  const rows = await db
-    .selectFrom('stats_daily')
-    .select([
-      'block_id',
-      (eb) => eb.fn.sum<number>('clicks').as('clicks'),
-      (eb) => eb.fn.sum<number>('refunded_clicks').as('refunded'),
-      (eb) => eb.fn.sum<number>('served').as('served'),
-    ])
-    .where('day', '=', day)
-    .groupBy('block_id')
+/** Adds an action to a review; `close` closes it with that status. */
+export async function recordReviewAction(
+  db: Db,
+  id: number,
+  action: string,
+  close: { status: 'banned' | 'dismissed'; by: number; at: Date } | undefined,
+): Promise<void> {
+  await db
+    .updateTable('site_reviews')
+    .set((eb) => ({
+      actions: sql<string[]>`array_append(${eb.ref('actions')}, ${action}::text)`,
+      ...(close === undefined ? {} : { status: close.status, closed_by: close.by, closed_at: close.at }),
+    }))
+    .where('id', '=', id)
     .execute();
-  // Clicks already refunded (by another rule) are not evidence any more.
-  return rows.map((row) => ({
-    blockId: row.block_id,
-    clicks: Number(row.clicks) - Number(row.refunded),
-    served: Number(row.served),
-  }));
 }
 
-/** A block's billed, unrefunded clicks of a range, grouped by network (/24 or /48 address, or AS number). */
-export interface NetworkGroup {
-  blockId: number;
-  kind: 'address' | 'asn';
-  key: string;
-  clicks: number;
-  blockClicks: number;
-}
-
-/** The largest groups of blocks' clicks in the range, by address network and by AS number. */
-export async function clickGroups(db: Db, range: ClickRange, blockIds: readonly number[]): Promise<NetworkGroup[]> {
-  if (blockIds.length === 0) return [];
-  const result = await sql<{ block_id: number; kind: 'address' | 'asn'; key: string; clicks: string; block_clicks: string }>`
-    WITH recent AS (
-      SELECT c.block_id, host(c.address) AS address, c.asn FROM clicks AS c
-      WHERE c.status = 'billed' AND c.block_id = ANY(${blockIds}::integer[])
-        AND c.created_at >= ${range.since} AND c.created_at < ${range.until}
-    ), totals AS (SELECT block_id, count(*) AS block_clicks FROM recent GROUP BY block_id)
-    SELECT g.block_id, g.kind, g.key, g.clicks, t.block_clicks FROM (
-      SELECT block_id, 'address' AS kind, address AS key, count(*) AS clicks FROM recent
-        WHERE address IS NOT NULL GROUP BY block_id, address
-      UNION ALL
-      SELECT block_id, 'asn' AS kind, asn::text AS key, count(*) AS clicks FROM recent
-        WHERE asn IS NOT NULL GROUP BY block_id, asn
-    ) AS g JOIN totals AS t ON t.block_id = g.block_id
-    ORDER BY g.clicks DESC`.execute(db);
-  return result.rows.map((row) => ({
-    blockId: row.block_id,
-    kind: row.kind,
-    key: row.key,
-    clicks: Number(row.clicks),
-    blockClicks: Number(row.block_clicks),
-  }));
-}
-
-/** The billed, unrefunded clicks of a block in the range from one address network or AS number. */
-export async function groupClicks(db: Db, range: ClickRange, group: NetworkGroup, limit: number): Promise<string[]> {
-  const match = group.kind === 'address' ? sql`host(c.address) = ${group.key}` : sql`c.asn = ${Number(group.key)}`;
-  const result = await sql<{ click_id: string }>`
-    SELECT c.click_id FROM clicks AS c
-    WHERE c.status = 'billed' AND c.block_id = ${group.blockId}
-      AND c.created_at >= ${range.since} AND c.created_at < ${range.until}
-      AND ${match} AND ${notRefunded}
-    ORDER BY c.created_at, c.click_id
-    LIMIT ${limit}`.execute(db);
-  return result.rows.map((row) => row.click_id);
+/** Open reviews per leading reason (the reason with most clicks in the evidence), for the metrics. */
+export async function openReviewEvidence(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('site_reviews').select('evidence').where('status', '=', 'open').execute();
+  return rows.map((row) => row.evidence);
 }

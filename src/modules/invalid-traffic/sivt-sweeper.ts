@@ -11,7 +11,7 @@ import {
   findRepeatClicks,
   groupClicks,
   type NetworkGroup,
-} from './invalid-traffic-repository.ts';
+} from './sivt-repository.ts';
 import type { SivtRules } from './sivt-rules.ts';
 
 /**

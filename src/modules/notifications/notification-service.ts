@@ -21,7 +21,13 @@ import {
 export const DEFAULT_LOW_BALANCE_MICROS = 10_000_000;
 
 /** What a notification is about; the list is the `kind` of the API (docs/notifications.md). */
-export const NOTIFICATION_KINDS = ['moderation.decided', 'balance.low', 'campaign.budget_exhausted', 'webhook.disabled'] as const;
+export const NOTIFICATION_KINDS = [
+  'moderation.decided',
+  'balance.low',
+  'campaign.budget_exhausted',
+  'webhook.disabled',
+  'traffic.warning',
+] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export type { NewNotification };

@@ -21,6 +21,7 @@ export function totalsOf(sums: Record<RollupCounter, number>, targetId: TargetId
     served: sums.served,
     refundedClicks: sums.refunded_clicks,
     refundedSpendMicros: sums.refunded_spend_micros,
+    invalidClicks: sums.invalid_clicks,
   };
 }
 
@@ -63,6 +64,10 @@ export function advertiserFigures(totals: Totals) {
     served: totals.served,
     refundedClicks: totals.refundedClicks,
     refundedSpend: microsToAmount(totals.refundedSpendMicros),
+    invalidClicks: totals.invalidClicks,
+    grossClicks: totals.clicks + totals.invalidClicks,
+    netClicks: totals.clicks - totals.refundedClicks,
+    netSpend: microsToAmount(totals.spendMicros - totals.refundedSpendMicros),
   };
 }
 
@@ -88,6 +93,15 @@ export const publisherFigureFields = {
     description:
       'Income taken back for refunded clicks, in currency units (extension); `income` is what was earned before refunds.',
   }),
+  invalidClicks: Type.Integer({
+    description:
+      'Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic.',
+  }),
+  grossClicks: Type.Integer({ description: 'Every click recorded: `clicks` plus `invalidClicks` (extension).' }),
+  netClicks: Type.Integer({ description: 'Clicks paid for and kept: `clicks` minus `refundedClicks` (extension).' }),
+  netIncome: Type.Number({
+    description: 'Income kept, in currency units: `income` minus `refundedIncome` (extension).',
+  }),
 };
 
 /**
@@ -106,6 +120,10 @@ export function publisherFigures(totals: PublisherTotals) {
     served: totals.served,
     refundedClicks: totals.refundedClicks,
     refundedIncome: microsToAmount(totals.refundedIncomeMicros),
+    invalidClicks: totals.invalidClicks,
+    grossClicks: totals.clicks + totals.invalidClicks,
+    netClicks: totals.clicks - totals.refundedClicks,
+    netIncome: microsToAmount(totals.incomeMicros - totals.refundedIncomeMicros),
   };
 }
 
@@ -117,4 +135,5 @@ export const publisherTotalsOf = (sums: Record<RollupCounter, number>): Publishe
   served: sums.served,
   refundedClicks: sums.refunded_clicks,
   refundedIncomeMicros: sums.refunded_publisher_income_micros,
+  invalidClicks: sums.invalid_clicks,
 });

@@ -41,6 +41,7 @@ export const ROLLUP_COUNTERS = [
   'refunded_clicks',
   'refunded_spend_micros',
   'refunded_publisher_income_micros',
+  'invalid_clicks',
 ] as const;
 export type RollupCounter = (typeof ROLLUP_COUNTERS)[number];
 
@@ -73,6 +74,8 @@ export interface TrafficEvent {
   refundedClicks?: number;
   refundedSpendMicros?: number;
   refundedPublisherIncomeMicros?: number;
+  /** Clicks refused on arrival as general invalid traffic: recorded, never billed (docs/invalid-traffic.md). */
+  invalidClicks?: number;
 }
 
 /** The counters of one event, by rollup column. */
@@ -91,6 +94,7 @@ export const eventCounters = (event: TrafficEvent): Record<RollupCounter, number
   refunded_clicks: event.refundedClicks ?? 0,
   refunded_spend_micros: event.refundedSpendMicros ?? 0,
   refunded_publisher_income_micros: event.refundedPublisherIncomeMicros ?? 0,
+  invalid_clicks: event.invalidClicks ?? 0,
 });
 
 /** The advertiser's totals that rates are derived from, and the served and refunded figures beside them. */
@@ -104,6 +108,8 @@ export interface Totals {
   served: number;
   refundedClicks: number;
   refundedSpendMicros: number;
+  /** Clicks refused on arrival as invalid; `clicks` does not include them. */
+  invalidClicks: number;
 }
 
 /** The advertiser's totals of something without traffic. */
@@ -116,6 +122,7 @@ export const ZERO_TOTALS: Readonly<Totals> = Object.freeze({
   served: 0,
   refundedClicks: 0,
   refundedSpendMicros: 0,
+  invalidClicks: 0,
 });
 
 /** What the rollup holds for a publisher: counts and what the publisher earned. */
@@ -126,6 +133,8 @@ export interface PublisherTotals {
   served: number;
   refundedClicks: number;
   refundedIncomeMicros: number;
+  /** Clicks refused on arrival as invalid; `clicks` does not include them. */
+  invalidClicks: number;
 }
 
 /** The publisher's totals of something without traffic. */
@@ -136,6 +145,7 @@ export const ZERO_PUBLISHER_TOTALS: Readonly<PublisherTotals> = Object.freeze({
   served: 0,
   refundedClicks: 0,
   refundedIncomeMicros: 0,
+  invalidClicks: 0,
 });
 
 interface DayFormatter {

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'payout.cancelled',
   'client.created',
   'clicks.refunded',
+  'traffic.site_flagged',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -36,6 +37,7 @@ export const EVENT_TYPES_BY_KIND: Record<AccountKind, readonly WebhookEventType[
     'payout.paid',
     'payout.cancelled',
     'clicks.refunded',
+    'traffic.site_flagged',
   ],
   operator: WEBHOOK_EVENT_TYPES,
 };

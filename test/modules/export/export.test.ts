@@ -191,6 +191,7 @@ describe('statistics and click log export', () => {
       'conversions_intermediate',
       'refunded_clicks',
       'refunded_spend',
+      'invalid_clicks',
     ]);
     const names = ['day', 'site', 'views', 'clicks', 'spend', 'conversions_purchase'];
     const expected = expectedRows(events, (event) => [dayOf(event.at, 'UTC'), String(event.siteId)], ['day', 'site']).sort(
@@ -330,6 +331,7 @@ describe('statistics and click log export', () => {
       'income',
       'refunded_clicks',
       'refunded_income',
+      'invalid_clicks',
     ]);
   });
 

@@ -23,6 +23,10 @@ type Row = {
   served: number;
   refundedClicks: number;
   refundedSpend: number;
+  invalidClicks: number;
+  grossClicks: number;
+  netClicks: number;
+  netSpend: number;
 };
 
 describe('advertiser statistics', () => {
@@ -119,6 +123,10 @@ describe('advertiser statistics', () => {
         served: 0,
         refundedClicks: 0,
         refundedSpend: 0,
+        invalidClicks: 0,
+        grossClicks: 68,
+        netClicks: 68,
+        netSpend: 14.1,
       },
     ]);
   });
@@ -141,6 +149,10 @@ describe('advertiser statistics', () => {
         served: 0,
         refundedClicks: 0,
         refundedSpend: 0,
+        invalidClicks: 0,
+        grossClicks: 50,
+        netClicks: 50,
+        netSpend: 10,
       },
     ]);
     const both = await stats(`?filter[id]=${first},${second}&filter[dateFrom]=2026-03-04`);
@@ -205,6 +217,10 @@ describe('advertiser statistics', () => {
         served: 0,
         refundedClicks: 0,
         refundedSpend: 0,
+        invalidClicks: 0,
+        grossClicks: 30,
+        netClicks: 30,
+        netSpend: 6.5,
       },
     ]);
     const all = await stats('?scope=offers&filter[dateFrom]=2026-03-01&filter[dateTo]=2026-03-31');

@@ -130,6 +130,10 @@ describe('GET /webmaster/statistic', () => {
         served: 0,
         refundedClicks: 0,
         refundedIncome: 0,
+        invalidClicks: 0,
+        grossClicks: 8,
+        netClicks: 8,
+        netIncome: 0.56,
       },
       {
         date: '2026-03-10',
@@ -142,6 +146,10 @@ describe('GET /webmaster/statistic', () => {
         served: 0,
         refundedClicks: 0,
         refundedIncome: 0,
+        invalidClicks: 0,
+        grossClicks: 8,
+        netClicks: 8,
+        netIncome: 1.7346,
       },
     ]);
   });
@@ -161,6 +169,10 @@ describe('GET /webmaster/statistic', () => {
         served: '0',
         refundedClicks: '0',
         refundedIncome: '0',
+        invalidClicks: '0',
+        grossClicks: '8',
+        netClicks: '8',
+        netIncome: '0.56',
       },
       {
         date: '2026-03-10',
@@ -173,6 +185,10 @@ describe('GET /webmaster/statistic', () => {
         served: '0',
         refundedClicks: '0',
         refundedIncome: '0',
+        invalidClicks: '0',
+        grossClicks: '8',
+        netClicks: '8',
+        netIncome: '1.7346',
       },
     ]);
   });
@@ -206,6 +222,10 @@ describe('GET /webmaster/statistic', () => {
         served: 0,
         refundedClicks: 0,
         refundedIncome: 0,
+        invalidClicks: 0,
+        grossClicks: 5,
+        netClicks: 5,
+        netIncome: 0.5,
       },
     ]);
 
@@ -228,6 +248,10 @@ describe('GET /webmaster/statistic', () => {
         served: 0,
         refundedClicks: 0,
         refundedIncome: 0,
+        invalidClicks: 0,
+        grossClicks: 8,
+        netClicks: 8,
+        netIncome: 0.56,
       },
     ]);
 
@@ -321,6 +345,10 @@ describe('GET /webmaster/statistic', () => {
         served: 0,
         refundedClicks: 0,
         refundedIncome: 0,
+        invalidClicks: 0,
+        grossClicks: 1,
+        netClicks: 1,
+        netIncome: 0.07,
       },
     ]);
   });

@@ -78,6 +78,7 @@ const publisherView = (sums: Sums | undefined) => {
     served: s.served,
     refundedClicks: s.refunded_clicks,
     refundedIncomeMicros: s.refunded_publisher_income_micros,
+    invalidClicks: s.invalid_clicks,
   });
 };
 /** The figure fields of an answer row (ids, dates and coefficients left out). */
@@ -466,7 +467,17 @@ describe('statistics summaries', () => {
     const migration = ['0410-statistics-summaries.sql', '0510-statistics-spans.sql']
       .map((file) => readFileSync(path.join(import.meta.dirname, '../../../src/db/migrations', file), 'utf8'))
       .join('\n;\n');
-    await server.server.context.database.withSession((run) => run(`BEGIN;\nDROP TABLE stats_rollups;\n${migration}\n;COMMIT;`));
+    // The counters later migrations added, as they added them (0730: refused invalid clicks).
+    const laterColumns = readFileSync(
+      path.join(import.meta.dirname, '../../../src/db/migrations/0730-invalid-traffic-disclosure.sql'),
+      'utf8',
+    )
+      .split('\n')
+      .filter((line) => line.startsWith('ALTER TABLE stats_rollups'))
+      .join('\n');
+    await server.server.context.database.withSession((run) =>
+      run(`BEGIN;\nDROP TABLE stats_rollups;\n${migration}\n;${laterColumns}\nCOMMIT;`),
+    );
     const backfilled = await dayAndMonth.execute(db);
     assert.ok(written.length > 1000);
     assert.deepEqual(backfilled.rows, written);

@@ -20,6 +20,15 @@ export const servedAndRefundedProperties = {
     description:
       'Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds.',
   }),
+  invalidClicks: Type.Integer({
+    description:
+      'Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic.',
+  }),
+  grossClicks: Type.Integer({ description: 'Every click recorded: `clicks` plus `invalidClicks` (extension).' }),
+  netClicks: Type.Integer({ description: 'Clicks charged and kept: `clicks` minus `refundedClicks` (extension).' }),
+  netSpend: Type.Number({
+    description: 'Money kept by the network, in currency units: `money` minus `refundedSpend` (extension).',
+  }),
 };
 
 /** Where the conversions of `orders` came from: every figure block that shows orders carries both. */

@@ -267,11 +267,12 @@ async function recordSettlement(
     ) AS c
     WHERE ${posted}
     RETURNING 1`;
+  const refused = refusedInvalidEvents(clicks);
   if (billedClicks.length === 0) {
-    await prepared(sql`WITH posted AS (SELECT 1) ${insertClicks}`).execute(trx);
+    await settleUnbilled(trx, insertClicks, refused, settings.timeZone);
     return true;
   }
-  const events = billedClicks.map((click, index) => clickEvent(click, splits[index] as ChargeSplit));
+  const events = [...billedClicks.map((click, index) => clickEvent(click, splits[index] as ChargeSplit)), ...refused];
   return postLedgerChanges(trx, batchChanges(billedClicks, splits, batchId, settings.platformAccountId), {
     alongside: [
       { name: 'settled_clicks', statement: insertClicks },
@@ -279,6 +280,30 @@ async function recordSettlement(
       settlementAudit(batchId, billedClicks, splits, posted),
     ],
   });
+}
+
+/**
+ * The rollup lines of the clicks refused as general invalid traffic: counted (`invalid_clicks`) on
+ * their own day and place, so that gross figures come from the summaries, and never billed.
+ */
+function refusedInvalidEvents(clicks: readonly AcceptedClick[]): TrafficEvent[] {
+  return clicks
+    .filter((click) => click.refusal === 'bot')
+    .map((click) => ({ at: new Date(click.created_at).getTime(), ...rollupKeyOf(click), invalidClicks: 1 }));
+}
+
+/** A settlement that bills nothing: its click rows, and the refused clicks' rollup lines, in one statement. */
+async function settleUnbilled(trx: Db, insertClicks: RawBuilder<unknown>, refused: readonly TrafficEvent[], timeZone: string) {
+  const writes = rollupWrites(refused, timeZone, sql<boolean>`EXISTS (SELECT 1 FROM posted)`);
+  const last = writes.pop();
+  if (last === undefined) {
+    await prepared(sql`WITH posted AS (SELECT 1) ${insertClicks}`).execute(trx);
+    return;
+  }
+  const ctes = [{ name: 'settled_clicks', statement: insertClicks }, ...writes].map(
+    (write) => sql`, ${sql.id(write.name)} AS (${write.statement})`,
+  );
+  await sql`WITH posted AS (SELECT 1)${sql.join(ctes, sql``)} ${last.statement}`.execute(trx);
 }
 
 /** A settlement's entry in the audit trail (docs/adr/0013): one per batch, with the system as actor. */

@@ -20,6 +20,7 @@ function whereOf(kind: string, itemData: Record<string, unknown>, type: PageProp
     return `/advertiser/campaigns/${itemData.campaignId}`;
   }
   if (kind === 'webhook.disabled') return type === 'operator' ? undefined : `/${type}/webhooks`;
+  if (kind === 'traffic.warning' && typeof itemData.siteId === 'number') return `/publisher/statistics?site=${itemData.siteId}`;
   return undefined;
 }
 

@@ -11,6 +11,7 @@ import { dayLabel } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { usePublisherStatistics, useSites } from './publisher-data.ts';
 import { IncomeTiles, useIncomeSeries } from './publisher-ui.tsx';
+import { UnpaidClicks } from './unpaid-clicks.tsx';
 
 const ID = /^\d+$/;
 
@@ -131,6 +132,7 @@ export function PublisherStatisticsPage() {
           </ScrollRegion>
         </section>
       )}
+      {!notFound && <UnpaidClicks period={period} siteId={siteId} />}
       <ExportDownload kind="publisher" />
     </>
   );

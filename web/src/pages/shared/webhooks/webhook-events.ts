@@ -27,6 +27,7 @@ export const EVENTS: Record<WebhookKind, readonly { type: EventType; meaning: ke
     { type: 'payout.paid', meaning: 'webhooks.event.payoutPaid' },
     { type: 'payout.cancelled', meaning: 'webhooks.event.payoutCancelled' },
     { type: 'clicks.refunded', meaning: 'webhooks.event.clicksRefundedPublisher' },
+    { type: 'traffic.site_flagged', meaning: 'webhooks.event.siteFlagged' },
   ],
   // An operator's endpoints receive these for every account of the platform.
   operator: [
@@ -40,5 +41,6 @@ export const EVENTS: Record<WebhookKind, readonly { type: EventType; meaning: ke
     { type: 'payout.cancelled', meaning: 'webhooks.event.payoutCancelled' },
     { type: 'client.created', meaning: 'webhooks.event.clientCreatedOperator' },
     { type: 'clicks.refunded', meaning: 'webhooks.event.clicksRefundedOperator' },
+    { type: 'traffic.site_flagged', meaning: 'webhooks.event.siteFlaggedOperator' },
   ],
 };
