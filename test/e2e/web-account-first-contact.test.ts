@@ -26,7 +26,7 @@ describe('first contact with the web app (headless Chromium)', { skip }, () => {
 
   before(async () => {
     buildWebIfStale();
-    server = await startTestServer({ config: { rateLimitPerSecond: 5 } });
+    server = await startTestServer({ config: { rateLimitPerSecond: 5, sessionRateLimitPerSecond: 50 } });
     browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     page = await context.newPage();

@@ -91,9 +91,11 @@ export async function startChildServer(options: {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DATABASE_URL: options.databaseUrl ?? '',
-      // As startTestServer: pages on 127.0.0.1 are the sites', and the invalid-traffic sweeps stay off.
+      // As startTestServer: pages on 127.0.0.1 are the sites', the invalid-traffic sweeps stay off,
+      // and the per-address limit of the sign-in routes does not meet the tests' own traffic.
       IVT_ALLOW_DEV_HOSTS: 'true',
       IVT_SWEEP_S: '0',
+      PUBLIC_RATE_LIMIT_RPS: '10000',
       ...options.env,
     },
     stdio: ['ignore', options.onOutput === undefined ? 'ignore' : 'pipe', 'pipe'],

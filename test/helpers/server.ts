@@ -70,7 +70,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     // Redis gets seconds, not production's tens of milliseconds: on a loaded test machine a slow
     // answer would fall back to in-process counting, and tests of sharing would see that instead.
-    { clock, rateLimitPerSecond: 10_000, publicRateLimitPerSecond: 10_000, redisTimeoutMs: 5000, ...options.config },
+    {
+      clock,
+      rateLimitPerSecond: 10_000,
+      sessionRateLimitPerSecond: 10_000,
+      publicRateLimitPerSecond: 10_000,
+      redisTimeoutMs: 5000,
+      ...options.config,
+    },
   );
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openTestDatabase());

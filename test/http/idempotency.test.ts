@@ -296,6 +296,7 @@ describe('Idempotency-Key', () => {
       }
     }
     assert.deepEqual(guarded.sort(), [
+      'POST /api/admin/invalid-traffic/reviews/{id}/actions',
       'POST /api/admin/payouts',
       'POST /api/admin/refunds',
       'POST /api/admin/users',

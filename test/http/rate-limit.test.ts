@@ -13,7 +13,7 @@ const REDIS_URL = TEST_REDIS_URL;
 describe('rate limit per token (in process)', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ config: { rateLimitPerSecond: 5 } });
+    server = await startTestServer({ config: { rateLimitPerSecond: 5, sessionRateLimitPerSecond: 50 } });
   });
   after(() => server.close());
 

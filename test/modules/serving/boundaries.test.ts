@@ -38,6 +38,8 @@ const ENTRY_FILES: Record<string, readonly string[]> = {
     'click-target.ts',
     'invalid-traffic.ts',
     'networks.ts',
+    'conversion-cookie.ts',
+    'postback-key.ts',
   ],
   billing: ['click-billing.ts', 'acceptance.ts', 'settlement.ts', 'logged-settlement.ts'],
   explain: ['explain-impression.ts', 'explain-routes.ts'],

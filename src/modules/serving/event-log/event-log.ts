@@ -62,11 +62,17 @@ export class EventLog {
         events.onStatus(kind, detail);
       },
     });
-    try {
-      await ensureEventStream(await jetstreamManager(connection), settings);
-    } catch (error) {
-      await connection.close();
-      throw error;
+    // A cluster that lost a server may take a few seconds to elect the stream's leader: the
+    // stream's check is asked again (three times in all) before the start gives up.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await ensureEventStream(await jetstreamManager(connection), settings);
+        break;
+      } catch (error) {
+        if (attempt < 3 && /timeout/i.test((error as Error).message)) continue;
+        await connection.close();
+        throw error;
+      }
     }
     return new EventLog(connection, settings, availability);
   }

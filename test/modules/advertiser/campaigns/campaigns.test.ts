@@ -150,6 +150,10 @@ describe('advertiser campaigns', () => {
         served: 0,
         refundedClicks: 0,
         refundedSpend: 0,
+        invalidClicks: 0,
+        grossClicks: 60,
+        netClicks: 60,
+        netSpend: 15,
       },
     ]);
   });

@@ -23,6 +23,10 @@ const desktopDayOnFirstBlock = {
   served: 0,
   refundedClicks: 0,
   refundedSpend: 0,
+  invalidClicks: 0,
+  grossClicks: 20,
+  netClicks: 20,
+  netSpend: 2,
 };
 
 /** The figures of the tablet traffic on the second site, the only traffic there and the only tablet traffic. */
@@ -41,6 +45,10 @@ const tabletDayOnSecondSite = {
   served: 0,
   refundedClicks: 0,
   refundedSpend: 0,
+  invalidClicks: 0,
+  grossClicks: 4,
+  netClicks: 4,
+  netSpend: 1,
 };
 
 describe('quality coefficients', () => {
@@ -141,6 +149,10 @@ describe('quality coefficients', () => {
         served: 0,
         refundedClicks: 0,
         refundedSpend: 0,
+        invalidClicks: 0,
+        grossClicks: 25,
+        netClicks: 25,
+        netSpend: 2.5,
         coef: 1,
       },
       {
@@ -300,6 +312,10 @@ describe('quality coefficients', () => {
         served: 0,
         refundedClicks: 0,
         refundedSpend: 0,
+        invalidClicks: 0,
+        grossClicks: 5,
+        netClicks: 5,
+        netSpend: 0.5,
         coef: 1.2,
       },
       {

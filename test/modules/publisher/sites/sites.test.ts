@@ -322,6 +322,10 @@ describe('publisher sites and blocks', () => {
         served: 0,
         refundedClicks: 0,
         refundedIncome: 0,
+        invalidClicks: 0,
+        grossClicks: 25,
+        netClicks: 25,
+        netIncome: 1.75,
       });
     });
 
