@@ -148,4 +148,28 @@ describe('invalid traffic in the web app (headless Chromium)', { skip }, () => {
       await context.close();
     }
   });
+
+  it("shows the advertiser what was filtered out of a campaign's clicks, and why", async () => {
+    const day = new Date(server.clock.now()).toISOString().slice(0, 10);
+    const filteredOf = async (campaignId: number) =>
+      (
+        await world.advertiser.get(`/api/advertiser/invalid-traffic?campaignId=${campaignId}&dateFrom=${day}&dateTo=${day}`)
+      ).json<{ refusedClicks: number }>().refusedClicks;
+    const counts = await Promise.all(world.campaignIds.map(filteredOf));
+    const most = Math.max(...counts);
+    assert.ok(most > 0, 'the robots clicked some campaign');
+    const campaignId = world.campaignIds[counts.indexOf(most)];
+    const context = await signedIn(world.advertiserId);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/advertiser/campaigns/${campaignId}/traffic${period()}`);
+      const filtered = page.getByRole('region', { name: 'Filtered clicks', exact: true });
+      const robotsRow = filtered.getByRole('row', { name: /a declared robot/ });
+      await robotsRow.waitFor();
+      assert.match(await robotsRow.innerText(), new RegExp(`refused when it came\\s+${most}`));
+      await lookAt(page, 'advertiser-filtered-clicks');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -14,6 +14,7 @@ import { count, money, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useTotals } from './advertiser-data.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
+import { FilteredClicks } from './filtered-clicks.tsx';
 
 const PER_PAGE = 100;
 const DEVICE_NAMES = { desktop: 'device.desktop', mobile: 'device.phone', tablet: 'device.tablet' } as const;
@@ -93,6 +94,8 @@ export function CampaignTrafficPage({ id }: { id: number }) {
       {(campaign.error || sites.error || devices.error) && (
         <Notice kind="error">{problem(campaign.error ?? sites.error ?? devices.error)}</Notice>
       )}
+
+      <FilteredClicks period={period} campaignId={id} />
 
       <section className="card" aria-labelledby="devices-title">
         <h2 id="devices-title">{t('traffic.devices')}</h2>
