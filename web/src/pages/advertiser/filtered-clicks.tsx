@@ -3,8 +3,8 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { InvalidClicksSection } from '../../components/invalid-clicks.tsx';
 import type { Period } from '../../components/period-picker.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, money } from '../../format.ts';
 
 /** Each reason in the advertiser's words; a reason this page does not know shows as the server wrote it. */
@@ -48,38 +48,25 @@ export function FilteredClicks({ period, campaignId }: { period: Period; campaig
   const body = filtered.data;
   if (!body) return null;
   return (
-    <section className="card" aria-labelledby="filtered-title">
-      <h2 id="filtered-title">{t('filtered.title')}</h2>
-      <p className="hint">
-        {t('filtered.lead', {
+    <InvalidClicksSection
+      id="filtered-title"
+      rows={body.reasons}
+      words={{
+        title: t('filtered.title'),
+        lead: t('filtered.lead', {
           refused: count(body.refusedClicks),
           refunded: count(body.refundedClicks),
           amount: money(body.refundedSpend),
-        })}
-      </p>
-      <ScrollRegion label={t('filtered.table')}>
-        <table className="stack">
-          <thead>
-            <tr>
-              <th scope="col">{t('filtered.reason')}</th>
-              <th scope="col">{t('filtered.outcome')}</th>
-              <th scope="col">{t('filtered.clicks')}</th>
-              <th scope="col">{t('filtered.amount')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {body.reasons.map((row) => (
-              <tr key={`${row.outcome}-${row.reason}`}>
-                <th scope="row">{reasonText(t, row.reason)}</th>
-                <td data-label={t('filtered.outcome')}>{t(OUTCOMES[row.outcome])}</td>
-                <td data-label={t('filtered.clicks')}>{count(row.clicks)}</td>
-                <td data-label={t('filtered.amount')}>{row.outcome === 'refused' ? '—' : money(row.amount)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {body.reasons.length === 0 && <p className="empty">{t('filtered.none')}</p>}
-      </ScrollRegion>
-    </section>
+        }),
+        table: t('filtered.table'),
+        reason: t('filtered.reason'),
+        outcome: t('filtered.outcome'),
+        clicks: t('filtered.clicks'),
+        amount: t('filtered.amount'),
+        none: t('filtered.none'),
+        outcomeText: (outcome) => t(OUTCOMES[outcome]),
+        reasonText: (reason) => reasonText(t, reason),
+      }}
+    />
   );
 }

@@ -3,9 +3,8 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { InvalidClicksSection } from '../../components/invalid-clicks.tsx';
 import type { Period } from '../../components/period-picker.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count, money } from '../../format.ts';
 
 /** Each reason in the publisher's words; a reason this page does not know shows as the server wrote it. */
 const REASONS = {
@@ -48,32 +47,21 @@ export function UnpaidClicks({ period, siteId }: { period: Period; siteId: strin
   const body = unpaid.data;
   if (!body) return null;
   return (
-    <section className="card" aria-labelledby="unpaid-title">
-      <h2 id="unpaid-title">{t('unpaid.title')}</h2>
-      <p className="hint">{t('unpaid.lead')}</p>
-      <ScrollRegion label={t('unpaid.table')}>
-        <table className="stack">
-          <thead>
-            <tr>
-              <th scope="col">{t('unpaid.reason')}</th>
-              <th scope="col">{t('unpaid.outcome')}</th>
-              <th scope="col">{t('unpaid.clicks')}</th>
-              <th scope="col">{t('unpaid.income')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {body.reasons.map((row) => (
-              <tr key={`${row.outcome}-${row.reason}`}>
-                <th scope="row">{reasonText(t, row.reason)}</th>
-                <td data-label={t('unpaid.outcome')}>{t(OUTCOMES[row.outcome])}</td>
-                <td data-label={t('unpaid.clicks')}>{count(row.clicks)}</td>
-                <td data-label={t('unpaid.income')}>{row.outcome === 'refused' ? '—' : money(row.income)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {body.reasons.length === 0 && <p className="empty">{t('unpaid.none')}</p>}
-      </ScrollRegion>
-    </section>
+    <InvalidClicksSection
+      id="unpaid-title"
+      rows={body.reasons.map((row) => ({ ...row, amount: row.income }))}
+      words={{
+        title: t('unpaid.title'),
+        lead: t('unpaid.lead'),
+        table: t('unpaid.table'),
+        reason: t('unpaid.reason'),
+        outcome: t('unpaid.outcome'),
+        clicks: t('unpaid.clicks'),
+        amount: t('unpaid.income'),
+        none: t('unpaid.none'),
+        outcomeText: (outcome) => t(OUTCOMES[outcome]),
+        reasonText: (reason) => reasonText(t, reason),
+      }}
+    />
   );
 }
