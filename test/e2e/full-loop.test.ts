@@ -4,10 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { imageBytes } from '../helpers/advertiser.ts';
-import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, settledTexts, skipWithoutChromium } from '../helpers/browser.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { startTestServer, TEST_EPOCH_MS, type TestServer } from '../helpers/server.ts';
 import { DESKTOP_UA, engineOf } from '../helpers/serving.ts';
@@ -291,9 +292,10 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     const dayRow = advertiserPage.getByRole('row', { name: /10 Mar 2026/ });
     await dayRow.waitFor();
     const spendText = await written(advertiserPage, spent?.money ?? 0, { min: 2, max: 2 });
+    const wanted = ['1', spendText];
     assert.deepEqual(
-      (await dayRow.locator('td').allTextContents()).slice(1, 3),
-      ['1', spendText],
+      (await settledTexts(dayRow.locator('td'), (texts) => isDeepStrictEqual(texts.slice(1, 3), wanted))).slice(1, 3),
+      wanted,
       'the day’s row: views, clicks, spend',
     );
     await advertiserPage.locator('.chart canvas').waitFor();
@@ -313,7 +315,11 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     const row = page.getByRole('row', { name: /10 Mar 2026/ });
     await row.waitFor();
     const income = await written(page, earned?.income ?? 0, { min: 2, max: 4 });
-    assert.deepEqual((await row.locator('td').allTextContents()).slice(0, 2), [String(earned?.views), '1']);
+    const wantedRow = [String(earned?.views), '1'];
+    assert.deepEqual(
+      (await settledTexts(row.locator('td'), (texts) => isDeepStrictEqual(texts.slice(0, 2), wantedRow))).slice(0, 2),
+      wantedRow,
+    );
     assert.equal(await row.locator('td').nth(3).textContent(), income);
     await lookAt(page, 'publisher-statistics');
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 
 const AXE = readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 /** Debian's Chromium, or the one CHROMIUM_PATH names. */
@@ -37,6 +37,19 @@ export function browserForThisFile(): () => Browser {
     if (browser === undefined) throw new Error('no browser: call browserForThisFile() at the top level of the test file');
     return browser;
   };
+}
+
+/**
+ * The texts of `cells` once `settled` accepts them, or the last ones read after `timeoutMs`: a
+ * page re-renders while its queries settle, and a read in between can find a row without cells.
+ */
+export async function settledTexts(cells: Locator, settled: (texts: string[]) => boolean, timeoutMs = 10_000): Promise<string[]> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const texts = await cells.allTextContents();
+    if (settled(texts) || Date.now() > giveUpAt) return texts;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Screenshots for people to look at; git-ignored. */
