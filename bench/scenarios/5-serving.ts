@@ -16,6 +16,7 @@ import { startBareServer } from '../lib/bare-server.ts';
 import { withCpu } from '../lib/cpu.ts';
 import { withBenchDatabase } from '../lib/database.ts';
 import { failedResponses, load } from '../lib/load.ts';
+import { withCpuProfile } from '../lib/profile.ts';
 import type { BenchRow } from '../lib/report.ts';
 import { type ServingSeed, seedServing, visitorsOfCountries } from '../lib/serving-seed.ts';
 import type { BenchContext, Scenario } from '../run.ts';
@@ -161,19 +162,21 @@ async function measureClicks(
     return `/api/serve/click/${engine.signer.sign(claims).click}`;
   });
   const acceptedBefore = engine.tally.clicksAccepted;
-  const { result: clicks, cpu } = await withCpu(async () => {
-    const result = await load({
-      url: `${url}/`,
-      connections: context.connections,
-      durationSeconds: context.durationSeconds,
-      headers: { 'User-Agent': USER_AGENT },
-      paths,
-    });
-    // Responses in flight when the run ended were accepted too; their settlement may still be
-    // running (and its CPU belongs to the clicks).
-    await engine.settled();
-    return result;
-  }, databaseUrl);
+  const { result: clicks, cpu } = await withCpuProfile('billed-clicks', () =>
+    withCpu(async () => {
+      const result = await load({
+        url: `${url}/`,
+        connections: context.connections,
+        durationSeconds: context.durationSeconds,
+        headers: { 'User-Agent': USER_AGENT },
+        paths,
+      });
+      // Responses in flight when the run ended were accepted too; their settlement may still be
+      // running (and its CPU belongs to the clicks).
+      await engine.settled();
+      return result;
+    }, databaseUrl),
+  );
   const accepted = engine.tally.clicksAccepted - acceptedBefore;
   const billed = Number(
     (

@@ -15,7 +15,7 @@ import { ConsentQueryFields } from './consent/consent-query.ts';
 import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
-import { conversionCookie, conversionTag, conversionTags, withTag } from './tracking/conversion-cookie.ts';
+import { ConversionTagger, conversionCookie, conversionTags, withTag } from './tracking/conversion-cookie.ts';
 import type { GivtRequest } from './tracking/invalid-traffic.ts';
 import { hashPostbackKey } from './tracking/postback-key.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
@@ -123,13 +123,11 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     return verdict.personalised;
   };
   const answers = new TeaserAnswerWriter(currency);
-  const pixelKey = serving.keyFor('conversion-pixel');
+  const pixelTags = new ConversionTagger(serving.keyFor('conversion-pixel'));
   /** Leaves the click's tag for the conversion pixel in the browser that follows a genuine, fresh link. */
-  const tagClickForPixel = (cookieHeader: string | undefined, reply: FastifyReply, token: string): void => {
-    const verdict = serving.signer.verifyClick(token, context.clock.now());
-    if (verdict.kind !== 'valid') return;
+  const tagClickForPixel = (cookieHeader: string | undefined, reply: FastifyReply, clickId: string): void => {
     const tags = conversionTags(cookieHeader);
-    reply.header('Set-Cookie', conversionCookie(withTag(tags, conversionTag(pixelKey, verdict.claims.clickId))));
+    reply.header('Set-Cookie', conversionCookie(withTag(tags, pixelTags.tagOf(clickId))));
   };
 
   app.get(
@@ -224,7 +222,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
           operationId: 'recordViews',
           summary: "The loader's viewability beacon: counts one viewable view per impression token, once.",
           description:
-            'Sent by `navigator.sendBeacon` with a `text/plain` body of tokens, one per line (a simple request: no CORS preflight); a JSON, form or XML body `{tokens: [...]}` works too. Always 204 for a well-formed body: forged, expired and already counted tokens, and beacons of robots, count nothing (see `nativa_view_refusals_total`). Views reach the statistics within a second.',
+            'Sent by `navigator.sendBeacon` with a `text/plain` body of tokens, one per line (a simple request: no CORS preflight); a JSON, form or XML body `{tokens: [...]}` works too. Always 204 for a well-formed body: forged, expired and already counted tokens, and beacons of robots, data-centre networks and automated browsers, count nothing (see `nativa_view_refusals_total`). Views reach the statistics within a second.',
           security: [],
           body: ViewsBody,
           response: { 204: NoContent, ...errorResponses(413, 415, 422) },
@@ -232,7 +230,10 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       },
       async (request, reply) => {
         reply.header('Access-Control-Allow-Origin', '*');
-        await serving.recordViews(request.body.tokens, request.headers['user-agent']);
+        const { tokens } = request.body;
+        if (!serving.refusesViewBeacon(givtRequestOf(request), tokens.length)) {
+          await serving.recordViews(tokens, request.headers['user-agent']);
+        }
         reply.code(204);
       },
     );
@@ -256,9 +257,9 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     },
     async (request, reply) => {
       const { token } = request.params;
-      const location = await serving.redirect(token, givtRequestOf(request), request.log);
-      if (location !== undefined) tagClickForPixel(request.headers.cookie, reply, token);
-      return followClickLink(reply, location);
+      const redirect = await serving.redirect(token, givtRequestOf(request), request.log);
+      if (redirect?.freshClickId !== undefined) tagClickForPixel(request.headers.cookie, reply, redirect.freshClickId);
+      return followClickLink(reply, redirect?.location);
     },
   );
 
@@ -325,7 +326,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const { click_id: clickId, goal } = request.query;
       if (clickId !== undefined && goal !== undefined) {
-        if (conversionTags(request.headers.cookie).includes(conversionTag(pixelKey, clickId))) {
+        if (conversionTags(request.headers.cookie).includes(pixelTags.tagOf(clickId))) {
           await serving.recordConversion({ clickId, goal: GOALS[goal], source: 'pixel' });
         } else request.log.info({ clickId }, 'conversion pixel without the tag of its click');
       }

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
@@ -36,7 +36,7 @@ const PRICE_PATTERN = /^(\d{1,9})(?:\.(\d+))?$/;
 export class OpenRtbBids {
   /** Signs and reads bids' click links and view tokens (a key the serving routes do not accept). */
   readonly signer: TeaserSigner;
-  private readonly noticeKey: Buffer;
+  private readonly noticeKey: KeyObject;
   private readonly serving: ServingEngine;
   private readonly db: Db;
   private readonly clock: Clock;
@@ -48,7 +48,7 @@ export class OpenRtbBids {
     this.clock = options.clock;
     this.timeZone = options.timeZone;
     this.signer = new TeaserSigner(serving.keyFor('nativa openrtb bid tokens v1'));
-    this.noticeKey = Buffer.from(serving.keyFor('nativa openrtb bid notices v1'), 'base64url');
+    this.noticeKey = createSecretKey(Buffer.from(serving.keyFor('nativa openrtb bid notices v1'), 'base64url'));
   }
 
   /**
@@ -121,7 +121,7 @@ export class OpenRtbBids {
       log.debug({ clickId: claims.clickId }, 'click on an OpenRTB bid not won: not billed');
       return this.serving.clickTargetOf(claims.offerId, userAgent);
     }
-    return this.serving.redirect(this.serving.signer.sign(claims).click, visitor, log);
+    return (await this.serving.redirect(this.serving.signer.sign(claims).click, visitor, log))?.location;
   }
 
   /**

@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { FastHmac } from './fast-hmac.ts';
 
 /**
  * The conversion pixel's proof that it runs in the browser that made the click: the click
@@ -16,8 +17,32 @@ const MAX_TAGS = 20;
 const TAG_BYTES = 12;
 const TAG_PATTERN = /^[A-Za-z0-9_-]{16}$/;
 
-export function conversionTag(key: string, clickId: string): string {
-  return createHmac('sha256', key).update(clickId).digest().subarray(0, TAG_BYTES).toString('base64url');
+/** Click ids the fast MAC takes; a longer one (never a real click's) takes createHmac's path. */
+const FAST_CLICK_ID_BYTES = 64;
+
+/**
+ * The tags of click ids under the pixel's key: HMAC-SHA256's first 96 bits, as base64url. Every
+ * followed click link makes one, so the MAC is the fast one (createHmac cost a click ~10 µs).
+ */
+export class ConversionTagger {
+  private readonly fast: FastHmac;
+  private readonly key: KeyObject;
+  private readonly mac = Buffer.alloc(TAG_BYTES);
+
+  constructor(key: string) {
+    const bytes = Buffer.from(key, 'utf8');
+    this.fast = new FastHmac(bytes, FAST_CLICK_ID_BYTES);
+    this.key = createSecretKey(bytes);
+  }
+
+  tagOf(clickId: string): string {
+    const message = Buffer.from(clickId, 'utf8');
+    if (message.length > FAST_CLICK_ID_BYTES) {
+      return createHmac('sha256', this.key).update(message).digest().subarray(0, TAG_BYTES).toString('base64url');
+    }
+    this.fast.writeMac(message, this.mac, 0, TAG_BYTES);
+    return this.mac.toString('base64url');
+  }
 }
 
 /** The tags of a Cookie header's `nv_cv` (none when it is absent or malformed). */

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 
 /**
  * Who a frequency cap counts for. In order: Nativa's own cookie (set by the retargeting pixel,
@@ -21,7 +21,7 @@ export interface VisitorSignals {
 export const LOADER_ID_PATTERN = '^[A-Za-z0-9_-]{16,64}$';
 
 /** The visitor's key: 22 base64url characters (16 bytes). */
-export function frequencyVisitor(signals: VisitorSignals, secret: string, day: string): string {
+export function frequencyVisitor(signals: VisitorSignals, secret: string | KeyObject, day: string): string {
   let source: string;
   if (signals.cookieId !== undefined) source = `c\n${signals.cookieId}`;
   else if (signals.loaderId !== undefined) source = `l\n${signals.loaderId}`;
