@@ -2316,7 +2316,7 @@ export interface paths {
         put?: never;
         /**
          * The loader's viewability beacon: counts one viewable view per impression token, once.
-         * @description Sent by `navigator.sendBeacon` with a `text/plain` body of tokens, one per line (a simple request: no CORS preflight); a JSON, form or XML body `{tokens: [...]}` works too. Always 204 for a well-formed body: forged, expired and already counted tokens, and beacons of robots, count nothing (see `nativa_view_refusals_total`). Views reach the statistics within a second.
+         * @description Sent by `navigator.sendBeacon` with a `text/plain` body of tokens, one per line (a simple request: no CORS preflight); a JSON, form or XML body `{tokens: [...]}` works too. Always 204 for a well-formed body: forged, expired and already counted tokens, and beacons of robots, data-centre networks and automated browsers, count nothing (see `nativa_view_refusals_total`). Views reach the statistics within a second.
          */
         post: operations["recordViews"];
         delete?: never;

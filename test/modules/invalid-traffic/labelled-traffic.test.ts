@@ -113,6 +113,23 @@ describe('invalid traffic: labelled visitors through the serving endpoints', () 
     assert.match(metrics.text, /nativa_invalid_teaser_requests_total\{reason="datacenter"\} [1-9]/);
   });
 
+  it("a view beacon from a data-centre address counts no view; a person's counts", async () => {
+    const world = await createTrafficWorld(server, 'datacenter-views');
+    const [teaser] = await requestTeasers(server, world.blockIds[0] ?? 0, person(31));
+    assert.ok(teaser, 'a person is served');
+    const engine = engineOf(server);
+    const { views, viewRefusals } = engine.tally;
+    const refusedBefore = viewRefusals.invalid;
+    server.clock.advance(1500);
+    await sendViews(server, [teaser], { address: ADDRESSES.cloud(31), userAgent: personAgent(31) });
+    await engine.impressions.flush();
+    assert.equal(engine.tally.views, views, 'no view counted from the cloud');
+    assert.equal(engine.tally.viewRefusals.invalid, refusedBefore + 1);
+    await sendViews(server, [teaser], person(31));
+    await engine.impressions.flush();
+    assert.equal(engine.tally.views, views + 1, 'the same token from the person counts');
+  });
+
   it('prefetch and prerender requests get no teasers and bill no click', async () => {
     const world = await createTrafficWorld(server, 'prefetch');
     const blockId = world.blockIds[0] ?? 0;

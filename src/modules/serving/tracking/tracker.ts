@@ -17,8 +17,11 @@ export interface ServedTeaser {
   viewToken: string;
 }
 
-/** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
-export type ViewRefusals = Record<'bot' | 'forged' | 'expired' | 'replayed', number>;
+/**
+ * Beacons' tokens counted as no view, by why (docs/serving.md, Viewability): `invalid` is general
+ * invalid traffic other than a declared robot (a data-centre network, automation).
+ */
+export type ViewRefusals = Record<'bot' | 'invalid' | 'forged' | 'expired' | 'replayed', number>;
 
 export interface TrackerOptions {
   db: Db;
