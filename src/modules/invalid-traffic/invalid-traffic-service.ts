@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { DomainError, notFound } from '../../errors.ts';
 import type { Actor } from '../../http/request-write.ts';
 import { recordAudit } from '../audit/audit-service.ts';
+import type { MailText } from '../mail/index.ts';
 import { notifyInTheirLanguage } from '../notifications/index.ts';
 import { moderateSite } from '../publisher/sites/site-service.ts';
 import { refundClicks } from '../refunds/refund-service.ts';
@@ -24,7 +25,7 @@ import {
   sitesOverThreshold,
   type TimeRange,
 } from './invalid-traffic-repository.ts';
-import type { InvalidReason, RefundReason } from './reasons.ts';
+import { INVALID_REASONS, type InvalidReason, type RefundReason } from './reasons.ts';
 
 /** A site's status when banned by moderation. */
 const BANNED = 2;
@@ -203,6 +204,11 @@ export async function actOnReview(
   return { review: await getSiteReview(trx, review.id), refundId };
 }
 
+/** A reason as the publisher reads it ("data-centre networks"); a reason the catalogue lacks, as stored. */
+function reasonInWords(words: MailText, reason: string): string {
+  return (INVALID_REASONS as readonly string[]).includes(reason) ? words(`invalidReason.${reason as InvalidReason}`) : reason;
+}
+
 /** The publisher's notification of a warning: the site, the period and the reasons, never the rule's figures. */
 async function warnPublisher(trx: Db, review: SiteReviewRow, now: Date): Promise<void> {
   const evidence = evidenceOf(review);
@@ -222,7 +228,7 @@ async function warnPublisher(trx: Db, review: SiteReviewRow, now: Date): Promise
           to: day(review.period_to),
           invalid: String(review.invalid_clicks),
           clicks: String(review.clicks),
-          reasons: [...new Set(reasons)].join(', '),
+          reasons: [...new Set(reasons)].map((reason) => reasonInWords(words, reason)).join(', '),
         }),
       data: { siteId: review.site_id, reviewId: review.id, reasons: evidence },
       now,

@@ -234,6 +234,8 @@ describe('invalid traffic disclosed: gross and net, by reason, the review queue'
     const [notice] = (await world.publisher.get('/api/notifications')).json();
     assert.equal(notice.kind, 'traffic.warning');
     assert.match(notice.text, /недействительн/);
+    assert.match(notice.text, /роботы и поисковые боты/, 'the reasons in words, not codes');
+    assert.doesNotMatch(notice.text, /publisher_fraud|\bbot\b/);
     assert.doesNotMatch(notice.text, /20 ?%|IVT_/);
 
     const before = await balanceOf(server.server.context.db, world.advertiserId);
