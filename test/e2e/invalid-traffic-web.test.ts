@@ -98,10 +98,20 @@ describe('invalid traffic in the web app (headless Chromium)', { skip }, () => {
       await lookAt(page, 'operator-invalid-traffic');
 
       await review.getByRole('button', { name: 'Warn the publisher' }).click();
+      await review.getByText('Send the publisher of').waitFor();
+      assert.equal(
+        (await world.publisher.get('/api/notifications'))
+          .json()
+          .filter((notice: { kind: string }) => notice.kind === 'traffic.warning').length,
+        0,
+        'nothing is sent before the operator confirms',
+      );
+      await review.getByRole('button', { name: 'Send the warning' }).click();
       await page.getByText('was warned').waitFor();
       const notices = await world.publisher.get('/api/notifications');
       assert.equal(notices.json()[0].kind, 'traffic.warning');
-      await review.getByRole('button', { name: 'Dismiss' }).click();
+      await review.getByRole('button', { name: 'Dismiss', exact: true }).click();
+      await review.getByRole('button', { name: 'Dismiss the review' }).click();
       await queue.getByText('No site waits for review.').waitFor();
       const audit = await server.operator.get('/api/admin/audit?objectType=site_review');
       assert.deepEqual(

@@ -4,7 +4,7 @@ import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, listPage, problem } from '../../api.ts';
-import { Notice } from '../../components/controls.tsx';
+import { ConfirmMove, Notice } from '../../components/controls.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, moment, percent } from '../../format.ts';
@@ -45,10 +45,10 @@ const REASON_LABELS = {
 const OUTCOME_LABELS = { refused: 'ivt.outcome.refused', refunded: 'ivt.outcome.refunded' } as const;
 
 const ACTIONS = {
-  refund: { label: 'ivt.action.refund', done: 'ivt.done.refund' },
-  warn: { label: 'ivt.action.warn', done: 'ivt.done.warn' },
-  ban: { label: 'ivt.action.ban', done: 'ivt.done.ban' },
-  dismiss: { label: 'ivt.action.dismiss', done: 'ivt.done.dismiss' },
+  refund: { label: 'ivt.action.refund', question: 'ivt.confirm.refund', yes: 'ivt.yes.refund', done: 'ivt.done.refund' },
+  warn: { label: 'ivt.action.warn', question: 'ivt.confirm.warn', yes: 'ivt.yes.warn', done: 'ivt.done.warn' },
+  ban: { label: 'ivt.action.ban', question: 'ivt.confirm.ban', yes: 'ivt.yes.ban', done: 'ivt.done.ban' },
+  dismiss: { label: 'ivt.action.dismiss', question: 'ivt.confirm.dismiss', yes: 'ivt.yes.dismiss', done: 'ivt.done.dismiss' },
 } as const;
 
 const reasonText = (t: TFunction<'operator'>, reason: string) =>
@@ -165,6 +165,8 @@ function ReviewQueue() {
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const [done, setDone] = useState<string | null>(null);
+  // Every action is audited and none is undone by another click: each is asked once more, in words.
+  const [asking, setAsking] = useState<{ reviewId: number; action: ReviewAction } | null>(null);
   const reviews = useQuery({
     queryKey: keys.reviews,
     queryFn: () =>
@@ -178,8 +180,10 @@ function ReviewQueue() {
           body: action === 'refund' ? { action, reason: 'publisher_fraud' } : { action },
         }),
       ),
-    onSuccess: (result, { review, action }) =>
-      setDone(t(ACTIONS[action].done, { site: review.siteUrl, refund: result.refundId ?? 0 })),
+    onSuccess: (result, { review, action }) => {
+      setAsking(null);
+      setDone(t(ACTIONS[action].done, { site: review.siteUrl, refund: result.refundId ?? 0 }));
+    },
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.all }),
   });
   const items = reviews.data?.items ?? [];
@@ -237,12 +241,28 @@ function ReviewQueue() {
                 className={action === 'ban' ? 'danger' : action === 'refund' ? 'primary' : undefined}
                 disabled={act.isPending}
                 aria-describedby={`review-${review.id}`}
-                onClick={() => act.mutate({ review, action })}
+                onClick={() => {
+                  setDone(null);
+                  setAsking({ reviewId: review.id, action });
+                }}
               >
                 {t(ACTIONS[action].label)}
               </button>
             ))}
           </div>
+          {asking?.reviewId === review.id && (
+            <ConfirmMove
+              text={t(ACTIONS[asking.action].question, {
+                site: review.siteUrl,
+                from: moment(review.periodFrom),
+                to: moment(review.periodTo),
+              })}
+              confirm={t(ACTIONS[asking.action].yes)}
+              pending={act.isPending}
+              onConfirm={() => act.mutate({ review, action: asking.action })}
+              onCancel={() => setAsking(null)}
+            />
+          )}
         </article>
       ))}
     </section>
