@@ -5327,6 +5327,8 @@ export interface operations {
                         status: "pending" | "paid" | "cancelled";
                         /** @description The publisher account paid. */
                         userId: number;
+                        /** @description That publisher’s login. */
+                        username: string;
                         /** @description Payment method and destination. */
                         wallet: string;
                     }[];
@@ -5430,6 +5432,8 @@ export interface operations {
                         status: "pending" | "paid" | "cancelled";
                         /** @description The publisher account paid. */
                         userId: number;
+                        /** @description That publisher’s login. */
+                        username: string;
                         /** @description Payment method and destination. */
                         wallet: string;
                     };
@@ -5533,6 +5537,8 @@ export interface operations {
                         status: "pending" | "paid" | "cancelled";
                         /** @description The publisher account paid. */
                         userId: number;
+                        /** @description That publisher’s login. */
+                        username: string;
                         /** @description Payment method and destination. */
                         wallet: string;
                     };
@@ -5632,6 +5638,8 @@ export interface operations {
                         status: "pending" | "paid" | "cancelled";
                         /** @description The publisher account paid. */
                         userId: number;
+                        /** @description That publisher’s login. */
+                        username: string;
                         /** @description Payment method and destination. */
                         wallet: string;
                     };

@@ -164,6 +164,8 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
   });
 
   let publisherId = 0;
+  /** A token of that publisher, issued by the operator on the account's page. */
+  let publisherToken = '';
 
   it('creates a publisher (invited by e-mail), issues it a token and credits its balance, the ledger showing it', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
@@ -192,6 +194,7 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await page.getByRole('button', { name: 'Issue token' }).click();
     const token = (await page.locator('code.secret').textContent()) ?? '';
     assert.match(token, /^nv_/);
+    publisherToken = token;
     assert.equal((await server.anonymous.get('/api/me', { token })).json().username, 'dailynews');
     await page.getByLabel('Name of the new token').fill('to revoke');
     await page.getByRole('button', { name: 'Issue token' }).click();
@@ -221,10 +224,23 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
   });
 
   it('records a payout for the publisher and marks it paid', async () => {
+    const details = { method: 'bank_transfer', holder: 'Daily News Ltd', account: 'DE89 3704 0044 0532 0130 00' };
+    const saved = await server.anonymous.put('/api/webmaster/payout-details', details, { token: publisherToken });
+    assert.equal(saved.status, 200, saved.text);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payouts' }).click();
     await page.getByRole('heading', { name: 'Owed to publishers' }).waitFor();
     await page.getByRole('button', { name: 'Record payout to dailynews' }).click();
     assert.equal(await page.getByLabel('Amount').inputValue(), '125.5001');
+    assert.equal(
+      await page.getByLabel('Paid to').inputValue(),
+      'Bank transfer to Daily News Ltd: DE89 3704 0044 0532 0130 00',
+      "the publisher's own details",
+    );
+    // An empty destination is named before the confirmation, not after it.
+    await page.getByLabel('Paid to').fill('');
+    await page.getByRole('button', { name: 'Record payout…', exact: true }).click();
+    await page.getByText('Say where the money goes').waitFor();
+    assert.equal(await page.getByText('Record a pending payout').count(), 0, 'no confirmation of a payout the server refuses');
     await page.getByLabel('Amount').fill('100');
     await page.getByLabel('Paid to').fill('IBAN DE89 3704 0044 0532 0130 00');
     await page.getByRole('button', { name: 'Record payout…', exact: true }).click();
@@ -256,6 +272,20 @@ describe('an operator in the web app (headless Chromium)', { skip }, () => {
     await page.locator('.payout-status.cancelled').waitFor();
     await owed.getByText('€25.5001').waitFor();
     assert.equal((await server.operator.get(`/api/admin/users/${publisherId}`)).json().balance, 25.5001);
+
+    // Paid in full, the publisher leaves the list of what is owed; its payouts still name it.
+    await page.getByRole('button', { name: 'Record payout to dailynews' }).click();
+    await page.getByLabel('Status', { exact: true }).selectOption('paid');
+    await page.getByRole('button', { name: 'Record payout…', exact: true }).click();
+    await page.getByRole('button', { name: 'Record €25.50' }).click();
+    await page.getByText('Nothing is owed to any publisher.').waitFor();
+    const payoutRows = page.getByRole('region', { name: 'Payouts' }).getByRole('row');
+    await payoutRows.nth(3).waitFor();
+    assert.deepEqual(
+      [...new Set(await payoutRows.locator('td[data-label="Publisher"]').allTextContents())],
+      ['dailynews'],
+      'every payout names its publisher, not its number',
+    );
   });
 
   it('reads the outbox and a message in it', async () => {

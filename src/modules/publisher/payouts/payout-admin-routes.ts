@@ -10,7 +10,7 @@ import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { microsToAmount } from '../../../money.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
-import { listPayouts, listPublisherBalances } from './payout-repository.ts';
+import { listPayouts, listPublisherBalances, publisherUsername } from './payout-repository.ts';
 import { payoutListOrder, payoutListParameters } from './payout-routes.ts';
 import { AdminPayoutSchema, PAYOUT_STATUSES, toAdminPayout } from './payout-schema.ts';
 import { changePayoutStatus, getPayout, payoutFieldErrors, recordPayout } from './payout-service.ts';
@@ -113,9 +113,10 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
           now,
         );
         await recordAudit(trx, actorOf(request), payoutChange('payout.create', recorded, null), now);
-        return recorded;
+        // Read in the request's transaction: a keyed request holds the (embedded) database's one connection.
+        return toAdminPayout(recorded, await publisherUsername(trx, recorded.publisher_id));
       });
-      return created(request, reply, `/api/admin/payouts/${payout.id}`, toAdminPayout(payout));
+      return created(request, reply, `/api/admin/payouts/${payout.id}`, payout);
     },
   );
 
@@ -133,7 +134,7 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const filter = { publisherId: request.query.userId, status: request.query.status, ...payoutListOrder(request.query) };
       const rows = await listPage(request, reply, (limit, offset) => listPayouts(db, filter, limit, offset));
-      return rows.map(toAdminPayout);
+      return rows.map((row) => toAdminPayout(row, row.publisher_username));
     },
   );
 
@@ -148,7 +149,10 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
         response: { 200: AdminPayoutSchema, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => toAdminPayout(await getPayout(db, request.params.id)),
+    async (request) => {
+      const payout = await getPayout(db, request.params.id);
+      return toAdminPayout(payout, await publisherUsername(db, payout.publisher_id));
+    },
   );
 
   app.put(
@@ -171,9 +175,9 @@ export function registerPayoutAdminRoutes(app: App, context: AppContext): void {
         const changed = await changePayoutStatus(trx, request.params.id, request.body.status, accountOf(request), now);
         if (changed.status !== before.status)
           await recordAudit(trx, actorOf(request), payoutChange('payout.status', changed, before), now);
-        return changed;
+        return toAdminPayout(changed, await publisherUsername(trx, changed.publisher_id));
       });
-      return toAdminPayout(payout);
+      return payout;
     },
   );
 

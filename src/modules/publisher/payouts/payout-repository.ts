@@ -19,22 +19,37 @@ const SORT_COLUMNS = { id: 'id', amount: 'amount_micros', created: 'created_at' 
 export type PayoutSortField = keyof typeof SORT_COLUMNS;
 export const PAYOUT_SORT_FIELDS = Object.keys(SORT_COLUMNS) as PayoutSortField[];
 
-/** Payouts in the asked order (newest first by default), ties by id. */
+/** A payout with its publisher's login, as lists show it. */
+export type NamedPayoutRow = PayoutRow & { publisher_username: string };
+
+/** Payouts in the asked order (newest first by default), ties by id, each with its publisher's login. */
 export async function listPayouts(
   db: Db,
   filter: PayoutFilter,
   limit: number,
   offset: number,
-): Promise<ListWithTotal<PayoutRow>> {
-  let query = db.selectFrom('payouts');
-  if (filter.publisherId !== undefined) query = query.where('publisher_id', '=', filter.publisherId);
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-  if (filter.search) query = query.where('wallet', 'ilike', containsPattern(filter.search));
+): Promise<ListWithTotal<NamedPayoutRow>> {
+  let query = db.selectFrom('payouts').innerJoin('accounts', 'accounts.id', 'payouts.publisher_id');
+  if (filter.publisherId !== undefined) query = query.where('payouts.publisher_id', '=', filter.publisherId);
+  if (filter.status !== undefined) query = query.where('payouts.status', '=', filter.status);
+  if (filter.search) query = query.where('payouts.wallet', 'ilike', containsPattern(filter.search));
   const sort = filter.sort ?? { field: 'id', descending: true };
   const direction = sort.descending ? 'desc' : 'asc';
   return listWithTotal(query, (filtered) =>
-    filtered.selectAll().orderBy(SORT_COLUMNS[sort.field], direction).orderBy('id', direction).limit(limit).offset(offset),
+    filtered
+      .selectAll('payouts')
+      .select('accounts.username as publisher_username')
+      .orderBy(`payouts.${SORT_COLUMNS[sort.field]}`, direction)
+      .orderBy('payouts.id', direction)
+      .limit(limit)
+      .offset(offset),
   );
+}
+
+/** The login of the publisher a payout is to. */
+export async function publisherUsername(db: Db, publisherId: number): Promise<string> {
+  const row = await db.selectFrom('accounts').select('username').where('id', '=', publisherId).executeTakeFirstOrThrow();
+  return row.username;
 }
 
 export async function findPayout(

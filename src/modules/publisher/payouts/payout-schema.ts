@@ -22,7 +22,11 @@ const payoutFields = {
 export const PayoutSchema = Type.Object(payoutFields, { description: 'A payout to the publisher.' });
 
 export const AdminPayoutSchema = Type.Object(
-  { ...payoutFields, userId: Type.Integer({ description: 'The publisher account paid.' }) },
+  {
+    ...payoutFields,
+    userId: Type.Integer({ description: 'The publisher account paid.' }),
+    username: Type.String({ description: 'That publisher’s login.' }),
+  },
   { description: 'A payout as the operator sees it.' },
 );
 
@@ -38,9 +42,10 @@ export function toPayout(row: PayoutRow): Payout {
   };
 }
 
-export const toAdminPayout = (row: PayoutRow): Static<typeof AdminPayoutSchema> => ({
+export const toAdminPayout = (row: PayoutRow, username: string): Static<typeof AdminPayoutSchema> => ({
   ...toPayout(row),
   userId: row.publisher_id,
+  username,
 });
 
 /** How a publisher can be paid; the list is the `method` of the API. */

@@ -46,6 +46,7 @@ describe('payouts', () => {
         amount: 30.1234,
         status: 'pending',
         userId: publisher.id,
+        username: (await server.operator.get(`/api/admin/users/${publisher.id}`)).json().username,
       });
       assert.equal(await balanceOf(publisher.id), 69.8766);
       const [entry] = await ledgerOf(publisher.id);

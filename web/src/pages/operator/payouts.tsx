@@ -17,7 +17,17 @@ interface Owed {
   userId: number;
   username: string;
   balance: number;
+  /** The publisher's saved payout details, when it gave them. */
+  payTo?: { method: string; holder: string; account: string };
 }
+
+const PAY_METHODS = {
+  bank_transfer: 'payouts.method.bank_transfer',
+  paypal: 'payouts.method.paypal',
+  wise: 'payouts.method.wise',
+  crypto: 'payouts.method.crypto',
+  other: 'payouts.method.other',
+} as const;
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, newest first. */
 const PAYOUT_SORTS = {
@@ -65,7 +75,6 @@ export function PayoutsPage() {
     keyof typeof PAYOUT_SORTS,
     string
   >;
-  const usernames = new Map((balances.data ?? []).map((row) => [row.userId, row.username]));
 
   return (
     <>
@@ -172,12 +181,11 @@ export function PayoutsPage() {
             </thead>
             <tbody>
               {(payouts.data?.items ?? []).map((payout) => {
-                const who = usernames.get(payout.userId) ?? `#${payout.userId}`;
                 return (
                   <tr key={payout.id}>
                     <td data-label={t('payouts.recorded')}>{moment(payout.date)}</td>
                     <td data-label={t('payouts.publisher')}>
-                      <Link href={`/operator/accounts/${payout.userId}`}>{who}</Link>
+                      <Link href={`/operator/accounts/${payout.userId}`}>{payout.username}</Link>
                     </td>
                     <td data-label={t('payouts.paidTo')} className="wrap">
                       {payout.wallet}
@@ -234,7 +242,18 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState(amountInput(owed.balance));
-  const [wallet, setWallet] = useState('');
+  // The destination starts as the publisher's own payout details, in words the operator can edit.
+  const [wallet, setWallet] = useState(
+    owed.payTo === undefined
+      ? ''
+      : t('payouts.payTo', {
+          method:
+            owed.payTo.method in PAY_METHODS ? t(PAY_METHODS[owed.payTo.method as keyof typeof PAY_METHODS]) : owed.payTo.method,
+          holder: owed.payTo.holder,
+          account: owed.payTo.account,
+        }),
+  );
+  const [walletMissing, setWalletMissing] = useState(false);
   const [status, setStatus] = useState<'pending' | 'paid'>('pending');
   const [local, setLocal] = useState<string | null>(null);
   // The amount read from the field, waiting for the operator to confirm the payout.
@@ -260,10 +279,11 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
     event.preventDefault();
     fields.submitted();
     const parsed = parseAmount(amount);
-    if (!parsed.ok) {
-      setLocal(parsed.message);
-      return;
-    }
+    // Both fields are checked before the confirmation, so it never asks about a payout the server refuses.
+    const noWallet = wallet.trim() === '';
+    setWalletMissing(noWallet);
+    if (!parsed.ok) setLocal(parsed.message);
+    if (!parsed.ok || noWallet) return;
     setLocal(null);
     setPending(parsed.amount);
   };
@@ -297,8 +317,10 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
         name="wallet"
         placeholder={t('payouts.walletPlaceholder')}
         value={wallet}
-        error={fields.errors.wallet}
+        error={walletMissing ? t('payouts.walletMissing') : fields.errors.wallet}
         onChange={(event) => {
+          setWalletMissing(false);
+          setPending(null);
           fields.edited('wallet');
           setWallet(event.target.value);
         }}
