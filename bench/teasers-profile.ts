@@ -4,7 +4,7 @@
 // tool of BENCH_TOOLS (default autocannon,wrk; a name twice alternates them) for BENCH_SECONDS.
 // Prints server CPU µs per response (and the main thread's part, GC pauses per response) with the
 // load average; writes a V8 profile of each load to BENCH_PROFILE_DIR (BENCH_PROFILE=0: none).
-// `node bench/teasers-profile.ts` (docs/performance.md, issue 31).
+// `node bench/teasers-profile.ts` (docs/performance.md, "Teasers: why wrk's ratio is lower").
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { Session } from 'node:inspector/promises';

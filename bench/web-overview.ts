@@ -1,6 +1,6 @@
 // How long the advertiser overview takes to draw its chart of a year of daily statistics, in the
 // Debian Chromium: `node bench/web-overview.ts` (embedded PGlite) or `node bench/web-overview.ts
-// postgres` (a fresh database on BENCH_DATABASE_URL). Issue 14's budget: p50 < 500 ms.
+// postgres` (a fresh database on BENCH_DATABASE_URL). Its budget: p50 < 500 ms.
 //
 // One advertiser with 10 campaigns and 365 days of rollup rows (2 devices a day each, through
 // recordEvents as the serving engine writes them). The browser signs in once, then loads

@@ -1,5 +1,5 @@
 // The teasers endpoint of 5-serving.ts (10,000 active ads) with every campaign using the controls
-// of issue 30 (docs/adr/0042): an open flight window, a lifetime budget, even pacing of a large
+// of docs/adr/0042: an open flight window, a lifetime budget, even pacing of a large
 // daily budget, OS and browser targets and a site allow list and block list, and the block a
 // minimum CPC and its site refused categories, all of which the load's visitor passes. Beside
 // 5-serving.ts's row it shows what judging the new rules costs a request.

@@ -1,7 +1,7 @@
 // The explain endpoints with 10,000 active ads: every request walks the whole serving index
 // (every ad scored or skipped with its reason) and reads the campaign's or block's rows.
-// Goal: p99 < 50 ms (issue 17) at the concurrency of people asking (LATENCY_CONNECTIONS); a row
-// at the run's full concurrency shows throughput, where latency is queueing (connections / req/s).
+// Goal: p99 < 50 ms (docs/performance.md) at the concurrency of people asking (LATENCY_CONNECTIONS);
+// a row at the run's full concurrency shows throughput, where latency is queueing (connections / req/s).
 import type { Db } from '../../src/db/database.ts';
 import { generateToken, hashToken } from '../../src/modules/accounts/tokens.ts';
 import { withCpu } from '../lib/cpu.ts';

@@ -81,10 +81,10 @@ export interface DatabaseOptions {
 /**
  * PGlite's PostgreSQL sets its shared buffers up in WebAssembly memory at start, so all of
  * `shared_buffers` (128 MB by default) is resident from the first second. 16 MB holds an embedded
- * installation's working set (32 MB cost 20 MB more of idle RSS, issue 31); what falls out of it
- * is read again from the kernel's page cache (NODEFS files), not from the disk. Measured idle RSS:
- * docs/performance.md, "Memory". PGlite's own start parameters (fsync off among them:
- * docs/adr/0009) are kept.
+ * installation's working set (32 MB cost 20 MB more of idle RSS, against a 200 MB goal for an idle
+ * installation: docs/adr/0045); what falls out of it is read again from the kernel's page cache
+ * (NODEFS files), not from the disk. Measured idle RSS: docs/performance.md, "Memory". PGlite's own
+ * start parameters (fsync off among them: docs/adr/0009) are kept.
  */
 const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 

@@ -32,7 +32,7 @@ function startPage(embed: string): Promise<{ url: string; close(): Promise<void>
   });
 }
 
-/** Block design (issue 30, item 6): stored on the block, applied by the embed script, no layout shift. */
+/** Block design (docs/publisher.md, Block design): stored on the block, applied by the embed script, no layout shift. */
 describe('block design: stored on the block, applied by the embed script', { skip }, () => {
   let server: TestServer;
   let browser: Browser;

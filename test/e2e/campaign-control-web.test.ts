@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 const skip = skipWithoutChromium;
 const PASSWORD = 'a long enough password';
 
-/** Issue 30 in the web app: a campaign's flight, budget and targets; the payout minimum by a publisher's balance. */
+/** Campaign control (docs/adr/0042) in the web app: a campaign's flight, budget and targets; the payout minimum by a publisher's balance. */
 describe('campaign control and the payout minimum in the web app (headless Chromium)', { skip }, () => {
   let server: TestServer;
   let browser: Browser;

@@ -17,7 +17,7 @@ const skip = skipWithoutChromium;
 const COMPONENT_HEADINGS = new Set<string>();
 
 /**
- * The publisher's area in Russian (issue #30 item 9, docs/web-account.md "Languages"): chosen in
+ * The publisher's area in Russian (docs/web-account.md, "Languages"): chosen in
  * the header's picker, every page of the area speaks Russian, the teaser's own "Ad" mark stays as
  * the embed script writes it, and axe finds nothing serious at desktop and phone widths.
  */

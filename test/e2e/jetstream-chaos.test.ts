@@ -17,7 +17,7 @@ import { assertCampaignRollupMatchesAdRollup, assertClicksMatchTheirLedgerRows, 
 import { waitFor } from '../helpers/wait.ts';
 
 /**
- * The event log under faults (issue 26, docs/adr/0029): a 3-node JetStream cluster started by the
+ * The event log under faults (docs/adr/0029): a 3-node JetStream cluster started by the
  * test, an R3 stream, the real server as a child process publishing clicks and views to it and
  * settling them. Under bounded click and beacon load, one NATS node (the stream's leader) is
  * killed; then the server is killed right after a settlement committed and before its events were

@@ -14,7 +14,7 @@ const skip = skipWithoutChromium;
 const LONG = (word: string) => `${word}-${'x'.repeat(120)} ${'y'.repeat(250)}`.slice(0, 255);
 
 /**
- * The web account for day-to-day work (issue 27, items 1–7 and 13), in one browser on one server
+ * The web account for day-to-day work (docs/adr/0038), in one browser on one server
  * with no mail server (SMTP_URL unset), its fixtures carrying 255-character names.
  */
 describe('the web account for real work (headless Chromium)', { skip }, () => {

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * A 422 names every failing field at once: those its schema refuses and those its service's own
- * rules refuse (issue 12, part 6), in JSON and in XML, and writes nothing.
+ * rules refuse, in JSON and in XML, and writes nothing.
  */
 
 let server: TestServer;

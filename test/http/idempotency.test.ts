@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertEveryBalanceIsItsLedger } from '../helpers/serving.ts';
 
 /**
- * Idempotency-Key (issue 16 part 1, docs/adr/0012): a retry with the same key and request answers
+ * Idempotency-Key (docs/adr/0012): a retry with the same key and request answers
  * the stored response and changes nothing; another request with the key is a 422; a retry while
  * the first runs is a 409; keys are per account and live 24 hours.
  */

@@ -5,7 +5,7 @@ import { insertCampaign, insertOffer } from '../helpers/fixtures.ts';
 import type { TestClient, TestResponse } from '../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-/** The cases issue 12 reproduced as 500s, and the conventions it found broken, one by one. */
+/** Inputs that once answered 500, and the conventions once broken beside them, one by one. */
 
 let server: TestServer;
 let advertiser: { id: number; client: TestClient };

@@ -36,9 +36,9 @@ export interface Rates {
 const round4 = (value: number): number => Math.round(value * 10_000) / 10_000;
 
 /**
- * The derived rates of DESIGN.md §4: ctr = clicks/views·100, cr = orders/clicks·100,
- * cpm = money/views·1000, cpc = money/clicks, cpo = money/orders; 0 when the divisor is 0.
- * Money is in currency units, every rate rounded to 4 fraction digits.
+ * The derived rates of every statistics answer (docs/advertiser-campaigns.md): ctr = clicks/views·100,
+ * cr = orders/clicks·100, cpm = money/views·1000, cpc = money/clicks, cpo = money/orders; 0 when
+ * the divisor is 0. Money is in currency units, every rate rounded to 4 fraction digits.
  */
 export function deriveRates(totals: Pick<Totals, 'views' | 'clicks' | 'spendMicros' | 'orders'>): Rates {
   const money = totals.spendMicros / 1_000_000;
@@ -105,7 +105,7 @@ export const publisherFigureFields = {
 };
 
 /**
- * The publisher's view of a total: the rates of DESIGN.md §4 computed on the publisher's income
+ * The publisher's view of a total: the rates of `deriveRates` computed on the publisher's income
  * (not on what advertisers paid), `money` in cents as the spec types it, `income` in units.
  */
 export function publisherFigures(totals: PublisherTotals) {

@@ -7,7 +7,7 @@ import type { TestClient } from '../../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 /**
- * The audit trail (issue 16 part 3, docs/adr/0013): every operator action and every money
+ * The audit trail (docs/adr/0013): every operator action and every money
  * movement is recorded with its actor, object, before/after and time, in the action's own
  * transaction; operators read all of it, every account its own; rows are append-only.
  */

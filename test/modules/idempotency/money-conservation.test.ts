@@ -15,11 +15,11 @@ import {
 } from '../../helpers/serving.ts';
 
 /**
- * Money conservation under retries (issue 16): a seeded random mix of billed clicks, operator
- * credits, client balance moves, payouts and refunds (by click ids and by site/block and time range,
- * with dry runs now and then), each keyed call sent once or retried — one after the other or all at
- * once. Afterwards every balance equals its ledger, each keyed call took effect exactly once when
- * its first answer was a success (a retried refund is one refunds row and one set of ledger rows),
+ * Money conservation under retries (docs/adr/0012, docs/adr/0017): a seeded random mix of billed
+ * clicks, operator credits, client balance moves, payouts and refunds (by click ids and by site/block
+ * and time range, with dry runs now and then), each keyed call sent once or retried — one after the
+ * other or all at once. Afterwards every balance equals its ledger, each keyed call took effect exactly
+ * once when its first answer was a success (a retried refund is one refunds row and one set of ledger rows),
  * the money in the accounts is what operators credited minus what they paid out, the click
  * settlements' audit entries sum to their ledger, and the statistics' refunded counters are the refunds.
  */

@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
  * Flight dates, lifetime budgets, even pacing, OS and browser targets, site lists, brand safety
  * and block floors, set through the API: serving honours each, and explain names it.
  */
-describe('serving: campaign control (issue 30)', () => {
+describe('serving: campaign control (docs/adr/0042)', () => {
   let server: TestServer;
 
   before(async () => {

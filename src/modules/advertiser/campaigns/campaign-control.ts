@@ -8,7 +8,7 @@ import { BROWSER_FAMILIES, OS_FAMILIES, readTarget } from '../../serving/selecti
 
 /**
  * A campaign's flight dates, lifetime budget, pacing, operating-system and browser targets and
- * site lists (issue 30; Nativa extensions, docs/advertiser-campaigns.md): their request and
+ * site lists (Nativa extensions, docs/advertiser-campaigns.md, docs/adr/0042): their request and
  * response fields, their rules, and their columns.
  */
 

@@ -39,7 +39,7 @@ import {
 } from './offer-repository.ts';
 import type { OfferRecord } from './offer-schema.ts';
 
-/** Description limits: 60 characters, 100 when the campaign targets Thailand (spec §8). */
+/** Description limits of the platform's API: 60 characters, 100 when the campaign targets Thailand (docs/decisions.md). */
 export const DESCRIPTION_LIMIT = 60;
 export const DESCRIPTION_LIMIT_TH = 100;
 /** The highest bid per click accepted, in currency units. */

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../../errors.ts';
 
 /**
- * A block's design (issue 30; docs/publisher.md, Block design): the grid, type, colours, picture
+ * A block's design (an extension; docs/publisher.md, Block design): the grid, type, colours, picture
  * shape and where the "Ad" mark sits, stored on the block and applied by the embed script. The
  * tile's height follows from the design alone (fixed picture height, two lines of title, one of
  * price), so the embed code reserves the block's exact height and the teasers cause no layout

@@ -42,7 +42,7 @@ const ChangeBlockBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Blocks of the publisher API (spec §4.2) and the block-creation extension. */
+/** Blocks of the platform's publisher API (docs/publisher.md) and the block-creation extension. */
 export function registerBlockRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Publisher'];

@@ -72,7 +72,7 @@ const ChangeSiteBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Site categories and sites of the publisher API (spec §4.2) and the site-creation and brand-safety extensions. */
+/** Site categories and sites of the platform's publisher API (docs/publisher.md) and the site-creation and brand-safety extensions. */
 export function registerSiteRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Publisher'];

@@ -6,7 +6,10 @@ import { BlockSchema } from '../blocks/block-schema.ts';
 
 export type SiteRow = Selectable<SitesTable>;
 
-/** Site statuses; the index is the code the API's `status` filter and the operator use (spec §3). */
+/**
+ * Site statuses; the index is the code the API's `status` filter and the operator use, as the
+ * platform codes them (docs/decisions.md, Publishers).
+ */
 export const SITE_STATUSES = ['moderation', 'active', 'banned', 'unconfirmed'] as const;
 export type SiteStatusName = (typeof SITE_STATUSES)[number];
 
