@@ -28,6 +28,12 @@ export interface Config {
   databaseWaitMs: number;
   /** PostgreSQL: statements of the server's pool longer than this are cancelled (0: never). */
   databaseStatementTimeoutMs: number;
+  /** PostgreSQL: how long a request waits for a connection, new or a turn in the pool (ms). */
+  databaseConnectTimeoutMs: number;
+  /** PostgreSQL: a session idle inside a transaction longer than this is ended by the server (0: never). */
+  databaseIdleInTransactionTimeoutMs: number;
+  /** How long a click's redirect waits for the database to take the click before it goes unrecorded (ms). */
+  clickAcceptTimeoutMs: number;
   tlsCertPath: string | undefined;
   tlsKeyPath: string | undefined;
   trustProxy: boolean;
@@ -231,6 +237,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 50, 5, 10_000),
     databaseWaitMs: int('DATABASE_WAIT_SECONDS', 60, 0, 86_400) * 1000,
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 0, 86_400_000),
+    databaseConnectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 600_000),
+    databaseIdleInTransactionTimeoutMs: int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0, 86_400_000),
+    clickAcceptTimeoutMs: int('CLICK_ACCEPT_TIMEOUT_MS', 1000, 50, 60_000),
     tlsCertPath,
     tlsKeyPath,
     trustProxy: bool('TRUST_PROXY'),

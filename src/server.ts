@@ -71,6 +71,8 @@ export async function createContext(
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       statementTimeoutMs: config.databaseStatementTimeoutMs,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs,
     }));
   db.reportAvailability?.(dependencies.database);
   try {

@@ -35,6 +35,9 @@ const SOCKET_ERRORS = new Set([
  */
 const SESSION_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
+/** node-postgres's error when a statement got no answer within `query_timeout`. */
+const ANSWER_TIMEOUT_MESSAGE = 'Query read timeout';
+
 /**
  * node-postgres reports a connection that ended, and a connect that timed out, with a plain Error
  * and no code, so these few are recognised by their text; this is the only place that does so.
@@ -44,6 +47,8 @@ const DRIVER_MESSAGES = [
   'timeout exceeded when trying to connect',
   'is not queryable',
   'timeout expired',
+  // The pool's own limit on waiting for an answer (database.ts): the server did not answer at all.
+  ANSWER_TIMEOUT_MESSAGE,
 ];
 
 /** Whether `error` says the database could not be reached or the connection was lost. */
@@ -85,15 +90,19 @@ export function reportingPool(pool: PostgresPool, events: AvailabilityEvents): P
   };
   const wrapped = wrapPoolClients(pool, (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    // A statement that got no answer is still running, or waiting to, on that connection: the
+    // connection is closed on release rather than handed to the next borrower behind it.
+    let unanswered: Error | undefined;
     return {
       get processID() {
         return (client as { processID?: number }).processID;
       },
       query: (...args: unknown[]) =>
         query(...args).catch((error: unknown) => {
+          if (error instanceof Error && error.message === ANSWER_TIMEOUT_MESSAGE) unanswered = error;
           throw translate(error);
         }),
-      release: (...args: unknown[]) => (client.release as (...rest: unknown[]) => void)(...args),
+      release: (...args: unknown[]) => (client.release as (...rest: unknown[]) => void)(unanswered ?? args[0]),
     } as unknown as PostgresPoolClient;
   });
   return {

@@ -76,6 +76,17 @@ export interface DatabaseOptions {
    * of `withSession` (migrations) run without it. Undefined or 0: none.
    */
   statementTimeoutMs?: number;
+  /**
+   * PostgreSQL only: how long a borrower waits for a connection, a new one or a turn in the
+   * pool's queue, before it fails as unavailable (default 2 s).
+   */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL only: a session left idle inside a transaction (its client stopped, or stopped
+   * answering, between two statements) is ended by the server after this long, so its locks are
+   * not held for ever (`idle_in_transaction_session_timeout`). Undefined or 0: none.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /**
@@ -99,24 +110,42 @@ const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 const SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
 
 /**
- * How long a request waits for a connection (a new one, or a turn in the pool's queue) before it
- * is answered 503: a database that is away answers a loopback connect at once (refused), one
- * behind a dead network route does not, and a request must not wait on it for longer than this.
+ * How long a request waits for a connection (a new one, or a turn in the pool's queue) unless told
+ * otherwise (DATABASE_CONNECT_TIMEOUT_MS): a database that is away answers a loopback connect at
+ * once (refused), one behind a dead network route or frozen does not, and a request must not wait
+ * on it for longer than this.
  */
-const CONNECT_TIMEOUT_MS = 1500;
+const CONNECT_TIMEOUT_MS = 2000;
+
+/**
+ * The statement timeout is the server's to enforce, and a server that stopped answering (frozen,
+ * or behind a partition that keeps its connections open) enforces nothing: the pool stops waiting
+ * for an answer this long after the statement timeout, when a working server's cancellation would
+ * long have arrived, and drops that connection (docs/operating.md, "A database that stops answering").
+ */
+const ANSWER_GRACE_MS = 1000;
+
+/**
+ * `withSession` (migrations, long maintenance) has no bound of its own: pg takes a per-query
+ * `query_timeout` of 0 as "the pool's", so the longest timer Node keeps (about 24.8 days) stands for none.
+ */
+const NO_ANSWER_LIMIT_MS = 2_147_483_647;
 
 const IGNORE: AvailabilityEvents = { connectionFailed: () => undefined, connectionMade: () => undefined };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const statementTimeout = options.statementTimeoutMs ?? 0;
+    const idleInTransactionTimeout = options.idleInTransactionTimeoutMs ?? 0;
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       options: SESSION_OPTIONS,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // A startup parameter of its own, so an `options` parameter in DATABASE_URL does not drop it.
+      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      // Startup parameters of their own, so an `options` parameter in DATABASE_URL does not drop them.
       statement_timeout: statementTimeout || undefined,
+      idle_in_transaction_session_timeout: idleInTransactionTimeout || undefined,
+      query_timeout: statementTimeout > 0 ? statementTimeout + ANSWER_GRACE_MS : undefined,
       types: {
         getTypeParser: ((oid: number, format?: string) => {
           if (oid === INT8 || oid === NUMERIC) return toNumber;
@@ -150,21 +179,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       async withSession(work) {
         const client = await pool.connect();
         // Migrations may wait for another instance's migration lock and rewrite large tables: no
-        // statement timeout while they run; RESET gives the connection its startup value back.
+        // statement or idle-in-transaction timeout, and no wait limit on this side, while they
+        // run; RESET gives the connection its startup values back.
         let broken: Error | undefined;
+        const unbounded = (text: string, values?: unknown[]) =>
+          client.query({ text, values, query_timeout: NO_ANSWER_LIMIT_MS } as pg.QueryConfig);
         try {
-          if (statementTimeout > 0) await client.query('SET statement_timeout = 0');
+          await unbounded('SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0');
           return await work(async (sqlText, parameters) => {
-            const result = await client.query(sqlText, parameters);
-            const last = Array.isArray(result) ? result[result.length - 1] : result;
+            const result: unknown = await unbounded(sqlText, parameters);
+            const last = (Array.isArray(result) ? result[result.length - 1] : result) as pg.QueryResult | undefined;
             return last?.rows ?? [];
           });
         } finally {
-          if (statementTimeout > 0) {
-            await client.query('RESET statement_timeout').catch((error: Error) => {
-              broken = error;
-            });
-          }
+          await unbounded('RESET statement_timeout; RESET idle_in_transaction_session_timeout').catch((error: Error) => {
+            broken = error;
+          });
           client.release(broken);
           writes.bumpAll();
         }

@@ -12,9 +12,11 @@ import { waitFor } from './wait.ts';
  * that PostgreSQL server (dropped on close); otherwise an in-memory PGlite started from a migrated
  * snapshot that is built once per set of migrations and reused (a fresh PGlite costs seconds).
  */
-export async function openTestDatabase(options: { statementTimeoutMs?: number } = {}): Promise<Database> {
+export async function openTestDatabase(
+  options: { statementTimeoutMs?: number; idleInTransactionTimeoutMs?: number } = {},
+): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL;
-  if (serverUrl) return openPostgresTestDatabase(serverUrl, options.statementTimeoutMs);
+  if (serverUrl) return openPostgresTestDatabase(serverUrl, options);
   const database = await openDatabase({
     databaseUrl: undefined,
     dataDir: '',
@@ -25,7 +27,10 @@ export async function openTestDatabase(options: { statementTimeoutMs?: number } 
   return database;
 }
 
-async function openPostgresTestDatabase(serverUrl: string, statementTimeoutMs?: number): Promise<Database> {
+async function openPostgresTestDatabase(
+  serverUrl: string,
+  bounds: { statementTimeoutMs?: number; idleInTransactionTimeoutMs?: number },
+): Promise<Database> {
   const name = `nativa_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -33,7 +38,7 @@ async function openPostgresTestDatabase(serverUrl: string, statementTimeoutMs?: 
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', statementTimeoutMs });
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', ...bounds });
   await migrate(database);
   return {
     ...database,

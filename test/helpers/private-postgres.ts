@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,8 +22,34 @@ export interface PrivatePostgres {
   stop(mode?: 'immediate' | 'fast'): Promise<void>;
   /** Starts it again on the same port and data; resolves once it accepts connections. */
   start(): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster and every one of its processes (its children: backends, checkpointer,
+   * WAL writer…): a database that stops answering without closing its connections, as behind a
+   * network partition or on a frozen machine. Returns the pids it stopped.
+   */
+  freeze(): number[];
+  /** SIGCONT to the processes `freeze` stopped. */
+  thaw(): void;
   /** Stops it (if running) and deletes its data directory. */
   destroy(): Promise<void>;
+}
+
+/** The postmaster's pid (the first line of postmaster.pid) and its children's, read from /proc. */
+function serverProcesses(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === postmaster) children.push(Number(entry));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return [postmaster, ...children];
 }
 
 /** The directory of `pg_ctl` and `initdb`: PG_BIN, Debian's newest /usr/lib/postgresql/N/bin, or PATH. */
@@ -102,12 +128,36 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await admin.connect();
   await admin.query('CREATE DATABASE nativa');
   await admin.end();
+  let frozen: number[] = [];
+  const signal = (pids: number[], name: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // Gone already.
+      }
+    }
+  };
+  const thaw = () => {
+    signal(frozen, 'SIGCONT');
+    frozen = [];
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/nativa`,
     port,
     stop,
     start,
+    freeze() {
+      // The postmaster first, so it starts no new backend while its children are being stopped.
+      const [postmaster, ...rest] = serverProcesses(dataDir);
+      if (postmaster !== undefined) signal([postmaster], 'SIGSTOP');
+      frozen = [...new Set([...(postmaster === undefined ? [] : [postmaster]), ...rest, ...serverProcesses(dataDir).slice(1)])];
+      signal(frozen, 'SIGSTOP');
+      return frozen;
+    },
+    thaw,
     async destroy() {
+      thaw();
       await stop('immediate').catch(() => undefined);
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -179,8 +179,20 @@ function servingMetrics(registry: Registry, tally: ServingTally | undefined): vo
   countedFrom(
     registry,
     'nativa_clicks_unrecorded_total',
-    'Clicks redirected without being recorded, so never billed, because the database was away.',
+    'Clicks redirected without being recorded, so not billed, because the database was away or did not take them within CLICK_ACCEPT_TIMEOUT_MS.',
     () => tally.clicksUnrecorded,
+  );
+  countedFrom(
+    registry,
+    'nativa_clicks_billed_late_total',
+    'Clicks redirected unrecorded whose late acceptance was billed (once) before this instance could withdraw it.',
+    () => tally.clicksBilledLate,
+  );
+  countedFrom(
+    registry,
+    'nativa_clicks_withdrawn_total',
+    'Clicks redirected unrecorded whose acceptance committed late and was withdrawn before any settlement.',
+    () => tally.clicksWithdrawn,
   );
   countedFrom(registry, 'nativa_clicks_billed_total', 'Clicks settled and billed.', () => tally.clicksBilled);
   countedFrom(registry, 'nativa_conversions_total', 'Conversions recorded (postback and pixel).', () => tally.conversions);

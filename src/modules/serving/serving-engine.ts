@@ -6,6 +6,7 @@ import type { Db } from '../../db/database.ts';
 import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
 import { DEVICES, dayOf } from '../statistics/vocabulary.ts';
 import type { AcceptanceVerdict, ClickEvidence, IncomingClick } from './billing/acceptance.ts';
+import { ClickAcceptanceTimeout } from './billing/click-batcher.ts';
 import { ClickBilling } from './billing/click-billing.ts';
 import type { ConversionOutcome, ReportedConversion } from './billing/settlement.ts';
 import type { UnreadableSignal } from './consent/consent.ts';
@@ -54,6 +55,16 @@ export interface ServingOptions {
   flushMs: number;
   /** How often accepted clicks that no instance settled are looked for (default 5 s). */
   sweepMs?: number;
+  /**
+   * How long a click's redirect waits for the database to take the click (CLICK_ACCEPT_TIMEOUT_MS);
+   * past it the visitor is redirected and the click goes unrecorded. Undefined: no limit.
+   */
+  clickAcceptTimeoutMs?: number;
+  /**
+   * How long after withdrawing a click whose acceptance failed on a lost connection it is
+   * withdrawn again (billing/click-withdrawals.ts): past the statement timeout (default 15 s).
+   */
+  withdrawalRecheckMs?: number;
   /** What each page view showed (default: in this process). */
   pages?: PageViewStore;
   /** Views per visitor, campaign and day, for frequency caps (default: in this process). */
@@ -96,8 +107,18 @@ export interface ServingTally {
   /** Beacons' tokens counted as no view, by why (docs/serving.md, Viewability). */
   viewRefusals: ViewRefusals;
   clicksAccepted: number;
-  /** Clicks redirected without being recorded (never billed) because the database was away. */
+  /**
+   * Clicks redirected without being recorded (not billed) because the database was away or did not
+   * take them within CLICK_ACCEPT_TIMEOUT_MS.
+   */
   clicksUnrecorded: number;
+  /**
+   * Of those, clicks whose late acceptance a settlement billed before this instance could withdraw
+   * it (billed once; logged by click id).
+   */
+  clicksBilledLate: number;
+  /** Of those, clicks whose acceptance committed late and was withdrawn before any settlement. */
+  clicksWithdrawn: number;
   clicksBilled: number;
   /** Clicks settled or refused without billing, by why. */
   refusals: Record<'bot' | 'limit' | 'funds' | 'duplicate', number>;
@@ -156,6 +177,8 @@ export class ServingEngine implements EventSettlement {
     viewRefusals: { bot: 0, invalid: 0, forged: 0, expired: 0, replayed: 0 },
     clicksAccepted: 0,
     clicksUnrecorded: 0,
+    clicksBilledLate: 0,
+    clicksWithdrawn: 0,
     clicksBilled: 0,
     refusals: { bot: 0, limit: 0, funds: 0, duplicate: 0 },
     conversions: 0,
@@ -215,6 +238,18 @@ export class ServingEngine implements EventSettlement {
       onSettled: (outcome) => {
         if (outcome === 'billed') this.tally.clicksBilled += 1;
         else this.tally.refusals[outcome] += 1;
+      },
+      acceptTimeoutMs: options.clickAcceptTimeoutMs,
+      withdrawalRecheckMs: options.withdrawalRecheckMs,
+      onWithdrawn: (count) => {
+        this.tally.clicksWithdrawn += count;
+      },
+      onSettledBeforeWithdrawal: (clickId, status) => {
+        if (status === 'billed') this.tally.clicksBilledLate += 1;
+        options.onInfo?.(
+          { clickId, status },
+          'a click redirected unrecorded was settled from its late acceptance before it could be withdrawn',
+        );
       },
       onError,
     });
@@ -430,12 +465,14 @@ export class ServingEngine implements EventSettlement {
               ? await this.billing.accept(click)
               : await acceptThroughLog(events.publisher, click, this.logFallback, this.tally);
         } catch (error) {
-          // Neither the log nor the database took it: the visitor still reaches the advertiser;
-          // the click is not recorded and never billed.
+          // Neither the log nor the database took it (in time): the visitor still reaches the
+          // advertiser; the click is not recorded and not billed (what its statement may still
+          // write is withdrawn: billing/click-withdrawals.ts).
           if (!(error instanceof DatabaseUnavailableError)) throw error;
           if (refusal === null) countAgainstLimits(campaign, -claims.chargeMicros, -1);
           this.tally.clicksUnrecorded += 1;
-          log.warn({ clickId: claims.clickId, campaignId: claims.campaignId }, 'click not recorded: the database is away');
+          const why = error instanceof ClickAcceptanceTimeout ? 'the database did not take it in time' : 'the database is away';
+          log.warn({ clickId: claims.clickId, campaignId: claims.campaignId }, `click not recorded: ${why}`);
           return { location: target.replaceAll('{click_id}', ''), freshClickId: claims.clickId };
         }
         if (acceptance === 'duplicate') this.tally.refusals.duplicate += 1;
@@ -556,6 +593,8 @@ export async function createServingEngine(
     revenueSharePercent: Math.round(config.revenueShare * 100),
     refreshMs: config.servingRefreshMs,
     flushMs: 500,
+    clickAcceptTimeoutMs: config.clickAcceptTimeoutMs,
+    withdrawalRecheckMs: config.databaseStatementTimeoutMs > 0 ? config.databaseStatementTimeoutMs + 5000 : undefined,
     networks: new Networks(networkSources(config)),
     allowDevHosts: config.ivtAllowDevHosts,
     onError: (error, what) => process.emitWarning(`serving engine: ${what} failed: ${(error as Error).message}`),

@@ -89,3 +89,24 @@ export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Pr
   });
   return verdicts;
 }
+
+/**
+ * Withdraws accepted clicks whose redirects went out without them (docs/operating.md, "A database
+ * that stops answering"): their accepted rows are deleted, unsettled. The DELETE is a claim like
+ * settlement's: a row a settlement is taking makes it wait and skip the row. Returns how many it
+ * deleted, and the click ids a settlement recorded first with their status (`billed` moved money),
+ * so that they are traced.
+ */
+export async function withdrawAcceptedClicks(db: Db, clickIds: readonly string[]): Promise<Withdrawal> {
+  const deleted = await sql`DELETE FROM accepted_clicks WHERE click_id = ANY(${clickIds}::text[]) RETURNING 1`.execute(db);
+  // A statement of its own, after the DELETE: its snapshot sees what a settlement it waited for committed.
+  const settled = await sql<{ click_id: string; status: string }>`
+    SELECT click_id, status FROM clicks WHERE click_id = ANY(${clickIds}::text[])`.execute(db);
+  return { withdrawn: deleted.rows.length, settled: settled.rows };
+}
+
+/** What a withdrawal found: accepted rows it deleted, and clicks a settlement had recorded first. */
+export interface Withdrawal {
+  withdrawn: number;
+  settled: { click_id: string; status: string }[];
+}

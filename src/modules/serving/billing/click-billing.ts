@@ -1,9 +1,10 @@
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import { findOrCreatePlatformAccount } from '../../ledger/ledger.ts';
-import { type AcceptanceVerdict, acceptClicks, type IncomingClick } from './acceptance.ts';
+import { type AcceptanceVerdict, acceptClicks, type IncomingClick, withdrawAcceptedClicks } from './acceptance.ts';
 import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';
+import { ClickWithdrawals } from './click-withdrawals.ts';
 import { settleLoggedClicks } from './logged-settlement.ts';
 import {
   type ClickOutcome,
@@ -22,6 +23,23 @@ export interface ClickBillingOptions {
   revenueSharePercent: number;
   /** Told of every click a settlement recorded, with its outcome (the engine's tally). */
   onSettled(outcome: ClickOutcome): void;
+  /**
+   * How long a click's redirect waits for its acceptance (CLICK_ACCEPT_TIMEOUT_MS); past it the
+   * acceptance fails with ClickAcceptanceTimeout. Undefined: as long as the database takes.
+   */
+  acceptTimeoutMs?: number;
+  /**
+   * Told of a click redirected unrecorded whose late acceptance a settlement took before it could
+   * be withdrawn, with its status in `clicks` (`billed`: its money moved, once).
+   */
+  onSettledBeforeWithdrawal(clickId: string, status: string): void;
+  /** Told how many late acceptances a withdrawal deleted before any settlement. */
+  onWithdrawn?(count: number): void;
+  /**
+   * How long after a first withdrawal a click whose statement's fate was unknown is withdrawn
+   * again: longer than the statement timeout, within which the server runs or cancels it (15 s).
+   */
+  withdrawalRecheckMs?: number;
   onError(error: unknown, what: string): void;
 }
 
@@ -34,6 +52,7 @@ export class ClickBilling {
   private readonly options: ClickBillingOptions;
   private readonly acceptance: ClickBatcher;
   private readonly settler: ClickSettler;
+  private readonly withdrawals: ClickWithdrawals;
   private platformAccount: Promise<number> | undefined;
 
   constructor(options: ClickBillingOptions) {
@@ -44,14 +63,38 @@ export class ClickBilling {
         for (const outcome of outcomes.values()) options.onSettled(outcome);
         return outcomes.size;
       },
-      findLeftovers: (beforeMs, limit) => findAcceptedClicks(options.db, beforeMs, limit),
+      // The clicks waiting to be withdrawn are not this instance's to settle.
+      findLeftovers: async (beforeMs, limit) =>
+        (await findAcceptedClicks(options.db, beforeMs, limit)).filter((id) => !this.withdrawals.has(id)),
       clock: options.clock,
       onError: (error) => options.onError(error, 'settling clicks'),
     });
-    this.acceptance = new ClickBatcher(async (clicks) => {
-      const verdicts = await acceptClicks(options.db, clicks);
-      this.settler.add(clicks.flatMap((click, index) => (verdicts[index] === 'duplicate' ? [] : [click.claims.clickId])));
-      return verdicts;
+    this.withdrawals = new ClickWithdrawals({
+      withdraw: (clickIds) => withdrawAcceptedClicks(options.db, clickIds),
+      onSettledFirst: options.onSettledBeforeWithdrawal,
+      onWithdrawn: options.onWithdrawn,
+      onError: (error) => options.onError(error, 'withdrawing clicks redirected unrecorded'),
+      recheckMs: options.withdrawalRecheckMs,
+    });
+    const ids = (clicks: readonly IncomingClick[]) => clicks.map((click) => click.claims.clickId);
+    this.acceptance = new ClickBatcher((clicks) => acceptClicks(options.db, clicks), {
+      outcomes: {
+        committed: (clicks, verdicts) => {
+          const settle: string[] = [];
+          clicks.forEach((click, index) => {
+            const id = click.claims.clickId;
+            // A link followed again after a redirect that went unrecorded: its redirect now carries
+            // the click id, so the row its first acceptance may have written is settled, not withdrawn.
+            const withdrawing = this.withdrawals.has(id);
+            this.withdrawals.keep(id);
+            if (verdicts[index] !== 'duplicate' || withdrawing) settle.push(id);
+          });
+          this.settler.add(settle);
+        },
+        committedLate: (clicks) => this.withdrawals.add(ids(clicks)),
+        // The connection may have been lost after the commit: what may have been written is withdrawn.
+        failed: (clicks) => this.withdrawals.add(ids(clicks), true),
+      },
     });
   }
 
@@ -62,7 +105,7 @@ export class ClickBilling {
 
   /** Accepts a click durably (with the next group commit); its settlement follows in the background. */
   accept(click: IncomingClick): Promise<AcceptanceVerdict> {
-    return this.acceptance.submit(click);
+    return this.acceptance.submit(click, this.options.acceptTimeoutMs);
   }
 
   /** Settles a batch of clicks read from the event log (docs/adr/0029), telling onSettled of each. */
@@ -94,6 +137,7 @@ export class ClickBilling {
   async close(): Promise<void> {
     await this.settled();
     await this.settler.close();
+    await this.withdrawals.close().catch((error: unknown) => this.options.onError(error, 'withdrawing clicks at shutdown'));
   }
 
   private async settlementSettings(): Promise<SettlementSettings> {
