@@ -78,7 +78,16 @@ describe('PostgreSQL stopped and started under traffic', () => {
 
     const port = await freePort();
     let output = '';
-    const env = { METRICS_TOKEN, LOG_LEVEL: 'info', LOG_FORMAT: 'json', RATE_LIMIT_RPS: '1000' };
+    // A stopped database refuses connections at once; the bound on a click's wait
+    // (CLICK_ACCEPT_TIMEOUT_MS, chaos-postgres-frozen's subject) is set past this test's load, so
+    // that on a busy machine a slow commit after the return is not taken for the outage.
+    const env = {
+      METRICS_TOKEN,
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      RATE_LIMIT_RPS: '1000',
+      CLICK_ACCEPT_TIMEOUT_MS: '10000',
+    };
     const child = await startChildServer({
       dataDir,
       port,
