@@ -92,10 +92,12 @@ export async function startChildServer(options: {
       LOG_LEVEL: 'warn',
       DATABASE_URL: options.databaseUrl ?? '',
       // As startTestServer: pages on 127.0.0.1 are the sites', the invalid-traffic sweeps stay off,
-      // and the per-address limit of the sign-in routes does not meet the tests' own traffic.
+      // the per-address limit of the sign-in routes does not meet the tests' own traffic, and a
+      // click waits for its acceptance as long as a busy machine needs.
       IVT_ALLOW_DEV_HOSTS: 'true',
       IVT_SWEEP_S: '0',
       PUBLIC_RATE_LIMIT_RPS: '10000',
+      CLICK_ACCEPT_TIMEOUT_MS: '30000',
       ...options.env,
     },
     stdio: ['ignore', options.onOutput === undefined ? 'ignore' : 'pipe', 'pipe'],

@@ -66,6 +66,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       // Test pages are served from 127.0.0.1; the invalid-traffic sweeps are run by the tests that test them.
       IVT_ALLOW_DEV_HOSTS: 'true',
       IVT_SWEEP_S: '0',
+      // A click waits for its acceptance as long as a busy test machine needs; the tests of the
+      // bound (a frozen database) set their own.
+      CLICK_ACCEPT_TIMEOUT_MS: '30000',
       ...options.env,
     },
     // Redis gets seconds, not production's tens of milliseconds: on a loaded test machine a slow
