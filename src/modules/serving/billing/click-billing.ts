@@ -16,6 +16,9 @@ import {
   settleClicks,
 } from './settlement.ts';
 
+/** What a click's redirect meets when its acceptance passes its bound (the engine tells it apart). */
+export { ClickAcceptanceTimeout } from './click-batcher.ts';
+
 export interface ClickBillingOptions {
   db: Db;
   clock: Clock;
