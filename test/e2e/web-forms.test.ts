@@ -122,4 +122,45 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
         .waitFor();
     }
   });
+
+  it('takes a site’s bare domain and grouped visitors, in English and Russian, and shows the stored address', async () => {
+    for (const [language, domain, visitors, expected] of [
+      ['en', 'news.example', '50,000', '50000'],
+      ['ru', 'novosti.example', '50 000', '50000'],
+      ['ru', 'pogoda.example', '1\u00a0250\u00a0000', '1250000'],
+    ] as const) {
+      const page = await signedIn(publisherId, language);
+      await page.goto(`${server.url}/publisher/sites`);
+      const add = language === 'en' ? 'Add a site' : 'Добавить сайт';
+      await page.getByRole('button', { name: add }).click();
+      const form = page.getByRole('form', { name: add });
+      await form.getByLabel(language === 'en' ? 'Address' : 'Адрес', { exact: true }).fill(domain);
+      await form.getByLabel(language === 'en' ? 'Category' : 'Категория').selectOption({ index: 1 });
+      // Leaving the field shows the address as it will be stored.
+      await form.getByLabel(/^(Monthly unique visitors|Уникальных посетителей)/).fill('50.5');
+      assert.equal(
+        await form.getByLabel(language === 'en' ? 'Address' : 'Адрес', { exact: true }).inputValue(),
+        `https://${domain}`,
+      );
+      // A fraction is no count of visitors: refused beside the field, before anything is sent.
+      await form.getByRole('button', { name: language === 'en' ? 'Add site' : 'Добавить сайт' }).click();
+      await form
+        .getByText(language === 'en' ? 'Write a whole number, like 50,000.' : 'Укажите целое число, например 50 000.')
+        .waitFor();
+      await form.getByLabel(/^(Monthly unique visitors|Уникальных посетителей)/).fill(visitors);
+      await form.getByRole('button', { name: language === 'en' ? 'Add site' : 'Добавить сайт' }).click();
+      await page.getByRole('heading', { level: 1, name: domain }).waitFor();
+      await page.getByRole('link', { name: `https://${domain}` }).waitFor();
+      const stored = await server.server.context.db
+        .selectFrom('sites')
+        .select(['url', 'monthly_uniq_users'])
+        .where('publisher_id', '=', publisherId)
+        .where('url', 'like', `%${domain}%`)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        { ...stored, monthly_uniq_users: String(stored.monthly_uniq_users) },
+        { url: `https://${domain}`, monthly_uniq_users: expected },
+      );
+    }
+  });
 });
