@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { asBrowser, sessionOf, setPassword, TEST_PASSWORD } from '../helpers/accounts.ts';
+import { createCampaign, createOffer } from '../helpers/advertiser.ts';
 import { launchChromium, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -21,6 +22,7 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
   let advertiserId = 0;
   let publisherId = 0;
   let operatorId = 0;
+  let campaignId = 0;
 
   before(async () => {
     buildWebIfStale();
@@ -31,6 +33,8 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
     const advertiser = await server.createAccount('advertiser', { name: 'Acme' });
     advertiserId = advertiser.id;
     await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, { amount: 100, comment: 'opening' });
+    campaignId = await createCampaign(advertiser.client, { title: 'Winter boots for the whole family' });
+    await createOffer(advertiser.client, campaignId, { title: 'Warm boots' });
     publisherId = (await server.createAccount('publisher', { name: 'News' })).id;
     operatorId = (await server.operator.get('/api/me')).json<{ id: number }>().id;
     for (const id of [advertiserId, publisherId, operatorId]) await setPassword(db, id);
@@ -162,5 +166,86 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
         { url: `https://${domain}`, monthly_uniq_users: expected },
       );
     }
+  });
+
+  /**
+   * The words of the elements `selector` finds that the page breaks across lines: a word whose
+   * range has boxes on two lines ("Rul" / "es").
+   */
+  async function brokenWords(page: Page, selector: string): Promise<string[]> {
+    return page.locator(selector).evaluateAll((elements) => {
+      const broken: string[] = [];
+      for (const element of elements) {
+        const document = element.ownerDocument;
+        const walker = document.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+        for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+          const text = node.textContent ?? '';
+          for (const match of text.matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const tops = new Set(
+              [...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)),
+            );
+            if (tops.size > 1) broken.push(match[0]);
+          }
+        }
+      }
+      return broken;
+    });
+  }
+
+  it('fits every page to a 390 px screen, breaking no word inside, in English and Russian', async () => {
+    const problems: string[] = [];
+    for (const language of ['en', 'ru'] as const) {
+      const pages = [
+        { account: operatorId, path: '/operator/payouts', heading: language === 'en' ? 'Payouts' : 'Выплаты' },
+        { account: advertiserId, path: '/advertiser/campaigns', heading: language === 'en' ? 'Campaigns' : 'Кампании' },
+        { account: advertiserId, path: `/advertiser/campaigns/${campaignId}`, heading: 'Winter boots for the whole family' },
+        {
+          account: advertiserId,
+          path: `/advertiser/campaigns/${campaignId}/rules`,
+          heading: 'Winter boots for the whole family',
+        },
+      ];
+      for (const { account, path, heading } of pages) {
+        const page = await signedIn(account, language, 390);
+        await page.goto(`${server.url}${path}`);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.screenshot({ path: `${SHOTS}/narrow-${language}${path.replaceAll('/', '-')}.png`, fullPage: true });
+        const width = await page.locator('html').evaluate((html) => html.scrollWidth);
+        if (width > 390) problems.push(`${path} (${language}) is ${width} px wide`);
+        const broken = await brokenWords(page, 'main h1, main h2, main .subnav a, main th, main button');
+        if (broken.length > 0) problems.push(`${path} (${language}) breaks inside ${broken.join(', ')}`);
+        if (path === '/advertiser/campaigns') {
+          // The table is wider than the screen: it scrolls in its own box, which keyboard users
+          // reach, and a shadow says on which side more columns wait.
+          const wrap = page.locator('main .table-wrap').first();
+          const box = () =>
+            wrap.evaluate((element) => ({
+              scrolls: element.scrollWidth > element.clientWidth && element.clientWidth <= 390,
+              focusable: element.getAttribute('tabindex') === '0',
+              cue: [...element.classList].filter((name) => name.startsWith('more-')).join(' '),
+            }));
+          const atStart = await box();
+          await wrap.evaluate((element) => element.scrollTo({ left: element.scrollWidth }));
+          await wrap
+            .and(page.locator('.more-left'))
+            .waitFor({ timeout: 2000 })
+            .catch(() => {});
+          const atEnd = await box();
+          const wanted = [
+            { scrolls: true, focusable: true, cue: 'more-right' },
+            { scrolls: true, focusable: true, cue: 'more-left' },
+          ];
+          if (JSON.stringify([atStart, atEnd]) !== JSON.stringify(wanted)) {
+            problems.push(`the campaigns table (${language}) at its start and end: ${JSON.stringify([atStart, atEnd])}`);
+          }
+        }
+        await page.context().close();
+      }
+    }
+    assert.deepEqual(problems, []);
   });
 });
