@@ -23,6 +23,7 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
   let publisherId = 0;
   let operatorId = 0;
   let campaignId = 0;
+  let advertiserClient: Awaited<ReturnType<TestServer['createAccount']>>['client'];
 
   before(async () => {
     buildWebIfStale();
@@ -32,6 +33,7 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
     const db = server.server.context.db;
     const advertiser = await server.createAccount('advertiser', { name: 'Acme' });
     advertiserId = advertiser.id;
+    advertiserClient = advertiser.client;
     await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, { amount: 100, comment: 'opening' });
     campaignId = await createCampaign(advertiser.client, { title: 'Winter boots for the whole family' });
     await createOffer(advertiser.client, campaignId, { title: 'Warm boots' });
@@ -247,5 +249,32 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
       }
     }
     assert.deepEqual(problems, []);
+  });
+
+  it('warns of a plain http:// landing page in the ad form, accepts it, and marks it for the moderator', async () => {
+    const page = await signedIn(advertiserId, 'en');
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
+    await page.getByRole('button', { name: 'New ad' }).click();
+    const form = page.getByRole('form', { name: 'New ad' });
+    const landing = form.getByLabel('Landing page');
+    const warning = form.getByText('This page is plain http://');
+    await landing.fill('http://shop.example/boots');
+    await warning.waitFor();
+    assert.match((await landing.getAttribute('aria-describedby')) ?? '', /url-hint/);
+    await landing.fill('https://shop.example/boots');
+    await warning.waitFor({ state: 'detached' });
+    await page.context().close();
+
+    // The API takes it as before; the moderator sees which of the waiting ads is plain http.
+    await createOffer(advertiserClient, campaignId, { title: 'Plain boots', url: 'http://shop.example/plain' });
+    const moderator = await signedIn(operatorId, 'en');
+    await moderator.goto(`${server.url}/operator?queue=ads`);
+    const plain = moderator.locator('.ad-review', { hasText: 'http://shop.example/plain' });
+    const secure = moderator.locator('.ad-review', { hasText: 'https://shop.example.test/headphones' }).first();
+    await plain.waitFor();
+    await secure.waitFor();
+    assert.equal(await plain.getByText('plain http', { exact: true }).count(), 1);
+    assert.equal(await secure.getByText('plain http', { exact: true }).count(), 0);
+    await moderator.context().close();
   });
 });
