@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import i18next from 'i18next';
-import { parseAmount } from '../../web/src/format.ts';
+import { parseAmount, parseWholeNumber } from '../../web/src/format.ts';
 import english from '../../web/src/i18n/locales/en/common.json' with { type: 'json' };
 import russian from '../../web/src/i18n/locales/ru/common.json' with { type: 'json' };
 
@@ -70,6 +70,29 @@ describe('money typed in a form (parseAmount)', () => {
       assert.ok(!empty.ok && empty.message === 'Укажите сумму.');
     } finally {
       await i18next.changeLanguage('en');
+    }
+  });
+
+  it('reads a whole number grouped as the language writes it, or a space, and nothing else (parseWholeNumber)', () => {
+    const whole = (text: string, language: string) => {
+      const parsed = parseWholeNumber(text, language);
+      return parsed.ok ? parsed.value : null;
+    };
+    assert.equal(whole('50,000', 'en-GB'), 50000);
+    assert.equal(whole('50 000', 'en-GB'), 50000);
+    assert.equal(whole('50 000', 'ru-RU'), 50000);
+    assert.equal(whole('1\u00a0250\u00a0000', 'ru'), 1250000);
+    assert.equal(whole(' 50000 ', 'ru'), 50000);
+    assert.equal(whole('50.000', 'de-DE'), 50000);
+    for (const [text, language] of [
+      ['50,000', 'ru'],
+      ['50.5', 'en-GB'],
+      ['5,00', 'en-GB'],
+      ['-5', 'en-GB'],
+      ['5e4', 'en-GB'],
+      ['', 'en-GB'],
+    ] as const) {
+      assert.equal(whole(text, language), null, `${text} in ${language}`);
     }
   });
 });

@@ -102,6 +102,25 @@ export function parseAmount(text: string, language = formatLocale()): ParsedAmou
   return { ok: true, amount };
 }
 
+export type ParsedWholeNumber = { ok: true; value: number } | { ok: false; message: string };
+
+/**
+ * A whole number typed by a person, plain or grouped as their language writes it: "50,000" in
+ * English, "50 000" in Russian (any space, as people type the no-break one as a plain space). A
+ * space groups in every language, since it is never a decimal separator; anything else, a
+ * fraction included, is refused with an example in the reader's language.
+ */
+export function parseWholeNumber(text: string, language = formatLocale()): ParsedWholeNumber {
+  const { group } = separators(language);
+  const written = text.trim().replace(/\s+/g, ' ');
+  const groupMarks = /\s/.test(group) ? ' ' : `${escapeRegExp(group)}| `;
+  const grouped = new RegExp(`^\\d{1,3}((${groupMarks})\\d{3})+$`);
+  if (!/^\d+$/.test(written) && !grouped.test(written)) {
+    return { ok: false, message: i18next.t('number.writeAs', { example: new Intl.NumberFormat(language).format(50000) }) };
+  }
+  return { ok: true, value: Number(written.replace(/\D/g, '')) };
+}
+
 /** An amount written back for a money field, in the reader's language, without grouping (`1250.5`, `1250,5`). */
 export function amountInput(amount: number): string {
   return new Intl.NumberFormat(locale, { useGrouping: false, maximumFractionDigits: 4 }).format(amount);

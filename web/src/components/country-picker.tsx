@@ -1,30 +1,12 @@
 import { useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatLocale } from '../format.ts';
-
-/** Two-letter codes the region names know that are not countries (as the API's geo check refuses them). */
-const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'UK', 'AC', 'CP', 'CQ', 'DG', 'EA', 'IC', 'TA', 'XA', 'XB', 'XK']);
-const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-
-/** Every ISO 3166-1 alpha-2 country with its name in the reader's language, by name. */
-function countries(locale: string): { code: string; name: string }[] {
-  const names = new Intl.DisplayNames([locale, 'en'], { type: 'region', fallback: 'none' });
-  const list: { code: string; name: string }[] = [];
-  for (const first of LETTERS) {
-    for (const second of LETTERS) {
-      const code = first + second;
-      if (NOT_COUNTRIES.has(code)) continue;
-      const name = names.of(code);
-      if (name !== undefined && name !== code) list.push({ code, name });
-    }
-  }
-  return list.sort((a, b) => a.name.localeCompare(b.name, locale));
-}
+import { countryName, currentCountries, findCountries } from './countries.ts';
 
 /**
  * Countries chosen by name, with a search (the API keeps ISO codes): the chosen ones first, as
- * buttons that remove them, then the countries that match the search, as checkboxes. No choice
- * means everywhere.
+ * buttons that remove them, then the current countries that match the search (by name in English
+ * or Russian, code or alias: countries.ts), as checkboxes. No choice means everywhere.
  */
 export function CountryPicker({
   label,
@@ -40,14 +22,10 @@ export function CountryPicker({
   const { t } = useTranslation();
   const id = useId();
   const locale = formatLocale();
-  const all = useMemo(() => countries(locale), [locale]);
-  const byCode = useMemo(() => new Map(all.map((country) => [country.code, country.name])), [all]);
+  const all = useMemo(() => currentCountries(locale), [locale]);
   const [search, setSearch] = useState('');
-  const wanted = search.trim().toLocaleLowerCase(locale);
-  const matches =
-    wanted === ''
-      ? []
-      : all.filter((country) => country.name.toLocaleLowerCase(locale).includes(wanted) || country.code.toLowerCase() === wanted);
+  const wanted = search.trim();
+  const matches = useMemo(() => findCountries(all, wanted), [all, wanted]);
   const toggle = (code: string, on: boolean) =>
     onChange(on ? [...value.filter((chosen) => chosen !== code), code] : value.filter((chosen) => chosen !== code));
   return (
@@ -67,9 +45,9 @@ export function CountryPicker({
                 type="button"
                 className="chip"
                 onClick={() => toggle(code, false)}
-                aria-label={t('countries.remove', { country: byCode.get(code) ?? code })}
+                aria-label={t('countries.remove', { country: countryName(code, locale) })}
               >
-                {byCode.get(code) ?? code} <span aria-hidden="true">×</span>
+                {countryName(code, locale)} <span aria-hidden="true">×</span>
               </button>
             </li>
           ))}

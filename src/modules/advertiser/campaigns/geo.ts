@@ -8,7 +8,12 @@ const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'n
  */
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'UK', 'AC', 'CP', 'CQ', 'DG', 'EA', 'IC', 'TA', 'XA', 'XB', 'XK']);
 
-/** Whether `code` (upper case) is an ISO 3166-1 alpha-2 country code. */
+/**
+ * Whether `code` (upper case) is an ISO 3166-1 alpha-2 country code. Withdrawn codes the region
+ * database still names (DD, SU, CS, YU, ZR, BU and others) stay accepted, so that targeting stored
+ * with one keeps reading back and saving; the web app offers only the current ones
+ * (web/src/components/countries.ts).
+ */
 export function isCountryCode(code: string): boolean {
   if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return false;
   return regionNames.of(code) !== undefined;

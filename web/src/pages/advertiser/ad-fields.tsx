@@ -17,6 +17,10 @@ export function HeadlineField({ limit, ...field }: FieldProps & { limit: number 
   );
 }
 
+/** Whether an address is plain http: accepted, but its visitors' browsers warn or refuse. */
+export const isPlainHttp = (url: string) => /^\s*http:\/\//i.test(url);
+
+/** The landing page, with a warning (not a refusal) while it is a plain http:// address. */
 export function LandingPageField({ maxLength, ...field }: FieldProps & { maxLength: number }) {
   const { t } = useTranslation('advertiser');
   return (
@@ -27,6 +31,7 @@ export function LandingPageField({ maxLength, ...field }: FieldProps & { maxLeng
       placeholder="https://"
       required
       maxLength={maxLength}
+      hint={isPlainHttp(String(field.value ?? '')) ? t('adForm.plainHttp') : undefined}
       {...field}
     />
   );

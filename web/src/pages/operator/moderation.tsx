@@ -313,6 +313,11 @@ function AdItem({ item }: { item: Ad }) {
             <a href={item.url} target="_blank" rel="noopener noreferrer">
               {item.url}
             </a>
+            {/^http:\/\//i.test(item.url) && (
+              <span className="tag warning" title={t('moderation.plainHttpMeaning')}>
+                {t('moderation.plainHttp')}
+              </span>
+            )}
           </dd>
           <dt>{t('moderation.bidPerClick')}</dt>
           <dd>{fineMoney(item.stavka)}</dd>

@@ -68,6 +68,11 @@ export function SitePage({ id }: { id: number }) {
         </div>
       </div>
       {site.error && <Notice kind="error">{problem(site.error)}</Notice>}
+      {current && (
+        <p className="site-address">
+          {t('site.address')}: <a href={current.url}>{current.url}</a>
+        </p>
+      )}
       {current && status && (
         <>
           <div className={`status-box site-${status}`}>

@@ -7,7 +7,7 @@ import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/fi
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { count } from '../../format.ts';
+import { count, parseWholeNumber } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { SITE_STATUS, useSiteCategories, useSites } from './publisher-data.ts';
 import { SiteStatusBadge, translatedNames } from './publisher-ui.tsx';
@@ -96,20 +96,30 @@ export function SitesPage() {
   );
 }
 
+/**
+ * A site's address as the API takes it: what a person types is often the domain alone
+ * ("news.example"), which gets https:// in front; anything with a scheme is left for the API to judge.
+ */
+function withScheme(address: string): string {
+  const written = address.trim();
+  return written === '' || /^[a-z][a-z\d+.-]*:/i.test(written) ? written : `https://${written.replace(/^\/\//, '')}`;
+}
+
 function AddSite({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
   const categories = useSiteCategories();
   const [form, setForm] = useState({ url: '', category_id: '', monthly_uniq_users: '' });
+  const [visitorsError, setVisitorsError] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () =>
+    mutationFn: (visitors: number | undefined) =>
       data(
         api.POST('/api/webmaster/sites', {
           body: {
-            url: form.url.trim(),
+            url: withScheme(form.url),
             // The API names the field when it is missing or wrong; 0 is never a category.
             category_id: Number(form.category_id || 0),
-            ...(form.monthly_uniq_users ? { monthly_uniq_users: Number(form.monthly_uniq_users) } : {}),
+            ...(visitors === undefined ? {} : { monthly_uniq_users: visitors }),
           },
         }),
       ),
@@ -119,7 +129,16 @@ function AddSite({ onDone }: { onDone: () => void }) {
       navigate(`/publisher/sites/${site.id}`);
     },
   });
-  const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
+  // Visitors are read as the reader groups digits ("50,000", "50 000"), or refused here (parseWholeNumber).
+  const { errors, general, set, field, submit } = useFormFields(form, setForm, {
+    error: create.error,
+    mutate: () => {
+      setForm({ ...form, url: withScheme(form.url) });
+      const visitors = form.monthly_uniq_users.trim() === '' ? undefined : parseWholeNumber(form.monthly_uniq_users);
+      setVisitorsError(visitors === undefined || visitors.ok ? null : visitors.message);
+      if (visitors === undefined || visitors.ok) create.mutate(visitors?.value);
+    },
+  });
   const roots = (categories.data ?? []).filter((category) => category.parent_id === null);
   const childrenOf = (id: number) => (categories.data ?? []).filter((category) => category.parent_id === id);
   return (
@@ -128,7 +147,18 @@ function AddSite({ onDone }: { onDone: () => void }) {
       <p className="hint wide">{t('sites.addHint')}</p>
       {general && <Notice kind="error">{problem(create.error)}</Notice>}
       {categories.error && <Notice kind="error">{problem(categories.error)}</Notice>}
-      <Field label={t('sites.field.address')} type="url" inputMode="url" placeholder="https://" required {...field('url')} />
+      <Field
+        label={t('sites.field.address')}
+        inputMode="url"
+        autoComplete="url"
+        autoCapitalize="none"
+        spellCheck={false}
+        placeholder="news.example"
+        required
+        hint={t('sites.field.addressHint')}
+        {...field('url')}
+        onBlur={() => setForm({ ...form, url: withScheme(form.url) })}
+      />
       <Field label={t('sites.field.category')} name="category_id" error={errors.category_id}>
         <select
           id="field-category_id"
@@ -160,7 +190,17 @@ function AddSite({ onDone }: { onDone: () => void }) {
           })}
         </select>
       </Field>
-      <Field label={t('sites.field.monthlyVisitors')} inputMode="numeric" {...field('monthly_uniq_users')} />
+      <Field
+        label={t('sites.field.monthlyVisitors')}
+        inputMode="numeric"
+        autoComplete="off"
+        {...field('monthly_uniq_users')}
+        error={visitorsError ?? errors.monthly_uniq_users}
+        onChange={(event) => {
+          setVisitorsError(null);
+          field('monthly_uniq_users').onChange(event);
+        }}
+      />
       <FormActions submit={t('sites.submit')} busy={t('sites.submitting')} pending={create.isPending} onCancel={onDone} />
     </form>
   );
