@@ -71,6 +71,40 @@ describe('block design: stored on the block, applied by the embed script', { ski
     assert.doesNotMatch(cleared.bn, /min-height/);
   });
 
+  it('collapses a block with nothing to show: no blank gap where its height was reserved', async () => {
+    // A site with no eligible ad, and a block id the server does not know (its answer is 404).
+    const world = await createWorld(server, { ads: [] });
+    const changed = await world.publisher.put(`/api/webmaster/blocks/${world.blockId}`, { design: { rows: 2 } });
+    assert.equal(changed.status, 200, changed.text);
+    const embed = changed.json<Block>().bn;
+    assert.match(embed, /min-height:\d+px/);
+    const unknown = embed.replace(`data-nativa-block="${world.blockId}"`, 'data-nativa-block="2000000000"');
+    const page = await startPage(embed + unknown);
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: DESKTOP_UA });
+    try {
+      const tab = await context.newPage();
+      await tab.goto(page.url);
+      const blocks = tab.locator('[data-nativa-block]');
+      await tab.locator('[data-nativa-state="done"]').nth(1).waitFor({ state: 'attached' });
+      const boxes = await blocks.evaluateAll((nodes) =>
+        nodes.map((node) => ({ height: node.getBoundingClientRect().height, children: node.childElementCount })),
+      );
+      assert.deepEqual(boxes, [
+        { height: 0, children: 0 },
+        { height: 0, children: 0 },
+      ]);
+      const [headingBottom, belowTop] = await Promise.all([
+        tab.locator('h1').evaluate((node) => node.getBoundingClientRect().bottom),
+        tab.locator('#below').evaluate((node) => node.getBoundingClientRect().top),
+      ]);
+      // Only the margins of the heading and the paragraph lie between them (they collapse into one).
+      assert.ok(belowTop - headingBottom < 30, `the text follows the heading: ${headingBottom} → ${belowTop}`);
+    } finally {
+      await context.close();
+      await page.close();
+    }
+  });
+
   it('lays the teasers out in the block’s reserved height: nothing below it moves', async () => {
     const world = await createWorld(server, {
       ads: [600, 500, 400, 300, 200, 100].map((cents) => ({ bidMicros: cents * 1000 })),

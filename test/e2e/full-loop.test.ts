@@ -282,7 +282,7 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     ).json<{ clicks: number; money: number }[]>();
     const [earned] = (
       await server.anonymous.get(`/api/webmaster/statistic?dateFrom=${TODAY}&dateTo=${TODAY}`, { token: publisher.token })
-    ).json<{ clicks: number; views: number; income: number }[]>();
+    ).json<{ clicks: number; served: number; views: number; income: number }[]>();
     assert.equal(spent?.clicks, 1);
     assert.equal(earned?.clicks, 1);
     assert.ok(earned && spent && earned.income > 0 && earned.income < spent.money, JSON.stringify({ spent, earned }));
@@ -315,12 +315,13 @@ describe('the whole loop in browsers: advertiser, operator, publisher, visitor (
     const row = page.getByRole('row', { name: /10 Mar 2026/ });
     await row.waitFor();
     const income = await written(page, earned?.income ?? 0, { min: 2, max: 4 });
-    const wantedRow = [String(earned?.views), '1'];
+    // Served, viewable views, clicks, CTR, income.
+    const wantedRow = [String(earned?.served), String(earned?.views), '1'];
     assert.deepEqual(
-      (await settledTexts(row.locator('td'), (texts) => isDeepStrictEqual(texts.slice(0, 2), wantedRow))).slice(0, 2),
+      (await settledTexts(row.locator('td'), (texts) => isDeepStrictEqual(texts.slice(0, 3), wantedRow))).slice(0, 3),
       wantedRow,
     );
-    assert.equal(await row.locator('td').nth(3).textContent(), income);
+    assert.equal(await row.locator('td').nth(4).textContent(), income);
     await lookAt(page, 'publisher-statistics');
 
     // A payout of the whole income, recorded by the operator, shows on the payouts page.

@@ -149,8 +149,11 @@ describe('the publisher’s pages in Russian (headless Chromium)', { skip }, () 
     await page.getByLabel('Сайт', { exact: true }).waitFor();
     await page.getByLabel('Блок', { exact: true }).selectOption({ label: 'Под статьёй (novosti.example/)' });
     await page.getByRole('heading', { name: 'По дням' }).waitFor();
-    await page.getByText('За этот период показов не было.').waitFor();
-    await page.getByRole('region', { name: 'Итоги за период' }).getByText('Доход', { exact: true }).waitFor();
+    await page.getByText('За этот период ничего не выдано.').waitFor();
+    const totals = page.getByRole('region', { name: 'Итоги за период' });
+    for (const label of ['Доход', 'Выдано', 'Видимые показы', 'Доход на 1000 выданных тизеров']) {
+      await totals.getByText(label, { exact: true }).waitFor();
+    }
     assert.deepEqual(await englishHeadings(), []);
     await lookAt(page, 'ru-publisher-statistics');
     await open(`/publisher/statistics?block=${blockId + 1000}`, 'Статистика');

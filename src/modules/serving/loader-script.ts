@@ -2,7 +2,8 @@
  * The embed script publishers load with `<script async src=".../api/serve/loader.js">`. It fills
  * every `[data-nativa-block]` element with that block's teasers. It is plain ES2017 with no
  * dependencies and no globals: one IIFE, every failure swallowed, so a slow or absent server
- * leaves the publisher's page exactly as it was (the container stays empty).
+ * leaves the publisher's page as it was. A block with nothing to show, or whose request failed, is
+ * collapsed (`display: none`), so its reserved height leaves no blank gap.
  *
  * Viewability (the IAB/MRC display standard): a teaser is viewed once at least half of it has been
  * visible for one continuous second, on a page that is not hidden. An IntersectionObserver
@@ -214,8 +215,15 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       });
     }
 
+    // A block with nothing to show (no eligible ad, a refused or filtered request, an error) takes
+    // no room: the height its embed code reserved would otherwise stay a blank gap on the page.
+    function collapse(container) {
+      container.textContent = '';
+      container.style.display = 'none';
+    }
+
     function render(container, data) {
-      if (!data || !data.teasers || !data.teasers.length) return;
+      if (!data || !data.teasers || !data.teasers.length) return collapse(container);
       var list = renderTeaserList(document, data);
       container.textContent = '';
       if (data.design) designed(container, list, data.design);
@@ -245,7 +253,10 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
           render(container, data);
           container.setAttribute('data-nativa-state', 'done');
         })
-        .catch(function () { container.setAttribute('data-nativa-state', 'failed'); });
+        .catch(function () {
+          collapse(container);
+          container.setAttribute('data-nativa-state', 'failed');
+        });
     }
 
     var containers = document.querySelectorAll('[data-nativa-block]');

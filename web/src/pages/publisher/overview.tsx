@@ -8,7 +8,7 @@ import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { count, fineMoney, today } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
-import { SITE_STATUS, usePublisherStatistics, useSites } from './publisher-data.ts';
+import { perThousand, SITE_STATUS, usePublisherStatistics, useSites } from './publisher-data.ts';
 import { SiteStatusBadge, useIncomeSeries } from './publisher-ui.tsx';
 
 export function PublisherOverviewPage({ user }: { user: User }) {
@@ -52,9 +52,19 @@ export function PublisherOverviewPage({ user }: { user: User }) {
           note={totals && change(totals.clicks, was?.clicks)}
         />
         <Tile
+          label={t('overview.servedInPeriod')}
+          value={totals ? count(totals.served) : '…'}
+          note={totals && change(totals.served, was?.served)}
+        />
+        <Tile
           label={t('overview.viewsInPeriod')}
           value={totals ? count(totals.views) : '…'}
           note={totals && change(totals.views, was?.views)}
+        />
+        <Tile
+          label={t('figures.incomePerThousandServed')}
+          value={totals ? fineMoney(perThousand(totals.income, totals.served)) : '…'}
+          note={totals && change(perThousand(totals.income, totals.served), was && perThousand(was.income, was.served))}
         />
         <Tile
           label={t('figures.incomePerThousandViews')}

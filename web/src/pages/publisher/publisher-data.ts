@@ -29,17 +29,26 @@ export const SITE_STATUS = {
 
 export interface DailyIncome {
   days: string[];
+  /** Teasers placed in the publisher's blocks. */
+  served: number[];
+  /** The viewable ones among them: at least half in view for a second. */
   views: number[];
   clicks: number[];
   income: number[];
 }
 
 export interface IncomeTotals {
+  served: number;
   views: number;
   clicks: number;
   income: number;
   ctr: number;
   cpm: number;
+}
+
+/** Income per thousand of `count` (served teasers or viewable views): the RPM; 0 for none. */
+export function perThousand(income: number, count: number): number {
+  return count === 0 ? 0 : (income / count) * 1000;
 }
 
 export interface StatisticsFilter {
@@ -69,8 +78,9 @@ export function usePublisherStatistics(period: Period, filter: StatisticsFilter 
       );
       const byDay = new Map(rows.map((row) => [row.date, row]));
       const days = daysBetween(period.from, period.to);
-      const pick = (field: 'views' | 'clicks' | 'income') => days.map((day) => byDay.get(day)?.[field] ?? 0);
-      const daily = { days, views: pick('views'), clicks: pick('clicks'), income: pick('income') };
+      const pick = (field: 'served' | 'views' | 'clicks' | 'income') => days.map((day) => byDay.get(day)?.[field] ?? 0);
+      const daily = { days, served: pick('served'), views: pick('views'), clicks: pick('clicks'), income: pick('income') };
+      const served = sum(daily.served);
       const views = sum(daily.views);
       const clicks = sum(daily.clicks);
       // Summed in micro-units so that 0.1 + 0.2 stays 0.3 (income has at most four fraction digits).
@@ -78,11 +88,12 @@ export function usePublisherStatistics(period: Period, filter: StatisticsFilter 
       return {
         daily,
         totals: {
+          served,
           views,
           clicks,
           income,
           ctr: views === 0 ? 0 : (clicks / views) * 100,
-          cpm: views === 0 ? 0 : (income / views) * 1000,
+          cpm: perThousand(income, views),
         },
       };
     },

@@ -5,7 +5,7 @@ import type { Series } from '../../components/chart.tsx';
 import { change } from '../../components/compare.tsx';
 import { Tile } from '../../components/figures.tsx';
 import { count, fineMoney, percent } from '../../format.ts';
-import { type DailyIncome, type IncomeTotals, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
+import { type DailyIncome, type IncomeTotals, perThousand, SITE_STATUS, type SiteStatus } from './publisher-data.ts';
 import './publisher.css';
 import type catalogue from '../../i18n/locales/en/publisher.json';
 
@@ -14,7 +14,8 @@ export type PublisherKey = keyof typeof catalogue;
 
 /**
  * A publisher's figures for the period as tiles, income first: what the sites and blocks brought
- * in; with `previous`, each with its change on the previous period.
+ * in, teasers served and the viewable views among them, and the income per thousand of each;
+ * with `previous`, each with its change on the previous period.
  */
 export function IncomeTiles({ label, figures, previous }: { label: string; figures: IncomeTotals; previous?: IncomeTotals }) {
   const { t } = useTranslation('publisher');
@@ -22,8 +23,14 @@ export function IncomeTiles({ label, figures, previous }: { label: string; figur
     <section className="tiles" aria-label={label}>
       <Tile label={t('figures.income')} value={fineMoney(figures.income)} note={change(figures.income, previous?.income)} />
       <Tile label={t('figures.clicks')} value={count(figures.clicks)} note={change(figures.clicks, previous?.clicks)} />
+      <Tile label={t('figures.served')} value={count(figures.served)} note={change(figures.served, previous?.served)} />
       <Tile label={t('figures.views')} value={count(figures.views)} note={change(figures.views, previous?.views)} />
       <Tile label="CTR" value={percent(figures.ctr)} note={change(figures.ctr, previous?.ctr)} />
+      <Tile
+        label={t('figures.incomePerThousandServed')}
+        value={fineMoney(perThousand(figures.income, figures.served))}
+        note={change(perThousand(figures.income, figures.served), previous && perThousand(previous.income, previous.served))}
+      />
       <Tile
         label={t('figures.incomePerThousandViews')}
         value={fineMoney(figures.cpm)}

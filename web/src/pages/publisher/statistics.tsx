@@ -4,16 +4,26 @@ import { DailyChart } from '../../components/chart.tsx';
 import { CompareToggle, previousPeriod, useComparing } from '../../components/compare.tsx';
 import { Notice } from '../../components/controls.tsx';
 import { ExportDownload } from '../../components/export-download.tsx';
-import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
+import { FigureCells, FigureHeads, PUBLISHER_DAY_FIGURES } from '../../components/figures.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { dayLabel } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
-import { usePublisherStatistics, useSites } from './publisher-data.ts';
+import { perThousand, usePublisherStatistics, useSites } from './publisher-data.ts';
 import { IncomeTiles, useIncomeSeries } from './publisher-ui.tsx';
 import { UnpaidClicks } from './unpaid-clicks.tsx';
 
 const ID = /^\d+$/;
+
+/** A day's (or the period's) row of the table: served and viewable views, each with its RPM. */
+function dayFigures(row: { served: number; views: number; clicks: number; ctr: number; income: number }) {
+  return {
+    ...row,
+    viewableViews: row.views,
+    rpmServed: perThousand(row.income, row.served),
+    rpmViewable: perThousand(row.income, row.views),
+  };
+}
 
 export function PublisherStatisticsPage() {
   const { t } = useTranslation('publisher');
@@ -92,44 +102,42 @@ export function PublisherStatisticsPage() {
               <thead>
                 <tr>
                   <th scope="col">{t('statistics.day')}</th>
-                  <FigureHeads figures={PUBLISHER_FIGURES} />
+                  <FigureHeads figures={PUBLISHER_DAY_FIGURES} />
                 </tr>
               </thead>
               <tbody>
                 {daily.days
                   .map((day, index) => ({
                     day,
+                    served: daily.served[index] ?? 0,
                     views: daily.views[index] ?? 0,
                     clicks: daily.clicks[index] ?? 0,
                     income: daily.income[index] ?? 0,
                   }))
-                  .filter((row) => row.views + row.clicks > 0)
+                  .filter((row) => row.served + row.views + row.clicks > 0)
                   .reverse()
                   .map((row) => (
                     <tr key={row.day}>
                       <th scope="row">{dayLabel(row.day)}</th>
                       <FigureCells
-                        figures={PUBLISHER_FIGURES}
-                        row={{
-                          ...row,
-                          ctr: row.views === 0 ? 0 : (row.clicks / row.views) * 100,
-                          cpm: row.views === 0 ? 0 : (row.income / row.views) * 1000,
-                        }}
+                        figures={PUBLISHER_DAY_FIGURES}
+                        row={dayFigures({ ...row, ctr: row.views === 0 ? 0 : (row.clicks / row.views) * 100 })}
                       />
                     </tr>
                   ))}
               </tbody>
-              {totals.views + totals.clicks > 0 && (
+              {totals.served + totals.views + totals.clicks > 0 && (
                 <tfoot>
                   <tr>
                     <th scope="row">{t('statistics.period')}</th>
-                    <FigureCells figures={PUBLISHER_FIGURES} row={totals} />
+                    <FigureCells figures={PUBLISHER_DAY_FIGURES} row={dayFigures(totals)} />
                   </tr>
                 </tfoot>
               )}
             </table>
-            {totals.views + totals.clicks === 0 && <p className="empty">{t('statistics.empty')}</p>}
+            {totals.served + totals.views + totals.clicks === 0 && <p className="empty">{t('statistics.empty')}</p>}
           </ScrollRegion>
+          <p className="hint">{t('statistics.figuresMeaning')}</p>
         </section>
       )}
       {!notFound && <UnpaidClicks period={period} siteId={siteId} />}
