@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,12 +20,20 @@ import {
   Traffic,
   type TrafficTargets,
 } from '../helpers/chaos.ts';
-import { freePort, startChildServer, stopChild } from '../helpers/child-server.ts';
-import { type ReplicatedPostgres, replicatedPostgresMissing, startReplicatedPostgres } from '../helpers/replicated-postgres.ts';
+import { freePort, request, startChildServer, stopChild } from '../helpers/child-server.ts';
+import { type PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.ts';
+import {
+  type MovingAddress,
+  type ReplicatedPostgres,
+  replicatedPostgresMissing,
+  startMovingAddress,
+  startReplicatedPostgres,
+} from '../helpers/replicated-postgres.ts';
 import {
   assertCampaignRollupMatchesAdRollup,
   assertClicksMatchTheirLedgerRows,
   assertEveryBalanceIsItsLedger,
+  DESKTOP_UA,
 } from '../helpers/serving.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -237,5 +246,94 @@ describe('PostgreSQL failover to a synchronous standby under traffic', () => {
     process.stdout.write(
       `# postgres failover: promoted and moved ${movedAt - killedAt} ms after the kill; first credit acknowledged ${firstWrite(movedAt) - movedAt} ms after the move; ${samples.length} requests, none 500; ${clicks.length} clicks redirected, ${recorded.length} with their id and billed once, ${unrecorded.length} unrecorded (${billedUnrecorded} billed late, ${metricValue(metrics, 'nativa_clicks_withdrawn_total')} late commits withdrawn); ${acknowledgedCredits(samples).length} credits acknowledged, each once in the ledger; read-only for ${writableAt - readOnlyAt} ms: ${byStatus('credit', readOnlyAt, writableAt)} credits, ${byStatus('click', readOnlyAt, writableAt)} clicks\n`,
     );
+  });
+});
+
+/**
+ * The click of the failover whose acceptance committed and whose answer was lost (the connection
+ * cut between the two, as the move of the address does): its visitor is redirected at once,
+ * without a click id, and the committed acceptance is withdrawn before any settlement, so the
+ * click is not billed; never billed without its redirect.
+ */
+describe('a click whose acceptance committed but whose answer a failover cut', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-chaos-cut-answer-'));
+  let postgres: PrivatePostgres | undefined;
+  let address: MovingAddress | undefined;
+  const children: ChildProcess[] = [];
+  const agent = new https.Agent({ rejectUnauthorized: false });
+  const missing = replicatedPostgresMissing();
+
+  before(async () => {
+    if (missing !== undefined) return;
+    postgres = await startPrivatePostgres();
+    address = await startMovingAddress(postgres.port);
+  });
+
+  after(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    agent.destroy();
+    await address?.close();
+    await postgres?.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('redirects its visitor without a click id and withdraws it: not billed', { timeout: 60_000 }, async (t) => {
+    if (skipUnlessRunnable(t, missing) || postgres === undefined || address === undefined) return;
+    const url = `postgres://postgres@127.0.0.1:${address.port}/nativa`;
+    const seed = await openDatabase({ databaseUrl: url, dataDir });
+    let world: Omit<TrafficTargets, 'base'>;
+    try {
+      await migrate(seed);
+      world = await seedChaosWorld(seed.db);
+    } finally {
+      await seed.close();
+    }
+    const port = await freePort();
+    const env = { METRICS_TOKEN, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', CLICK_ACCEPT_TIMEOUT_MS: '10000' };
+    const child = await startChildServer({ dataDir, port, databaseUrl: url, env });
+    children.push(child);
+    const base = `https://127.0.0.1:${port}`;
+    const headers = { 'User-Agent': DESKTOP_UA };
+    const teasers = await request(
+      agent,
+      'GET',
+      `${base}/api/serve/blocks/${world.blockId}/teasers?page=chaos-page-99999999&visitor=chaos-visitor-9999`,
+      {
+        headers,
+      },
+    );
+    assert.equal(teasers.status, 200, teasers.body);
+    const [teaser] = (JSON.parse(teasers.body) as { teasers: { url: string }[] }).teasers;
+    assert.ok(teaser !== undefined, 'a teaser to click');
+
+    // Fresh connections, so that the click's acceptance sends its statement's text (a connection
+    // that ran it once names it only); the answer to that statement is lost.
+    address.pointAt(postgres.port);
+    const cut = address.cutAnswerTo('INSERT INTO accepted_clicks');
+    const click = await request(agent, 'GET', teaser.url, { headers });
+    await cut;
+    assert.equal(click.status, 302, click.body);
+    const location = new URL(click.location ?? '');
+    assert.equal(location.searchParams.get('id'), '', 'redirected, without a click id');
+    await waitFor(
+      'the committed acceptance to be withdrawn',
+      async () => metricValue(await scrapeMetrics(base, METRICS_TOKEN), 'nativa_clicks_withdrawn_total') === 1,
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    const metrics = await scrapeMetrics(base, METRICS_TOKEN);
+    assert.equal(metricValue(metrics, 'nativa_clicks_unrecorded_total'), 1, 'counted as unrecorded');
+    assert.equal(metricValue(metrics, 'nativa_clicks_billed_late_total'), 0);
+    await stopChild(child, 'SIGTERM');
+    assert.equal(child.exitCode, 0);
+
+    const check = await openDatabase({ databaseUrl: url, dataDir });
+    try {
+      const db = check.db;
+      assert.deepEqual(await db.selectFrom('accepted_clicks').select('click_id').execute(), [], 'nothing left to settle');
+      assert.deepEqual(await db.selectFrom('clicks').select(['click_id', 'status']).execute(), [], 'the click was not billed');
+      await assertEveryBalanceIsItsLedger(db);
+    } finally {
+      await check.close();
+    }
   });
 });

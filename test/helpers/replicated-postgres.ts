@@ -49,12 +49,20 @@ export interface MovingAddress {
   port: number;
   target: number;
   pointAt(port: number): void;
+  /**
+   * The next statement whose text holds `text` runs, and its answer is lost: the connection is
+   * cut when the server's first bytes after it come back (for a statement outside a transaction,
+   * after its commit), as a failover that cuts a connection between a commit and its answer.
+   * Resolves once it has cut.
+   */
+  cutAnswerTo(text: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startMovingAddress(target: number): Promise<MovingAddress> {
   const open = new Set<net.Socket>();
   let current = target;
+  let armed: { text: string; cut(): void } | undefined;
   const server = net.createServer((client) => {
     const upstream = net.connect(current, '127.0.0.1');
     open.add(client);
@@ -67,8 +75,22 @@ export async function startMovingAddress(target: number): Promise<MovingAddress>
     };
     client.on('error', cut).on('close', cut);
     upstream.on('error', cut).on('close', cut);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    let losing: (() => void) | undefined;
+    client.on('data', (chunk: Buffer) => {
+      if (armed !== undefined && chunk.includes(armed.text)) {
+        losing = armed.cut;
+        armed = undefined;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (losing === undefined) {
+        client.write(chunk);
+        return;
+      }
+      cut();
+      losing();
+    });
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -76,6 +98,11 @@ export async function startMovingAddress(target: number): Promise<MovingAddress>
     port,
     get target() {
       return current;
+    },
+    cutAnswerTo(text: string) {
+      return new Promise<void>((resolve) => {
+        armed = { text, cut: resolve };
+      });
     },
     pointAt(next: number) {
       current = next;
