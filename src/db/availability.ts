@@ -51,6 +51,23 @@ const DRIVER_MESSAGES = [
   ANSWER_TIMEOUT_MESSAGE,
 ];
 
+/**
+ * SQLSTATEs that mean the server this connection reached cannot take the statement, though
+ * another one (the primary, behind the same address once it has moved) can: 25006
+ * read_only_sql_transaction (a standby, such as an old primary that came back as one after a
+ * failover) and 40001, which on a standby is a recovery conflict (Nativa runs no serializable
+ * transaction, so nowhere else does it meet one). Like a lost connection, the request answers 503,
+ * and the connection is closed rather than reused, so the next one goes where the address now points.
+ */
+const WRONG_SERVER_STATES = new Set(['25006', '40001']);
+
+/** Whether `error` says this connection reached a server that cannot take writes (see WRONG_SERVER_STATES). */
+export function isWrongServer(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && WRONG_SERVER_STATES.has(code);
+}
+
 /** Whether `error` says the database could not be reached or the connection was lost. */
 export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return true;
@@ -80,29 +97,31 @@ export interface AvailabilityEvents {
 
 /**
  * Reports the connections of `pool` to `events`, and turns connection failures of `connect` and
- * of queries into DatabaseUnavailableError, so every caller (routes, workers) sees one type.
+ * of queries, and statements a standby refused (`isWrongServer`), into DatabaseUnavailableError,
+ * so every caller (routes, workers, a click's redirect) sees one type.
  */
 export function reportingPool(pool: PostgresPool, events: AvailabilityEvents): PostgresPool {
   const translate = (error: unknown): unknown => {
-    if (!isConnectionFailure(error) || error instanceof DatabaseUnavailableError) return error;
+    if (!(isConnectionFailure(error) || isWrongServer(error)) || error instanceof DatabaseUnavailableError) return error;
     events.connectionFailed(error);
     return new DatabaseUnavailableError(error);
   };
   const wrapped = wrapPoolClients(pool, (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     // A statement that got no answer is still running, or waiting to, on that connection: the
-    // connection is closed on release rather than handed to the next borrower behind it.
-    let unanswered: Error | undefined;
+    // connection is closed on release rather than handed to the next borrower behind it. So is a
+    // connection to a standby: the next borrower connects again, to wherever the address points.
+    let discard: Error | undefined;
     return {
       get processID() {
         return (client as { processID?: number }).processID;
       },
       query: (...args: unknown[]) =>
         query(...args).catch((error: unknown) => {
-          if (error instanceof Error && error.message === ANSWER_TIMEOUT_MESSAGE) unanswered = error;
+          if (error instanceof Error && (error.message === ANSWER_TIMEOUT_MESSAGE || isWrongServer(error))) discard = error;
           throw translate(error);
         }),
-      release: (...args: unknown[]) => (client.release as (...rest: unknown[]) => void)(unanswered ?? args[0]),
+      release: (...args: unknown[]) => (client.release as (...rest: unknown[]) => void)(discard ?? args[0]),
     } as unknown as PostgresPoolClient;
   });
   return {

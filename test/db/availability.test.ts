@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import {
   DatabaseUnavailableError,
   databaseHost,
   isConnectionFailure,
   redactedUrl,
+  reportingPool,
   waitForDatabase,
 } from '../../src/db/availability.ts';
 
@@ -40,6 +42,48 @@ describe('connection failures', () => {
     assert.equal(redactedUrl('postgres://nativa@db.example/prod'), 'postgres://nativa@db.example/prod');
     assert.equal(databaseHost('postgres://nativa:s3cret@db.example:6543/prod'), 'db.example:6543');
     assert.equal(databaseHost('postgres://nativa@db.example/prod'), 'db.example:5432');
+  });
+});
+
+describe('a standby behind the address', () => {
+  /** A pool of one connection whose statements fail with `error`; what it was told is recorded. */
+  function poolFailingWith(error: Error) {
+    const released: unknown[] = [];
+    const failures: unknown[] = [];
+    const client = {
+      query: async () => {
+        throw error;
+      },
+      release: (reason?: unknown) => released.push(reason),
+    } as unknown as PostgresPoolClient;
+    const pool = { connect: async () => client, end: async () => undefined } as unknown as PostgresPool;
+    const events = { connectionFailed: (cause: unknown) => failures.push(cause), connectionMade: () => undefined };
+    return { pool: reportingPool(pool, events), released, failures };
+  }
+
+  it('answers a write refused by a read-only server or a recovery conflict as unavailable, and drops that connection', async () => {
+    const refusals = [
+      sqlError('25006', 'cannot execute INSERT in a read-only transaction'),
+      sqlError('40001', 'canceling statement due to conflict with recovery'),
+    ];
+    for (const refusal of refusals) {
+      const { pool, released, failures } = poolFailingWith(refusal);
+      const client = await pool.connect();
+      await assert.rejects(client.query('INSERT INTO t VALUES (1)', []), DatabaseUnavailableError, refusal.message);
+      client.release();
+      assert.deepEqual(released, [refusal], 'the connection is closed, not handed to the next borrower');
+      assert.deepEqual(failures, [refusal], 'and the event is reported');
+    }
+  });
+
+  it("leaves a statement's own error alone, and the connection in the pool", async () => {
+    const duplicate = sqlError('23505', 'duplicate key value violates unique constraint');
+    const { pool, released, failures } = poolFailingWith(duplicate);
+    const client = await pool.connect();
+    await assert.rejects(client.query('INSERT INTO t VALUES (1)', []), (error) => error === duplicate);
+    client.release();
+    assert.deepEqual(released, [undefined]);
+    assert.deepEqual(failures, []);
   });
 });
 

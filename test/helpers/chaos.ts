@@ -24,7 +24,7 @@ export function skipUnlessRunnable(t: TestContext, missing: string | undefined):
   return true;
 }
 
-export type SampleKind = 'teasers' | 'view' | 'click' | 'me' | 'statistics' | 'sign-in' | 'ready';
+export type SampleKind = 'teasers' | 'view' | 'click' | 'me' | 'statistics' | 'sign-in' | 'ready' | 'credit';
 
 export interface Sample {
   kind: SampleKind;
@@ -35,6 +35,8 @@ export interface Sample {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The Idempotency-Key a write was sent with. */
+  key?: string;
 }
 
 export interface TrafficTargets {
@@ -44,6 +46,12 @@ export interface TrafficTargets {
   token: string;
   login: string;
   password: string;
+  /**
+   * When given, a fourth loop moves money: an operator's keyed credit of 0.01 to `accountId`
+   * (`POST /api/admin/users/:id/balance` with Idempotency-Key), the same key again after an
+   * answer that is not final (no answer, 409, 503), as a client that retries does.
+   */
+  credit?: { operatorToken: string; accountId: number };
 }
 
 /** A request that waits this long is recorded as failed (status 0); no request waits longer. */
@@ -97,6 +105,8 @@ export class Traffic {
   private readonly pauseMs: number;
   private readonly deadline: number;
   private round = 0;
+  private credits = 0;
+  private creditKey: string | undefined;
 
   constructor(targets: TrafficTargets, options: { pauseMs?: number; maxMs?: number } = {}) {
     this.targets = targets;
@@ -110,6 +120,7 @@ export class Traffic {
       this.loop(() => this.servingRound()),
       this.loop(() => this.apiRound()),
     );
+    if (this.targets.credit !== undefined) this.loops.push(this.loop(() => this.creditRound()));
   }
 
   async stop(): Promise<Sample[]> {
@@ -179,6 +190,31 @@ export class Traffic {
     );
     this.record(await send(this.agent, 'ready', 'GET', `${base}/api/health/ready`, {}));
   }
+
+  private async creditRound(): Promise<void> {
+    const { base, credit } = this.targets;
+    if (credit === undefined) return;
+    if (this.creditKey === undefined) {
+      this.credits += 1;
+      this.creditKey = `chaos-credit-${String(this.credits).padStart(6, '0')}`;
+    }
+    const key = this.creditKey;
+    const headers = {
+      'Auth-Token': credit.operatorToken,
+      Accept: 'application/json',
+      'Content-Type': 'application/json',
+      'Idempotency-Key': key,
+    };
+    const body = JSON.stringify({ amount: 0.01, comment: key });
+    const sample = await send(this.agent, 'credit', 'POST', `${base}/api/admin/users/${credit.accountId}/balance`, headers, body);
+    this.record({ ...sample, key });
+    if (![0, 409, 503].includes(sample.status)) this.creditKey = undefined;
+  }
+}
+
+/** The Idempotency-Keys of the credits answered 200: each moved its money once. */
+export function acknowledgedCredits(samples: readonly Sample[]): string[] {
+  return samples.filter((sample) => sample.kind === 'credit' && sample.status === 200).map((sample) => sample.key ?? '');
 }
 
 /** The click id a redirect passed to the advertiser (`id={click_id}` in the fixtures' ad URLs); '' when none. */

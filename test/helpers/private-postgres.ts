@@ -35,7 +35,7 @@ export interface PrivatePostgres {
 }
 
 /** The postmaster's pid (the first line of postmaster.pid) and its children's, read from /proc. */
-function serverProcesses(dataDir: string): number[] {
+export function serverProcesses(dataDir: string): number[] {
   const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const children: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -53,7 +53,7 @@ function serverProcesses(dataDir: string): number[] {
 }
 
 /** The directory of `pg_ctl` and `initdb`: PG_BIN, Debian's newest /usr/lib/postgresql/N/bin, or PATH. */
-function findBinaries(): string | undefined {
+export function findBinaries(): string | undefined {
   const candidates: string[] = [];
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
   const debian = '/usr/lib/postgresql';
@@ -66,7 +66,7 @@ function findBinaries(): string | undefined {
 }
 
 /** The uid and gid to run PostgreSQL as: the `postgres` user under root, else this process's own. */
-function runAs(): { uid: number; gid: number } | undefined {
+export function runAs(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   try {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
