@@ -193,6 +193,15 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     await safety.getByText('Saved.').waitFor();
     const refused = (await account.client.get(`/api/webmaster/sites/${site.id}`)).json<{ refusedCategories?: number[] }>();
     assert.deepEqual(refused.refusedCategories, [9, 201]);
+    // A parent covers its children: ticked, they show ticked and fixed, and only the parent is stored.
+    await safety.getByRole('checkbox', { name: 'Electronics' }).check();
+    const laptops = safety.getByRole('checkbox', { name: /Laptops & Computers/ });
+    assert.ok((await laptops.isChecked()) && (await laptops.isDisabled()), 'a child of a ticked parent is covered');
+    await safety.getByText('(with Electronics)').first().waitFor();
+    await safety.getByRole('button', { name: 'Save refused categories' }).click();
+    await safety.getByText('Saved.').waitFor();
+    const covered = (await account.client.get(`/api/webmaster/sites/${site.id}`)).json<{ refusedCategories?: number[] }>();
+    assert.deepEqual(covered.refusedCategories, [2, 9]);
     const floor = page.getByRole('form', { name: 'Minimum CPC of Under the article' });
     const readFloor = async () =>
       (await account.client.get(`/api/webmaster/blocks/${block.id}`)).json<{ minCpc?: number }>().minCpc;
@@ -213,17 +222,19 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     // The site page and the overview compare with the previous period: nothing earned in either.
     await page.goto(`${server.url}/publisher/sites/${site.id}?compare=1`);
     await page.getByText('unchanged on the previous period').first().waitFor();
-    assert.equal(await page.getByText('unchanged on the previous period').count(), 5);
+    // One per tile of the period, served and income per thousand served among them.
+    assert.equal(await page.getByText('unchanged on the previous period').count(), 7);
     await page.getByRole('img', { name: 'Daily income and clicks of this site' }).waitFor();
     await lookAt(page, 'publisher-site-compare');
     await page.goto(`${server.url}/publisher?compare=1`);
     await page.getByText('unchanged on the previous period').first().waitFor();
-    assert.equal(await page.getByText('unchanged on the previous period').count(), 4);
+    assert.equal(await page.getByText('unchanged on the previous period').count(), 6);
 
     // Statistics compared with the previous period: nothing earned in either.
     await page.goto(`${server.url}/publisher/statistics?compare=1`);
     await page.getByText('unchanged on the previous period').first().waitFor();
-    assert.equal(await page.getByText('unchanged on the previous period').count(), 5);
+    // One per tile of the period, served and income per thousand served among them.
+    assert.equal(await page.getByText('unchanged on the previous period').count(), 7);
     assert.ok(await page.getByRole('checkbox', { name: 'Compare with the previous period' }).isChecked());
     await lookAt(page, 'publisher-statistics-compare');
   });

@@ -44,19 +44,29 @@ export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: 
   const { errors, general, submitted } = useFieldErrors(save.error);
   const all = categories.data ?? [];
   const roots = all.filter((category) => category.parent_id === null);
+  const childrenOf = (id: number) => all.filter((category) => category.parent_id === id).map((category) => category.id);
+  // A refused root refuses its children too (an ad's subcategory is one of its campaign's root):
+  // ticking it takes them out of the list, and they show ticked and fixed while it is.
   const toggle = (id: number, on: boolean) => {
     setSaved(false);
-    setChosen(on ? [...chosen, id] : chosen.filter((one) => one !== id));
+    const covered = childrenOf(id);
+    setChosen(on ? [...chosen.filter((one) => !covered.includes(one)), id] : chosen.filter((one) => one !== id));
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
     save.mutate();
   };
-  const check = (id: number, title: string) => (
+  const check = (id: number, title: string, coveredBy?: string) => (
     <label className="check" key={id}>
-      <input type="checkbox" checked={chosen.includes(id)} onChange={(event) => toggle(id, event.target.checked)} />
+      <input
+        type="checkbox"
+        checked={coveredBy !== undefined || chosen.includes(id)}
+        disabled={coveredBy !== undefined}
+        onChange={(event) => toggle(id, event.target.checked)}
+      />
       {title}
+      {coveredBy !== undefined && <span className="hint"> {t('brandSafety.covered', { parent: coveredBy })}</span>}
     </label>
   );
   return (
@@ -72,7 +82,9 @@ export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: 
             <div key={root.id} className="category-group">
               {check(root.id, root.title)}
               {children.length > 0 && (
-                <div className="category-children">{children.map((child) => check(child.id, child.title))}</div>
+                <div className="category-children">
+                  {children.map((child) => check(child.id, child.title, chosen.includes(root.id) ? root.title : undefined))}
+                </div>
               )}
             </div>
           );
