@@ -164,9 +164,22 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
         '',
       ].join('\n'),
     );
+  // A free port is free only when it was looked up: with other tests running, an outgoing
+  // connection may take it as its local port before the server binds it (the old primary's port,
+  // free since its kill, most of all). A start that fails is tried again on another port; callers
+  // read `node.port` after the start.
   const start = async (node: PostgresNode) => {
-    await tool('pg_ctl', ['-D', node.dataDir, '-l', path.join(node.dataDir, 'server.log'), '-w', '-t', '30', 'start']);
-    node.running = true;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await tool('pg_ctl', ['-D', node.dataDir, '-l', path.join(node.dataDir, 'server.log'), '-w', '-t', '30', 'start']);
+        node.running = true;
+        return;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        node.port = await freePort();
+        configure(node, []);
+      }
+    }
   };
   /** A standby of the server on `sourcePort`, made by pg_basebackup -R, its replication named `name`. */
   const makeStandby = async (node: PostgresNode, sourcePort: number) => {
