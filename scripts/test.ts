@@ -3,14 +3,17 @@
  * (its own server, database and ports), the slowest first so that a run does not end waiting on
  * one long file, and records each file's time for the next run's order.
  *
- *   node scripts/test.ts [--fast] [file ...]
+ *   node scripts/test.ts [--fast | --no-pages] [file ...]
  *
  * Two lanes run side by side: the crash and failure tests (they kill servers and time recoveries,
  * and on two cores they disturb each other more than they disturb anything else) one at a time,
  * and every other file TEST_CONCURRENCY − 1 at a time (default concurrency: the machine's cores
  * + 1, since a test file spends much of its time waiting on its server, its database or a
- * browser). --fast leaves out the browser, crash and failure tests (test/e2e) and the files that
- * start tools of their own (the OpenAPI proxy, Prebid's build): the edit–test loop.
+ * browser). --fast leaves out the browser, crash and failure tests (test/e2e, test/pages) and the
+ * files that start tools of their own (the OpenAPI proxy, Prebid's build): the edit–test loop.
+ * --no-pages leaves out only the web account's page tests (test/pages): they drive pages in
+ * Chromium through the API, whose every route the other files test on each database, so CI runs
+ * them on the embedded database only (its second pass, on PostgreSQL and Redis, passes this).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,22 +25,25 @@ const ROOT = path.join(import.meta.dirname, '..');
 const RESULTS = path.join(ROOT, 'test-results');
 /** Each file's time in its last run, merged from the lanes' reports (test/helpers/durations-reporter.ts). */
 const DURATIONS = path.join(RESULTS, 'durations.json');
-/** Files --fast leaves out besides test/e2e: they start tools whose start-up dominates the loop. */
+/** Files --fast leaves out besides test/e2e and test/pages: they start tools whose start-up dominates the loop. */
 const SLOW_OUTSIDE_E2E = ['test/http/openapi-prism.test.ts', 'test/integrations/prebid-adapter.test.ts'];
 /** The crash and failure tests: they get a lane of their own, one file at a time. */
 const isCrashOrChaos = (file: string) => /^test\/e2e\/.*(crash|chaos)[^/]*\.test\.ts$/.test(file);
 
 const args = process.argv.slice(2);
 const fast = args.includes('--fast');
+const noPages = args.includes('--no-pages');
+const isPageTest = (file: string) => file.startsWith('test/pages/');
+const isSlowTest = (file: string) => file.startsWith('test/e2e/') || isPageTest(file) || SLOW_OUTSIDE_E2E.includes(file);
 const named = args.filter((arg) => !arg.startsWith('--'));
 const files = (named.length > 0 ? named : globSync('test/**/*.test.ts', { cwd: ROOT }).sort()).filter(
-  (file) => !fast || (!file.startsWith('test/e2e/') && !SLOW_OUTSIDE_E2E.includes(file)),
+  (file) => !(fast && isSlowTest(file)) && !(noPages && isPageTest(file)),
 );
 
 const lastTimes: Record<string, number> = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
-/** Longest first by the last run; a file never timed goes first if it is in test/e2e (those are long). */
+/** Longest first by the last run; a file never timed goes first if it is in test/e2e or test/pages (those are long). */
 function slowestFirst(list: string[]): string[] {
-  const guess = (file: string) => lastTimes[file] ?? (file.startsWith('test/e2e/') ? Number.MAX_SAFE_INTEGER : 1e9);
+  const guess = (file: string) => lastTimes[file] ?? (isSlowTest(file) ? Number.MAX_SAFE_INTEGER : 1e9);
   return [...list].sort((a, b) => guess(b) - guess(a));
 }
 
@@ -112,7 +118,7 @@ const lanes: Lane[] = [
 
 mkdirSync(RESULTS, { recursive: true });
 console.log(
-  `${files.length} test files: ${lanes.map((lane) => `${lane.files.length} ${lane.concurrency} at a time (${lane.name})`).join(', ')}${fast ? '; fast tier: no browser, crash or chaos tests' : ''}`,
+  `${files.length} test files: ${lanes.map((lane) => `${lane.files.length} ${lane.concurrency} at a time (${lane.name})`).join(', ')}${fast ? '; fast tier: no browser, crash or chaos tests' : ''}${noPages ? '; no page tests (test/pages)' : ''}`,
 );
 const startedAt = Date.now();
 // The web app's build and the migrated PGlite snapshot, once, before files race to make them.

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 
 /**
  * The passkey routes' refusals and their relying party. Registering and signing in with a real
- * authenticator is in test/e2e/account-security.test.ts (Chromium's virtual authenticator).
+ * authenticator is in test/pages/account-security.test.ts (Chromium's virtual authenticator).
  */
 describe('passkeys: options, refusals and the relying party', () => {
   let server: TestServer;
