@@ -11,6 +11,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildServer, SERVER_BUILD } from '../scripts/build-server.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { newClickId } from '../src/modules/serving/tracking/click-token.ts';
@@ -32,17 +33,21 @@ const residentMegabytes = (pid: number): number => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `npm start`'s environment variables and node options, so that the bench runs what a user runs. */
-function startCommand(): { env: Record<string, string>; nodeArgs: string[] } {
+/** `npm start`'s environment variables, node options and script, so that the bench runs what a user runs. */
+function startCommand(): { env: Record<string, string>; nodeArgs: string[]; entry: string } {
   const manifest = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
   const words = manifest.scripts.start.split(/\s+/);
   const node = words.indexOf('node');
   const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2) as [string, string]));
-  return { env, nodeArgs: words.slice(node + 1).filter((word) => word.startsWith('--')) };
+  const entry = words.slice(node + 1).find((word) => !word.startsWith('--'));
+  if (entry === undefined) throw new Error('npm start names no script');
+  return { env, nodeArgs: words.slice(node + 1).filter((word) => word.startsWith('--')), entry };
 }
 const start = startCommand();
+// What npm start's prestart does for the server (the web app's build is not needed to measure memory).
+if (start.entry === path.relative(path.join(import.meta.dirname, '..'), SERVER_BUILD)) await buildServer();
 
 /** Starts the server on `dataDir` (or `databaseUrl`), waits idle, returns its RSS and the child. */
 async function idleServer(dataDir: string, databaseUrl: string | undefined, env: Record<string, string> = {}) {
@@ -52,6 +57,7 @@ async function idleServer(dataDir: string, databaseUrl: string | undefined, env:
     port,
     databaseUrl,
     nodeArgs: start.nodeArgs,
+    entry: start.entry,
     // A first start runs every migration: ~15 s on a quiet machine, minutes on a loaded one.
     startTimeoutMs: 600_000,
     env: { ...start.env, ...env },

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import {
   type FastifyBaseLogger,
   type FastifyReply,
@@ -6,7 +7,7 @@ import {
   LogController,
 } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { Config } from './config.ts';
 
 /**
@@ -16,6 +17,8 @@ import type { Config } from './config.ts';
  */
 export function loggerOptions(config: Pick<Config, 'logLevel' | 'logFormat'>): FastifyServerOptions['logger'] {
   if (config.logFormat === 'json') return { level: config.logLevel };
+  // Loaded only for pretty logs: a server logging JSON (every production one) does not load it.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   return {
     level: config.logLevel,
     stream: pretty({

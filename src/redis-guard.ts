@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { DependencyMonitor } from './dependencies.ts';
 
 /**
@@ -88,7 +89,9 @@ export function sharedOrLocal<T extends object>(
  * about a second of its return. Lost connections are logged and counted, never thrown.
  */
 export function connectRedis(url: string, monitor: DependencyMonitor): Redis {
-  const redis = new Redis(url, {
+  // Loaded only when REDIS_URL is set: an instance without Redis does not keep the client's code in memory.
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const redis = new RedisClient(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     // Calls outside the guard (readiness, revocation notices) still end within a second.

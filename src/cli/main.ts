@@ -4,6 +4,7 @@ import { openDatabase } from '../db/database.ts';
 import { ChangedMigrationError, migrate } from '../db/migrate.ts';
 import { networkSources } from '../modules/serving/serving-engine.ts';
 import { Networks } from '../modules/serving/tracking/networks.ts';
+import { projectFile } from '../project-files.ts';
 import { closeOnSignals, startServer } from '../server.ts';
 import { advertiserCommands } from './advertiser-commands.ts';
 import { ApiError, describeApiError } from './api.ts';
@@ -88,7 +89,7 @@ export function help(): string {
 }
 
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string };
   return manifest.version;
 }
 

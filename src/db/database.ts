@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type RawBuilder } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { type AvailabilityEvents, reportingPool } from './availability.ts';
 import { createPgliteQueue } from './pglite-pool.ts';
 import { preparingPool } from './prepared.ts';
@@ -135,9 +136,11 @@ const IGNORE: AvailabilityEvents = { connectionFailed: () => undefined, connecti
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
+    // Loaded only with DATABASE_URL: the embedded installation does not keep the driver in memory.
+    const { Pool, types } = createRequire(import.meta.url)('pg') as typeof pg;
     const statementTimeout = options.statementTimeoutMs ?? 0;
     const idleInTransactionTimeout = options.idleInTransactionTimeoutMs ?? 0;
-    const pool = new pg.Pool({
+    const pool = new Pool({
       connectionString: options.databaseUrl,
       options: SESSION_OPTIONS,
       max: options.poolSize ?? 10,
@@ -150,7 +153,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         getTypeParser: ((oid: number, format?: string) => {
           if (oid === INT8 || oid === NUMERIC) return toNumber;
           if (oid === DATE) return asText;
-          return pg.types.getTypeParser(oid, format as 'text');
+          return types.getTypeParser(oid, format as 'text');
         }) as typeof pg.types.getTypeParser,
       },
     });

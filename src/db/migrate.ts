@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { projectFile } from '../project-files.ts';
 import type { Database } from './database.ts';
 
-const MIGRATIONS_DIR = path.join(import.meta.dirname, 'migrations');
+const MIGRATIONS_DIR = projectFile('src', 'db', 'migrations');
 
 /** Serializes migrations of several instances starting at once against one PostgreSQL. */
 const MIGRATION_LOCK_KEY = 73_210_551;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import i18next, { type TFunction } from 'i18next';
 import type { MessageValues } from '../errors.ts';
+import { projectFile } from '../project-files.ts';
 
 /**
  * The languages of the API's human messages (docs/api-conventions.md, "Languages of messages";
@@ -24,7 +25,7 @@ export type { MessageValues };
 type Catalogue = Record<string, string>;
 
 const readCatalogue = (language: MessageLanguage): Catalogue =>
-  JSON.parse(readFileSync(new URL(`./locales/${language}.json`, import.meta.url), 'utf8')) as Catalogue;
+  JSON.parse(readFileSync(projectFile('src', 'http', 'locales', `${language}.json`), 'utf8')) as Catalogue;
 
 export const MESSAGE_CATALOGUES: Record<MessageLanguage, Catalogue> = {
   en: readCatalogue('en'),

@@ -78,30 +78,36 @@ export async function startChildServer(options: {
   env?: Record<string, string>;
   /** Options for `node` itself, before the script (bench/memory.ts passes those of `npm start`). */
   nodeArgs?: string[];
+  /** The script to run, from the project's root: the sources' CLI by default, or `npm start`'s build. */
+  entry?: string;
   /** How long to wait for the first answer, in ms (a first start runs every migration). */
   startTimeoutMs?: number;
   /** Called with each chunk of the server's stdout (its log), which is otherwise ignored. */
   onOutput?: (text: string) => void;
 }): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
-    env: {
-      ...process.env,
-      DATA_DIR: options.dataDir,
-      PORT: String(options.port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: options.databaseUrl ?? '',
-      // As startTestServer: pages on 127.0.0.1 are the sites', the invalid-traffic sweeps stay off,
-      // the per-address limit of the sign-in routes does not meet the tests' own traffic, and a
-      // click waits for its acceptance as long as a busy machine needs.
-      IVT_ALLOW_DEV_HOSTS: 'true',
-      IVT_SWEEP_S: '0',
-      PUBLIC_RATE_LIMIT_RPS: '10000',
-      CLICK_ACCEPT_TIMEOUT_MS: '30000',
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), path.join(ROOT, options.entry ?? 'src/cli/main.ts'), 'serve'],
+    {
+      env: {
+        ...process.env,
+        DATA_DIR: options.dataDir,
+        PORT: String(options.port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: options.databaseUrl ?? '',
+        // As startTestServer: pages on 127.0.0.1 are the sites', the invalid-traffic sweeps stay off,
+        // the per-address limit of the sign-in routes does not meet the tests' own traffic, and a
+        // click waits for its acceptance as long as a busy machine needs.
+        IVT_ALLOW_DEV_HOSTS: 'true',
+        IVT_SWEEP_S: '0',
+        PUBLIC_RATE_LIMIT_RPS: '10000',
+        CLICK_ACCEPT_TIMEOUT_MS: '30000',
+        ...options.env,
+      },
+      stdio: ['ignore', options.onOutput === undefined ? 'ignore' : 'pipe', 'pipe'],
     },
-    stdio: ['ignore', options.onOutput === undefined ? 'ignore' : 'pipe', 'pipe'],
-  });
+  );
   const onOutput = options.onOutput;
   if (onOutput !== undefined) child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
   let errors = '';

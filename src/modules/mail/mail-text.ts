@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import i18next, { type TFunction } from 'i18next';
+import { projectFile } from '../../project-files.ts';
 import { LANGUAGES, type Language } from '../accounts/languages.ts';
 import type english from './locales/en.json';
 
@@ -17,7 +17,7 @@ export type MailKey = keyof typeof english extends infer Key
   : never;
 
 const catalogue = (language: Language): Record<string, string> =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, 'locales', `${language}.json`), 'utf8'));
+  JSON.parse(readFileSync(projectFile('src', 'modules', 'mail', 'locales', `${language}.json`), 'utf8'));
 
 const mailI18n = i18next.createInstance();
 void mailI18n.init({

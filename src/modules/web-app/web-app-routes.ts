@@ -7,9 +7,10 @@ import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { readSessionCookie, signedInMarker } from '../../http/session-cookie.ts';
 import { microsToAmount } from '../../money.ts';
+import { projectFile } from '../../project-files.ts';
 
 /** The repository's documentation (docs/*.md), which the app's pages link to for help (docs/adr/0038). */
-export const DOCS_DIR = path.join(import.meta.dirname, '..', '..', '..', 'docs');
+export const DOCS_DIR = projectFile('docs');
 
 /** The documents served at `/docs/<name>.md`: the top level of docs/, read once at start. */
 function readDocs(directory: string): Map<string, Buffer> {
@@ -23,7 +24,7 @@ function readDocs(directory: string): Map<string, Buffer> {
 }
 
 /** Where `vite build` puts the web app (web/dist), next to the server's sources. */
-export const WEB_DIST = path.join(import.meta.dirname, '..', '..', '..', 'web', 'dist');
+export const WEB_DIST = projectFile('web', 'dist');
 
 /**
  * The app's pages: each answers index.html and the app picks the page from the address. Listed

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { projectFile } from '../../../project-files.ts';
 import { isPrivateAddress } from './visitor.ts';
 
 /**
@@ -32,7 +33,7 @@ export function shippedAsnFiles(): string[] {
   return ['@ip-location-db/asn/asn-ipv4.csv', '@ip-location-db/asn/asn-ipv6.csv'].map((file) => require.resolve(file));
 }
 
-export const SHIPPED_HOSTING_FILE = path.join(import.meta.dirname, 'hosting-asns.tsv');
+export const SHIPPED_HOSTING_FILE = projectFile('src', 'modules', 'serving', 'tracking', 'hosting-asns.tsv');
 
 /** An ASN table: IPv4 ranges as 32-bit numbers, IPv6 ranges by their first 64 bits. */
 export interface AsnTable {
