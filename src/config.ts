@@ -24,7 +24,7 @@ export interface Config {
   redisKeyPrefix: string;
   /** How long a request waits for Redis before it answers from in-process state (ms). */
   redisTimeoutMs: number;
-  /** How long start-up waits for an unreachable database before it exits (ms; 0: exits at once). */
+  /** How long start-up waits for an unreachable database before it exits (ms; 0: exits at once; Infinity: never). */
   databaseWaitMs: number;
   /** PostgreSQL: statements of the server's pool longer than this are cancelled (0: never). */
   databaseStatementTimeoutMs: number;
@@ -235,7 +235,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'nativa:',
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 50, 5, 10_000),
-    databaseWaitMs: int('DATABASE_WAIT_SECONDS', 60, 0, 86_400) * 1000,
+    // Unset: start-up waits for the database as long as it takes (a supervisor expects an instance
+    // that comes up by itself once the database does, whatever the outage's length).
+    databaseWaitMs: env.DATABASE_WAIT_SECONDS ? int('DATABASE_WAIT_SECONDS', 0, 0, 86_400) * 1000 : Number.POSITIVE_INFINITY,
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 0, 86_400_000),
     databaseConnectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 600_000),
     databaseIdleInTransactionTimeoutMs: int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0, 86_400_000),

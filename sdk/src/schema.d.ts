@@ -1566,7 +1566,7 @@ export interface paths {
         };
         /**
          * Liveness: the process answers. Touches no database (use /api/health/ready for that).
-         * @description Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.
+         * @description Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403. While start-up waits for the database the process answers `starting` here, readiness 503 and every other request 503 `database_unavailable`.
          */
         get: operations["getHealth"];
         put?: never;
@@ -16254,11 +16254,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Always ok when answered.
-                         * @enum {string}
-                         */
-                        status: "ok";
+                        /** @description ok once started; starting while start-up waits for the database. */
+                        status: "ok" | "starting";
                     };
                     "application/xml": string;
                 };
