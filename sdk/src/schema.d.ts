@@ -19060,7 +19060,7 @@ export interface operations {
                             domain: string;
                             /** @description Ad id. */
                             id: number;
-                            /** @description Square image URL (328×328); null when the ad has none. */
+                            /** @description Image URL in the block's picture shape: 3:2 (492×328, the ad's rectangle, else its square) when the block's design has `imageShape: wide`, otherwise square (328×328, the ad's square, else its rectangle); null when the ad has none. */
                             image: string | null;
                             /** @description The price as text (from price, oldPrice, discount and discountType), in the response's `currency`; the embed script shows its numbers as amounts of that currency. */
                             price: string;
