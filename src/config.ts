@@ -2,14 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 import type { AccountKind } from './db/schema.ts';
+import { readVariables, type VariableValues } from './environment-variables.ts';
 import type { SiteReviewRule } from './modules/invalid-traffic/site-review-job.ts';
-import { SIVT_DEFAULTS, type SivtRules } from './modules/invalid-traffic/sivt-rules.ts';
-import {
-  RETENTION_DEFAULT_DAYS,
-  RETENTION_KINDS,
-  type RetentionKind,
-  retentionVariable,
-} from './modules/privacy/retention-kinds.ts';
+import type { SivtRules } from './modules/invalid-traffic/sivt-rules.ts';
+import { RETENTION_KINDS, type RetentionKind, retentionVariable } from './modules/privacy/retention-kinds.ts';
 import type { ClickFloodRule } from './modules/refunds/click-flood-detector.ts';
 import { parseMoney } from './money.ts';
 
@@ -141,174 +137,109 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 export type LogFormat = 'pretty' | 'json';
-const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * Reads the configuration from environment variables. Every bad value is reported at once,
- * one line each, so an operator fixes them all in one go.
+ * Reads the configuration from environment variables (src/environment-variables.ts lists them).
+ * Every bad value is reported at once, one line each, so an operator fixes them all in one go.
  */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const problems: string[] = [];
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name}=${raw}: expected an integer from ${min} to ${max}`);
-      return fallback;
-    }
-    return value;
-  };
-  const url = (name: string, protocols: string[]): string | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return undefined;
-    try {
-      const parsed = new URL(raw);
-      if (!protocols.includes(parsed.protocol)) {
-        problems.push(`${name}: expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
-      }
-    } catch {
-      problems.push(`${name}: not a valid URL`);
-    }
-    return raw;
-  };
-  const bool = (name: string): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return false;
-    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
-    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
-    problems.push(`${name}=${raw}: expected true or false`);
-    return false;
-  };
-
-  const timeZone = env.TZ || 'UTC';
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-  } catch {
-    problems.push(`TZ=${timeZone}: unknown time zone`);
-  }
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    problems.push(`LOG_LEVEL=${logLevel}: expected one of ${LOG_LEVELS.join(', ')}`);
-  }
-  const logFormat = (env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json')) as LogFormat;
-  if (!LOG_FORMATS.includes(logFormat)) problems.push(`LOG_FORMAT=${logFormat}: expected pretty or json`);
-  const metricsToken = env.METRICS_TOKEN || undefined;
-  if (metricsToken !== undefined && metricsToken.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
-  const currency = (env.CURRENCY || 'USD').toUpperCase();
-  if (!/^[A-Z]{3}$/.test(currency) || !Intl.supportedValuesOf('currency').includes(currency)) {
-    problems.push(`CURRENCY=${env.CURRENCY}: expected an ISO 4217 currency code such as USD or EUR`);
-  }
-  const tlsCertPath = env.TLS_CERT || undefined;
-  const tlsKeyPath = env.TLS_KEY || undefined;
-  if ((tlsCertPath === undefined) !== (tlsKeyPath === undefined)) {
-    problems.push('TLS_CERT and TLS_KEY: give both or neither');
-  }
-  const sharePercent = int('REVENUE_SHARE_PERCENT', 70, 0, 100);
-  const minPayoutMicros = parseMoney(env.MIN_PAYOUT || '0');
-  if (minPayoutMicros === undefined || minPayoutMicros < 0) {
-    problems.push(`MIN_PAYOUT=${env.MIN_PAYOUT}: expected a non-negative amount such as 50 or 25.5`);
-  }
-  const publicUrl = url('PUBLIC_URL', ['https:']);
-  const signingSecret = env.SIGNING_SECRET || undefined;
+  const vars = readVariables(env, problems);
+  if ((vars.TLS_CERT === undefined) !== (vars.TLS_KEY === undefined)) problems.push('TLS_CERT and TLS_KEY: give both or neither');
   let webhookCa: string | undefined;
-  if (env.WEBHOOK_CA_FILE) {
+  if (vars.WEBHOOK_CA_FILE !== undefined) {
     try {
-      webhookCa = readFileSync(env.WEBHOOK_CA_FILE, 'utf8');
+      webhookCa = readFileSync(vars.WEBHOOK_CA_FILE, 'utf8');
     } catch {
-      problems.push(`WEBHOOK_CA_FILE=${env.WEBHOOK_CA_FILE}: cannot be read`);
+      problems.push(`WEBHOOK_CA_FILE=${vars.WEBHOOK_CA_FILE}: cannot be read`);
     }
   }
-  if (signingSecret !== undefined && signingSecret.length < 32) {
-    problems.push('SIGNING_SECRET: must be at least 32 characters');
-  }
-
-  const require2faFor = kindList('REQUIRE_2FA_FOR', env.REQUIRE_2FA_FOR, problems);
+  const seconds = (value: number) => value * 1000;
+  const hours = (value: number) => value * 3_600_000;
 
   const config: Config = {
-    port: int('PORT', 8443, 0, 65535),
-    host: env.HOST || '0.0.0.0',
-    dataDir: path.resolve(env.DATA_DIR || './data'),
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
-    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'nativa:',
-    redisTimeoutMs: int('REDIS_TIMEOUT_MS', 50, 5, 10_000),
+    port: vars.PORT,
+    host: vars.HOST,
+    dataDir: path.resolve(vars.DATA_DIR),
+    databaseUrl: vars.DATABASE_URL,
+    redisUrl: vars.REDIS_URL,
+    redisKeyPrefix: vars.REDIS_KEY_PREFIX,
+    redisTimeoutMs: vars.REDIS_TIMEOUT_MS,
     // Unset: start-up waits for the database as long as it takes (a supervisor expects an instance
     // that comes up by itself once the database does, whatever the outage's length).
-    databaseWaitMs: env.DATABASE_WAIT_SECONDS ? int('DATABASE_WAIT_SECONDS', 0, 0, 86_400) * 1000 : Number.POSITIVE_INFINITY,
-    databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 0, 86_400_000),
-    databaseConnectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 600_000),
-    databaseIdleInTransactionTimeoutMs: int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0, 86_400_000),
-    clickAcceptTimeoutMs: int('CLICK_ACCEPT_TIMEOUT_MS', 1000, 50, 60_000),
-    tlsCertPath,
-    tlsKeyPath,
-    trustProxy: bool('TRUST_PROXY'),
-    rateLimitPerSecond: int('RATE_LIMIT_RPS', 5, 1, 1_000_000),
-    sessionRateLimitPerSecond: int('SESSION_RATE_LIMIT_RPS', 50, 1, 1_000_000),
-    publicRateLimitPerSecond: int('PUBLIC_RATE_LIMIT_RPS', 5, 1, 1_000_000),
-    timeZone,
-    publicUrl: publicUrl?.replace(/\/+$/, ''),
-    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
-    bodyLimitBytes: int('BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
-    publicBodyLimitBytes: int('PUBLIC_BODY_LIMIT_BYTES', 16 * 1024, 1024, 8 * 1024 * 1024),
-    bodyMaxMembers: int('BODY_MAX_MEMBERS', 10_000, 100, 10_000_000),
-    logLevel,
-    logFormat,
-    metricsToken,
-    currency,
-    revenueShare: sharePercent / 100,
-    minPayoutMicros: Math.max(0, minPayoutMicros ?? 0),
-    signingSecret,
-    servingRefreshMs: int('SERVING_REFRESH_MS', 2000, 100, 600_000),
-    nats: natsSettings(env, problems, int),
-    clickFlood: clickFloodRule(
-      int('CLICK_FLOOD_MAX_CLICKS', 0, 0, 1_000_000),
-      int('CLICK_FLOOD_WINDOW_S', 60, 1, 86_400),
-      int('CLICK_FLOOD_SWEEP_S', 60, 1, 3_600),
-    ),
-    ivtAsnFiles: (env.IVT_ASN_FILE ?? '')
-      .split(',')
-      .map((file) => file.trim())
-      .filter((file) => file !== ''),
-    ivtHostingFile: env.IVT_HOSTING_FILE || undefined,
-    ivtAllowDevHosts: bool('IVT_ALLOW_DEV_HOSTS'),
+    databaseWaitMs: vars.DATABASE_WAIT_SECONDS === undefined ? Number.POSITIVE_INFINITY : seconds(vars.DATABASE_WAIT_SECONDS),
+    databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseIdleInTransactionTimeoutMs: vars.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    clickAcceptTimeoutMs: vars.CLICK_ACCEPT_TIMEOUT_MS,
+    tlsCertPath: vars.TLS_CERT,
+    tlsKeyPath: vars.TLS_KEY,
+    trustProxy: vars.TRUST_PROXY,
+    rateLimitPerSecond: vars.RATE_LIMIT_RPS,
+    sessionRateLimitPerSecond: vars.SESSION_RATE_LIMIT_RPS,
+    publicRateLimitPerSecond: vars.PUBLIC_RATE_LIMIT_RPS,
+    timeZone: vars.TZ,
+    publicUrl: vars.PUBLIC_URL?.replace(/\/+$/, ''),
+    smtpUrl: vars.SMTP_URL,
+    bodyLimitBytes: vars.BODY_LIMIT_BYTES,
+    publicBodyLimitBytes: vars.PUBLIC_BODY_LIMIT_BYTES,
+    bodyMaxMembers: vars.BODY_MAX_MEMBERS,
+    logLevel: vars.LOG_LEVEL,
+    // Unset, the format follows the output: a person at a terminal, or a log collector.
+    logFormat: env.LOG_FORMAT ? vars.LOG_FORMAT : process.stdout.isTTY ? 'pretty' : 'json',
+    metricsToken: vars.METRICS_TOKEN,
+    currency: vars.CURRENCY.toUpperCase(),
+    revenueShare: vars.REVENUE_SHARE_PERCENT / 100,
+    minPayoutMicros: Math.max(0, parseMoney(vars.MIN_PAYOUT) ?? 0),
+    signingSecret: vars.SIGNING_SECRET,
+    servingRefreshMs: vars.SERVING_REFRESH_MS,
+    nats: natsSettings(vars, problems),
+    clickFlood:
+      vars.CLICK_FLOOD_MAX_CLICKS === 0
+        ? undefined
+        : {
+            maxClicks: vars.CLICK_FLOOD_MAX_CLICKS,
+            windowMs: seconds(vars.CLICK_FLOOD_WINDOW_S),
+            sweepMs: seconds(vars.CLICK_FLOOD_SWEEP_S),
+          },
+    ivtAsnFiles: vars.IVT_ASN_FILE,
+    ivtHostingFile: vars.IVT_HOSTING_FILE,
+    ivtAllowDevHosts: vars.IVT_ALLOW_DEV_HOSTS,
     sivt: {
-      sweepMs: int('IVT_SWEEP_S', SIVT_DEFAULTS.sweepMs / 1000, 0, 3600) * 1000,
-      settleMs: int('IVT_SETTLE_S', SIVT_DEFAULTS.settleMs / 1000, 0, 600) * 1000,
-      noOpportunityMs: int('IVT_NO_OPPORTUNITY_MS', SIVT_DEFAULTS.noOpportunityMs, 0, 60_000),
-      repeatClickMax: int('IVT_REPEAT_CLICK_MAX', SIVT_DEFAULTS.repeatClickMax, 0, 1_000_000),
-      repeatClickWindowMs: int('IVT_REPEAT_CLICK_WINDOW_S', SIVT_DEFAULTS.repeatClickWindowMs / 1000, 1, 7 * 86_400) * 1000,
-      concentrationZ: int('IVT_CONCENTRATION_Z', SIVT_DEFAULTS.concentrationZ, 0, 1000),
-      concentrationShare: int('IVT_CONCENTRATION_SHARE_PERCENT', SIVT_DEFAULTS.concentrationShare * 100, 1, 100) / 100,
-      concentrationMinClicks: int('IVT_CONCENTRATION_MIN_CLICKS', SIVT_DEFAULTS.concentrationMinClicks, 1, 1_000_000),
-      concentrationWindowMs: int('IVT_CONCENTRATION_WINDOW_S', SIVT_DEFAULTS.concentrationWindowMs / 1000, 60, 7 * 86_400) * 1000,
-      networkMismatch:
-        env.IVT_NETWORK_MISMATCH === undefined || env.IVT_NETWORK_MISMATCH === '' ? true : bool('IVT_NETWORK_MISMATCH'),
+      sweepMs: seconds(vars.IVT_SWEEP_S),
+      settleMs: seconds(vars.IVT_SETTLE_S),
+      noOpportunityMs: vars.IVT_NO_OPPORTUNITY_MS,
+      repeatClickMax: vars.IVT_REPEAT_CLICK_MAX,
+      repeatClickWindowMs: seconds(vars.IVT_REPEAT_CLICK_WINDOW_S),
+      concentrationZ: vars.IVT_CONCENTRATION_Z,
+      concentrationShare: vars.IVT_CONCENTRATION_SHARE_PERCENT / 100,
+      concentrationMinClicks: vars.IVT_CONCENTRATION_MIN_CLICKS,
+      concentrationWindowMs: seconds(vars.IVT_CONCENTRATION_WINDOW_S),
+      networkMismatch: vars.IVT_NETWORK_MISMATCH,
     },
     siteReview: {
-      sharePercent: int('IVT_REVIEW_SHARE_PERCENT', 20, 1, 100),
-      minClicks: int('IVT_REVIEW_MIN_CLICKS', 100, 1, 1_000_000_000),
-      windowMs: int('IVT_REVIEW_WINDOW_HOURS', 24, 1, 24 * 90) * 3_600_000,
-      intervalMs: int('IVT_REVIEW_INTERVAL_SECONDS', 3600, 0, 7 * 86_400) * 1000,
+      sharePercent: vars.IVT_REVIEW_SHARE_PERCENT,
+      minClicks: vars.IVT_REVIEW_MIN_CLICKS,
+      windowMs: hours(vars.IVT_REVIEW_WINDOW_HOURS),
+      intervalMs: seconds(vars.IVT_REVIEW_INTERVAL_SECONDS),
     },
-    rulesIntervalMs: int('RULES_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
-    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE'),
+    rulesIntervalMs: seconds(vars.RULES_INTERVAL_SECONDS),
+    webhookAllowPrivate: vars.WEBHOOK_ALLOW_PRIVATE,
     webhookCa,
-    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-    require2faFor,
-    sessionMaxAgeMs: int('SESSION_MAX_AGE_DAYS', 30, 1, 365) * 86_400_000,
-    tcfVendorId: env.TCF_VENDOR_ID ? int('TCF_VENDOR_ID', 0, 1, 65_535) : undefined,
-    retentionDays: Object.fromEntries(
-      RETENTION_KINDS.map((kind) => [kind, int(retentionVariable(kind), RETENTION_DEFAULT_DAYS[kind], 0, 36_500)]),
-    ) as Record<RetentionKind, number>,
-    retentionIntervalMs: int('RETENTION_INTERVAL_SECONDS', 3600, 60, 7 * 86_400) * 1000,
-    adsTxtDomain: adsTxtDomain(env.ADS_TXT_DOMAIN, publicUrl, problems),
-    sellersContact: { email: env.SELLERS_CONTACT_EMAIL || undefined, address: env.SELLERS_CONTACT_ADDRESS || undefined },
-    adsTxtCheckIntervalMs: int('ADS_TXT_CHECK_HOURS', 24, 0, 24 * 365) * 3_600_000,
-    crashAfterCommit: bool('NATIVA_TEST_CRASH_AFTER_COMMIT'),
-    crashMidSettlement: bool('NATIVA_TEST_CRASH_MID_SETTLEMENT'),
+    webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
+    require2faFor: kindList('REQUIRE_2FA_FOR', vars.REQUIRE_2FA_FOR, problems),
+    sessionMaxAgeMs: vars.SESSION_MAX_AGE_DAYS * 86_400_000,
+    tcfVendorId: vars.TCF_VENDOR_ID,
+    retentionDays: Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, vars[retentionVariable(kind)]])) as Record<
+      RetentionKind,
+      number
+    >,
+    retentionIntervalMs: seconds(vars.RETENTION_INTERVAL_SECONDS),
+    adsTxtDomain: vars.ADS_TXT_DOMAIN?.toLowerCase() ?? hostOf(vars.PUBLIC_URL),
+    sellersContact: { email: vars.SELLERS_CONTACT_EMAIL, address: vars.SELLERS_CONTACT_ADDRESS },
+    adsTxtCheckIntervalMs: hours(vars.ADS_TXT_CHECK_HOURS),
+    crashAfterCommit: vars.NATIVA_TEST_CRASH_AFTER_COMMIT,
+    crashMidSettlement: vars.NATIVA_TEST_CRASH_MID_SETTLEMENT,
     clock: systemClock,
     ...overrides,
   };
@@ -316,12 +247,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   return config;
 }
 
-/** The network's domain for ads.txt: ADS_TXT_DOMAIN, else PUBLIC_URL's host, else none (the request's host is used). */
-function adsTxtDomain(raw: string | undefined, publicUrl: string | undefined, problems: string[]): string | undefined {
-  if (raw !== undefined && raw !== '') {
-    if (!/^[a-z0-9.-]+\.[a-z]{2,}$/i.test(raw)) problems.push(`ADS_TXT_DOMAIN=${raw}: expected a domain such as ads.example.com`);
-    return raw.toLowerCase();
-  }
+/** The network's domain for ads.txt when ADS_TXT_DOMAIN is unset: PUBLIC_URL's host, else none (the request's host is used). */
+function hostOf(publicUrl: string | undefined): string | undefined {
   if (publicUrl === undefined) return undefined;
   try {
     return new URL(publicUrl).hostname;
@@ -342,31 +269,15 @@ function kindList(name: string, raw: string | undefined, problems: string[]): Ac
   return ACCOUNT_KINDS.filter((kind) => items.includes(kind));
 }
 
-/** The click flood rule from its variables: none when the allowance is 0. */
-function clickFloodRule(maxClicks: number, windowSeconds: number, sweepSeconds: number): ClickFloodRule | undefined {
-  if (maxClicks === 0) return undefined;
-  return { maxClicks, windowMs: windowSeconds * 1000, sweepMs: sweepSeconds * 1000 };
-}
-
 /** NATS_URL and its companions; undefined without NATS_URL. */
-function natsSettings(
-  env: Env,
-  problems: string[],
-  int: (name: string, fallback: number, min: number, max: number) => number,
-): NatsSettings | undefined {
-  const raw = env.NATS_URL;
-  const stream = env.NATS_STREAM || 'NATIVA_EVENTS';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) problems.push(`NATS_STREAM=${stream}: expected 1 to 64 letters, digits, _ or -`);
-  const replicas = int('NATS_REPLICAS', 3, 1, 5);
-  const ackWaitMs = int('NATS_ACK_WAIT_MS', 30_000, 1000, 600_000);
-  if (raw === undefined || raw === '') return undefined;
-  const servers = raw.split(',').map((entry) => entry.trim());
-  for (const server of servers) {
+function natsSettings(vars: VariableValues, problems: string[]): NatsSettings | undefined {
+  if (vars.NATS_URL.length === 0) return undefined;
+  for (const server of vars.NATS_URL) {
     try {
       if (!['nats:', 'tls:'].includes(new URL(server).protocol)) throw new Error('protocol');
     } catch {
-      problems.push(`NATS_URL: ${server || '(empty)'} is not a nats://host:port or tls://host:port URL`);
+      problems.push(`NATS_URL: ${server} is not a nats://host:port or tls://host:port URL`);
     }
   }
-  return { servers, stream, replicas, ackWaitMs };
+  return { servers: vars.NATS_URL, stream: vars.NATS_STREAM, replicas: vars.NATS_REPLICAS, ackWaitMs: vars.NATS_ACK_WAIT_MS };
 }

@@ -4,13 +4,13 @@ import type {
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
-  HookHandlerDoneFunction,
   onRequestHookHandler,
   onSendHookHandler,
+  RouteOptions,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { DatabaseUnavailableError, isStatementTimeout } from '../db/availability.ts';
-import type { AccountKind } from '../db/schema.ts';
+import { type Access, type AuthorizationDependencies, authorizationSteps, type Principal } from './authorization.ts';
 import {
   DomainError,
   type ErrorCode,
@@ -19,7 +19,6 @@ import {
   generalCodeOf,
   localisedErrorBody,
   STATUS_OF,
-  unauthenticated,
 } from './errors.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { sendHtmlPage } from './html-page.ts';
@@ -27,34 +26,10 @@ import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, regist
 import { type MessageValues, negotiateMessageLanguage } from './message-languages.ts';
 import { negotiateFormat, type ResponseFormat } from './negotiation.ts';
 import { type DocumentedRoutes, producedTypes } from './openapi.ts';
-import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
 import { setSecurityHeaders, setServingSecurityHeaders } from './security-headers.ts';
-import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
 import { toXml } from './xml.ts';
 
-/** Who may call a route. Routes under /api/advertiser, /api/webmaster and /api/admin get theirs from the path. */
-export type Access = 'public' | 'authenticated' | AccountKind;
-
-/** The account behind a request's token or browser session. */
-export interface Principal {
-  accountId: number;
-  kind: AccountKind;
-  /** The API token used; 0 when the request came with a session instead. */
-  tokenId: number;
-  /** The browser session used, when there is one. */
-  sessionId?: number;
-  /**
-   * The session's account must have two-factor sign-in (REQUIRE_2FA_FOR) and has not: only the
-   * routes marked `duringEnrolment` answer it, until it enrols.
-   */
-  mustEnrol?: boolean;
-}
-
-/** A session the cookie named, and the cookie to send back when its expiry moved. */
-export interface SessionAuthentication {
-  principal: Principal;
-  setCookie?: string[];
-}
+export type { Access, Principal, SessionAuthentication } from './authorization.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -102,18 +77,7 @@ declare module 'fastify' {
   }
 }
 
-export interface ConventionDependencies {
-  /** A token's principal: at once when it is cached, through a promise when it has to be looked up. */
-  authenticate(token: string): Principal | undefined | Promise<Principal | undefined>;
-  /** Resolves the session cookie's value (and notes the request's address); requests without an Auth-Token header use it. */
-  authenticateSession(cookieValue: string, address: string): Promise<SessionAuthentication | undefined>;
-  publicUrl: string | undefined;
-  /** Per API token: the budget meant for scripts. */
-  rateLimit: RateLimiter;
-  /** Per browser session: sized for a person's pages, which load several lists at once. */
-  sessionRateLimit: RateLimiter;
-  /** The limit per client address of the routes marked `accountEntry`. */
-  addressRateLimit: RateLimiter;
+export interface ConventionDependencies extends AuthorizationDependencies {
   /** The largest body of the routes marked `accountEntry`. */
   publicBodyLimitBytes: number;
   /** Fields and list items a body may hold in all (BODY_MAX_MEMBERS). */
@@ -128,18 +92,7 @@ const ACCESS_BY_PREFIX: [string, Access][] = [
   ['/api/docs', 'public'],
 ];
 
-const ENTRY_POINT_NAMES: Record<AccountKind, string> = {
-  advertiser: 'advertisers',
-  publisher: 'publishers',
-  operator: 'operators',
-};
-
-/** What a route asks of its caller, fixed when it is registered. */
-interface RouteAccess {
-  access: Access;
-  duringEnrolment: boolean;
-}
-
+/** Methods a browser may send when it opens an address by hand. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const XML_TYPE = 'application/xml; charset=UTF-8';
@@ -170,58 +123,89 @@ export function registerHttpConventions(
   app.decorate('browserNotFoundPage', undefined);
 
   const knownRoutes = FindMyWay();
-  app.addHook('onRoute', (routeOptions) => {
-    const config = (routeOptions.config ?? {}) as {
-      access?: Access;
-      duringEnrolment?: boolean;
-      serving?: boolean;
-      etag?: boolean;
-      page?: boolean;
-      produces?: readonly string[];
-      accountEntry?: boolean;
-      plainTextBody?: string;
-    };
-    if (config.access === undefined) {
-      config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
-    }
-    config.produces = producedTypes(routeOptions.schema?.response);
-    routeOptions.config = config as typeof routeOptions.config;
-    documented?.note(routeOptions, {
-      authenticated: config.access !== 'public',
-      page: config.page === true,
-      answersEverything: routeOptions.errorHandler !== undefined,
-      limitedByAddress: config.accountEntry === true,
-      plainTextBody: config.plainTextBody,
-    });
-    mergeInputsOnRoute(routeOptions);
-    // What a route needs is known here, once: a public route runs no authentication step and a
-    // route that answers no GET no ETag step (the 404 handler gets neither: it is public and
-    // answers no 200).
-    const access = config.access;
-    if (access !== 'public') {
-      routeOptions.onRequest = withHook(routeOptions.onRequest, authorizeFor(access, config.duringEnrolment === true));
-    }
-    if (config.accountEntry === true) {
-      routeOptions.bodyLimit ??= dependencies.publicBodyLimitBytes;
-      routeOptions.onRequest = withHook(routeOptions.onRequest, limitByAddress);
-    }
-    // A serving answer is never stored (fresh teasers, signed links): nothing to revalidate.
-    if (config.serving !== true && config.etag !== false && [routeOptions.method].flat().includes('GET')) {
-      routeOptions.onSend = withHook(routeOptions.onSend, etagHook);
-    }
-    for (const method of [routeOptions.method].flat()) {
-      try {
-        knownRoutes.on(method.toUpperCase() as 'GET', routeOptions.url, () => undefined);
-      } catch {
-        // The same method and path registered twice (HEAD for GET): one entry is enough.
-      }
-    }
+  const steps = authorizationSteps(dependencies);
+  app.addHook('onRoute', (routeOptions) =>
+    prepareRoute(routeOptions, { steps, publicBodyLimitBytes: dependencies.publicBodyLimitBytes, knownRoutes, documented }),
+  );
+  app.addHook('onRequest', startRequest(dependencies.trustProxy));
+  app.addHook('preSerialization', (request, reply, payload, done) => {
+    done(null, selectFields(request, reply, payload));
   });
+  app.setNotFoundHandler((request, reply) => answerNoRoute(app, knownRoutes, request, reply));
+  app.setErrorHandler(answerError);
+}
 
-  // One hook for what every request needs, matched or not, in callback style: no promise per
-  // request. Every response names its request's id, the one its log lines carry, and carries its
-  // security headers, errors too. The route's own authentication step (added above) runs after it.
-  app.addHook('onRequest', (request, reply, done) => {
+/** What `prepareRoute` adds a route's steps from. */
+interface RoutePreparation {
+  steps: ReturnType<typeof authorizationSteps>;
+  publicBodyLimitBytes: number;
+  /** Every method and path registered, for 405 and OPTIONS. */
+  knownRoutes: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+  documented: DocumentedRoutes | undefined;
+}
+
+/**
+ * When a route is registered: its access (from its path unless it names one), the media types it
+ * produces, its OpenAPI entry, and the steps it needs, fixed once instead of decided per request.
+ */
+function prepareRoute(
+  routeOptions: RouteOptions & { routePath: string; path: string; prefix: string },
+  { steps, publicBodyLimitBytes, knownRoutes, documented }: RoutePreparation,
+): void {
+  const config = (routeOptions.config ?? {}) as {
+    access?: Access;
+    duringEnrolment?: boolean;
+    serving?: boolean;
+    etag?: boolean;
+    page?: boolean;
+    produces?: readonly string[];
+    accountEntry?: boolean;
+    plainTextBody?: string;
+  };
+  if (config.access === undefined) {
+    config.access = ACCESS_BY_PREFIX.find(([prefix]) => routeOptions.url.startsWith(prefix))?.[1] ?? 'authenticated';
+  }
+  config.produces = producedTypes(routeOptions.schema?.response);
+  routeOptions.config = config as typeof routeOptions.config;
+  documented?.note(routeOptions, {
+    authenticated: config.access !== 'public',
+    page: config.page === true,
+    answersEverything: routeOptions.errorHandler !== undefined,
+    limitedByAddress: config.accountEntry === true,
+    plainTextBody: config.plainTextBody,
+  });
+  mergeInputsOnRoute(routeOptions);
+  // What a route needs is known here, once: a public route runs no authentication step and a
+  // route that answers no GET no ETag step (the 404 handler gets neither: it is public and
+  // answers no 200).
+  const access = config.access;
+  if (access !== 'public') {
+    routeOptions.onRequest = withHook(routeOptions.onRequest, steps.authorizeFor(access, config.duringEnrolment === true));
+  }
+  if (config.accountEntry === true) {
+    routeOptions.bodyLimit ??= publicBodyLimitBytes;
+    routeOptions.onRequest = withHook(routeOptions.onRequest, steps.limitByAddress);
+  }
+  // A serving answer is never stored (fresh teasers, signed links): nothing to revalidate.
+  if (config.serving !== true && config.etag !== false && [routeOptions.method].flat().includes('GET')) {
+    routeOptions.onSend = withHook(routeOptions.onSend, etagHook);
+  }
+  for (const method of [routeOptions.method].flat()) {
+    try {
+      knownRoutes.on(method.toUpperCase() as 'GET', routeOptions.url, () => undefined);
+    } catch {
+      // The same method and path registered twice (HEAD for GET): one entry is enough.
+    }
+  }
+}
+
+/**
+ * The hook for what every request needs, matched or not, in callback style: no promise per
+ * request. Every response names its request's id, the one its log lines carry, and carries its
+ * security headers, errors too. The route's own authentication step (`prepareRoute`) runs after it.
+ */
+function startRequest(trustProxy: boolean): onRequestHookHandler {
+  return (request, reply, done) => {
     const { config } = request.routeOptions;
     const serving = config.serving === true;
     if (serving) {
@@ -241,162 +225,73 @@ export function registerHttpConventions(
       reply.serializer(toXml);
       reply.type(XML_TYPE);
     }
-    if (dependencies.trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
+    if (trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
       done(new DomainError('https_required', 'Requests must be made over HTTPS.'));
       return;
     }
     done();
-  });
+  };
+}
 
-  /**
-   * The onRequest step of the public account routes: their own budget per client address (the
-   * address behind a trusted proxy), so no one address can keep the password hashing busy.
-   */
-  function limitByAddress(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const decision = dependencies.addressRateLimit(`ip:${request.ip}`);
-    if (decision instanceof Promise) decision.then((settled) => done(addressRefusal(reply, settled)), done);
-    else done(addressRefusal(reply, decision));
+/** No route for the path (404, or the app's page for a browser), or not for the method (405, OPTIONS). */
+async function answerNoRoute(
+  app: FastifyInstance,
+  knownRoutes: RoutePreparation['knownRoutes'],
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const path = request.url.split('?', 1)[0] ?? '/';
+  const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
+    (method) => knownRoutes.find(method, path) !== null,
+  );
+  if (allowed.length === 0) {
+    // A browser opening an address by hand (/login, /admin, a typo) gets the app's own page,
+    // with the 404 status; programs (no `text/html` in Accept) and /api keep the error body.
+    const page = app.browserNotFoundPage;
+    const browser = /\btext\/html\b/.test(request.headers.accept ?? '');
+    if (page !== undefined && browser && SAFE_METHODS.has(request.method) && !path.startsWith('/api')) {
+      reply.header('Cache-Control', 'no-cache');
+      return sendHtmlPage(reply, 404, page);
+    }
+    throw new DomainError('route_not_found', 'Page not found.');
   }
-
-  function addressRefusal(reply: FastifyReply, decision: RateLimitDecision): DomainError | undefined {
-    reply.header('X-Rate-Limit-Limit', decision.limit);
-    reply.header('X-Rate-Limit-Remaining', decision.remaining);
-    reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
-    if (decision.allowed) return undefined;
-    return new DomainError('rate_limited', 'Rate limit exceeded.', { retryAfterSeconds: decision.retryAfterSeconds });
+  const allow = [...allowed, 'OPTIONS'].join(', ');
+  reply.header('Allow', allow);
+  if (request.method === 'OPTIONS') {
+    reply.code(200);
+    return '';
   }
+  throw new DomainError(
+    'method_not_allowed',
+    `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`,
+  );
+}
 
-  /** The onRequest step of a route that needs a principal: its access is fixed when it is registered. */
-  function authorizeFor(access: Exclude<Access, 'public'>, duringEnrolment: boolean): onRequestHookHandler {
-    return (request, reply, done) => authorize(request, reply, { access, duringEnrolment }, done);
+/** Every error's answer: its status, headers and the error body, in the request's format and language. */
+async function answerError(error: FastifyError | DomainError, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  let failure = classify(error);
+  if (failure.status === 422 && !(error instanceof DomainError) && error.validation) {
+    failure = withRuleErrors(failure, await ruleErrorsOf(request));
   }
-
-  /**
-   * Authentication, the rate limit and access by entry point, in continuation style: with a cached
-   * token and the in-memory limiter every step answers at once and the request goes on without a
-   * promise; a token looked up in the database, a session or Redis resume it when they answer.
-   */
-  function authorize(request: FastifyRequest, reply: FastifyReply, access: RouteAccess, done: HookHandlerDoneFunction): void {
-    const token = request.headers['auth-token'];
-    const principal =
-      typeof token === 'string' && token !== '' ? dependencies.authenticate(token) : authorizeSession(request, reply);
-    if (principal instanceof Promise) principal.then((found) => admit(request, reply, access, found, done), done);
-    else admit(request, reply, access, principal, done);
+  if (failure.status === 503) {
+    // An outage, logged once by the dependency monitor: the request says only that it met it.
+    request.log.warn({ cause: error.message }, 'request answered 503: a dependency is unavailable');
+  } else if (failure.status >= 500) {
+    request.log.error({ err: error }, 'request failed');
   }
-
-  function admit(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    access: RouteAccess,
-    principal: Principal | undefined,
-    done: HookHandlerDoneFunction,
-  ): void {
-    if (principal === undefined) {
-      done(unauthenticated());
-      return;
-    }
-    request.principal = principal;
-    // A token has the scripts' budget; a browser session has one of its own, sized for pages.
-    const decision =
-      principal.sessionId === undefined
-        ? dependencies.rateLimit(`t${principal.tokenId}`)
-        : dependencies.sessionRateLimit(`s${principal.sessionId}`);
-    if (decision instanceof Promise) decision.then((settled) => done(refusal(reply, access, principal, settled)), done);
-    else done(refusal(reply, access, principal, decision));
+  // Fastify drops the Content-Type before calling the error handler: set the negotiated one again.
+  reply.type(request.format === 'xml' ? XML_TYPE : JSON_TYPE);
+  for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
+  reply.code(failure.status);
+  // The serving path's answers are for publishers' pages and stay English, with no Vary to add.
+  if (request.routeOptions.config.serving === true) {
+    return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);
   }
-
-  /** Sets the rate-limit headers, and returns why the request may not go on, if it may not. */
-  function refusal(
-    reply: FastifyReply,
-    { access, duringEnrolment }: RouteAccess,
-    principal: Principal,
-    decision: RateLimitDecision,
-  ): DomainError | undefined {
-    reply.header('X-Rate-Limit-Limit', decision.limit);
-    reply.header('X-Rate-Limit-Remaining', decision.remaining);
-    reply.header('X-Rate-Limit-Reset', decision.resetSeconds);
-    if (!decision.allowed) {
-      return new DomainError('rate_limited', 'Rate limit exceeded.', { retryAfterSeconds: decision.retryAfterSeconds });
-    }
-    if (access !== 'authenticated' && principal.kind !== access) {
-      return new DomainError('wrong_account_kind', `This entry point is for ${ENTRY_POINT_NAMES[access as AccountKind]} only.`);
-    }
-    if (principal.mustEnrol === true && !duringEnrolment) {
-      return new DomainError('two_factor_required', 'Turn on two-factor sign-in first: it is required for your account.');
-    }
-    return undefined;
-  }
-
-  async function authorizeSession(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
-    const cookie = readSessionCookie(request.headers.cookie);
-    if (cookie === undefined) throw unauthenticated('The Auth-Token header is missing.');
-    const session = await dependencies.authenticateSession(cookie, request.ip);
-    if (session === undefined) throw unauthenticated('Your session has ended. Please sign in again.');
-    if (session.setCookie !== undefined) reply.header('Set-Cookie', session.setCookie);
-    // The browser sends the cookie with requests other sites make: only this server's pages may change things with it.
-    if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request, dependencies.publicUrl)) {
-      throw new DomainError('cross_site_request', 'A request made with a session must come from this server’s own pages.');
-    }
-    return session.principal;
-  }
-
-  app.addHook('preSerialization', (request, reply, payload, done) => {
-    done(null, selectFields(request, reply, payload));
-  });
-
-  app.setNotFoundHandler(async (request, reply) => {
-    const path = request.url.split('?', 1)[0] ?? '/';
-    const allowed = (['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
-      (method) => knownRoutes.find(method, path) !== null,
-    );
-    if (allowed.length === 0) {
-      // A browser opening an address by hand (/login, /admin, a typo) gets the app's own page,
-      // with the 404 status; programs (no `text/html` in Accept) and /api keep the error body.
-      const page = app.browserNotFoundPage;
-      const browser = /\btext\/html\b/.test(request.headers.accept ?? '');
-      if (page !== undefined && browser && SAFE_METHODS.has(request.method) && !path.startsWith('/api')) {
-        reply.header('Cache-Control', 'no-cache');
-        return sendHtmlPage(reply, 404, page);
-      }
-      throw new DomainError('route_not_found', 'Page not found.');
-    }
-    const allow = [...allowed, 'OPTIONS'].join(', ');
-    reply.header('Allow', allow);
-    if (request.method === 'OPTIONS') {
-      reply.code(200);
-      return '';
-    }
-    throw new DomainError(
-      'method_not_allowed',
-      `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`,
-    );
-  });
-
-  app.setErrorHandler(async (error: FastifyError | DomainError, request, reply) => {
-    let failure = classify(error);
-    if (failure.status === 422 && !(error instanceof DomainError) && error.validation) {
-      failure = withRuleErrors(failure, await ruleErrorsOf(request));
-    }
-    if (failure.status === 503) {
-      // An outage, logged once by the dependency monitor: the request says only that it met it.
-      request.log.warn({ cause: error.message }, 'request answered 503: a dependency is unavailable');
-    } else if (failure.status >= 500) {
-      request.log.error({ err: error }, 'request failed');
-    }
-    // Fastify drops the Content-Type before calling the error handler: set the negotiated one again.
-    reply.type(request.format === 'xml' ? XML_TYPE : JSON_TYPE);
-    for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
-    reply.code(failure.status);
-    // The serving path's answers are for publishers' pages and stay English, with no Vary to add.
-    if (request.routeOptions.config.serving === true) {
-      return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);
-    }
-    const language = negotiateMessageLanguage(request.headers['accept-language']);
-    const { body, contentLanguage } = localisedErrorBody(language, failure.status, failure, failure.code, failure.fieldErrors);
-    varyOn(reply, 'Accept-Language');
-    if (contentLanguage !== undefined) reply.header('Content-Language', contentLanguage);
-    return body;
-  });
+  const language = negotiateMessageLanguage(request.headers['accept-language']);
+  const { body, contentLanguage } = localisedErrorBody(language, failure.status, failure, failure.code, failure.fieldErrors);
+  varyOn(reply, 'Accept-Language');
+  if (contentLanguage !== undefined) reply.header('Content-Language', contentLanguage);
+  return body;
 }
 
 interface Failure {

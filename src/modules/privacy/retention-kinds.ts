@@ -26,4 +26,6 @@ export type RetentionKind = keyof typeof RETENTION_DEFAULT_DAYS;
 export const RETENTION_KINDS = Object.keys(RETENTION_DEFAULT_DAYS) as RetentionKind[];
 
 /** The setting's name for a kind: `RETENTION_CLICK_ADDRESSES_DAYS`. */
-export const retentionVariable = (kind: RetentionKind): string => `RETENTION_${kind.toUpperCase()}_DAYS`;
+export const retentionVariable = (kind: RetentionKind): RetentionVariable =>
+  `RETENTION_${kind.toUpperCase() as Uppercase<RetentionKind>}_DAYS`;
+export type RetentionVariable = `RETENTION_${Uppercase<RetentionKind>}_DAYS`;

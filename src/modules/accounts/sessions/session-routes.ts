@@ -52,13 +52,28 @@ export function refuseForeignSignIn(request: FastifyRequest, publicUrl: string |
   }
 }
 
+/** What every group of session routes uses. */
+interface SessionRouteContext {
+  context: AppContext;
+  sessions: Parameters<typeof signIn>[0];
+  policy: ReturnType<typeof sessionPolicyOf>;
+  tags: string[];
+}
+
 /** Sign-in, sign-out, sessions, passwords and an account's own API tokens. */
 export function registerSessionRoutes(app: App, context: AppContext): void {
-  const { db, clock, mailer, config } = context;
-  const policy = sessionPolicyOf(config);
-  const sessions = { db, clock, throttle: context.signInThrottle, keys: context.accountKeys, policy };
-  const tags = ['Session'];
+  const policy = sessionPolicyOf(context.config);
+  const sessions = { db: context.db, clock: context.clock, throttle: context.signInThrottle, keys: context.accountKeys, policy };
+  const routes: SessionRouteContext = { context, sessions, policy, tags: ['Session'] };
+  registerSignInRoutes(app, routes);
+  registerSessionListRoutes(app, routes);
+  registerPasswordRoutes(app, routes);
+  registerOwnTokenRoutes(app, routes);
+}
 
+/** Signing in (password, then a second factor when the account has one) and out. */
+function registerSignInRoutes(app: App, { context, sessions, tags }: SessionRouteContext): void {
+  const { db, clock, config } = context;
   app.post(
     '/api/session',
     {
@@ -130,7 +145,11 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
       reply.code(204);
     },
   );
+}
 
+/** Where one is signed in, and ending those sessions. */
+function registerSessionListRoutes(app: App, { context, policy, tags }: SessionRouteContext): void {
+  const { db, clock } = context;
   app.get(
     '/api/me/sessions',
     {
@@ -196,7 +215,11 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
       return { ended };
     },
   );
+}
 
+/** Changing one's password, and the e-mailed link that sets a forgotten or first one. */
+function registerPasswordRoutes(app: App, { context, tags }: SessionRouteContext): void {
+  const { db, clock, mailer } = context;
   app.put(
     '/api/me/password',
     {
@@ -268,7 +291,11 @@ export function registerSessionRoutes(app: App, context: AppContext): void {
       reply.code(204);
     },
   );
+}
 
+/** An account's own API tokens: list, issue (shown once), revoke. */
+function registerOwnTokenRoutes(app: App, { context, tags }: SessionRouteContext): void {
+  const { db, clock } = context;
   app.get(
     '/api/me/tokens',
     {
