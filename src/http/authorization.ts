@@ -99,7 +99,8 @@ export function authorizationSteps(dependencies: AuthorizationDependencies): {
    */
   function authorize(request: FastifyRequest, reply: FastifyReply, access: RouteAccess, done: HookHandlerDoneFunction): void {
     const token = request.headers['auth-token'];
-    const principal = typeof token === 'string' && token !== '' ? dependencies.authenticate(token) : authorizeSession(request, reply);
+    const principal =
+      typeof token === 'string' && token !== '' ? dependencies.authenticate(token) : authorizeSession(request, reply);
     if (principal instanceof Promise) principal.then((found) => admit(request, reply, access, found, done), done);
     else admit(request, reply, access, principal, done);
   }
