@@ -289,14 +289,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     log.info(`listening on port ${starting.port} while waiting for the database: readiness answers 503 until it is there`);
   };
   let context: AppContext;
+  let bootstrap: BootstrapSecrets | undefined;
+  let app: FastifyInstance;
   try {
     context = await createContext(config, options.database, log, holdPort);
+    bootstrap = await ensureOperator(context);
+    app = await buildApp(context, { tls, loggerInstance: log });
   } catch (error) {
+    // A start that fails does not leave the start-up answers holding the port (and the process).
     await starting?.close();
     throw error;
   }
-  const bootstrap = await ensureOperator(context);
-  const app = await buildApp(context, { tls, loggerInstance: log });
   context.mailer.start(app.log);
   context.rules?.start(app.log);
   context.webhooks.start(app.log);
