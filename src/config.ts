@@ -20,7 +20,7 @@ export interface Config {
   redisKeyPrefix: string;
   /** How long a request waits for Redis before it answers from in-process state (ms). */
   redisTimeoutMs: number;
-  /** How long start-up waits for an unreachable database before it exits (ms; 0: exits at once). */
+  /** How long start-up waits for an unreachable database before it exits (ms; 0: exits at once; Infinity: never). */
   databaseWaitMs: number;
   /** PostgreSQL: statements of the server's pool longer than this are cancelled (0: never). */
   databaseStatementTimeoutMs: number;
@@ -165,7 +165,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl: vars.REDIS_URL,
     redisKeyPrefix: vars.REDIS_KEY_PREFIX,
     redisTimeoutMs: vars.REDIS_TIMEOUT_MS,
-    databaseWaitMs: seconds(vars.DATABASE_WAIT_SECONDS),
+    // Unset: start-up waits for the database as long as it takes (a supervisor expects an instance
+    // that comes up by itself once the database does, whatever the outage's length).
+    databaseWaitMs: vars.DATABASE_WAIT_SECONDS === undefined ? Number.POSITIVE_INFINITY : seconds(vars.DATABASE_WAIT_SECONDS),
     databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS,
     databaseIdleInTransactionTimeoutMs: vars.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,

@@ -172,12 +172,11 @@ export const VARIABLES = {
     protocols: ['postgres:', 'postgresql:'],
     meaning: '`postgres://…`; without it, embedded PGlite in `DATA_DIR/pglite`',
   }),
-  DATABASE_WAIT_SECONDS: integer({
-    default: 60,
+  DATABASE_WAIT_SECONDS: optionalInteger({
     min: 0,
     max: 86_400,
     meaning:
-      'start-up with the database unreachable: retry with backoff (0.25 s doubling to 5 s, each attempt logged with the host and `DATABASE_URL` without its password) for up to this long, then exit 1 naming them; `0` exits at once ([operating.md](operating.md#when-a-dependency-fails))',
+      'start-up with the database unreachable: the port answers at once (liveness `starting`, readiness and everything else 503) and the database is retried with backoff (0.25 s doubling to 5 s, each attempt logged with the host and `DATABASE_URL` without its password); unset, until it answers; set, for up to this long, then exit 1 naming them; `0` exits at once ([operating.md](operating.md#starting-while-the-database-is-away))',
   }),
   DATABASE_CONNECT_TIMEOUT_MS: integer({
     default: 2000,

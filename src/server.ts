@@ -6,10 +6,11 @@ import { sql } from 'kysely';
 import { buildApp } from './app.ts';
 import type { AppContext } from './app-context.ts';
 import type { Config } from './config.ts';
-import { waitForDatabase } from './db/availability.ts';
+import { describe, isConnectionFailure, type StartWait, waitForDatabase } from './db/availability.ts';
 import { type Database, type Db, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { DependencyMonitor } from './dependencies.ts';
+import { listenWhileStarting, type StartingServer } from './http/starting-server.ts';
 import { emailLinkBase, ownUrl } from './http/urls.ts';
 import { createLogger } from './logger.ts';
 import { AccountKeys } from './modules/accounts/account-keys.ts';
@@ -57,11 +58,15 @@ export interface StartOptions {
   routes?: (app: FastifyInstance) => void;
 }
 
-/** Creates the shared dependencies: database (reachable, migrated), Redis, token authenticator. */
+/**
+ * Creates the shared dependencies: database (reachable, migrated), Redis, token authenticator.
+ * `onWaiting` is called once if the database does not answer at the first attempt.
+ */
 export async function createContext(
   config: Config,
   database?: Database,
   log: FastifyBaseLogger = createLogger(config, false),
+  onWaiting?: () => Promise<void>,
 ): Promise<AppContext> {
   mkdirSync(config.dataDir, { recursive: true });
   const dependencies = new DependencyMonitor(() => config.clock.now(), log);
@@ -76,10 +81,9 @@ export async function createContext(
     }));
   db.reportAvailability?.(dependencies.database);
   try {
-    if (db.kind === 'postgres' && config.databaseUrl !== undefined && database === undefined) {
-      await waitForDatabase(config.databaseUrl, () => sql`SELECT 1`.execute(db.db), { maxWaitMs: config.databaseWaitMs, log });
-    }
-    await migrate(db);
+    const databaseUrl = db.kind === 'postgres' && database === undefined ? config.databaseUrl : undefined;
+    if (databaseUrl === undefined) await migrate(db);
+    else await reachAndMigrate(db, databaseUrl, { maxWaitMs: config.databaseWaitMs, log, onWaiting });
   } catch (error) {
     if (database === undefined) await db.close().catch(() => undefined);
     throw error;
@@ -155,6 +159,24 @@ export async function createContext(
   });
   if (redis) await shareRevocations(context, redis);
   return context;
+}
+
+/**
+ * Waits for the database, then migrates; a database that goes away again during the migrations
+ * (each in its own transaction) is waited for again, so an instance started in an outage comes up
+ * once the database does, however the outage ends.
+ */
+async function reachAndMigrate(db: Database, databaseUrl: string, wait: StartWait): Promise<void> {
+  for (;;) {
+    await waitForDatabase(databaseUrl, () => sql`SELECT 1`.execute(db.db), wait);
+    try {
+      await migrate(db);
+      return;
+    } catch (error) {
+      if (!isConnectionFailure(error)) throw error;
+      wait.log.warn(`the database went away during the migrations (${describe(error)}): waiting for it again`);
+    }
+  }
 }
 
 /** How long start-up waits for Redis before it goes on without it (it connects later by itself). */
@@ -252,10 +274,32 @@ function writeSecret(file: string, content: string): void {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = createLogger(config, options.logger);
-  const context = await createContext(config, options.database, log);
-  const bootstrap = await ensureOperator(context);
+  mkdirSync(config.dataDir, { recursive: true });
   const tls = options.tls ?? (await loadTls(config));
-  const app = await buildApp(context, { tls, loggerInstance: log });
+  // While start-up waits for the database the port answers already: alive, not ready.
+  let starting: StartingServer | undefined;
+  const holdPort = async () => {
+    starting = await listenWhileStarting({
+      host: config.host,
+      port: config.port,
+      tls,
+      redis: config.redisUrl !== undefined,
+      nats: config.nats !== undefined,
+    });
+    log.info(`listening on port ${starting.port} while waiting for the database: readiness answers 503 until it is there`);
+  };
+  let context: AppContext;
+  let bootstrap: BootstrapSecrets | undefined;
+  let app: FastifyInstance;
+  try {
+    context = await createContext(config, options.database, log, holdPort);
+    bootstrap = await ensureOperator(context);
+    app = await buildApp(context, { tls, loggerInstance: log });
+  } catch (error) {
+    // A start that fails does not leave the start-up answers holding the port (and the process).
+    await starting?.close();
+    throw error;
+  }
   context.mailer.start(app.log);
   context.rules?.start(app.log);
   context.webhooks.start(app.log);
@@ -285,10 +329,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await context.webhooks.close();
     await context.database.close();
   });
-  await app.listen({ port: config.port, host: config.host });
+  // The application takes the port over from the start-up answers (the same one, also when the
+  // configuration asked for any free port).
+  const port = starting?.port ?? config.port;
+  await starting?.close();
+  await app.listen({ port, host: config.host });
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = ownUrl(config.host, port);
+  const url = ownUrl(config.host, typeof address === 'object' && address ? address.port : port);
   const linkBase = emailLinkBase(app);
   if (config.publicUrl === undefined) {
     app.log.warn(`e-mail links will use ${linkBase}, the configured address; set PUBLIC_URL if users reach the server otherwise`);

@@ -1566,7 +1566,7 @@ export interface paths {
         };
         /**
          * Liveness: the process answers. Touches no database (use /api/health/ready for that).
-         * @description Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.
+         * @description Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403. While start-up waits for the database the process answers `starting` here, readiness 503 and every other request 503 `database_unavailable`.
          */
         get: operations["getHealth"];
         put?: never;
@@ -16254,11 +16254,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Always ok when answered.
-                         * @enum {string}
-                         */
-                        status: "ok";
+                        /** @description ok once started; starting while start-up waits for the database. */
+                        status: "ok" | "starting";
                     };
                     "application/xml": string;
                 };
@@ -19063,7 +19060,7 @@ export interface operations {
                             domain: string;
                             /** @description Ad id. */
                             id: number;
-                            /** @description Square image URL (328×328); null when the ad has none. */
+                            /** @description Image URL in the block's picture shape: 3:2 (492×328, the ad's rectangle, else its square) when the block's design has `imageShape: wide`, otherwise square (328×328, the ad's square, else its rectangle); null when the ad has none. */
                             image: string | null;
                             /** @description The price as text (from price, oldPrice, discount and discountType), in the response's `currency`; the embed script shows its numbers as amounts of that currency. */
                             price: string;

@@ -168,16 +168,18 @@ export function describe(error: unknown): string {
 }
 
 export interface StartWait {
-  /** Give up (and exit) after this long; 0 fails at the first refusal. */
+  /** Give up (and exit) after this long; 0 fails at the first refusal, Infinity never gives up. */
   maxWaitMs: number;
   log: { warn(message: string): void; info(message: string): void };
+  /** Called once, when the first attempt failed and the waiting begins (start-up opens its port then). */
+  onWaiting?: () => Promise<void>;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
 
 /**
  * Start-up with the database away: tries `probe` with backoff (0.25 s doubling to 5 s), logging
- * what it waits for on every attempt, and gives up after `maxWaitMs` with an error that names the
+ * what it waits for on every attempt, and gives up after `maxWaitMs` (by default never) with an error that names the
  * host and DATABASE_URL (without its password). Errors that are not about reaching the server
  * (a wrong password, a database that does not exist) are not waited for.
  */
@@ -202,6 +204,7 @@ export async function waitForDatabase(databaseUrl: string, probe: () => Promise<
         );
       }
       wait.log.warn(`waiting for ${target}: ${describe(error)}; next attempt in ${(delay / 1000).toFixed(2)} s`);
+      if (attempt === 1) await wait.onWaiting?.();
       await sleep(delay);
       delay = Math.min(delay * 2, 5000);
     }

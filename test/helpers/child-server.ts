@@ -70,7 +70,7 @@ export async function createCrashDatabase(prefix: string): Promise<{ url: string
   };
 }
 
-/** Starts `nativa serve` and resolves once /api/health answers 200 (by default within 30 s). */
+/** Starts `nativa serve` and resolves once /api/health answers 200 `ok` (by default within 30 s). */
 export async function startChildServer(options: {
   dataDir: string;
   port: number;
@@ -124,7 +124,8 @@ export async function startChildServer(options: {
         const health = await request(agent, 'GET', `https://127.0.0.1:${options.port}/api/health`, {
           headers: { 'X-Forwarded-Proto': 'https' },
         });
-        if (health.status === 200) return child;
+        // `starting` is the port held while start-up waits for the database, not the server yet.
+        if (health.status === 200 && health.body.includes('"ok"')) return child;
       } catch {
         // Not listening yet.
       }

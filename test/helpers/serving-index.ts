@@ -62,6 +62,7 @@ export function randomIndexSnapshot(seed: number, shape: RandomIndexShape) {
       description: '',
       priceText: '',
       image: null,
+      wideImage: null,
       url: '',
       urlMobile: '',
       domain: 'shop.test',

@@ -123,8 +123,13 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
       buffer: await imageBytes('jpeg', 400, 400),
     });
     await page.getByLabel('Price (optional)').fill('1990');
-    // The preview is the teaser as a block draws it: the square picture.
-    await page.locator('.preview .nativa-teaser img[src^="data:image/jpeg"]').waitFor();
+    // The preview is the teaser as blocks draw it: a square block with the square picture, a wide
+    // block with the wide one, cut to the wide tile.
+    await page.locator('.preview [data-shape="square"] .nativa-teaser img[src^="data:image/jpeg"]').waitFor();
+    const widePreview = page.locator('.preview [data-shape="wide"] .nativa-teaser img[src^="data:image/png"]');
+    await widePreview.waitFor();
+    const wideBox = await widePreview.evaluate((element) => element.getBoundingClientRect());
+    assert.ok(Math.abs(wideBox.width / wideBox.height - 164 / 92) < 0.05, `the wide crop: ${wideBox.width}×${wideBox.height}`);
     await lookAt(page, 'ad-create');
     await page.getByRole('button', { name: 'Send for moderation' }).click();
     const ad = page.locator('.ads .ad').first();

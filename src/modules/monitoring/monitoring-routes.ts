@@ -30,10 +30,15 @@ export function registerMonitoringRoutes(app: App, context: AppContext): void {
         tags,
         operationId: 'getHealth',
         summary: 'Liveness: the process answers. Touches no database (use /api/health/ready for that).',
-        description: 'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403.',
+        description:
+          'Behind a proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused with 403. While start-up waits for the database the process answers `starting` here, readiness 503 and every other request 503 `database_unavailable`.',
         security: [],
         response: {
-          200: Type.Object({ status: Type.Literal('ok', { description: 'Always ok when answered.' }) }),
+          200: Type.Object({
+            status: Type.Union([Type.Literal('ok'), Type.Literal('starting')], {
+              description: 'ok once started; starting while start-up waits for the database.',
+            }),
+          }),
           ...errorResponses(403),
         },
       },

@@ -200,9 +200,9 @@ export function registerServingRoutes(app: App, context: AppContext): void {
         // the schema's reply type only knows the object, hence the plain reply.
         return (reply as FastifyReply)
           .type(JSON_TYPE)
-          .send(answers.write(block.id, LABEL, base, teasers, personalised, block.designJson));
+          .send(answers.write(block.id, LABEL, base, teasers, personalised, block.designJson, block.wideImages));
       }
-      return teaserAnswer(block.id, LABEL, currency, base, teasers, personalised, block.designJson);
+      return teaserAnswer(block.id, LABEL, currency, base, teasers, personalised, block.designJson, block.wideImages);
     },
   );
 

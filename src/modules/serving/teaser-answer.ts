@@ -11,7 +11,10 @@ const TeaserSchema = Type.Object({
       "The price as text (from price, oldPrice, discount and discountType), in the response's `currency`; the embed script shows its numbers as amounts of that currency.",
   }),
   domain: Type.String({ description: "The advertiser's domain (the ad URL's host without `www.`), shown on the teaser." }),
-  image: Type.Union([Type.String(), Type.Null()], { description: 'Square image URL (328×328); null when the ad has none.' }),
+  image: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "Image URL in the block's picture shape: 3:2 (492×328, the ad's rectangle, else its square) when the block's design has `imageShape: wide`, otherwise square (328×328, the ad's square, else its rectangle); null when the ad has none.",
+  }),
   url: Type.String({ description: 'Signed, single-use click link (valid one hour) that redirects to the advertiser.' }),
   view: Type.String({
     description:
@@ -48,6 +51,7 @@ export function teaserAnswer(
   teasers: readonly ServedTeaser[],
   personalised = true,
   designJson?: string,
+  wideImages = false,
 ): Static<typeof TeasersAnswerSchema> {
   return {
     block: blockId,
@@ -60,13 +64,22 @@ export function teaserAnswer(
       description: ad.description,
       price: ad.priceText,
       domain: ad.domain,
-      image: ad.image === null ? null : `${base}/img/${ad.image}/328x328.jpg`,
+      image: pictureUrl(ad, base, wideImages),
       url: `${base}/serve/click/${clickToken}`,
       view: viewToken,
     })),
     ...(designJson === undefined ? {} : { design: JSON.parse(designJson) as Record<string, string | number> }),
   };
 }
+
+/** The URL of an ad's picture in a square or a wide block (the image route's sizes, image-store.ts). */
+function pictureUrl(ad: AdEntry, base: string, wide: boolean): string | null {
+  const hash = wide ? ad.wideImage : ad.image;
+  return hash === null ? null : `${base}/img/${hash}/${wide ? WIDE_SIZE : SQUARE_SIZE}.jpg`;
+}
+
+const SQUARE_SIZE = '328x328';
+const WIDE_SIZE = '492x328';
 
 /**
  * The teasers answer as JSON text, written by hand for the hot path: an ad's fields up to its
@@ -76,8 +89,12 @@ export function teaserAnswer(
  * test/modules/serving/teaser-answer.test.ts checks against teaserAnswer() and the schema; the XML answer and `fields=` still go through the object.
  */
 export class TeaserAnswerWriter {
-  /** The fixed part of an ad's teaser, per snapshot entry (a rebuilt snapshot has new entries). */
+  /**
+   * The fixed part of an ad's teaser, per snapshot entry (a rebuilt snapshot has new entries), in
+   * square blocks and in wide ones (the picture differs).
+   */
   private readonly heads = new WeakMap<AdEntry, { base: string; text: string }>();
+  private readonly wideHeads = new WeakMap<AdEntry, { base: string; text: string }>();
   private readonly currency: string;
   private lastBase = '';
   private lastBaseJson = '';
@@ -93,6 +110,7 @@ export class TeaserAnswerWriter {
     teasers: readonly ServedTeaser[],
     personalised = true,
     designJson?: string,
+    wideImages = false,
   ): string {
     const baseJson = this.escapedBase(base);
     let text = `{"block":${blockId},"label":${JSON.stringify(label)},"currency":${this.currency},"personalised":${personalised},"teasers":[`;
@@ -100,7 +118,7 @@ export class TeaserAnswerWriter {
       const teaser = teasers[index] as ServedTeaser;
       if (index > 0) text += ',';
       // Tokens are base64url: nothing in them needs escaping.
-      text += `${this.head(teaser.ad, base, baseJson)}"url":"${baseJson}/serve/click/${teaser.clickToken}","view":"${teaser.viewToken}"}`;
+      text += `${this.head(teaser.ad, base, baseJson, wideImages)}"url":"${baseJson}/serve/click/${teaser.clickToken}","view":"${teaser.viewToken}"}`;
     }
     return designJson === undefined ? `${text}]}` : `${text}],"design":${designJson}}`;
   }
@@ -114,14 +132,17 @@ export class TeaserAnswerWriter {
     return this.lastBaseJson;
   }
 
-  private head(ad: AdEntry, base: string, baseJson: string): string {
-    const cached = this.heads.get(ad);
+  private head(ad: AdEntry, base: string, baseJson: string, wide: boolean): string {
+    const heads = wide ? this.wideHeads : this.heads;
+    const cached = heads.get(ad);
     if (cached !== undefined && cached.base === base) return cached.text;
-    const image = ad.image === null ? 'null' : `"${baseJson}/img/${JSON.stringify(ad.image).slice(1, -1)}/328x328.jpg"`;
+    const hash = wide ? ad.wideImage : ad.image;
+    const image =
+      hash === null ? 'null' : `"${baseJson}/img/${JSON.stringify(hash).slice(1, -1)}/${wide ? WIDE_SIZE : SQUARE_SIZE}.jpg"`;
     const text =
       `{"id":${ad.offerId},"title":${JSON.stringify(ad.title)},"description":${JSON.stringify(ad.description)},` +
       `"price":${JSON.stringify(ad.priceText)},"domain":${JSON.stringify(ad.domain)},"image":${image},`;
-    this.heads.set(ad, { base, text });
+    heads.set(ad, { base, text });
     return text;
   }
 }

@@ -94,9 +94,14 @@ export function renderTeaserList(
   return list;
 }
 
-/** The picture a teaser shows: the square one, else the wide one (the serving snapshot and the previews both ask this). */
+/** The picture a teaser shows in a square block: the square one, else the wide one (the serving snapshot and the previews both ask this). */
 export function teaserPicture<Image>(square: Image | null, wide: Image | null): Image | null {
   return square ?? wide;
+}
+
+/** The picture a teaser shows in a wide (3:2) block: the wide one, else the square one. */
+export function widePicture<Image>(square: Image | null, wide: Image | null): Image | null {
+  return wide ?? square;
 }
 
 /** The host of an ad's URL as a person reads it: `shop.example.com` for `https://www.shop.example.com/x`. */

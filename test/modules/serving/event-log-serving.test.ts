@@ -33,9 +33,20 @@ describe('clicks and views through JetStream', { skip: natsSkipReason() }, () =>
     outage = withOutage(await openTestDatabase());
     server = await startTestServer({
       database: outage.database,
-      env: { NATS_URL: nats.urls, NATS_STREAM: 'SERVING_TEST', NATS_REPLICAS: '1', NATS_ACK_WAIT_MS: '2000' },
+      env: instanceEnv(),
     });
   });
+
+  /** What every instance of the test shares: the log, and the secret that signs click links. */
+  function instanceEnv(): Record<string, string> {
+    return {
+      NATS_URL: nats.urls,
+      NATS_STREAM: 'SERVING_TEST',
+      NATS_REPLICAS: '1',
+      NATS_ACK_WAIT_MS: '2000',
+      SIGNING_SECRET: 'event-log-serving-test-secret-0123456789abcdef',
+    };
+  }
 
   after(async () => {
     outage.away = false;
@@ -44,8 +55,8 @@ describe('clicks and views through JetStream', { skip: natsSkipReason() }, () =>
     await nats?.stop();
   });
 
-  async function teasersOf(world: World): Promise<Teaser[]> {
-    const response = await server.anonymous.get(`/api/serve/blocks/${world.blockId}/teasers`, {
+  async function teasersOf(world: World, from: TestServer = server): Promise<Teaser[]> {
+    const response = await from.anonymous.get(`/api/serve/blocks/${world.blockId}/teasers`, {
       headers: { 'User-Agent': DESKTOP_UA },
     });
     assert.equal(response.status, 200, response.text);
@@ -53,8 +64,8 @@ describe('clicks and views through JetStream', { skip: natsSkipReason() }, () =>
   }
 
   /** Follows a click link; the click id the advertiser got, or '' when the click was not accepted. */
-  async function follow(teaser: Teaser): Promise<string> {
-    const response = await server.anonymous.get(pathOf(teaser.url), { headers: { 'User-Agent': DESKTOP_UA } });
+  async function follow(teaser: Teaser, on: TestServer = server): Promise<string> {
+    const response = await on.anonymous.get(pathOf(teaser.url), { headers: { 'User-Agent': DESKTOP_UA } });
     assert.equal(response.status, 302, response.text);
     return new URL(response.header('location') ?? '').searchParams.get('id') ?? '';
   }
@@ -185,5 +196,83 @@ describe('clicks and views through JetStream', { skip: natsSkipReason() }, () =>
       .where('status', '=', 'billed')
       .executeTakeFirstOrThrow();
     assert.equal(Number(spent.spent), acceptedSpend, 'what was accepted is what was billed');
+  });
+
+  it('bounds it with two instances: each at most its own bound, together N times what was left plus a click each', async () => {
+    const db = server.server.context.db;
+    // A second instance on the same database and log, as behind a balancer.
+    const second = await startTestServer({ database: outage.database, env: instanceEnv() });
+    try {
+      const world = await createWorld(server, { ads: [{ bidMicros: 100_000 }], teaserCount: 1 });
+      const [campaignId] = world.campaignIds;
+      const instances = [server, second];
+      await engineOf(second).refresh();
+      const teasers: Teaser[][] = [[], []];
+      for (let index = 0; index < 12; index += 1) {
+        for (const [which, instance] of instances.entries()) teasers[which]?.push(...(await teasersOf(world, instance)));
+      }
+      const chargeOf = (teaser: Teaser) => {
+        const verdict = engineOf(server).signer.verifyClick(pathOf(teaser.url).split('/').pop() ?? '', server.clock.now());
+        assert.equal(verdict.kind, 'valid');
+        return verdict.claims?.chargeMicros ?? 0;
+      };
+      const maxCharge = Math.max(...teasers.flat().map(chargeOf));
+      const budget = Math.round(maxCharge * 4.5);
+      await db
+        .updateTable('campaigns')
+        .set({ daily_budget_micros: budget })
+        .where('id', '=', campaignId as number)
+        .execute();
+      for (const instance of instances) await engineOf(instance).refresh();
+
+      outage.away = true;
+      // Both instances at once, each with the clicks of the teasers it served.
+      const clickIds = await Promise.all(
+        instances.map((instance, which) => Promise.all((teasers[which] ?? []).map((teaser) => follow(teaser, instance)))),
+      );
+      const spends = clickIds.map((ids, which) =>
+        ids.reduce((sum, id, index) => sum + (id === '' ? 0 : chargeOf(teasers[which]?.[index] as Teaser)), 0),
+      );
+      for (const [which, spend] of spends.entries()) {
+        assert.ok(
+          spend >= budget && spend < budget + maxCharge,
+          `instance ${which + 1} accepted ${spend}: its own budget plus less than a click`,
+        );
+      }
+      const total = spends.reduce((sum, spend) => sum + spend, 0);
+      const bound = (instances.length - 1) * budget + instances.length * maxCharge;
+      assert.ok(total - budget < bound, `over the budget by ${total - budget}, under (N − 1) × left + N clicks = ${bound}`);
+      assert.ok(
+        total - budget >= maxCharge,
+        'two instances together went past the one-instance bound: the overlay is per instance',
+      );
+
+      // Back: once the backlog is settled, a refresh on either instance sees the whole spend.
+      outage.away = false;
+      const accepted = clickIds.flat().filter((id) => id !== '');
+      await waitFor(
+        'the accepted clicks of both instances to be settled',
+        async () =>
+          (await db.selectFrom('clicks').select('click_id').where('click_id', 'in', accepted).execute()).length ===
+          accepted.length,
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      const spent = await db
+        .selectFrom('clicks')
+        .select((eb) => eb.fn.sum<number>('charge_micros').as('spent'))
+        .where('campaign_id', '=', campaignId as number)
+        .where('status', '=', 'billed')
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(spent.spent), total, 'what both accepted is what was billed');
+      for (const instance of instances) {
+        await engineOf(instance).refresh();
+        assert.deepEqual(await teasersOf(world, instance), [], 'after a refresh no instance serves the campaign');
+      }
+      process.stdout.write(
+        `# two instances, database away: budget ${budget}, a click at most ${maxCharge}; accepted ${spends.join(' + ')} = ${total} (over by ${total - budget}, bound ${bound})\n`,
+      );
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -46,6 +46,26 @@ describe('the teasers answer written as text', () => {
     });
   }
 
+  it('carries the wide pictures in a wide block, the same text as the object answer', () => {
+    const wideAds = [ad(5, { image: 'square5', wideImage: 'wide5' }), ad(6, { image: 'square6', wideImage: 'square6' })];
+    const teasers = wideAds.map((entry, index) => ({ ad: entry, clickToken: `c${index}`, viewToken: `v${index}` }));
+    const wideDesign = JSON.stringify({ imageShape: 'wide' });
+    for (const wide of [false, true, false]) {
+      const text = writer.write(77, 'Sponsored', 'https://ads.example/api', teasers, true, wideDesign, wide);
+      assert.equal(
+        text,
+        JSON.stringify(teaserAnswer(77, 'Sponsored', 'EUR', 'https://ads.example/api', teasers, true, wideDesign, wide)),
+      );
+      const images = (JSON.parse(text) as { teasers: { image: string }[] }).teasers.map((teaser) => teaser.image);
+      assert.deepEqual(
+        images,
+        wide
+          ? ['https://ads.example/api/img/wide5/492x328.jpg', 'https://ads.example/api/img/square6/492x328.jpg']
+          : ['https://ads.example/api/img/square5/328x328.jpg', 'https://ads.example/api/img/square6/328x328.jpg'],
+      );
+    }
+  });
+
   it('is what the route schema accepts and its serializer writes, fields in schema order', async () => {
     // The schema's own serializer, as the teasers route compiles it for the XML-less JSON path.
     const app = Fastify();

@@ -4,7 +4,7 @@ import { agentTargets } from '../selection/agent-targets.ts';
 import { smoothedCtr } from '../selection/auction.ts';
 import { lifetimeDailyTarget } from '../selection/pacing.ts';
 import { weekSchedule } from '../selection/schedule.ts';
-import { domainOf, teaserPicture } from '../teaser-render.ts';
+import { domainOf, teaserPicture, widePicture } from '../teaser-render.ts';
 import { siteHostsOf } from '../tracking/invalid-traffic.ts';
 import type { AdEntry, CampaignState, Snapshot } from './snapshot.ts';
 import {
@@ -108,6 +108,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       description: offer.description,
       priceText: offer.price_text,
       image: teaserPicture(offer.image_square, offer.image_wide),
+      wideImage: widePicture(offer.image_square, offer.image_wide),
       url: offer.url,
       urlMobile: offer.url_mobile,
       domain: domainOf(offer.url),
@@ -147,6 +148,7 @@ export async function buildSnapshot(db: Db, nowMs: number, timeZone: string): Pr
       ...(block.min_cpc_micros > 0 ? { floorMicros: Number(block.min_cpc_micros) } : {}),
       ...(block.refused_categories.length > 0 ? { refusedCategories: new Set(block.refused_categories) } : {}),
       ...(block.design === null ? {} : { designJson: JSON.stringify(block.design) }),
+      ...(hasWidePictures(block.design) ? { wideImages: true } : {}),
     });
   }
   for (const member of audiences) {
@@ -248,4 +250,9 @@ function resolveSites(entries: readonly string[], siteHosts: ReadonlyMap<number,
     }
   }
   return ids;
+}
+
+/** Whether a block's design (JSON as stored) shows wide pictures: `imageShape` is `wide`. */
+function hasWidePictures(design: unknown): boolean {
+  return typeof design === 'object' && design !== null && (design as { imageShape?: unknown }).imageShape === 'wide';
 }

@@ -58,7 +58,10 @@ export interface AdEntry {
   title: string;
   description: string;
   priceText: string;
+  /** The picture of square blocks (teaserPicture: the square one, else the wide one), by content hash. */
   image: string | null;
+  /** The picture of wide blocks (widePicture: the 3:2 one, else the square one). */
+  wideImage: string | null;
   url: string;
   urlMobile: string;
   /** The advertiser's domain, shown on the teaser (from the ad's URL, without `www.`). */
@@ -86,6 +89,8 @@ export interface BlockEntry {
   refusedCategories?: ReadonlySet<number>;
   /** The block's design as the teasers answer carries it (JSON text, written once per rebuild); absent: none. */
   designJson?: string;
+  /** The design's pictures are wide (3:2): its teasers carry the ads' wide pictures (decided once per rebuild). */
+  wideImages?: boolean;
 }
 
 export interface Snapshot {

@@ -49,6 +49,7 @@ function randomCase(seed: number) {
       description: '',
       priceText: '',
       image: null,
+      wideImage: null,
       url: '',
       urlMobile: '',
       domain: '',

@@ -56,6 +56,7 @@ function randomSnapshot(seed: number) {
       description: '',
       priceText: '',
       image: null,
+      wideImage: null,
       url: '',
       urlMobile: '',
       domain: '',

@@ -37,12 +37,22 @@ export function LandingPageField({ maxLength, ...field }: FieldProps & { maxLeng
   );
 }
 
-export function AdPreview({ label, ...ad }: ComponentProps<typeof TeaserPreview>) {
+/** The ad as blocks will show it: in a square block and in a wide one, each with the picture it is served. */
+export function AdPreview({ label, ...ad }: Omit<ComponentProps<typeof TeaserPreview>, 'shape'>) {
   const { t } = useTranslation('advertiser');
   return (
     <section className="preview" aria-label={label ?? t('adForm.preview')}>
       <p className="hint">{t('adForm.asInBlock')}</p>
-      <TeaserPreview {...ad} />
+      <div className="preview-crops">
+        <figure>
+          <figcaption>{t('adForm.inSquareBlock')}</figcaption>
+          <TeaserPreview {...ad} label={t('adForm.previewSquare')} />
+        </figure>
+        <figure>
+          <figcaption>{t('adForm.inWideBlock')}</figcaption>
+          <TeaserPreview {...ad} shape="wide" label={t('adForm.previewWide')} />
+        </figure>
+      </div>
     </section>
   );
 }
