@@ -110,6 +110,19 @@ const AudienceQuery = Type.Object({
   ...ConsentQueryFields,
 });
 
+/** What the serving routes share: the engine, consent, the answer writer, the pixel's tags. */
+interface ServingRouteContext {
+  context: AppContext;
+  serving: NonNullable<AppContext['serving']>;
+  currency: string;
+  /** Whether the request's consent signals allow personal data; unreadable ones are counted. */
+  decideConsent(request: { query: ConsentQuery; headers: FastifyRequest['headers'] }): boolean;
+  answers: TeaserAnswerWriter;
+  pixelTags: ConversionTagger;
+  /** Leaves the click's tag for the conversion pixel in the browser that follows a genuine, fresh link. */
+  tagClickForPixel(cookieHeader: string | undefined, reply: FastifyReply, clickId: string): void;
+}
+
 /** The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. */
 export function registerServingRoutes(app: App, context: AppContext): void {
   const { serving } = context;
@@ -129,7 +142,15 @@ export function registerServingRoutes(app: App, context: AppContext): void {
     const tags = conversionTags(cookieHeader);
     reply.header('Set-Cookie', conversionCookie(withTag(tags, pixelTags.tagOf(clickId))));
   };
+  const routes: ServingRouteContext = { context, serving, currency, decideConsent, answers, pixelTags, tagClickForPixel };
+  registerTeaserRoutes(app, routes);
+  registerClickRoute(app, routes);
+  registerConversionRoutes(app, routes);
+  registerAudienceRoute(app, routes);
+}
 
+/** The loader, a block's teasers and the viewability beacon. */
+function registerTeaserRoutes(app: App, { serving, currency, decideConsent, answers }: ServingRouteContext): void {
   app.get(
     '/api/serve/loader.js',
     {
@@ -238,7 +259,10 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       },
     );
   });
+}
 
+/** A teaser's click link: verified, recorded, redirected. */
+function registerClickRoute(app: App, { serving, tagClickForPixel }: ServingRouteContext): void {
   app.get(
     '/api/serve/click/:token',
     {
@@ -262,7 +286,10 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       return followClickLink(reply, redirect?.location);
     },
   );
+}
 
+/** Conversions: the advertiser's postback and the pixel bound to the clicking browser. */
+function registerConversionRoutes(app: App, { serving, pixelTags }: ServingRouteContext): void {
   app.get(
     '/api/serve/conversion',
     {
@@ -333,7 +360,10 @@ export function registerServingRoutes(app: App, context: AppContext): void {
       return sendPixel(reply);
     },
   );
+}
 
+/** The retargeting pixel. */
+function registerAudienceRoute(app: App, { context, serving, decideConsent }: ServingRouteContext): void {
   app.get(
     '/api/serve/audience.gif',
     {
