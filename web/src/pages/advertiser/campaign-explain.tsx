@@ -27,6 +27,7 @@ export const REASON_TEXT: Record<string, AdvertiserKey> = {
   budget: 'explain.reason.budget',
   daily_limit: 'explain.reason.daily_limit',
   geo: 'explain.reason.geo',
+  device: 'explain.reason.device',
   audience: 'explain.reason.audience',
   page_repeat: 'explain.reason.page_repeat',
   frequency: 'explain.reason.frequency',
