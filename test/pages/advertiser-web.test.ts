@@ -122,7 +122,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
       mimeType: 'image/jpeg',
       buffer: await imageBytes('jpeg', 400, 400),
     });
-    await page.getByLabel('Price (optional)').fill('1990');
+    await page.getByLabel('Price in whole units (optional)').fill('1990');
     // The preview is the teaser as a block draws it: the square picture.
     await page.locator('.preview .nativa-teaser img[src^="data:image/jpeg"]').waitFor();
     await lookAt(page, 'ad-create');

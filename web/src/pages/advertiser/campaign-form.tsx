@@ -1,9 +1,9 @@
 import type { operations } from '@nativa/sdk';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
-import { Field, Notice } from '../../components/controls.tsx';
+import { Field, FormActions, Notice } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
 import { MoneyField, WholeNumberField } from '../../components/number-fields.tsx';
 import { amountInput, currentPlatform, readMoney, readWholeNumber } from '../../format.ts';
@@ -81,12 +81,13 @@ export function CampaignForm({
   campaignId,
   campaign,
   onSaved,
-  children,
+  onCancel,
 }: {
   campaignId?: number;
   campaign?: CampaignSettingsData;
   onSaved: (id: number) => void;
-  children?: ReactNode;
+  /** A new campaign's form can be closed unsent. */
+  onCancel?: () => void;
 }) {
   const { t } = useTranslation('advertiser');
   const creating = campaignId === undefined;
@@ -320,18 +321,15 @@ export function CampaignForm({
         </div>
       </section>
 
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending
-            ? t('action.saving')
-            : creating
-              ? t('campaigns.form.submit')
-              : categoryChanged
-                ? t('adContent.submit')
-                : t('action.save')}
-        </button>
-        {children}
-      </div>
+      {onCancel ? (
+        <FormActions submit={t('campaigns.form.submit')} pending={save.isPending} onCancel={onCancel} />
+      ) : (
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {save.isPending ? t('action.saving') : categoryChanged ? t('adContent.submit') : t('action.save')}
+          </button>
+        </div>
+      )}
     </form>
   );
 }

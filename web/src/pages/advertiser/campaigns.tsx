@@ -178,19 +178,15 @@ export function CampaignsPage() {
 
 /** A new campaign: the one campaign form, every section of it, sent as one request. */
 function CreateCampaign({ onDone }: { onDone: () => void }) {
-  const { t } = useTranslation();
   const queryClient = useQueryClient();
   return (
     <CampaignForm
+      onCancel={onDone}
       onSaved={(id) => {
         queryClient.invalidateQueries({ queryKey: ['campaigns'] });
         onDone();
         navigate(`/advertiser/campaigns/${id}`);
       }}
-    >
-      <button type="button" onClick={onDone}>
-        {t('action.cancel')}
-      </button>
-    </CampaignForm>
+    />
   );
 }
