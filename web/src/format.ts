@@ -105,16 +105,21 @@ export function parseAmount(text: string, language = formatLocale(), { allowZero
 export type ReadNumber<Value> = { ok: true; value: Value } | { ok: false; message: string };
 
 /**
- * Money typed into an advertiser's form (a bid, a budget, a limit), the one reading every such
- * field uses: by the reader's language (parseAmount), a minus refused in the form's words (no
- * button says which way the money goes here), and with `optional` an empty field (or 0) as none.
+ * Money typed into an advertiser's form (a bid, a budget, a limit, a threshold), the one reading
+ * every such field uses: by the reader's language (parseAmount), a minus refused in the form's
+ * words (no button says which way the money goes here); with `optional` an empty field (or 0) is
+ * none, with `zero` 0 is an amount like any other.
  */
-export function readMoney(text: string, { optional = false } = {}, language = formatLocale()): ReadNumber<string | null> {
+export function readMoney(
+  text: string,
+  { optional = false, zero = false } = {},
+  language = formatLocale(),
+): ReadNumber<string | null> {
   if (optional && text.trim() === '') return { ok: true, value: null };
   if (/^\s*[-−]/.test(text)) return { ok: false, message: i18next.t('amount.negative') };
-  const parsed = parseAmount(text, language, { allowZero: optional });
+  const parsed = parseAmount(text, language, { allowZero: optional || zero });
   if (!parsed.ok) return parsed;
-  return { ok: true, value: optional && Number(parsed.amount) === 0 ? null : parsed.amount };
+  return { ok: true, value: optional && !zero && Number(parsed.amount) === 0 ? null : parsed.amount };
 }
 
 /**
