@@ -200,14 +200,14 @@ function checkDevices(value: unknown, problems: FieldError[]): string[] | undefi
   const chosen = new Set<string>();
   for (const item of items) {
     if (typeof item !== 'string') {
-      problems.push({ field: 'devices', message: `Must be a list of ${DEVICE_TYPES.join(', ')}.` });
+      problems.push({ field: 'devices', message: 'Must be a list of device types: desktop, mobile, tablet.' });
       return undefined;
     }
     for (const part of item.split(',')) {
       const device = part.trim().toLowerCase();
       if (device === '') continue;
       if (!(DEVICE_TYPES as readonly string[]).includes(device)) {
-        problems.push({ field: 'devices', message: `${part.trim()} is not one of ${DEVICE_TYPES.join(', ')}.` });
+        problems.push({ field: 'devices', message: `${part.trim()} is not a device type: desktop, mobile or tablet.` });
         return undefined;
       }
       chosen.add(device);
