@@ -9313,6 +9313,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Targeted device types; present only when set (extension). */
+                        devices?: string[];
                         /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
                         endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
@@ -9446,6 +9448,8 @@ export interface operations {
                     browsers?: string[] | string | null;
                     /** @description A root product category. */
                     category_id: number;
+                    /** @description Device types the campaign serves to: desktop, mobile, tablet, as an array or a comma-separated string; empty or null (default) means every one (extension). The per-device coefficients still apply to the types it serves. */
+                    devices?: ("desktop" | "mobile" | "tablet")[] | string | null;
                     /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
                     endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
@@ -9514,6 +9518,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Targeted device types; present only when set (extension). */
+                        devices?: string[];
                         /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
                         endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
@@ -9700,6 +9706,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Targeted device types; present only when set (extension). */
+                        devices?: string[];
                         /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
                         endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
@@ -9930,6 +9938,8 @@ export interface operations {
                     browsers?: string[] | string | null;
                     /** @description A new root product category. A change sends the campaign back to moderation: a moderator checks its ads against it. */
                     category_id?: number;
+                    /** @description Device types the campaign serves to: desktop, mobile, tablet, as an array or a comma-separated string; empty or null (default) means every one (extension). The per-device coefficients still apply to the types it serves. */
+                    devices?: ("desktop" | "mobile" | "tablet")[] | string | null;
                     /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
                     endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
@@ -9995,6 +10005,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Targeted device types; present only when set (extension). */
+                        devices?: string[];
                         /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
                         endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
@@ -10180,7 +10192,7 @@ export interface operations {
                             /** @description Place among every eligible ad of the block for this impression, 1 the best; null when filtered. */
                             rank: number | null;
                             /** @description Why the ad does not compete; empty when eligible. */
-                            reasons: ("campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered")[];
+                            reasons: ("campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "device" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered")[];
                             /** @description Expected value per thousand impressions (effective bid × CTR × 1000), currency units; ads are ranked by it. Null when filtered. */
                             score: number | null;
                             /** @description eligible: the ad competes for this impression (see rank); filtered: it does not (see reasons). */
@@ -10282,6 +10294,8 @@ export interface operations {
                     archived?: boolean | (0 | 1);
                     /** @description Browsers the campaign serves to: families (chrome, safari, firefox, edge, opera, samsung, yandex, other), each optionally with `:major` for one major version (`android:14`), as an array or a comma-separated string; empty or null (default) means every one (extension). */
                     browsers?: string[] | string | null;
+                    /** @description Device types the campaign serves to: desktop, mobile, tablet, as an array or a comma-separated string; empty or null (default) means every one (extension). The per-device coefficients still apply to the types it serves. */
+                    devices?: ("desktop" | "mobile" | "tablet")[] | string | null;
                     /** @description When the campaign stops serving (exclusive); after startsAt. An ISO 8601 date-time: with an offset or Z it is that instant; without one (2026-12-01T09:00) it is read on the clock of the campaign’s `timeZone` (the platform’s when none). Null clears (extension). */
                     endsAt?: string | null;
                     /** @description At most this many views of the campaign’s ads per visitor per day; 0 (default) means no cap (extension). */
@@ -10428,6 +10442,8 @@ export interface operations {
                         cr: number;
                         /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                         ctr: number;
+                        /** @description Targeted device types; present only when set (extension). */
+                        devices?: string[];
                         /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
                         endsAt?: string;
                         /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
@@ -14752,6 +14768,8 @@ export interface operations {
                             cr: number;
                             /** @description Click-through rate, percent: clicks / views · 100 (extension). */
                             ctr: number;
+                            /** @description Targeted device types; present only when set (extension). */
+                            devices?: string[];
                             /** @description When it stops serving, UTC ISO 8601; present only when set (extension). */
                             endsAt?: string;
                             /** @description At most this many views of the campaign’s ads per visitor per day (the platform’s day); present only when set (extension). */
@@ -20174,7 +20192,7 @@ export interface operations {
                             /** @description How many ads this reason keeps out. */
                             count: number;
                             /** @description Why the ad does not compete: campaign_paused (campaign paused or archived), campaign_not_approved (campaign in moderation or rejected), ad_paused, moderation (ad in moderation or rejected), not_indexed (servable, not yet in the serving index: within seconds), balance (advertiser balance spent), total_budget (campaign lifetime budget spent), budget (campaign or advertiser daily budget spent), daily_limit (campaign daily click limit reached), geo (another country), os (another operating system), browser (another browser), site_list (the campaign’s site allow or block list excludes the site), category (the site refuses the campaign’s or ad’s category), audience (retargeting, visitor not in the audience), page_repeat, frequency, schedule, flight (outside the campaign’s start and end), pacing (even pacing: ahead of the day’s allowance) (per-request filters), floor (bid × coefficients under the block’s minimum CPC), filtered (another per-request filter). */
-                            reason: "campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered";
+                            reason: "campaign_paused" | "campaign_not_approved" | "ad_paused" | "moderation" | "not_indexed" | "balance" | "total_budget" | "budget" | "daily_limit" | "geo" | "device" | "os" | "browser" | "site_list" | "category" | "audience" | "page_repeat" | "frequency" | "schedule" | "flight" | "pacing" | "floor" | "filtered";
                         }[];
                         /** @description How many teasers the block shows at once. */
                         teaserCount: number;

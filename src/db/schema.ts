@@ -127,6 +127,7 @@ export interface CampaignsTable {
   created_at: Generated<Timestamp>;
   daily_budget_micros: Generated<number>;
   daily_click_limit: Generated<number>;
+  device_targets: Generated<string[]>;
   ends_at: Timestamp | null;
   frequency_cap: Generated<number>;
   geo: Generated<string[]>;

@@ -298,7 +298,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
 
   it('sets a frequency cap and the hours of the week a campaign serves, refusals beside their fields', async () => {
     await page.getByRole('link', { name: 'Ads and days' }).click();
-    const form = page.getByRole('form', { name: 'When ads show' });
+    const form = page.getByRole('form', { name: 'Campaign settings' });
     await form.waitFor();
     await form.getByLabel('Views per visitor per day').fill('3');
     await form.getByLabel('Time zone of the hours').fill('Mars/Olympus');
@@ -306,7 +306,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     await form.getByRole('checkbox', { name: 'Sunday' }).uncheck();
     await form.getByRole('combobox', { name: 'Monday from' }).selectOption({ label: '08:00' });
     await form.getByRole('combobox', { name: 'Monday until' }).selectOption({ label: '18:00' });
-    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#timeZone-error').waitFor();
     const campaign = async () =>
       (await server.anonymous.get(`/api/advertiser/campaigns/${campaignId}`, { token: advertiser.token })).json<{
@@ -317,7 +317,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     assert.equal((await campaign()).frequencyCap, undefined, 'a refused change changes nothing');
 
     await form.getByLabel('Time zone of the hours').fill('Europe/Berlin');
-    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
     await form.getByText('Saved.').waitFor();
     const saved = await campaign();
     assert.equal(saved.frequencyCap, 3);
@@ -330,7 +330,7 @@ describe('an advertiser’s statistics, coefficients, clients, conversions and p
     // No day at all cannot be sent (the API would read it as every hour): the page says why.
     for (const day of ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'])
       await form.getByRole('checkbox', { name: day }).uncheck();
-    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#schedule-error').getByText('switch it off instead').waitFor();
     assert.deepEqual((await campaign()).schedule, saved.schedule);
   });

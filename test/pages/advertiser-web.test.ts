@@ -122,7 +122,7 @@ describe('an advertiser in the web app (headless Chromium)', { skip }, () => {
       mimeType: 'image/jpeg',
       buffer: await imageBytes('jpeg', 400, 400),
     });
-    await page.getByLabel('Price (optional)').fill('1990');
+    await page.getByLabel('Price in whole units (optional)').fill('1990');
     // The preview is the teaser as blocks draw it: a square block with the square picture, a wide
     // block with the wide one, cut to the wide tile.
     await page.locator('.preview [data-shape="square"] .nativa-teaser img[src^="data:image/jpeg"]').waitFor();

@@ -56,7 +56,7 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     const account = await signedIn('advertiser');
     const campaign = await insertCampaign(server.server.context.db, { advertiserId: account.id, title: 'Winter coats' });
     await page.goto(`${server.url}/advertiser/campaigns/${campaign.id}`);
-    const form = page.getByRole('form', { name: 'Flight, budget and targets' });
+    const form = page.getByRole('form', { name: 'Campaign settings' });
     await form.waitFor();
     await form.getByLabel('Starts').fill('2026-04-01T09:00');
     await form.getByLabel('Ends').fill('2026-03-01T09:00');
@@ -65,14 +65,14 @@ describe('campaign control and the payout minimum in the web app (headless Chrom
     await form.getByRole('group', { name: 'Operating systems' }).getByRole('checkbox', { name: 'Android' }).check();
     await form.getByRole('group', { name: 'Browsers' }).getByRole('checkbox', { name: 'Chrome' }).check();
     await form.getByLabel('Never on these sites').fill('spam.example, 42');
-    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#endsAt-error').waitFor();
     const read = async () =>
       (await account.client.get(`/api/advertiser/campaigns/${campaign.id}`)).json<Record<string, unknown>>();
     assert.equal((await read()).pacing, undefined, 'a refused change changes nothing');
 
     await form.getByLabel('Ends').fill('2026-05-01T09:00');
-    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
     await form.getByText('Saved.').waitFor();
     const saved = await read();
     assert.deepEqual(

@@ -106,15 +106,7 @@ describe('the advertiser’s pages in Russian (headless Chromium)', { skip }, ()
     {
       name: 'campaign',
       href: () => `/advertiser/campaigns/${campaignId}`,
-      wanted: [
-        'Autumn boots',
-        'Объявления',
-        'Название, категория и страны',
-        'Когда показывать объявления',
-        'Дневные лимиты',
-        'Сроки, бюджет и таргетинг',
-        'По дням',
-      ],
+      wanted: ['Autumn boots', 'Объявления', 'Настройки кампании', 'Основное', 'Расписание и бюджет', 'Таргетинг', 'По дням'],
     },
     {
       name: 'campaign-traffic',

@@ -298,15 +298,15 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     const campaignOf = async () =>
       (await advertiserClient.get(`/api/advertiser/campaigns/${campaignId}`)).json<{ maxmoney: number; maxclicks: number }>();
     await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
-    const form = page.getByRole('form', { name: 'Daily limits' });
-    await form.getByText('do not send the campaign back to moderation').waitFor();
+    const form = page.getByRole('form', { name: 'Campaign settings' });
+    await form.getByText('keeps the campaign approved').waitFor();
     await form.getByLabel('Daily spend limit').fill('1,250.5');
-    await form.getByLabel('Daily click limit').fill('300');
-    await form.getByRole('button', { name: 'Save limits' }).click();
+    await form.getByLabel('Daily click limit').fill('1,300');
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
     await form.getByText('Saved.').waitFor();
     const saved = await campaignOf();
     assert.equal(saved.maxmoney, 1250.5);
-    assert.equal(saved.maxclicks, 300);
+    assert.equal(saved.maxclicks, 1300);
     await lookAt(page, 'work-campaign-limits');
   });
 
@@ -343,7 +343,7 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     // A price is typed afresh: a mistyped one is said at once, a whole number goes.
     await form.getByLabel('New price', { exact: true }).fill('12,5');
     await form.getByRole('button', { name: 'Save and send for moderation' }).click();
-    await form.getByText('Write a whole number, like 1990.').waitFor();
+    await form.getByText('Write the price in whole units, like 1,990.').waitFor();
     await form.getByLabel('New price', { exact: true }).fill('1495');
     await form.getByRole('button', { name: 'Save and send for moderation' }).click();
     await form.waitFor({ state: 'detached' });
@@ -363,8 +363,8 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
       }>();
     const before = await campaignOf();
     await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
-    const form = page.getByRole('form', { name: 'Title, category and countries' });
-    await form.getByText('new countries apply at once, without moderation').waitFor();
+    const form = page.getByRole('form', { name: 'Campaign settings' });
+    await form.getByText('keeps the campaign approved, except a new category').waitFor();
     const select = form.getByLabel('Category');
     const other = await select
       .locator('option')

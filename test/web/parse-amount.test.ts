@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import i18next from 'i18next';
-import { parseAmount, parseWholeNumber } from '../../web/src/format.ts';
+import { parseAmount, parseWholeNumber, readMoney, readWholeNumber } from '../../web/src/format.ts';
 import english from '../../web/src/i18n/locales/en/common.json' with { type: 'json' };
 import russian from '../../web/src/i18n/locales/ru/common.json' with { type: 'json' };
 
@@ -94,5 +94,32 @@ describe('money typed in a form (parseAmount)', () => {
     ] as const) {
       assert.equal(whole(text, language), null, `${text} in ${language}`);
     }
+  });
+
+  it('reads every money field of the advertiser’s forms one way (readMoney): a thousand is "1,000", a minus is refused in the form’s words', () => {
+    const money = (text: string, optional = false) => readMoney(text, { optional }, 'en-GB');
+    assert.deepEqual(money('1,000'), { ok: true, value: '1000' });
+    assert.deepEqual(money('1,000', true), { ok: true, value: '1000' });
+    assert.deepEqual(money('', true), { ok: true, value: null }, 'an empty limit is none');
+    assert.deepEqual(money('0', true), { ok: true, value: null }, 'and so is 0');
+    assert.equal(money('0').ok, false, 'a bid of 0 is not one');
+    const negative = money('-0.5');
+    assert.ok(
+      !negative.ok && negative.message === 'An amount can’t be below zero: write it without a minus.',
+      JSON.stringify(negative),
+    );
+    const credit = parseAmount('-0.5', 'en-GB');
+    assert.ok(!credit.ok && /buttons say which way/.test(credit.message), 'the balance moves keep their own words');
+    assert.deepEqual(readMoney('1 000,5', { optional: true }, 'ru'), { ok: true, value: '1000.5' });
+  });
+
+  it('reads every whole number of the advertiser’s forms one way (readWholeNumber), a price in its own words', () => {
+    assert.deepEqual(readWholeNumber('1,000', {}, 'en-GB'), { ok: true, value: 1000 });
+    assert.deepEqual(readWholeNumber('', { optional: true }, 'en-GB'), { ok: true, value: null });
+    assert.deepEqual(readWholeNumber('1,990', { price: true }, 'en-GB'), { ok: true, value: 1990 });
+    const cents = readWholeNumber('49.99', { price: true }, 'en-GB');
+    assert.ok(!cents.ok && cents.message === 'Write the price in whole units, like 1,990.', JSON.stringify(cents));
+    const negative = readWholeNumber('-3', {}, 'en-GB');
+    assert.ok(!negative.ok && /without a minus/.test(negative.message), JSON.stringify(negative));
   });
 });

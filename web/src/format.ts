@@ -78,7 +78,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * and one in German; what could be read two ways ("1,5" in English, "1.000,5" anywhere the group
  * separator is ",") is refused with a message showing how to write it, never guessed.
  */
-export function parseAmount(text: string, language = formatLocale()): ParsedAmount {
+export function parseAmount(text: string, language = formatLocale(), { allowZero = false } = {}): ParsedAmount {
   const { decimal, group } = separators(language);
   const example = new Intl.NumberFormat(language, { minimumFractionDigits: 2 }).format(1250.5);
   const refuse: ParsedAmount = { ok: false, message: i18next.t('amount.writeAs', { example, decimal }) };
@@ -98,8 +98,47 @@ export function parseAmount(text: string, language = formatLocale()): ParsedAmou
     .replace(/^0+(?=\d)/, '');
   if (digits.length > 10) return { ok: false, message: i18next.t('amount.tooLarge') };
   const amount = fraction === undefined ? digits : `${digits}.${fraction}`;
-  if (Number(amount) === 0) return { ok: false, message: i18next.t('amount.zero') };
+  if (Number(amount) === 0 && !allowZero) return { ok: false, message: i18next.t('amount.zero') };
   return { ok: true, amount };
+}
+
+export type ReadNumber<Value> = { ok: true; value: Value } | { ok: false; message: string };
+
+/**
+ * Money typed into an advertiser's form (a bid, a budget, a limit, a threshold), the one reading
+ * every such field uses: by the reader's language (parseAmount), a minus refused in the form's
+ * words (no button says which way the money goes here); with `optional` an empty field (or 0) is
+ * none, with `zero` 0 is an amount like any other.
+ */
+export function readMoney(
+  text: string,
+  { optional = false, zero = false } = {},
+  language = formatLocale(),
+): ReadNumber<string | null> {
+  if (optional && text.trim() === '') return { ok: true, value: null };
+  if (/^\s*[-−]/.test(text)) return { ok: false, message: i18next.t('amount.negative') };
+  const parsed = parseAmount(text, language, { allowZero: optional || zero });
+  if (!parsed.ok) return parsed;
+  return { ok: true, value: optional && !zero && Number(parsed.amount) === 0 ? null : parsed.amount };
+}
+
+/**
+ * A whole number typed into an advertiser's form (a click limit, a cap, a price in whole units),
+ * the one reading every such field uses: plain or grouped by the reader's language
+ * (parseWholeNumber); with `optional`, an empty field as none. `price` words the refusal for a
+ * price ("Write the price in whole units, like 1,990.").
+ */
+export function readWholeNumber(
+  text: string,
+  { optional = false, price = false } = {},
+  language = formatLocale(),
+): ReadNumber<number | null> {
+  if (optional && text.trim() === '') return { ok: true, value: null };
+  if (/^\s*[-−]/.test(text)) return { ok: false, message: i18next.t('number.negative') };
+  const parsed = parseWholeNumber(text, language);
+  if (parsed.ok) return parsed;
+  if (!price) return parsed;
+  return { ok: false, message: i18next.t('number.price', { example: new Intl.NumberFormat(language).format(1990) }) };
 }
 
 export type ParsedWholeNumber = { ok: true; value: number } | { ok: false; message: string };

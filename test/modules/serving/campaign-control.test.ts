@@ -147,6 +147,26 @@ describe('serving: campaign control (docs/adr/0042)', () => {
     assert.deepEqual(await teaserIds(world.blockId, DESKTOP_UA), [adId], 'cleared: every system');
   });
 
+  it('targets device types: a phone-only campaign is not served to a desktop visitor', async () => {
+    const world = await createWorld(server, { ads: [{ bidMicros: 500_000 }], teaserCount: 2 });
+    const [campaignId = 0] = world.campaignIds;
+    const [adId = 0] = world.offerIds;
+    const changed = await change(world.advertiser, campaignId, { devices: 'Mobile' });
+    assert.deepEqual(changed.devices, ['mobile']);
+    assert.deepEqual(await teaserIds(world.blockId, DESKTOP_UA), [], 'a desktop visitor is not served');
+    assert.deepEqual(await teaserIds(world.blockId, MOBILE_UA), [adId], 'a phone is');
+    assert.deepEqual((await explained(world, campaignId, '&device=desktop')).reasons, ['device']);
+    assert.deepEqual((await explained(world, campaignId, '&device=tablet')).reasons, ['device']);
+    assert.equal((await explained(world, campaignId, '&device=mobile')).status, 'eligible');
+    const both = await change(world.advertiser, campaignId, { devices: ['tablet', 'desktop'] });
+    assert.deepEqual(both.devices, ['desktop', 'tablet'], 'in the API’s order');
+    assert.deepEqual(await teaserIds(world.blockId, DESKTOP_UA), [adId]);
+    assert.deepEqual(await teaserIds(world.blockId, MOBILE_UA), []);
+    const cleared = await change(world.advertiser, campaignId, { devices: null });
+    assert.equal(cleared.devices, undefined);
+    assert.deepEqual(await teaserIds(world.blockId, MOBILE_UA), [adId], 'cleared: every device');
+  });
+
   it('site allow and block lists, by id and by domain', async () => {
     const world = await createWorld(server, { ads: [{ bidMicros: 500_000 }], teaserCount: 2 });
     const [campaignId = 0] = world.campaignIds;
@@ -216,6 +236,8 @@ describe('serving: campaign control (docs/adr/0042)', () => {
     const [campaignId = 0] = world.campaignIds;
     const cases: [Record<string, unknown>, string][] = [
       [{ os: ['symbian'] }, 'os'],
+      [{ devices: ['phone'] }, 'devices'],
+      [{ devices: 'desktop, watch' }, 'devices'],
       [{ browsers: 'chrome:0' }, 'browsers'],
       [{ startsAt: 'tomorrow' }, 'startsAt'],
       [{ startsAt: '2026-04-02T00:00Z', endsAt: '2026-04-01T00:00Z' }, 'endsAt'],

@@ -4,10 +4,10 @@ import type { Unchecked } from '../../../http/field-rules.ts';
 import { Money, Text } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
 import { microsToAmount } from '../../../money.ts';
-import { BROWSER_FAMILIES, OS_FAMILIES, readTarget } from '../../serving/selection/agent-targets.ts';
+import { BROWSER_FAMILIES, DEVICE_TYPES, OS_FAMILIES, readTarget } from '../../serving/selection/agent-targets.ts';
 
 /**
- * A campaign's flight dates, lifetime budget, pacing, operating-system and browser targets and
+ * A campaign's flight dates, lifetime budget, pacing, device, operating-system and browser targets and
  * site lists (Nativa extensions, docs/advertiser-campaigns.md, docs/adr/0042): their request and
  * response fields, their rules, and their columns.
  */
@@ -64,6 +64,24 @@ export const controlBodyProperties = {
       },
     ),
   ),
+  devices: Type.Optional(
+    Type.Union(
+      [
+        Type.Array(
+          Type.Union(
+            DEVICE_TYPES.map((device) => Type.Literal(device)),
+            { description: 'A device type.' },
+          ),
+          { maxItems: DEVICE_TYPES.length },
+        ),
+        Text('Comma-separated.', { maxLength: 100 }),
+        Type.Null(),
+      ],
+      {
+        description: `Device types the campaign serves to: ${DEVICE_TYPES.join(', ')}, as an array or a comma-separated string; empty or null (default) means every one (extension). The per-device coefficients still apply to the types it serves.`,
+      },
+    ),
+  ),
   os: Type.Optional(TargetList('Operating systems', OS_FAMILIES)),
   browsers: Type.Optional(TargetList('Browsers', BROWSER_FAMILIES)),
   siteAllow: Type.Optional(SiteList('Serve only on these sites.')),
@@ -80,6 +98,7 @@ export const controlProperties = {
   pacing: Type.Optional(
     Type.Literal('even', { description: '`even` when the campaign paces its spend evenly; absent: asap (extension).' }),
   ),
+  devices: Type.Optional(Type.Array(Type.String(), { description: 'Targeted device types; present only when set (extension).' })),
   os: Type.Optional(Type.Array(Type.String(), { description: 'Targeted operating systems; present only when set (extension).' })),
   browsers: Type.Optional(Type.Array(Type.String(), { description: 'Targeted browsers; present only when set (extension).' })),
   siteAllow: Type.Optional(
@@ -99,6 +118,7 @@ export interface ControlInput {
   endsAt?: string | null;
   totalBudget?: number | string;
   pacing?: PacingMode;
+  devices?: string | string[] | null;
   os?: string | string[] | null;
   browsers?: string | string[] | null;
   siteAllow?: (number | string)[] | null;
@@ -111,6 +131,7 @@ export interface ControlColumns {
   ends_at?: Date | null;
   total_budget_micros?: number;
   pacing?: PacingMode;
+  device_targets?: string[];
   os_targets?: string[];
   browser_targets?: string[];
   site_allow?: string[];
@@ -122,6 +143,7 @@ export interface ControlRow {
   ends_at: Date | string | null;
   total_budget_micros: number | string;
   pacing: string;
+  device_targets: string[];
   os_targets: string[];
   browser_targets: string[];
   site_allow: string[];
@@ -151,6 +173,8 @@ export function checkControl(input: Unchecked<ControlInput>, timeZone: string, p
   }
   if (columns.starts_at && columns.ends_at && columns.starts_at >= columns.ends_at)
     problems.push({ field: 'endsAt', message: 'Must be after startsAt.' });
+  const devices = checkDevices(input.devices, problems);
+  if (devices !== undefined) columns.device_targets = devices;
   if (input.totalBudget !== undefined) {
     const micros = checkMoney(input.totalBudget, 'totalBudget', { sign: 'non-negative' });
     if (typeof micros === 'number') columns.total_budget_micros = micros;
@@ -166,6 +190,30 @@ export function checkControl(input: Unchecked<ControlInput>, timeZone: string, p
   const block = checkSites(input.siteBlock, 'siteBlock', problems);
   if (block !== undefined) columns.site_block = block;
   return columns;
+}
+
+/** Device types as sent (an array or a comma-separated string), each once, in the API's order. */
+function checkDevices(value: unknown, problems: FieldError[]): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || value === '') return [];
+  const items = Array.isArray(value) ? value : [value];
+  const chosen = new Set<string>();
+  for (const item of items) {
+    if (typeof item !== 'string') {
+      problems.push({ field: 'devices', message: 'Must be a list of device types: desktop, mobile, tablet.' });
+      return undefined;
+    }
+    for (const part of item.split(',')) {
+      const device = part.trim().toLowerCase();
+      if (device === '') continue;
+      if (!(DEVICE_TYPES as readonly string[]).includes(device)) {
+        problems.push({ field: 'devices', message: `${part.trim()} is not a device type: desktop, mobile or tablet.` });
+        return undefined;
+      }
+      chosen.add(device);
+    }
+  }
+  return DEVICE_TYPES.filter((device) => chosen.has(device));
 }
 
 function checkTargets(value: unknown, field: string, families: readonly string[], problems: FieldError[]): string[] | undefined {
@@ -292,6 +340,7 @@ export function toControl(row: ControlRow) {
     ...(row.ends_at === null ? {} : { endsAt: iso(row.ends_at) }),
     ...(total > 0 ? { totalBudget: microsToAmount(total) } : {}),
     ...(row.pacing === 'even' ? { pacing: 'even' as const } : {}),
+    ...(row.device_targets.length > 0 ? { devices: row.device_targets } : {}),
     ...(row.os_targets.length > 0 ? { os: row.os_targets } : {}),
     ...(row.browser_targets.length > 0 ? { browsers: row.browser_targets } : {}),
     ...(row.site_allow.length > 0 ? { siteAllow: row.site_allow.map(siteEntry) } : {}),

@@ -184,6 +184,7 @@ function toCampaignInput(body: Unchecked<CreateCampaignFields>): Unchecked<Campa
     endsAt: body.endsAt,
     totalBudget: body.totalBudget,
     pacing: body.pacing,
+    devices: body.devices,
     os: body.os,
     browsers: body.browsers,
     siteAllow: body.siteAllow,

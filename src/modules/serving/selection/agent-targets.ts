@@ -4,6 +4,10 @@
  * (`android`, or `android:14` for one major version) matches a visitor. Pure functions.
  */
 
+/** Device types a campaign may target, as the API names them (the device ids 1, 2, 3 in this order). */
+export const DEVICE_TYPES = ['desktop', 'mobile', 'tablet'] as const;
+export type DeviceType = (typeof DEVICE_TYPES)[number];
+
 /** Operating-system families; any other system is `other`. */
 export const OS_FAMILIES = ['windows', 'macos', 'ios', 'android', 'linux', 'chromeos', 'other'] as const;
 /** Browser families (a mobile build counts as its family: Mobile Safari is `safari`); any other is `other`. */

@@ -43,10 +43,11 @@ export function placementCoefficient(campaign: CampaignState, block: BlockEntry)
 
 /**
  * Why a campaign's own targeting refuses this placement and visitor, if it does: another country,
- * operating system or browser; a site its lists exclude; a category the block's site refuses.
+ * device type, operating system or browser; a site its lists exclude; a category the block's site refuses.
  */
 function targetingExclusion(campaign: CampaignState, impression: Impression): SkipReason | undefined {
   if (campaign.geo !== undefined && !campaign.geo.has(impression.country)) return 'geo';
+  if (campaign.deviceTargets !== undefined && !campaign.deviceTargets.has(impression.device)) return 'device';
   const agent = impression.agent ?? UNKNOWN_AGENT;
   if (campaign.osTargets !== undefined && !matchesTargets(campaign.osTargets, agent.os, agent.osMajor)) return 'os';
   if (campaign.browserTargets !== undefined && !matchesTargets(campaign.browserTargets, agent.browser, agent.browserMajor))
@@ -92,8 +93,8 @@ export type RequestFilterReason = FilterReason | 'filtered';
 
 /**
  * Why an ad visited by the selection did not become a candidate, in the order an explanation
- * counts them: a spent limit; `geo`, `os`, `browser`, the campaign targets other countries,
- * systems or browsers; `site_list`, its allow or block list excludes the site; `category`, the
+ * counts them: a spent limit; `geo`, `device`, `os`, `browser`, the campaign targets other
+ * countries, device types, systems or browsers; `site_list`, its allow or block list excludes the site; `category`, the
  * site refuses its category; `audience`, a retargeting campaign and the visitor is not in its
  * advertiser's audience; a per-request filter; `floor`, its bid × coefficients is under the
  * block's minimum CPC.
@@ -101,6 +102,7 @@ export type RequestFilterReason = FilterReason | 'filtered';
 export const SKIP_REASONS = [
   ...LIMIT_REASONS,
   'geo',
+  'device',
   'os',
   'browser',
   'site_list',

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import { dayOf } from '../../statistics/vocabulary.ts';
-import { agentTargets } from '../selection/agent-targets.ts';
+import { agentTargets, DEVICE_TYPES, type DeviceType } from '../selection/agent-targets.ts';
 import { smoothedCtr } from '../selection/auction.ts';
 import { lifetimeDailyTarget } from '../selection/pacing.ts';
 import { weekSchedule } from '../selection/schedule.ts';
@@ -193,6 +193,7 @@ interface ControlRow {
   total_budget_micros: number | string;
   campaign_daily_budget_micros: number;
   pacing: string;
+  device_targets: string[];
   os_targets: string[];
   browser_targets: string[];
   site_allow: string[];
@@ -202,7 +203,7 @@ interface ControlRow {
 const epochMs = (value: Date | string | null) => (value === null ? undefined : new Date(value).getTime());
 
 /**
- * Flight dates, lifetime budget, pacing, OS and browser targets and site lists of a campaign, in
+ * Flight dates, lifetime budget, pacing, device, OS and browser targets and site lists of a campaign, in
  * the snapshot's terms. Site lists name sites by id or by domain; a domain takes the site of that
  * host and of its subdomains, among the sites that can serve now.
  */
@@ -228,6 +229,7 @@ function campaignControl(
     control.spentBeforeTodayMicros = spentBeforeTodayMicros;
   }
   if (row.pacing === 'even' && dailyTargetMicros > 0) control.pacing = { dailyTargetMicros, timeZone };
+  if (row.device_targets.length > 0) control.deviceTargets = deviceIds(row.device_targets);
   const osTargets = agentTargets(row.os_targets);
   if (osTargets !== undefined) control.osTargets = osTargets;
   const browserTargets = agentTargets(row.browser_targets);
@@ -235,6 +237,11 @@ function campaignControl(
   if (row.site_allow.length > 0) control.siteAllow = resolveSites(row.site_allow, siteHosts);
   if (row.site_block.length > 0) control.siteBlock = resolveSites(row.site_block, siteHosts);
   return control;
+}
+
+/** Device types as the impression's device ids (1 desktop, 2 mobile, 3 tablet). */
+function deviceIds(devices: readonly string[]): Set<number> {
+  return new Set(devices.map((device) => DEVICE_TYPES.indexOf(device as DeviceType) + 1).filter((id) => id > 0));
 }
 
 /** The ids of a site list's entries: ids as they are, domains by the hosts of the sites. */

@@ -44,6 +44,7 @@ export async function loadServableOffers(db: Db) {
       'c.ends_at',
       'c.total_budget_micros',
       'c.pacing',
+      'c.device_targets',
       'c.os_targets',
       'c.browser_targets',
       'c.site_allow',

@@ -41,6 +41,8 @@ export interface CampaignState {
   spentBeforeTodayMicros?: number;
   /** Even pacing: the day's target spread over the day on the platform's clock (selection/pacing.ts). */
   pacing?: { dailyTargetMicros: number; timeZone: string };
+  /** Device ids it serves to (1 desktop, 2 mobile, 3 tablet); absent: every device. */
+  deviceTargets?: ReadonlySet<number>;
   /** Operating systems and browsers it targets; absent: every one. */
   osTargets?: AgentTargets;
   browserTargets?: AgentTargets;

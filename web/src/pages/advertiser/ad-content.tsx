@@ -3,6 +3,8 @@ import { type FormEvent, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
 import { Field, FormActions, Notice } from '../../components/controls.tsx';
+import { WholeNumberField } from '../../components/number-fields.tsx';
+import { readWholeNumber } from '../../format.ts';
 import { AdPreview, HeadlineField, LandingPageField } from './ad-fields.tsx';
 import { readAsDataUri } from './read-image.ts';
 
@@ -17,10 +19,13 @@ interface AdContent {
   img_wide: { url: string } | null;
 }
 
-type TextKey = 'title' | 'opis' | 'url' | 'url_mobile';
+type TextKey = 'title' | 'url' | 'url_mobile';
 
 /**
- * An ad's content after creation: headline, product title, landing pages and pictures. Content is
+ * An ad's content after creation: headline, landing pages, price and pictures. The headline is
+ * what blocks show (`title`); the web account writes it into the API's required text
+ * (`description`, which ad exchanges show) too, so an advertiser types one text (docs/web-account.md,
+ * "One headline"). Content is
  * what a moderator approved, so saving a change sends the ad back to moderation (the API's
  * `PUT /advertiser/offers/{id}`); the form says so before the reader saves. Only changed fields
  * are sent, so an unchanged form sends nothing.
@@ -39,7 +44,6 @@ export function AdContentForm({
   const { t } = useTranslation('advertiser');
   const [form, setForm] = useState<Record<TextKey, string>>({
     title: ad.title,
-    opis: ad.opis,
     url: ad.url,
     url_mobile: ad.url_mobile,
   });
@@ -47,20 +51,22 @@ export function AdContentForm({
   const [prices, setPrices] = useState({ price: '', oldPrice: '' });
   const [rectangle, setRectangle] = useState('');
   const [square, setSquare] = useState('');
+  // A price is whole units of the platform's currency (the API's integer), read as the reader's language writes it.
+  const price = readWholeNumber(prices.price, { optional: true, price: true });
+  const oldPrice = readWholeNumber(prices.oldPrice, { optional: true, price: true });
   const change = {
-    ...(form.title !== ad.title ? { title: form.title } : {}),
-    ...(form.opis !== ad.opis ? { description: form.opis } : {}),
+    ...(form.title !== ad.title ? { title: form.title, description: form.title } : {}),
     ...(form.url !== ad.url ? { url: form.url } : {}),
     ...(form.url_mobile !== ad.url_mobile ? { url_mobile: form.url_mobile } : {}),
     ...(rectangle ? { rectangle } : {}),
     ...(square ? { square } : {}),
-    ...(prices.price.trim() ? { price: Number(prices.price.trim()) } : {}),
-    ...(prices.oldPrice.trim() ? { oldPrice: Number(prices.oldPrice.trim()) } : {}),
+    ...(price.ok && price.value !== null ? { price: price.value } : {}),
+    ...(oldPrice.ok && oldPrice.value !== null ? { oldPrice: oldPrice.value } : {}),
   };
-  // A price is a whole number: anything else is said here, before it could be sent as nothing.
-  const notWhole = (value: string) =>
-    value.trim() !== '' && !/^\d{1,10}$/.test(value.trim()) ? t('adContent.wholeNumber') : undefined;
-  const priceErrors = { price: notWhole(prices.price), oldPrice: notWhole(prices.oldPrice) };
+  const priceErrors = {
+    price: price.ok ? undefined : price.message,
+    oldPrice: oldPrice.ok ? undefined : oldPrice.message,
+  };
   const changed = Object.keys(change).length > 0;
   const save = useMutation({
     mutationFn: async () => {
@@ -74,17 +80,18 @@ export function AdContentForm({
   });
   const { errors, general, edited, submitted } = useFieldErrors(save.error);
   const limits = FIELD_LIMITS.updateOffer;
-  // The API names the text `description`; the ad shows it as `opis`.
-  const apiField: Record<TextKey, string> = { title: 'title', opis: 'description', url: 'url', url_mobile: 'url_mobile' };
   const text = (key: TextKey) => ({
     name: `${key}-${ad.id}`,
     value: form[key],
-    error: errors[apiField[key]],
+    // The headline is sent as both texts; a refusal of either is the headline's.
+    error: key === 'title' ? (errors.title ?? errors.description) : errors[key],
     onChange: (event: { target: { value: string } }) => {
       setForm({ ...form, [key]: event.target.value });
-      edited(apiField[key]);
+      edited(key);
+      if (key === 'title') edited('description');
     },
   });
+  const [checked, setChecked] = useState(false);
   const pick = (name: string, setter: (value: string) => void) => async (event: { target: HTMLInputElement }) => {
     const file = event.target.files?.[0];
     setter(file ? await readAsDataUri(file) : '');
@@ -93,6 +100,7 @@ export function AdContentForm({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
+    setChecked(true);
     if (changed && !priceErrors.price && !priceErrors.oldPrice) save.mutate();
   };
   return (
@@ -103,8 +111,8 @@ export function AdContentForm({
           <Trans t={t} i18nKey="adContent.moderationNote" components={{ strong: <strong /> }} />
         </p>
         {general && <Notice kind="error">{problem(save.error)}</Notice>}
-        <HeadlineField limit={headlineLimit} {...text('opis')} />
-        <Field label={t('adContent.productTitle')} maxLength={limits.title.maxLength} {...text('title')} />
+        <HeadlineField limit={headlineLimit} {...text('title')} />
+        {ad.opis !== ad.title && <p className="hint">{t('adContent.otherDescription', { text: ad.opis })}</p>}
         <LandingPageField maxLength={limits.url.maxLength} {...text('url')} />
         <Field
           label={t('adContent.landingOnPhones')}
@@ -115,31 +123,27 @@ export function AdContentForm({
           maxLength={limits.url_mobile.maxLength}
           {...text('url_mobile')}
         />
-        <Field
+        <WholeNumberField
           label={t('adContent.newPrice')}
           name={`price-${ad.id}`}
-          inputMode="numeric"
-          pattern="[0-9]*"
-          maxLength={10}
           hint={ad.cost ? t('adContent.priceNow', { cost: ad.cost }) : t('adContent.priceNone')}
           value={prices.price}
-          error={priceErrors.price ?? errors.price}
+          error={(checked ? priceErrors.price : undefined) ?? errors.price}
           onChange={(event) => {
             setPrices({ ...prices, price: event.target.value });
+            setChecked(false);
             edited('price');
           }}
         />
-        <Field
+        <WholeNumberField
           label={t('adContent.newOldPrice')}
           name={`old-price-${ad.id}`}
-          inputMode="numeric"
-          pattern="[0-9]*"
-          maxLength={10}
           hint={t('adContent.oldPriceHint')}
           value={prices.oldPrice}
-          error={priceErrors.oldPrice ?? errors.oldPrice}
+          error={(checked ? priceErrors.oldPrice : undefined) ?? errors.oldPrice}
           onChange={(event) => {
             setPrices({ ...prices, oldPrice: event.target.value });
+            setChecked(false);
             edited('oldPrice');
           }}
         />
@@ -168,9 +172,9 @@ export function AdContentForm({
         label={t('adContent.previewOf', { title: ad.title })}
         square={square || ad.img?.url || null}
         wide={rectangle || ad.img_wide?.url || null}
-        title={form.title || form.opis}
+        title={form.title}
         url={form.url}
-        price={prices.price.trim() || ad.cost}
+        price={price.ok && price.value !== null ? String(price.value) : ad.cost}
       />
     </form>
   );

@@ -8,6 +8,10 @@ import { count, fineMoney, percent } from '../../format.ts';
 import { setQuery, useLocation } from '../../router.tsx';
 import type { AdvertiserKey } from './advertiser-data.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
+import { BROWSER_CHOICES, type Choices, OS_CHOICES, useChoiceName } from './campaign-targeting.tsx';
+
+/** A query value that is one of the choices, else '' (unknown). */
+const chosen = (value: string | null, choices: Choices) => (choices.some(([choice]) => choice === value) ? (value ?? '') : '');
 
 type Device = 'desktop' | 'mobile' | 'tablet';
 const DEVICES: { value: Device; label: AdvertiserKey; inSentence: AdvertiserKey }[] = [
@@ -27,6 +31,7 @@ export const REASON_TEXT: Record<string, AdvertiserKey> = {
   budget: 'explain.reason.budget',
   daily_limit: 'explain.reason.daily_limit',
   geo: 'explain.reason.geo',
+  device: 'explain.reason.device',
   audience: 'explain.reason.audience',
   page_repeat: 'explain.reason.page_repeat',
   frequency: 'explain.reason.frequency',
@@ -54,17 +59,27 @@ export function CampaignExplainPage({ id }: { id: number }) {
   const block = query.get('block') ?? '';
   const device = (DEVICES.some((entry) => entry.value === query.get('device')) ? query.get('device') : 'desktop') as Device;
   const country = query.get('country') ?? '';
-  const [form, setForm] = useState({ block, device, country });
+  // The visitor's system and browser, as the campaign's targets name them: '' is a visitor of unknown ones.
+  const os = chosen(query.get('os'), OS_CHOICES);
+  const browser = chosen(query.get('browser'), BROWSER_CHOICES);
+  const [form, setForm] = useState({ block, device, country, os, browser });
+  const words = useChoiceName();
 
   const campaign = useCampaign(id);
   const explanation = useQuery({
-    queryKey: ['explain', id, block, device, country],
+    queryKey: ['explain', id, block, device, country, os, browser],
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns/{id}/explain', {
           params: {
             path: { id },
-            query: { block: Number(block), device, ...(country ? { country } : {}) },
+            query: {
+              block: Number(block),
+              device,
+              ...(country ? { country } : {}),
+              ...(os ? { os } : {}),
+              ...(browser ? { browser } : {}),
+            },
           },
         }),
       ),
@@ -74,9 +89,15 @@ export function CampaignExplainPage({ id }: { id: number }) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const wanted = { block: form.block.trim(), device: form.device, country: form.country.trim().toUpperCase() };
+    const wanted = { ...form, block: form.block.trim(), country: form.country.trim().toUpperCase() };
     // The same impression again asks serving again: the answer is about now, and now has moved.
-    if (wanted.block === block && wanted.device === device && wanted.country === country) void explanation.refetch();
+    const same =
+      wanted.block === block &&
+      wanted.device === device &&
+      wanted.country === country &&
+      wanted.os === os &&
+      wanted.browser === browser;
+    if (same) void explanation.refetch();
     else setQuery(wanted);
   };
   const errors = fieldErrors(explanation.error);
@@ -117,6 +138,29 @@ export function CampaignExplainPage({ id }: { id: number }) {
             ))}
           </select>
         </Field>
+        {(
+          [
+            ['os', t('explain.os'), OS_CHOICES],
+            ['browser', t('explain.browser'), BROWSER_CHOICES],
+          ] as const
+        ).map(([name, label, choices]) => (
+          <Field key={name} label={label} name={name} hint={name === 'os' ? t('explain.agentHint') : undefined}>
+            <select
+              id={`field-${name}`}
+              name={name}
+              value={form[name]}
+              aria-describedby={name === 'os' ? 'os-hint' : undefined}
+              onChange={(event) => setForm({ ...form, [name]: event.target.value })}
+            >
+              <option value="">{t('explain.unknownAgent')}</option>
+              {choices.map(([choice, text]) => (
+                <option key={choice} value={choice}>
+                  {words(text)}
+                </option>
+              ))}
+            </select>
+          </Field>
+        ))}
         <Field
           label={t('explain.country')}
           name="country"

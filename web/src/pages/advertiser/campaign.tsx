@@ -9,10 +9,11 @@ import { Field, FormActions, Notice, Switch } from '../../components/controls.ts
 import { FigureCells, FigureHeads, Tile } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
+import { MoneyField, WholeNumberField } from '../../components/number-fields.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { TeaserPreview } from '../../components/teaser-preview.tsx';
-import { amountInput, count, dayLabel, fineMoney, money, parseAmount, percent } from '../../format.ts';
+import { amountInput, count, dayLabel, fineMoney, money, percent, readMoney, readWholeNumber } from '../../format.ts';
 import { ModerationReason } from '../shared/moderation-reason.tsx';
 import { AdContentForm } from './ad-content.tsx';
 import { AdPreview, HeadlineField, LandingPageField } from './ad-fields.tsx';
@@ -25,10 +26,8 @@ import {
   useSpendAndClicksSeries,
   useTotals,
 } from './advertiser-data.ts';
-import { CampaignControl } from './campaign-control.tsx';
-import { CampaignDelivery, CampaignLimits } from './campaign-delivery.tsx';
+import { CampaignForm } from './campaign-form.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
-import { CampaignSettings } from './campaign-settings.tsx';
 import { DuplicateCampaign } from './duplicate-campaign.tsx';
 import { readAsDataUri } from './read-image.ts';
 
@@ -265,30 +264,7 @@ export function CampaignPage({ id }: { id: number }) {
         </ul>
       </section>
 
-      {current && !current.archived && (
-        <CampaignSettings
-          campaignId={id}
-          title={current.title}
-          categoryId={current.category_id}
-          geo={current.geo}
-          onSaved={refresh}
-        />
-      )}
-      {current && !current.archived && (
-        <CampaignDelivery
-          campaignId={id}
-          frequencyCap={current.frequencyCap}
-          schedule={current.schedule}
-          timeZone={current.timeZone}
-          onSaved={refresh}
-        />
-      )}
-      {current && !current.archived && (
-        <>
-          <CampaignLimits campaignId={id} maxmoney={current.maxmoney} maxclicks={current.maxclicks} onSaved={refresh} />
-          <CampaignControl campaignId={id} timeZone={current.timeZone} control={current} onSaved={refresh} />
-        </>
-      )}
+      {current && !current.archived && <CampaignForm key={id} campaignId={id} campaign={current} onSaved={refresh} />}
 
       <section className="card" aria-labelledby="daily-title">
         <h2 id="daily-title">{t('campaign.daily.title')}</h2>
@@ -353,17 +329,14 @@ function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; b
       onSubmit={(event) => {
         event.preventDefault();
         submitted();
-        const parsed = parseAmount(value);
+        const parsed = readMoney(value);
         setLocal(parsed.ok ? null : parsed.message);
-        if (parsed.ok) save.mutate(parsed.amount);
+        if (parsed.ok && parsed.value !== null) save.mutate(parsed.value);
       }}
     >
-      <Field
+      <MoneyField
         label={t('campaign.bid.label')}
         name={name}
-        inputMode="decimal"
-        autoComplete="off"
-        maxLength={20}
         hint={t('campaign.bid.hint')}
         value={value}
         error={local ?? errors.clickPrice ?? (save.error && !errors.clickPrice ? problem(save.error) : undefined)}
@@ -420,23 +393,26 @@ function CreateAd({
   onCreated: () => void;
 }) {
   const { t } = useTranslation('advertiser');
-  const [form, setForm] = useState({ description: '', title: '', url: '', clickPrice: '', price: '' });
+  const [form, setForm] = useState({ title: '', url: '', clickPrice: '', price: '' });
   const [rectangle, setRectangle] = useState('');
   const [square, setSquare] = useState('');
-  const [bidError, setBidError] = useState<string | null>(null);
+  const [local, setLocal] = useState<{ clickPrice?: string; price?: string }>({});
+  // A price is whole units of the platform's currency (the API's integer), read as the reader's language writes it.
+  const price = readWholeNumber(form.price, { optional: true, price: true });
   const create = useMutation({
-    mutationFn: (clickPrice: string) =>
+    mutationFn: ({ clickPrice, price }: { clickPrice: string; price: number | null }) =>
       data(
         api.POST('/api/advertiser/offers', {
           body: {
             campaignId,
-            description: form.description,
+            // One headline: what blocks show (`title`) and the API's required text (`description`).
+            title: form.title,
+            description: form.title,
             url: form.url,
             clickPrice,
             rectangle,
             square,
-            ...(form.title ? { title: form.title } : {}),
-            ...(form.price ? { price: Number(form.price) } : {}),
+            ...(price === null ? {} : { price }),
           },
         }),
       ),
@@ -445,13 +421,13 @@ function CreateAd({
       onDone();
     },
   });
-  // The bid is money: read by the reader's language or refused, never guessed (parseAmount).
+  // The bid is money and the price whole units: read by the reader's language or refused, never guessed.
   const { errors, general, edited, field, submit } = useFormFields(form, setForm, {
     error: create.error,
     mutate: () => {
-      const bid = parseAmount(form.clickPrice);
-      setBidError(bid.ok ? null : bid.message);
-      if (bid.ok) create.mutate(bid.amount);
+      const bid = readMoney(form.clickPrice);
+      setLocal({ clickPrice: bid.ok ? undefined : bid.message, price: price.ok ? undefined : price.message });
+      if (bid.ok && bid.value !== null && price.ok) create.mutate({ clickPrice: bid.value, price: price.value });
     },
   });
   const limits = FIELD_LIMITS.createOffer;
@@ -465,22 +441,27 @@ function CreateAd({
       <div className="form-grid">
         <h3>{t('adForm.new')}</h3>
         {general && <Notice kind="error">{problem(create.error)}</Notice>}
-        <HeadlineField limit={headlineLimit} {...field('description')} />
+        <HeadlineField limit={headlineLimit} {...field('title')} name="headline" error={errors.title ?? errors.description} />
         <LandingPageField maxLength={limits.url.maxLength} {...field('url')} />
-        <Field
+        <MoneyField
           label={t('adForm.bid')}
-          inputMode="decimal"
-          autoComplete="off"
           required
-          maxLength={20}
           {...field('clickPrice')}
-          error={bidError ?? errors.clickPrice}
+          error={local.clickPrice ?? errors.clickPrice}
           onChange={(event) => {
-            setBidError(null);
+            setLocal({ ...local, clickPrice: undefined });
             field('clickPrice').onChange(event);
           }}
         />
-        <Field label={t('adForm.price')} inputMode="numeric" pattern="[0-9]*" maxLength={10} {...field('price')} />
+        <WholeNumberField
+          label={t('adForm.price')}
+          {...field('price')}
+          error={local.price ?? errors.price}
+          onChange={(event) => {
+            setLocal({ ...local, price: undefined });
+            field('price').onChange(event);
+          }}
+        />
         <Field
           label={t('adForm.widePicture')}
           name="rectangle"
@@ -504,9 +485,9 @@ function CreateAd({
       <AdPreview
         square={square || null}
         wide={rectangle || null}
-        title={form.title || form.description}
+        title={form.title}
         url={form.url}
-        price={form.price}
+        price={price.ok && price.value !== null ? String(price.value) : ''}
       />
     </form>
   );

@@ -1,9 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
-import { api, data, problem, useFormFields } from '../../api.ts';
-import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
-import { CountryPicker } from '../../components/country-picker.tsx';
+import { api, data, problem } from '../../api.ts';
+import { ListStatus, Notice, Switch } from '../../components/controls.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
@@ -13,6 +12,7 @@ import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
 import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
+import { CampaignForm } from './campaign-form.tsx';
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
 const SORTS = {
@@ -176,72 +176,17 @@ export function CampaignsPage() {
   );
 }
 
+/** A new campaign: the one campaign form, every section of it, sent as one request. */
 function CreateCampaign({ onDone }: { onDone: () => void }) {
-  const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
-  const categories = useQuery({ queryKey: ['categories'], queryFn: () => data(api.GET('/api/advertiser/categories')) });
-  const [form, setForm] = useState({ title: '', category_id: '', maxmoney: '', maxclicks: '', isRetarget: false });
-  const [geo, setGeo] = useState<string[]>([]);
-  const create = useMutation({
-    mutationFn: () =>
-      data(
-        api.POST('/api/advertiser/campaigns', {
-          body: {
-            title: form.title,
-            category_id: Number(form.category_id),
-            geo,
-            isRetarget: form.isRetarget,
-            ...(form.maxmoney ? { maxmoney: form.maxmoney } : {}),
-            ...(form.maxclicks ? { maxclicks: Number(form.maxclicks) } : {}),
-          },
-        }),
-      ),
-    onSuccess: (campaign) => {
-      queryClient.invalidateQueries({ queryKey: ['campaigns'] });
-      onDone();
-      navigate(`/advertiser/campaigns/${campaign.id}`);
-    },
-  });
-  const { errors, general, set, field, submit } = useFormFields(form, setForm, create);
   return (
-    <form className="card form-grid" onSubmit={submit} noValidate aria-label={t('campaigns.new')}>
-      <h2>{t('campaigns.new')}</h2>
-      {general && <Notice kind="error">{problem(create.error)}</Notice>}
-      <Field label={t('campaigns.form.title')} required {...field('title')} />
-      <Field label={t('campaigns.form.category')} name="category_id" error={errors.category_id}>
-        <select id="field-category_id" required value={form.category_id} onChange={set('category_id')}>
-          <option value="">{t('campaigns.form.choose')}</option>
-          {(categories.data ?? [])
-            .filter((category) => category.parent_id === null)
-            .map((category) => (
-              <option key={category.id} value={category.id}>
-                {category.title}
-              </option>
-            ))}
-        </select>
-      </Field>
-      <CountryPicker label={t('campaigns.form.countries')} value={geo} onChange={setGeo} error={errors.geo} />
-      <Field
-        label={t('campaigns.form.dailySpend')}
-        inputMode="decimal"
-        hint={t('campaigns.form.noLimit')}
-        {...field('maxmoney')}
-      />
-      <Field
-        label={t('campaigns.form.dailyClicks')}
-        inputMode="numeric"
-        hint={t('campaigns.form.noLimit')}
-        {...field('maxclicks')}
-      />
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={form.isRetarget}
-          onChange={(event) => setForm({ ...form, isRetarget: event.target.checked })}
-        />
-        {t('campaigns.form.retargeting')}
-      </label>
-      <FormActions submit={t('campaigns.form.submit')} pending={create.isPending} onCancel={onDone} />
-    </form>
+    <CampaignForm
+      onCancel={onDone}
+      onSaved={(id) => {
+        queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+        onDone();
+        navigate(`/advertiser/campaigns/${id}`);
+      }}
+    />
   );
 }

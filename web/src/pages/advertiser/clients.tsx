@@ -8,6 +8,7 @@ import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx'
 import { InvitationLinkButton } from '../../components/invitation-link.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { Missing } from '../../components/missing.tsx';
+import { MoneyField } from '../../components/number-fields.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { amountInput, count, currentPlatform, moment, money, parseAmount } from '../../format.ts';
@@ -323,12 +324,10 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
       <h2>{t('move.title')}</h2>
       {general && <Notice kind="error">{problem(move.error)}</Notice>}
       {done && <Notice kind="ok">{done}</Notice>}
-      <Field
+      {/* The one money input; the direction is the buttons', so a sign is refused in their words (parseAmount). */}
+      <MoneyField
         label={t('move.amount')}
         name="balance"
-        inputMode="decimal"
-        autoComplete="off"
-        maxLength={20}
         placeholder={amountInput(100)}
         hint={t('move.hint', { own: money(own), name: clientName, theirs: money(clientBalance) })}
         value={amount}

@@ -4,7 +4,8 @@ import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'r
 import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, FormActions, Notice, Options } from '../../components/controls.tsx';
-import { currentPlatform } from '../../format.ts';
+import { MoneyField, WholeNumberField } from '../../components/number-fields.tsx';
+import { currentPlatform, readMoney, readWholeNumber } from '../../format.ts';
 import { type AdvertiserKey, translateNames } from './advertiser-data.ts';
 
 export type Rule = operations['getRule']['responses'][200]['content']['application/json'];
@@ -81,21 +82,29 @@ const draftOf = (rule: Rule): Draft => ({
   enabled: rule.enabled,
 });
 
+/** The numbers of a draft as read by the advertiser's forms' one reading (format.ts), or why not. */
+function readNumbers(draft: Draft) {
+  return {
+    threshold: readMoney(draft.threshold, { zero: true }),
+    windowDays: readWholeNumber(draft.windowDays),
+    minClicks: readWholeNumber(draft.minClicks),
+  };
+}
+
 /**
- * The rule as the API takes it. The threshold goes as the decimal string typed (it can be money:
- * never through a float). A number field left empty or not a number goes as null (JSON's NaN), so
- * that the refusal comes from the API, beside the field, in the API's words.
+ * The rule as the API takes it. The threshold goes as the decimal string read (it can be money:
+ * never through a float), the window and minimum clicks as the whole numbers read. A coefficient
+ * left empty or not a number goes as null (JSON's NaN), so that the refusal comes from the API,
+ * beside the field, in the API's words.
  */
-function bodyOf(draft: Draft) {
+function bodyOf(draft: Draft, numbers: { threshold: string; windowDays: number; minClicks: number }) {
   const number = (text: string) => Number(text.trim() || Number.NaN);
   return {
     title: draft.title,
     scope: draft.scope,
     metric: draft.metric,
     comparison: draft.comparison,
-    threshold: draft.threshold.trim(),
-    windowDays: number(draft.windowDays),
-    minClicks: number(draft.minClicks),
+    ...numbers,
     action: draft.action,
     ...(draft.action === 'set_coefficient' ? { coef: number(draft.coef) } : {}),
     enabled: draft.enabled,
@@ -120,8 +129,8 @@ export function RuleForm({
   // Opened by a button: the keyboard goes on in the form's first field.
   useEffect(() => form.current?.querySelector<HTMLElement>('input, select')?.focus(), []);
   const save = useMutation({
-    mutationFn: () => {
-      const body = bodyOf(draft);
+    mutationFn: (numbers: { threshold: string; windowDays: number; minClicks: number }) => {
+      const body = bodyOf(draft, numbers);
       return rule
         ? data(
             api.PUT('/api/advertiser/campaigns/rules/{campaign}/{id}', {
@@ -143,17 +152,28 @@ export function RuleForm({
     });
     edited(name);
   };
+  const [local, setLocal] = useState<Partial<Record<string, string>>>({});
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
-    save.mutate();
+    const { threshold, windowDays, minClicks } = readNumbers(draft);
+    setLocal({
+      threshold: threshold.ok ? undefined : threshold.message,
+      windowDays: windowDays.ok ? undefined : windowDays.message,
+      minClicks: minClicks.ok ? undefined : minClicks.message,
+    });
+    if (threshold.ok && windowDays.ok && minClicks.ok)
+      save.mutate({ threshold: threshold.value ?? '0', windowDays: windowDays.value ?? 0, minClicks: minClicks.value ?? 0 });
   };
   /** What a text field of the draft takes: its name, value, the API's refusal and the edit. */
   const textField = (name: 'title' | 'threshold' | 'windowDays' | 'minClicks' | 'coef') => ({
     name,
     value: draft[name],
-    error: errors[name],
-    onChange: (event: ChangeEvent<HTMLInputElement>) => change(name, event.target.value),
+    error: local[name] ?? errors[name],
+    onChange: (event: ChangeEvent<HTMLInputElement>) => {
+      setLocal((current) => ({ ...current, [name]: undefined }));
+      change(name, event.target.value);
+    },
   });
   /** What a select of the draft takes; its options are the API's values, so the cast only narrows. */
   const choice = <K extends 'scope' | 'metric' | 'comparison' | 'action'>(name: K) => ({
@@ -184,19 +204,13 @@ export function RuleForm({
           <Options names={COMPARISONS} />
         </select>
       </Field>
-      <Field
+      <MoneyField
         label={t('rule.form.threshold', { unit: thresholdUnit(draft.metric, t) })}
-        inputMode="decimal"
         hint={t('rule.form.thresholdHint')}
         {...textField('threshold')}
       />
-      <Field label={t('rule.form.window')} inputMode="numeric" hint={t('rule.form.windowHint')} {...textField('windowDays')} />
-      <Field
-        label={t('rule.form.minClicks')}
-        inputMode="numeric"
-        hint={t('rule.form.minClicksHint')}
-        {...textField('minClicks')}
-      />
+      <WholeNumberField label={t('rule.form.window')} hint={t('rule.form.windowHint')} {...textField('windowDays')} />
+      <WholeNumberField label={t('rule.form.minClicks')} hint={t('rule.form.minClicksHint')} {...textField('minClicks')} />
       <Field label={t('rule.form.action')} name="action" error={errors.action}>
         <select {...choice('action')}>
           <Options names={translateNames(ACTIONS, t)} values={actionsFor(draft.scope)} />

@@ -299,15 +299,21 @@ function AdItem({ item }: { item: Ad }) {
       <TeaserPreview
         square={item.img?.url ?? null}
         wide={item.img_wide?.url ?? null}
-        title={item.title || item.opis}
+        title={item.title}
         url={item.url}
         price={item.cost}
         label={t('moderation.adPreview', { title: item.title })}
       />
       <div>
+        {/* The headline is what blocks show (`title`); a different `opis` reaches only ad exchanges, and is named so. */}
         <h2>{item.title}</h2>
-        {item.opis && item.opis !== item.title && <p>{item.opis}</p>}
         <dl className="facts">
+          {item.opis && item.opis !== item.title && (
+            <>
+              <dt>{t('moderation.exchangeText')}</dt>
+              <dd className="wrap">{item.opis}</dd>
+            </>
+          )}
           <dt>{t('moderation.leadsTo')}</dt>
           <dd className="wrap">
             <a href={item.url} target="_blank" rel="noopener noreferrer">

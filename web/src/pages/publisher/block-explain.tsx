@@ -17,6 +17,7 @@ const KEPT_OUT = {
   budget: 'explain.keptOut.budget',
   daily_limit: 'explain.keptOut.dailyLimit',
   geo: 'explain.keptOut.geo',
+  device: 'explain.keptOut.device',
   audience: 'explain.keptOut.audience',
   page_repeat: 'explain.keptOut.pageRepeat',
   frequency: 'explain.keptOut.frequency',

@@ -3,7 +3,8 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../../api.ts';
 import { Field, FormActions, Notice } from '../../../components/controls.tsx';
-import { currentPlatform } from '../../../format.ts';
+import { MoneyField } from '../../../components/number-fields.tsx';
+import { amountInput, currentPlatform, readMoney } from '../../../format.ts';
 import { type Endpoint, EVENTS, type EventType, PREFIX, type WebhookKind } from './webhook-events.ts';
 
 export type EndpointWithSecret = Endpoint & { secret: string };
@@ -32,12 +33,13 @@ export function EndpointForm({
   useEffect(() => form.current?.querySelector<HTMLElement>('input, select')?.focus(), []);
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [events, setEvents] = useState<string[]>(endpoint?.events ?? []);
-  const [threshold, setThreshold] = useState(endpoint?.balanceThreshold === null ? '' : String(endpoint?.balanceThreshold ?? ''));
+  const [threshold, setThreshold] = useState(endpoint?.balanceThreshold == null ? '' : amountInput(endpoint.balanceThreshold));
+  const [thresholdError, setThresholdError] = useState<string | undefined>();
   const [active, setActive] = useState(endpoint?.active ?? true);
   const chosen = EVENTS[kind].map((event) => event.type).filter((type): type is EventType => events.includes(type));
-  const body = { url: url.trim(), description, events: chosen, active, balanceThreshold: threshold.trim() || null };
   const save = useMutation({
-    mutationFn: async () => {
+    mutationFn: async (balanceThreshold: string | null) => {
+      const body = { url: url.trim(), description, events: chosen, active, balanceThreshold };
       if (endpoint) {
         await data(api.PUT(`${PREFIX[kind]}/webhooks/{id}`, { params: { path: { id: endpoint.id } }, body }));
         return undefined;
@@ -50,7 +52,10 @@ export function EndpointForm({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     submitted();
-    save.mutate();
+    // Money, read as every amount of the account's forms is (readMoney): "1,000" is a thousand.
+    const read = readMoney(threshold, { optional: true, zero: true });
+    setThresholdError(read.ok ? undefined : read.message);
+    if (read.ok) save.mutate(read.value);
   };
   const heading = endpoint ? t('endpoint.change', { url: endpoint.url }) : t('endpoint.new');
   return (
@@ -106,15 +111,15 @@ export function EndpointForm({
           </p>
         )}
       </fieldset>
-      <Field
+      <MoneyField
         label={t('endpoint.threshold', { currency: currentPlatform().currency })}
         name="balanceThreshold"
-        inputMode="decimal"
         hint={t('endpoint.thresholdHint', { event: 'balance.below_threshold' })}
         value={threshold}
-        error={errors.balanceThreshold}
+        error={thresholdError ?? errors.balanceThreshold}
         onChange={(event) => {
           setThreshold(event.target.value);
+          setThresholdError(undefined);
           edited('balanceThreshold');
         }}
       />
