@@ -136,6 +136,7 @@ export const ROUTES: Route[] = [
   { path: '/publisher/webhooks', title: 'page.webhooks', access: 'publisher', menu: 'page.webhooks', page: webhooks },
 
   { path: '/operator', title: 'page.moderation', access: 'operator', menu: 'page.moderation', page: page(() => import('./pages/operator/moderation.tsx'), 'ModerationPage') },
+  { path: '/operator/overview', title: 'page.overview', access: 'operator', menu: 'page.overview', page: page(() => import('./pages/operator/overview.tsx'), 'NetworkOverviewPage') },
   { path: '/operator/accounts', title: 'page.accounts', access: 'operator', menu: 'page.accounts', page: page(() => import('./pages/operator/accounts.tsx'), 'AccountsPage') },
   { path: '/operator/accounts/:id', title: 'page.accounts', access: 'operator', page: page(() => import('./pages/operator/account.tsx'), 'AccountPage') },
   { path: '/operator/payouts', title: 'page.payouts', access: 'operator', menu: 'page.payouts', page: page(() => import('./pages/operator/payouts.tsx'), 'PayoutsPage') },

@@ -14,6 +14,7 @@ import { Link } from '../../router.tsx';
 import './operator.css';
 import { AccountData } from './account-data.tsx';
 import { KIND_TAGS } from './account-kinds.ts';
+import { AccountStanding, EditAccount } from './account-standing.tsx';
 
 const LEDGER_PER_PAGE = 20;
 
@@ -60,6 +61,7 @@ export function AccountPage({ id }: { id: number }) {
       <div className="page-head">
         <h1>
           {user.username} <span className={`tag kind-${user.type}`}>{t(KIND_TAGS[user.type])}</span>
+          {user.suspendedAt && <span className="tag warning">{t('standing.suspendedTag')}</span>}
         </h1>
         <InvitationLinkButton
           username={user.username}
@@ -94,6 +96,8 @@ export function AccountPage({ id }: { id: number }) {
           )}
         </dl>
       </div>
+      <EditAccount key={user.id} user={user} />
+      <AccountStanding user={user} />
       <div className="columns">
         <BalanceForm id={id} username={user.username} />
         <Tokens id={id} />
