@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { moment } from '../../format.ts';
+import { LANGUAGE_NAMES, LANGUAGES } from '../../i18n/i18n.ts';
 
 type AdminUser = operations['adminGetUser']['responses'][200]['content']['application/json'];
 
@@ -174,8 +175,11 @@ export function EditAccount({ user }: { user: AdminUser }) {
           value={values.language}
           onChange={(event) => setValues({ ...values, language: event.target.value === 'ru' ? 'ru' : 'en' })}
         >
-          <option value="en">English</option>
-          <option value="ru">Русский</option>
+          {LANGUAGES.map((language) => (
+            <option key={language} value={language}>
+              {LANGUAGE_NAMES[language]}
+            </option>
+          ))}
         </select>
       </Field>
       <div className="actions">
