@@ -194,6 +194,15 @@ describe('the advertiser’s pages in Russian (headless Chromium)', { skip }, ()
     await lookAt(page, 'i18n-advertiser-campaign-new-ad');
   });
 
+  it('names the product categories in Russian in the campaign forms', async () => {
+    await page.goto(`${server.url}/advertiser/campaigns`);
+    await page.getByRole('button', { name: 'Новая кампания' }).click();
+    const options = await page.locator('#field-category_id option').allTextContents();
+    for (const name of ['Одежда и обувь', 'Электроника', 'Игры и развлечения'])
+      assert.ok(options.includes(name), options.join(' | '));
+    assert.ok(!options.includes('Clothing & Shoes'), options.join(' | '));
+  });
+
   it('writes a rule’s form and its sentence in Russian', async () => {
     await page.goto(`${server.url}/advertiser/campaigns/${campaignId}/rules`);
     await page.getByRole('button', { name: 'Новое правило' }).click();

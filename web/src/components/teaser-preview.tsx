@@ -1,7 +1,8 @@
 import { useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { domainOf, renderTeaserList, teaserPicture } from '../../../src/modules/serving/teaser-render.ts';
+import { domainOf, renderTeaserList, teaserPicture, teaserWords } from '../../../src/modules/serving/teaser-render.ts';
 import { currentPlatform } from '../format.ts';
+import { currentLanguage } from '../i18n/i18n.ts';
 
 /**
  * A teaser drawn by the embed script's own code (renderTeaserList), so that a preview shows what a
@@ -24,6 +25,7 @@ export function TeaserPreview({
   label?: string;
 }) {
   const { t } = useTranslation();
+  const language = currentLanguage();
   const box = useRef<HTMLDivElement>(null);
   const name = label ?? t('teaserPreview.label');
   const headline = title || t('teaserPreview.headline');
@@ -35,8 +37,15 @@ export function TeaserPreview({
       teasers: [{ url: url || '#', title: headline, domain: domainOf(url), price, image }],
       currency: currentPlatform().currency,
       label: name,
+      language,
     }) as unknown as Node;
     target.replaceChildren(list);
-  }, [image, headline, url, price, name]);
+  }, [image, headline, url, price, name, language]);
   return <div className="teaser-preview" ref={box} />;
 }
+
+/** The "Ad" mark as teasers show it in the page's language (the embed script's own word). */
+export const adMarkText = (): string => teaserWords(currentLanguage()).mark;
+
+/** The accessible name of a teaser list in the page's language (the embed script's own word). */
+export const teaserListLabel = (): string => teaserWords(currentLanguage()).label;

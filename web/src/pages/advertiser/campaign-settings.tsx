@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
+import { productCategoryName } from '../../components/category-names.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
 
@@ -84,7 +85,7 @@ export function CampaignSettings({
               .filter((category) => category.parent_id === null)
               .map((category) => (
                 <option key={category.id} value={category.id}>
-                  {category.title}
+                  {productCategoryName(category)}
                 </option>
               ))}
           </select>

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem, useFormFields } from '../../api.ts';
+import { productCategoryName } from '../../components/category-names.ts';
 import { Field, FormActions, ListStatus, Notice, Switch } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
 import { ADVERTISER_FIGURES, FigureCells, FigureHeads } from '../../components/figures.tsx';
@@ -215,7 +216,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
             .filter((category) => category.parent_id === null)
             .map((category) => (
               <option key={category.id} value={category.id}>
-                {category.title}
+                {productCategoryName(category)}
               </option>
             ))}
         </select>

@@ -12,6 +12,7 @@ import { useForgetOnLeave } from '../../components/shown-once.ts';
 import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import './operator.css';
+import { ledgerComment } from '../../components/ledger-comment.ts';
 import { AccountData } from './account-data.tsx';
 import { KIND_TAGS } from './account-kinds.ts';
 import { AccountStanding, EditAccount } from './account-standing.tsx';
@@ -354,7 +355,7 @@ function Ledger({ id }: { id: number }) {
                 <td data-label={t('ledger.balanceAfter')} className="num">
                   {fineMoney(entry.balance)}
                 </td>
-                <td data-label={t('ledger.comment')}>{entry.comment}</td>
+                <td data-label={t('ledger.comment')}>{ledgerComment(entry.comment)}</td>
               </tr>
             ))}
           </tbody>
