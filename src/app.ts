@@ -55,6 +55,7 @@ import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
 import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
 import { registerOpenRtbRoutes } from './modules/serving/openrtb/openrtb-routes.ts';
 import { registerServingRoutes } from './modules/serving/serving-routes.ts';
+import { registerNetworkOverviewRoutes } from './modules/statistics/network-overview-routes.ts';
 import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
 import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
@@ -106,6 +107,7 @@ const MODULES: RegisterRoutes[] = [
   registerRefundRoutes,
   registerInvalidTrafficRoutes,
   registerInvalidTrafficAdminRoutes,
+  registerNetworkOverviewRoutes,
   registerExplainRoutes,
   registerMonitoringRoutes,
   registerBackupRoutes,

@@ -74,6 +74,10 @@ export const ERRORS = {
     code: 2011,
     description: 'The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.',
   },
+  account_suspended: {
+    code: 2012,
+    description: 'The account is suspended by an operator: it cannot sign in, and its tokens were revoked.',
+  },
   postback_key_refused: {
     code: 2020,
     description: 'A conversion postback without the postback key of the click’s advertiser (missing, wrong or replaced).',

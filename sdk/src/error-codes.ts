@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   second_factor_failed: 2009,
   sign_in_expired: 2010,
   passkey_refused: 2011,
+  account_suspended: 2012,
   postback_key_refused: 2020,
   not_found: 3000,
   link_expired: 3001,

@@ -43,6 +43,16 @@ export const FIELD_LIMITS = {
     maxmoney: { minimum: 0, maximum: 1000000000 },
     parentId: { minimum: 1, maximum: 2147483647 },
   },
+  adminEditUser: {
+    name: { maxLength: 255 },
+    email: { maxLength: 254 },
+    url: { maxLength: 2048 },
+    whatsapp: { maxLength: 64 },
+    telegram: { maxLength: 64 },
+    skype: { maxLength: 64 },
+    phone: { maxLength: 32 },
+    maxmoney: { minimum: 0, maximum: 1000000000 },
+  },
   adminIssueToken: {
     name: { maxLength: 100 },
   },
@@ -57,6 +67,9 @@ export const FIELD_LIMITS = {
   adminModerateSite: {
     status: { minimum: 0, maximum: 3 },
     reason: { maxLength: 1000 },
+  },
+  adminSuspendUser: {
+    reason: { minLength: 1, maxLength: 500 },
   },
   adminUpdateCategory: {
     title: { minLength: 1, maxLength: 100 },

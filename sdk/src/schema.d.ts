@@ -315,6 +315,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The network in a period (default the last 30 days): spend, publisher earnings, margin, traffic, invalid clicks, top sites and advertisers (extension). */
+        get: operations["adminNetworkOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/payouts": {
         parameters: {
             query?: never;
@@ -523,7 +540,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an account’s contact fields, daily budget or language (extension).
+         * @description Only the fields given change. A new e-mail must be nobody else’s (422 on `email`) and is unconfirmed until the account confirms it. Audited as `account.update`.
+         */
+        patch: operations["adminEditUser"];
         trace?: never;
     };
     "/api/admin/users/{id}/balance": {
@@ -626,6 +647,30 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/suspension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an advertiser or a publisher (extension).
+         * @description In one transaction: the account is marked suspended, every session of it ends and every API token of it is revoked. It cannot sign in (403, `account_suspended`) and nothing of it serves: not the ads of a suspended advertiser, not the blocks of a suspended publisher. Balances, objects and statistics stay. 409 for an operator account or one already suspended. Audited as `account.suspend`.
+         */
+        post: operations["adminSuspendUser"];
+        /**
+         * Lift an account’s suspension (extension).
+         * @description The account may sign in again and its objects serve again. Sessions and tokens revoked by the suspension stay revoked: the account signs in anew and makes new tokens. 409 when it is not suspended. Audited as `account.reinstate`.
+         */
+        delete: operations["adminReinstateUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2890,6 +2935,7 @@ export interface components {
          *     - 2009 `second_factor_failed`: Wrong authenticator or recovery code at the second step of a sign-in.
          *     - 2010 `sign_in_expired`: The ticket of the password step has expired or was used; start the sign-in again.
          *     - 2011 `passkey_refused`: The passkey was not accepted: unknown, its challenge expired or used, or its signature does not check.
+         *     - 2012 `account_suspended`: The account is suspended by an operator: it cannot sign in, and its tokens were revoked.
          *     - 2020 `postback_key_refused`: A conversion postback without the postback key of the click’s advertiser (missing, wrong or replaced).
          *     - 3000 `not_found`: The object does not exist or belongs to another account.
          *     - 3001 `link_expired`: The confirmation link has expired.
@@ -2914,7 +2960,7 @@ export interface components {
          *     - 9001 `database_unavailable`: The database is unavailable for a moment (a restart, a failover) or too slow (a statement cancelled by `DATABASE_STATEMENT_TIMEOUT_MS`); retry after `Retry-After` seconds.
          * @enum {integer}
          */
-        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 1009 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 2020 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4060 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
+        ErrorCode: 1000 | 1001 | 1002 | 1003 | 1004 | 1005 | 1006 | 1007 | 1008 | 1009 | 2000 | 2001 | 2002 | 2003 | 2004 | 2005 | 2006 | 2007 | 2008 | 2009 | 2010 | 2011 | 2012 | 2020 | 3000 | 3001 | 4000 | 4001 | 4002 | 4003 | 4004 | 4005 | 4006 | 4007 | 4008 | 4009 | 4010 | 4060 | 4030 | 4040 | 4050 | 4051 | 4052 | 9000 | 9001;
     };
     responses: {
         /** @description Not Modified: the `ETag` sent in `If-None-Match` is still current; no body. */
@@ -3236,6 +3282,16 @@ export interface operations {
                         id: number;
                         /** @description Whether it is a retargeting campaign. */
                         isRetarget: boolean;
+                        /** @description Its latest rejection (a ban for a site), from the audit trail; absent when it was never rejected. */
+                        lastRejection?: {
+                            /**
+                             * Format: date-time
+                             * @description When it was rejected.
+                             */
+                            date: string;
+                            /** @description The reason given then; null when none was. */
+                            reason: string | null;
+                        };
                         /** @description The reason of the last rejection; present until the object is approved. */
                         reason?: string;
                         /** @description Moderation status: 0 moderation (waiting), 1 approved, 2 rejected. */
@@ -4787,6 +4843,16 @@ export interface operations {
                             /** @description The image in its default size (absolute URL). */
                             url: string;
                         } | null;
+                        /** @description Its latest rejection (a ban for a site), from the audit trail; absent when it was never rejected. */
+                        lastRejection?: {
+                            /**
+                             * Format: date-time
+                             * @description When it was rejected.
+                             */
+                            date: string;
+                            /** @description The reason given then; null when none was. */
+                            reason: string | null;
+                        };
                         /** @description Product description. */
                         opis: string;
                         /** @description The reason of the last rejection; present until the object is approved. */
@@ -5245,6 +5311,151 @@ export interface operations {
             };
             /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
             404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminNetworkOverview: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (inclusive, platform time zone). None: 29 days before `dateTo`. */
+                dateFrom?: string;
+                /** @description Last day, YYYY-MM-DD (inclusive, platform time zone). None: today. */
+                dateTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The network in one period: money, traffic, invalid traffic, top sites and advertisers. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Clicks billed or refused. */
+                        clicks: number;
+                        /**
+                         * Format: date
+                         * @description The first day of the period.
+                         */
+                        dateFrom: string;
+                        /**
+                         * Format: date
+                         * @description The last day of the period.
+                         */
+                        dateTo: string;
+                        /** @description What publishers earned, net of refunds, in currency units. */
+                        earnings: number;
+                        /** @description Invalid clicks: refused on arrival plus refunded after billing. */
+                        invalidClicks: number;
+                        /** @description The platform’s share: spend minus earnings. */
+                        margin: number;
+                        /** @description Teasers served. */
+                        served: number;
+                        /** @description What advertisers were charged, net of refunds, in currency units. */
+                        spend: number;
+                        /** @description The 10 advertisers that spent most in the period, most first. */
+                        topAdvertisers: {
+                            /** @description Clicks billed or refused. */
+                            clicks: number;
+                            /** @description What publishers earned, net of refunds, in currency units. */
+                            earnings: number;
+                            /** @description Advertiser id. */
+                            id: number;
+                            /** @description Invalid clicks: refused on arrival plus refunded after billing. */
+                            invalidClicks: number;
+                            /** @description The platform’s share: spend minus earnings. */
+                            margin: number;
+                            /** @description Its name (its login when it has none). */
+                            name: string;
+                            /** @description Teasers served. */
+                            served: number;
+                            /** @description What advertisers were charged, net of refunds, in currency units. */
+                            spend: number;
+                            /** @description Teasers viewed (half visible for a second). */
+                            views: number;
+                        }[];
+                        /** @description The 10 sites with the most spend on them in the period, most first. */
+                        topSites: {
+                            /** @description Clicks billed or refused. */
+                            clicks: number;
+                            /** @description What publishers earned, net of refunds, in currency units. */
+                            earnings: number;
+                            /** @description Site id. */
+                            id: number;
+                            /** @description Invalid clicks: refused on arrival plus refunded after billing. */
+                            invalidClicks: number;
+                            /** @description The platform’s share: spend minus earnings. */
+                            margin: number;
+                            /** @description Teasers served. */
+                            served: number;
+                            /** @description What advertisers were charged, net of refunds, in currency units. */
+                            spend: number;
+                            /** @description Its address. */
+                            url: string;
+                            /** @description Its publisher. */
+                            userId: number;
+                            /** @description Teasers viewed (half visible for a second). */
+                            views: number;
+                        }[];
+                        /** @description Teasers viewed (half visible for a second). */
+                        views: number;
+                    };
+                    "application/xml": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
@@ -6361,6 +6572,16 @@ export interface operations {
                         income: number;
                         /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
                         invalidClicks: number;
+                        /** @description Its latest rejection (a ban for a site), from the audit trail; absent when it was never rejected. */
+                        lastRejection?: {
+                            /**
+                             * Format: date-time
+                             * @description When it was rejected.
+                             */
+                            date: string;
+                            /** @description The reason given then; null when none was. */
+                            reason: string | null;
+                        };
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
@@ -6494,6 +6715,16 @@ export interface operations {
                         income: number;
                         /** @description Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never paid (extension); `clicks` does not include them. Why: GET /webmaster/invalid-traffic. */
                         invalidClicks: number;
+                        /** @description Its latest rejection (a ban for a site), from the audit trail; absent when it was never rejected. */
+                        lastRejection?: {
+                            /**
+                             * Format: date-time
+                             * @description When it was rejected.
+                             */
+                            date: string;
+                            /** @description The reason given then; null when none was. */
+                            reason: string | null;
+                        };
                         /** @description Why the site was banned, in the operator’s words; present until it is approved (extension). */
                         moderationReason?: string;
                         /** @description Income in whole cents of the account currency (rounded down). */
@@ -6925,6 +7156,10 @@ export interface operations {
                         phone: string;
                         /** @description Messenger contact. */
                         skype: string;
+                        /** @description When an operator suspended the account; null when it is not suspended. */
+                        suspendedAt: string | null;
+                        /** @description Why it is suspended; empty when it is not. */
+                        suspensionReason: string;
                         /** @description Messenger contact. */
                         telegram: string;
                         /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
@@ -7140,7 +7375,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An account. */
+            /** @description An account, with its suspension (operators only). */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -7177,6 +7412,10 @@ export interface operations {
                         phone: string;
                         /** @description Messenger contact. */
                         skype: string;
+                        /** @description When an operator suspended the account; null when it is not suspended. */
+                        suspendedAt: string | null;
+                        /** @description Why it is suspended; empty when it is not. */
+                        suspensionReason: string;
                         /** @description Messenger contact. */
                         telegram: string;
                         /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
@@ -7235,6 +7474,176 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminEditUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choosing (1–255 characters, unique per request you mean) that makes a retry safe: for 24 hours the same key with the same request answers the first response again, marked `Idempotent-Replayed: true`, and changes nothing; with another request it is a 422; while the first is still running, a 409. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; those left out stay as they are. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description E-mail; a new one is unconfirmed until the account confirms it.
+                     */
+                    email?: string;
+                    /** @description The account’s language: `en` or `ru`. */
+                    language?: "en" | "ru";
+                    /** @description Daily budget across all campaigns; 0 means none. */
+                    maxmoney?: number | string;
+                    /** @description Personal name. */
+                    name?: string;
+                    /** @description Phone. */
+                    phone?: string;
+                    /** @description Messenger contact. */
+                    skype?: string;
+                    /** @description Messenger contact. */
+                    telegram?: string;
+                    /** @description Company website. */
+                    url?: string;
+                    /** @description Messenger contact. */
+                    whatsapp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An account, with its suspension (operators only). */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Current account balance, in currency units (4 fraction digits). */
+                        balance: number;
+                        /**
+                         * Format: date-time
+                         * @description Registration date, ISO 8601.
+                         */
+                        date: string;
+                        /** @description E-mail. */
+                        email: string;
+                        /** @description Whether the mailbox has been confirmed. */
+                        emailConfirmed: boolean;
+                        /** @description User id. */
+                        id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
+                        /** @description Daily budget across all campaigns (advertiser); 0 means none. */
+                        maxmoney: number;
+                        /** @description Personal name. */
+                        name: string;
+                        /** @description Id of the User of whom this account is a referral; null when none. */
+                        parentId: number | null;
+                        /** @description Phone. */
+                        phone: string;
+                        /** @description Messenger contact. */
+                        skype: string;
+                        /** @description When an operator suspended the account; null when it is not suspended. */
+                        suspendedAt: string | null;
+                        /** @description Why it is suspended; empty when it is not. */
+                        suspensionReason: string;
+                        /** @description Messenger contact. */
+                        telegram: string;
+                        /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
+                        type: "advertiser" | "publisher" | "operator";
+                        /** @description Company website (advertiser). */
+                        url: string;
+                        /** @description Login. */
+                        username: string;
+                        /** @description Messenger contact. */
+                        whatsapp: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -7907,6 +8316,279 @@ export interface operations {
             };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminSuspendUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why; the operators read it on the account, the account reads it when refused. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An account, with its suspension (operators only). */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Current account balance, in currency units (4 fraction digits). */
+                        balance: number;
+                        /**
+                         * Format: date-time
+                         * @description Registration date, ISO 8601.
+                         */
+                        date: string;
+                        /** @description E-mail. */
+                        email: string;
+                        /** @description Whether the mailbox has been confirmed. */
+                        emailConfirmed: boolean;
+                        /** @description User id. */
+                        id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
+                        /** @description Daily budget across all campaigns (advertiser); 0 means none. */
+                        maxmoney: number;
+                        /** @description Personal name. */
+                        name: string;
+                        /** @description Id of the User of whom this account is a referral; null when none. */
+                        parentId: number | null;
+                        /** @description Phone. */
+                        phone: string;
+                        /** @description Messenger contact. */
+                        skype: string;
+                        /** @description When an operator suspended the account; null when it is not suspended. */
+                        suspendedAt: string | null;
+                        /** @description Why it is suspended; empty when it is not. */
+                        suspensionReason: string;
+                        /** @description Messenger contact. */
+                        telegram: string;
+                        /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
+                        type: "advertiser" | "publisher" | "operator";
+                        /** @description Company website (advertiser). */
+                        url: string;
+                        /** @description Login. */
+                        username: string;
+                        /** @description Messenger contact. */
+                        whatsapp: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            422: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    adminReinstateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An account, with its suspension (operators only). */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Current account balance, in currency units (4 fraction digits). */
+                        balance: number;
+                        /**
+                         * Format: date-time
+                         * @description Registration date, ISO 8601.
+                         */
+                        date: string;
+                        /** @description E-mail. */
+                        email: string;
+                        /** @description Whether the mailbox has been confirmed. */
+                        emailConfirmed: boolean;
+                        /** @description User id. */
+                        id: number;
+                        /** @description The account’s language (extension): `en` English, `ru` Russian. Its web pages and e-mails are written in it. */
+                        language: "en" | "ru";
+                        /** @description Daily budget across all campaigns (advertiser); 0 means none. */
+                        maxmoney: number;
+                        /** @description Personal name. */
+                        name: string;
+                        /** @description Id of the User of whom this account is a referral; null when none. */
+                        parentId: number | null;
+                        /** @description Phone. */
+                        phone: string;
+                        /** @description Messenger contact. */
+                        skype: string;
+                        /** @description When an operator suspended the account; null when it is not suspended. */
+                        suspendedAt: string | null;
+                        /** @description Why it is suspended; empty when it is not. */
+                        suspensionReason: string;
+                        /** @description Messenger contact. */
+                        telegram: string;
+                        /** @description Account kind: advertiser, publisher (operator for Nativa staff). */
+                        type: "advertiser" | "publisher" | "operator";
+                        /** @description Company website (advertiser). */
+                        url: string;
+                        /** @description Login. */
+                        username: string;
+                        /** @description Messenger contact. */
+                        whatsapp: string;
+                    };
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            401: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            403: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            404: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            /** @description The error body of every failed request. Its human texts follow `Accept-Language` (English by default, or Russian); `name`, `code`, `status` and `errors[].field` never change with the language. */
+            409: {
+                headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -49,6 +49,8 @@ export interface AccountsTable {
   password_hash: string | null;
   phone: Generated<string>;
   skype: Generated<string>;
+  suspended_at: Timestamp | null;
+  suspension_reason: Generated<string>;
   telegram: Generated<string>;
   url: Generated<string>;
   username: string;

@@ -33,6 +33,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   second_factor_failed: 401,
   sign_in_expired: 401,
   passkey_refused: 401,
+  account_suspended: 403,
   postback_key_refused: 401,
   not_found: 404,
   link_expired: 410,

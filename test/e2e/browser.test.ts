@@ -57,6 +57,47 @@ describe('serving in a real browser (headless Chromium)', { skip }, () => {
     await server?.close();
   });
 
+  it('writes the "Ad" mark, the list’s name and the price in the page’s language', async () => {
+    const world = await createWorld(server, { ads: [{ bidMicros: 400_000 }], teaserCount: 1 });
+    const db = server.server.context.db;
+    await db
+      .updateTable('offers')
+      .set({ price_text: 'from 50 (was 100) + free shipping' })
+      .where('id', 'in', world.offerIds)
+      .execute();
+    await engineOf(server).refresh();
+    const russian = pageWithBlock(world.blockId, server.url).replace('<html lang="en">', '<html lang="ru">');
+    // A block may name its language whatever the page's is.
+    const named = pageWithBlock(world.blockId, server.url).replace(
+      'data-nativa-block=',
+      'data-nativa-lang="ru" data-nativa-block=',
+    );
+    const publisher = await startPublisherSite({ '/': russian, '/named': named });
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: DESKTOP_UA, locale: 'en-US' });
+    try {
+      for (const path of ['/', '/named']) {
+        const page = await context.newPage();
+        await page.goto(`${publisher.url}${path}`);
+        await page.waitForSelector('[data-nativa-block] li a');
+        const [low, high] = await page.evaluate(() => {
+          const format = new Intl.NumberFormat('ru', { style: 'currency', currency: 'USD' });
+          return [format.format(50), format.format(100)];
+        });
+        assert.equal(await page.locator('[data-nativa-block] ul').getAttribute('aria-label'), 'Реклама', path);
+        assert.equal(await page.locator('[data-nativa-block] .nativa-ad-mark').textContent(), 'Реклама', path);
+        assert.equal(
+          await page.locator('[data-nativa-block] .nativa-price').textContent(),
+          `от ${low} (было ${high}) + бесплатная доставка`,
+          path,
+        );
+        await page.close();
+      }
+    } finally {
+      await context.close();
+      await publisher.close();
+    }
+  });
+
   it('renders teasers from the embed code; a click navigates through the redirect and is billed once', async () => {
     const db = server.server.context.db;
     const site = await startPublisherSite({});

@@ -98,6 +98,9 @@ export class TestClient {
   put(path: string, body?: unknown, options?: RequestOptions) {
     return this.request('PUT', path, { ...options, body });
   }
+  patch(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request('PATCH', path, { ...options, body });
+  }
   delete(path: string, options?: RequestOptions) {
     return this.request('DELETE', path, options);
   }

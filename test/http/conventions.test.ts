@@ -95,7 +95,7 @@ describe('HTTP conventions', () => {
         const body = assertError(response, 405, name);
         assert.equal(response.header('allow'), 'GET, HEAD, OPTIONS');
         assert.match(body.message, /GET, HEAD, OPTIONS/);
-        const put = await server.operator.put('/api/admin/users/1', {}, { accept });
+        const put = await server.operator.put('/api/admin/users/1/ledger', {}, { accept });
         assertError(put, 405, name);
         assert.equal(put.header('allow'), 'GET, HEAD, OPTIONS');
         const users = await server.operator.delete('/api/admin/users', { accept });

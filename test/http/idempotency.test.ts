@@ -296,6 +296,7 @@ describe('Idempotency-Key', () => {
       }
     }
     assert.deepEqual(guarded.sort(), [
+      'PATCH /api/admin/users/{id}',
       'POST /api/admin/invalid-traffic/reviews/{id}/actions',
       'POST /api/admin/payouts',
       'POST /api/admin/refunds',

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebIfStale } from '../../web/scripts/build-if-stale.ts';
 import { setPassword, TEST_PASSWORD } from '../helpers/accounts.ts';
-import { launchChromium, lookAt, SHOTS, skipWithoutChromium } from '../helpers/browser.ts';
+import { launchChromium, lookAt, SHOTS, settledTexts, skipWithoutChromium } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const skip = skipWithoutChromium;
@@ -29,10 +29,16 @@ describe('the account’s own pages in Russian (headless Chromium)', { skip }, (
     browser = await launchChromium();
     const advertiser = await server.createAccount('advertiser', { name: 'Магазин у дома' });
     const credit = await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, {
-      amount: '1234.5',
+      amount: '1235',
       comment: 'счёт 17',
     });
     assert.equal(credit.status, 200, credit.text);
+    // A comment as the server writes them for billed clicks (settlement: "2 clicks").
+    const clicks = await server.operator.post(`/api/admin/users/${advertiser.id}/balance`, {
+      amount: '-0.5',
+      comment: '2 clicks',
+    });
+    assert.equal(clicks.status, 200, clicks.text);
     const db = server.server.context.db;
     await setPassword(db, advertiser.id);
     username = (await db.selectFrom('accounts').select('username').where('id', '=', advertiser.id).executeTakeFirstOrThrow())
@@ -62,7 +68,7 @@ describe('the account’s own pages in Russian (headless Chromium)', { skip }, (
     // Money by Russian rules: a comma before the kopecks, a space between thousands.
     const balance = (await page.locator('.balance').textContent()) ?? '';
     assert.match(balance.replace(/\s/g, ' '), /1 234,50/);
-    await page.getByRole('complementary', { name: 'Справка' }).getByRole('link', { name: 'описание API' }).waitFor();
+    await page.getByRole('complementary', { name: 'Об этой странице' }).waitFor();
   });
 
   it('writes the account page in Russian, the language kept with the account', async () => {
@@ -84,7 +90,18 @@ describe('the account’s own pages in Russian (headless Chromium)', { skip }, (
     await page.goto(`${server.url}/notifications`);
     await page.getByRole('heading', { level: 1, name: 'Уведомления' }).waitFor();
     await page.getByRole('heading', { name: 'Низкий баланс' }).waitFor();
+    // Amounts are written as Russian writes them, here as on every money field: "25,5", not "25.50".
+    const line = page.getByLabel('Сообщать, когда баланс опустится ниже');
+    await page.getByText('например 25,5;', { exact: false }).waitFor();
+    await line.fill('12,75');
+    await page.getByRole('button', { name: 'Сохранить' }).first().click();
+    await page.getByRole('status').filter({ hasText: '12,75' }).waitFor();
+    assert.equal(await line.inputValue(), '12,75');
     await lookAt(page, 'ru-notifications');
+    // The statement says the server's own comments in Russian.
+    await page.goto(`${server.url}/advertiser/billing`);
+    const comments = await settledTexts(page.locator('main table td.wrap'), (texts) => texts.length >= 2);
+    assert.deepEqual(comments, ['2 клика', 'счёт 17']);
     await page.goto(`${server.url}/tokens`);
     await page.getByRole('heading', { level: 1, name: 'API-токены' }).waitFor();
     await page.getByLabel('Название нового токена').fill('отчёты');

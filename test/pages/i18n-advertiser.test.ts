@@ -143,6 +143,32 @@ describe('the advertiser’s pages in Russian (headless Chromium)', { skip }, ()
     });
   }
 
+  it('helps on every page in Russian, in the page user’s words, with no developers’ document', async () => {
+    const help = (language: string): Record<string, string> =>
+      JSON.parse(readFileSync(path.join(LOCALES, language, 'help.json'), 'utf8'));
+    const [helpEnglish, helpRussian] = [help('en'), help('ru')];
+    for (const { href } of PAGES) {
+      await page.goto(`${server.url}${href()}`);
+      const panel = page.getByRole('complementary', { name: 'Об этой странице' });
+      await panel.getByText('Об этой странице').click();
+      await panel.getByRole('heading', { name: 'Для чего эта страница' }).waitFor();
+      const text = (await panel.textContent()) ?? '';
+      const purpose = Object.entries(helpRussian).find(([key, value]) => key.endsWith('.purpose') && text.includes(value));
+      assert.ok(purpose, `${href()}: a Russian purpose of its own`);
+      const english = Object.values(helpEnglish).filter((value) => value.length > 20 && text.includes(value));
+      assert.deepEqual(english, [], `${href()}: no English help`);
+      const links = await page.locator('main a[href]').evaluateAll((all) => all.map((link) => link.getAttribute('href') ?? ''));
+      assert.deepEqual(
+        links.filter((link) => link.startsWith('/docs/') || link.endsWith('.md')),
+        [],
+        href(),
+      );
+    }
+    // Each page has its own help: the campaign's is not the campaign list's.
+    await page.goto(`${server.url}/advertiser/campaigns/${campaignId}/rules`);
+    await page.getByText(helpRussian['campaignRules.purpose'] ?? '?').waitFor({ state: 'attached' });
+  });
+
   it('writes the campaign page’s own words in Russian: tabs, ad facts, statuses and forms', async () => {
     await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
     const tabs = page.getByRole('navigation', { name: 'Кампания' });
@@ -158,6 +184,15 @@ describe('the advertiser’s pages in Russian (headless Chromium)', { skip }, ()
     await form.getByRole('button', { name: 'Отправить на модерацию' }).waitFor();
     for (const day of ['Понедельник', 'Воскресенье']) await page.getByRole('checkbox', { name: day }).waitFor();
     await lookAt(page, 'i18n-advertiser-campaign-new-ad');
+  });
+
+  it('names the product categories in Russian in the campaign forms', async () => {
+    await page.goto(`${server.url}/advertiser/campaigns`);
+    await page.getByRole('button', { name: 'Новая кампания' }).click();
+    const options = await page.locator('#field-category_id option').allTextContents();
+    for (const name of ['Одежда и обувь', 'Электроника', 'Игры и развлечения'])
+      assert.ok(options.includes(name), options.join(' | '));
+    assert.ok(!options.includes('Clothing & Shoes'), options.join(' | '));
   });
 
   it('writes a rule’s form and its sentence in Russian', async () => {

@@ -120,8 +120,13 @@ describe('the publisher’s pages in Russian (headless Chromium)', { skip }, () 
     await page.getByRole('button', { name: 'Показать предпросмотр блока «Под статьёй»' }).click();
     const preview = page.getByRole('figure').filter({ hasText: 'Предпросмотр блока «Под статьёй»' });
     await preview.getByRole('radio', { name: 'Колонка статьи' }).waitFor();
-    // The teaser's own disclosure is what visitors see from the embed script: in English, as it writes it.
-    assert.equal(await preview.locator('.nativa-ad-mark').first().textContent(), 'Ad');
+    // The teaser's own disclosure as the embed script writes it on a page in the reader's language.
+    assert.equal(await preview.locator('.nativa-ad-mark').first().textContent(), 'Реклама');
+    // The server's product categories, named in Russian in the brand safety form.
+    const safety = page.getByRole('form', { name: 'Безопасность бренда' });
+    for (const name of ['Одежда и обувь', 'Смартфоны', 'Финансы и страхование'])
+      await safety.getByRole('checkbox', { name, exact: true }).waitFor();
+    assert.equal(await safety.getByRole('checkbox', { name: 'Clothing & Shoes' }).count(), 0);
     await page.getByRole('button', { name: 'Что показалось бы здесь сейчас в блоке «Под статьёй»' }).click();
     await page.getByRole('region', { name: 'Что показалось бы сейчас в блоке «Под статьёй»' }).waitFor();
     await page.getByText('Сейчас за этого посетителя не борется ни одно объявление', { exact: false }).waitFor();
@@ -135,9 +140,9 @@ describe('the publisher’s pages in Russian (headless Chromium)', { skip }, () 
     const form = page.getByRole('form', { name: 'Оформление блока «Под статьёй»' });
     await form.getByLabel('Столбцы').fill('3');
     await form.getByLabel('Картинка').selectOption({ label: 'Широкая (16:9)' });
-    await form.getByLabel('Метка «Ad»').selectOption({ label: 'На картинке, вверху слева' });
+    await form.getByLabel('Метка «Реклама»').selectOption({ label: 'На картинке, вверху слева' });
     const preview = form.getByRole('img', { name: 'Предпросмотр блока' });
-    assert.equal(await preview.getByText('Ad', { exact: true }).count(), 3);
+    assert.equal(await preview.getByText('Реклама', { exact: true }).count(), 3);
     await form.getByRole('button', { name: 'Сохранить оформление' }).click();
     await form.getByText('Сохранено. Если размер изменился, вставьте код блока заново.').waitFor();
     assert.deepEqual(await englishHeadings(), []);

@@ -246,14 +246,24 @@ describe('the web account for real work (headless Chromium)', { skip }, () => {
     await assertNoTableOverflow('clients');
   });
 
-  it('links each page to its guide and the API reference, and explains spend beside the figures', async () => {
+  it('helps on the page itself, written for its user, and explains spend beside the figures', async () => {
     await page.goto(`${server.url}/advertiser/campaigns/${campaignId}`);
-    const help = page.getByRole('complementary', { name: 'Help' });
-    assert.equal(
-      await help.getByRole('link', { name: /how this page works/ }).getAttribute('href'),
-      '/docs/advertiser-campaigns.md',
+    const help = page.getByRole('complementary', { name: 'About this page' });
+    await help.getByText('About this page').click();
+    await help.getByText('One campaign: its figures, its ads as visitors will see them').waitFor();
+    await help
+      .getByText(/^Bid|bid \(the most you pay for a click\)/)
+      .first()
+      .waitFor();
+    await help.getByRole('heading', { name: 'What happens next' }).waitFor();
+    // No developers' document is offered to the page's user: no link into docs/, no Markdown.
+    const links = await page.locator('main a[href]').evaluateAll((all) => all.map((link) => link.getAttribute('href') ?? ''));
+    assert.deepEqual(
+      links.filter((href) => href.startsWith('/docs/') || href.endsWith('.md')),
+      [],
     );
-    assert.equal(await help.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/api/docs');
+    const helpLinks = await help.locator('a[href]').evaluateAll((all) => all.map((link) => link.getAttribute('href')));
+    assert.deepEqual(helpLinks, ['/api/docs'], 'the help links nowhere outside the app but the API reference');
     await page.getByText('Your bid is the most a click may cost, not what it costs').waitFor();
     // The ad's card draws the teaser with the embed script's code: the square picture, the price in euros.
     assert.deepEqual(await previewOf(page.locator('.ads')), {

@@ -136,6 +136,7 @@ export const ROUTES: Route[] = [
   { path: '/publisher/webhooks', title: 'page.webhooks', access: 'publisher', menu: 'page.webhooks', page: webhooks },
 
   { path: '/operator', title: 'page.moderation', access: 'operator', menu: 'page.moderation', page: page(() => import('./pages/operator/moderation.tsx'), 'ModerationPage') },
+  { path: '/operator/overview', title: 'page.overview', access: 'operator', menu: 'page.overview', page: page(() => import('./pages/operator/overview.tsx'), 'NetworkOverviewPage') },
   { path: '/operator/accounts', title: 'page.accounts', access: 'operator', menu: 'page.accounts', page: page(() => import('./pages/operator/accounts.tsx'), 'AccountsPage') },
   { path: '/operator/accounts/:id', title: 'page.accounts', access: 'operator', page: page(() => import('./pages/operator/account.tsx'), 'AccountPage') },
   { path: '/operator/payouts', title: 'page.payouts', access: 'operator', menu: 'page.payouts', page: page(() => import('./pages/operator/payouts.tsx'), 'PayoutsPage') },
@@ -148,27 +149,47 @@ export const ROUTES: Route[] = [
 ];
 
 /**
- * The guide's page (docs/, served at /docs/<name>, docs/adr/0038) about each page, by the start of
- * its path pattern, the most specific first: the layout links it, with the API reference, from
- * every page.
+ * The help shown under each page (web/src/i18n/locales/<language>/help.json): what the page is for,
+ * what its fields mean and what happens after saving, written for the page's user in both
+ * languages. Keyed by route path; the developers' docs (docs/) stay for developers.
  */
-const HELP: [prefix: string, doc: string][] = [
-  ['/advertiser/campaigns/:id/rules', 'rules-and-export.md'],
-  ['/advertiser/campaigns/:id/explain', 'serving.md'],
-  ['/advertiser/clients', 'advertiser-clients.md'],
-  ['/advertiser/webhooks', 'webhooks.md'],
-  ['/publisher/webhooks', 'webhooks.md'],
-  ['/operator/webhooks', 'webhooks.md'],
-  ['/operator/invalid-traffic', 'invalid-traffic.md'],
-  ['/advertiser', 'advertiser-campaigns.md'],
-  ['/publisher', 'publisher.md'],
-  ['', 'web-account.md'],
-];
+export const HELP_TOPICS = {
+  '/account': 'account',
+  '/notifications': 'notifications',
+  '/tokens': 'tokens',
+  '/advertiser': 'advertiserOverview',
+  '/advertiser/campaigns': 'campaigns',
+  '/advertiser/campaigns/:id': 'campaign',
+  '/advertiser/campaigns/:id/traffic': 'campaignTraffic',
+  '/advertiser/campaigns/:id/explain': 'campaignExplain',
+  '/advertiser/campaigns/:id/rules': 'campaignRules',
+  '/advertiser/clients': 'clients',
+  '/advertiser/clients/:id': 'clients',
+  '/advertiser/billing': 'billing',
+  '/advertiser/conversions': 'conversions',
+  '/advertiser/webhooks': 'webhooks',
+  '/publisher': 'publisherOverview',
+  '/publisher/sites': 'sites',
+  '/publisher/sites/:id': 'site',
+  '/publisher/statistics': 'publisherStatistics',
+  '/publisher/payouts': 'publisherPayouts',
+  '/publisher/webhooks': 'webhooks',
+  '/operator': 'moderation',
+  '/operator/overview': 'networkOverview',
+  '/operator/accounts': 'accounts',
+  '/operator/accounts/:id': 'operatorAccount',
+  '/operator/payouts': 'operatorPayouts',
+  '/operator/invalid-traffic': 'invalidTraffic',
+  '/operator/outbox': 'outbox',
+  '/operator/outbox/:id': 'outbox',
+  '/operator/webhooks': 'webhooks',
+} as const;
 
-/** The address of the guide's page about a route's page. */
-export function helpOf(route: Route | undefined): string {
-  const doc = HELP.find(([prefix]) => (route?.path ?? '').startsWith(prefix))?.[1] ?? 'web-account.md';
-  return `/docs/${doc}`;
+export type HelpTopic = (typeof HELP_TOPICS)[keyof typeof HELP_TOPICS];
+
+/** The help topic of a route's page; undefined for a page without one (public pages). */
+export function helpOf(route: Route | undefined): HelpTopic | undefined {
+  return route === undefined ? undefined : HELP_TOPICS[route.path as keyof typeof HELP_TOPICS];
 }
 
 export const NOT_FOUND = publicPage(() => import('./pages/shared/not-found.tsx'), 'NotFoundPage');

@@ -26,6 +26,7 @@ import {
   registrationFieldErrors,
   sendEmailConfirmation,
 } from './account-service.ts';
+import { editAccount, reinstateAccount, suspendAccount } from './account-suspension.ts';
 import { answerInvitationLink, INVITATION_LINK_DESCRIPTION, InvitationLinkSchema } from './invitation-link.ts';
 import { LanguageSchema } from './languages.ts';
 import { queuePasswordLink, SET_PASSWORD_PATH } from './sessions/session-service.ts';
@@ -60,6 +61,51 @@ const CreateUserBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const EditUserBody = Type.Object(
+  {
+    name: text('Personal name.'),
+    email: Type.Optional(
+      Text('E-mail; a new one is unconfirmed until the account confirms it.', { format: 'email', maxLength: 254 }),
+    ),
+    url: text('Company website.', 2048),
+    whatsapp: text('Messenger contact.', 64),
+    telegram: text('Messenger contact.', 64),
+    skype: text('Messenger contact.', 64),
+    phone: text('Phone.', 32),
+    maxmoney: Type.Optional(Money('Daily budget across all campaigns; 0 means none.', { minimum: 0 })),
+    language: Type.Optional(Type.Union(LanguageSchema.anyOf, { description: 'The account’s language: `en` or `ru`.' })),
+  },
+  { additionalProperties: false, description: 'The fields to change; those left out stay as they are.' },
+);
+
+const SuspendBody = Type.Object(
+  {
+    reason: Text('Why; the operators read it on the account, the account reads it when refused.', {
+      minLength: 1,
+      maxLength: 500,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** An account as operators read it: the User and whether it is suspended. */
+export const AdminUserSchema = Type.Object(
+  {
+    ...UserSchema.properties,
+    suspendedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When an operator suspended the account; null when it is not suspended.',
+    }),
+    suspensionReason: Type.String({ description: 'Why it is suspended; empty when it is not.' }),
+  },
+  { description: 'An account, with its suspension (operators only).' },
+);
+
+const toAdminUser = (row: AccountRow): Static<typeof AdminUserSchema> => ({
+  ...toUser(row),
+  suspendedAt: row.suspended_at?.toISOString() ?? null,
+  suspensionReason: row.suspension_reason,
+});
 
 /** The search and order of an account list (the operator's accounts, an advertiser's clients). */
 export const accountListParameters = {
@@ -182,13 +228,13 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         operationId: 'adminListUsers',
         summary: 'List accounts.',
         querystring: ListUsersQuery,
-        response: { 200: Type.Array(UserSchema), ...errorResponses(401, 403) },
+        response: { 200: Type.Array(AdminUserSchema), ...errorResponses(401, 403) },
       },
     },
     async (request, reply) => {
       const filter = { kind: request.query.type, ...accountListOrder(request.query) };
       const rows = await listPage(request, reply, (limit, offset) => listAccountsPage(db, filter, limit, offset));
-      return rows.map(toUser);
+      return rows.map(toAdminUser);
     },
   );
 
@@ -200,10 +246,119 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
         operationId: 'adminGetUser',
         summary: 'Read an account.',
         params: IdParams,
-        response: { 200: UserSchema, ...errorResponses(401, 403, 404) },
+        response: { 200: AdminUserSchema, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => toUser(await getAccount(db, request.params.id)),
+    async (request) => toAdminUser(await getAccount(db, request.params.id)),
+  );
+
+  app.patch(
+    '/api/admin/users/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'adminEditUser',
+        summary: 'Change an account’s contact fields, daily budget or language (extension).',
+        description:
+          'Only the fields given change. A new e-mail must be nobody else’s (422 on `email`) and is unconfirmed until the account confirms it. Audited as `account.update`.',
+        params: IdParams,
+        body: EditUserBody,
+        response: { 200: AdminUserSchema, ...errorResponses(401, 403, 404, 422) },
+      },
+      config: { idempotent: true },
+    },
+    async (request) => {
+      const { body } = request;
+      const dailyBudgetMicros =
+        body.maxmoney === undefined ? undefined : readMoney(body.maxmoney, 'maxmoney', { sign: 'non-negative' });
+      const id = request.params.id;
+      const now = new Date(clock.now());
+      const account = await inRequestTransaction(request, db, async (trx) => {
+        const { before, after } = await editAccount(trx, id, { ...body, dailyBudgetMicros });
+        const changed = (row: AccountRow) => ({
+          name: row.name,
+          email: row.email,
+          url: row.url,
+          whatsapp: row.whatsapp,
+          telegram: row.telegram,
+          skype: row.skype,
+          phone: row.phone,
+          dailyBudgetMicros: row.daily_budget_micros,
+          language: row.language,
+        });
+        const change = { action: 'account.update', objectType: 'account', objectId: id, subjectAccountId: id };
+        await recordAudit(trx, actorOf(request), { ...change, before: changed(before), after: changed(after) }, now);
+        return after;
+      });
+      return toAdminUser(account);
+    },
+  );
+
+  app.post(
+    '/api/admin/users/:id/suspension',
+    {
+      schema: {
+        tags,
+        operationId: 'adminSuspendUser',
+        summary: 'Suspend an advertiser or a publisher (extension).',
+        description:
+          'In one transaction: the account is marked suspended, every session of it ends and every API token of it is revoked. It cannot sign in (403, `account_suspended`) and nothing of it serves: not the ads of a suspended advertiser, not the blocks of a suspended publisher. Balances, objects and statistics stay. 409 for an operator account or one already suspended. Audited as `account.suspend`.',
+        params: IdParams,
+        body: SuspendBody,
+        response: { 200: AdminUserSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const id = request.params.id;
+      const now = new Date(clock.now());
+      const suspended = await inRequestTransaction(request, db, async (trx) => {
+        const outcome = await suspendAccount(trx, id, request.body.reason.trim(), now);
+        const after = {
+          reason: request.body.reason.trim(),
+          sessionsEnded: outcome.sessionsEnded,
+          tokensRevoked: outcome.tokenIds.length,
+        };
+        await recordAudit(
+          trx,
+          actorOf(request),
+          { action: 'account.suspend', objectType: 'account', objectId: id, subjectAccountId: id, after },
+          now,
+        );
+        return outcome;
+      });
+      for (const tokenId of suspended.tokenIds) await context.tokens.revoked(tokenId);
+      return toAdminUser(suspended.account);
+    },
+  );
+
+  app.delete(
+    '/api/admin/users/:id/suspension',
+    {
+      schema: {
+        tags,
+        operationId: 'adminReinstateUser',
+        summary: 'Lift an account’s suspension (extension).',
+        description:
+          'The account may sign in again and its objects serve again. Sessions and tokens revoked by the suspension stay revoked: the account signs in anew and makes new tokens. 409 when it is not suspended. Audited as `account.reinstate`.',
+        params: IdParams,
+        response: { 200: AdminUserSchema, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const id = request.params.id;
+      const now = new Date(clock.now());
+      const account = await inRequestTransaction(request, db, async (trx) => {
+        const reinstated = await reinstateAccount(trx, id);
+        await recordAudit(
+          trx,
+          actorOf(request),
+          { action: 'account.reinstate', objectType: 'account', objectId: id, subjectAccountId: id },
+          now,
+        );
+        return reinstated;
+      });
+      return toAdminUser(account);
+    },
   );
 
   app.post(

@@ -75,6 +75,70 @@ export async function updateAccountLanguage(db: Db, accountId: number, language:
   await db.updateTable('accounts').set({ language }).where('id', '=', accountId).execute();
 }
 
+/** The fields an operator may change of an account (docs/operating.md, "Editing an account"). */
+export type AccountChanges = Partial<
+  Pick<
+    AccountRow,
+    | 'name'
+    | 'email'
+    | 'url'
+    | 'whatsapp'
+    | 'telegram'
+    | 'skype'
+    | 'phone'
+    | 'daily_budget_micros'
+    | 'language'
+    | 'email_confirmed_at'
+  >
+>;
+
+export async function findAccountForUpdate(db: Db, id: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function updateAccountFields(db: Db, id: number, changes: AccountChanges): Promise<AccountRow> {
+  return db.updateTable('accounts').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Whether another account than `id` has this e-mail, case-insensitively. */
+export async function emailTakenByOther(db: Db, id: number, email: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('id', '<>', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Sets (a date) or clears (null) an account's suspension. */
+export async function setSuspension(db: Db, id: number, at: Date | null, reason: string): Promise<AccountRow> {
+  return db
+    .updateTable('accounts')
+    .set({ suspended_at: at, suspension_reason: reason })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Revokes every live API token of an account; returns their ids (their caches are told). */
+export async function revokeTokensOf(db: Db, accountId: number, at: Date): Promise<number[]> {
+  const rows = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: at })
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Whether an account is suspended (a sign-in is refused then). */
+export async function isSuspended(db: Db, id: number): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('suspended_at').where('id', '=', id).executeTakeFirst();
+  return row?.suspended_at != null;
+}
+
 export interface AccountFilter {
   kind?: AccountKind;
   parentId?: number;
@@ -184,6 +248,7 @@ export async function findActiveTokenByHash(db: Db, tokenHash: Buffer) {
     .select(['api_tokens.id', 'api_tokens.account_id', 'api_tokens.token_hash', 'accounts.kind'])
     .where('api_tokens.token_hash', '=', tokenHash)
     .where('api_tokens.revoked_at', 'is', null)
+    .where('accounts.suspended_at', 'is', null)
     .executeTakeFirst();
 }
 

@@ -47,6 +47,7 @@ export interface NewAccountInput {
   language?: Language;
 }
 
+export { isSuspended } from './account-repository.ts';
 export type { AccountRow };
 
 const UNIQUE_VIOLATION = '23505';

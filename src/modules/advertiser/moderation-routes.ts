@@ -8,7 +8,13 @@ import { asModerationStatus, type ModerationDecision, ModerationStatusSchema } f
 import { microsToAmount } from '../../money.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import { ImageSchema, toImage } from '../images/image-schema.ts';
-import { ModerationReasonInput, ownerNames, reasonOf } from '../moderation/moderation-input.ts';
+import {
+  LastRejectionSchema,
+  lastRejections,
+  ModerationReasonInput,
+  ownerNames,
+  reasonOf,
+} from '../moderation/moderation-input.ts';
 import {
   campaignModerationQueue,
   campaignModerationStatus,
@@ -42,6 +48,7 @@ const CampaignQueueItem = Type.Object({
   isRetarget: Type.Boolean({ description: 'Whether it is a retargeting campaign.' }),
   status: ModerationStatusSchema(),
   reason: ReasonOutput,
+  lastRejection: LastRejectionSchema,
   archived: Type.Boolean({ description: 'Archived by its advertiser.' }),
   date: Type.String({ format: 'date-time', description: 'When it was created.' }),
 });
@@ -63,11 +70,15 @@ const OfferQueueItem = Type.Object({
   img_wide: NullableImage('The rectangular image, as blocks show it.'),
   status: ModerationStatusSchema(),
   reason: ReasonOutput,
+  lastRejection: LastRejectionSchema,
   date: Type.String({ format: 'date-time', description: 'When it was created.' }),
 });
 
 /** A decision as the API answers it: the reason only when there is one. */
 export const withReason = ({ reason, ...decision }: ModerationDecision) => (reason === null ? decision : { ...decision, reason });
+
+const withRejection = (rejection: { reason: string | null; date: string } | undefined) =>
+  rejection === undefined ? {} : { lastRejection: rejection };
 
 const statusOf = (status: number | undefined) => (status === undefined ? undefined : asModerationStatus(status));
 
@@ -192,10 +203,17 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const status = statusOf(request.query.status);
       const rows = await listPage(request, reply, (limit, offset) => campaignModerationQueue(db, status, limit, offset));
-      const names = await ownerNames(
-        db,
-        rows.map((row) => row.advertiser_id),
-      );
+      const [names, rejections] = await Promise.all([
+        ownerNames(
+          db,
+          rows.map((row) => row.advertiser_id),
+        ),
+        lastRejections(
+          db,
+          'campaign',
+          rows.map((row) => row.id),
+        ),
+      ]);
       return rows.map((row) => ({
         id: row.id,
         advertiserId: row.advertiser_id,
@@ -205,6 +223,7 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
         isRetarget: row.is_retarget,
         status: asModerationStatus(row.moderation_status),
         ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
+        ...withRejection(rejections.get(row.id)),
         archived: row.archived,
         date: row.created_at.toISOString(),
       }));
@@ -225,10 +244,17 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const status = statusOf(request.query.status);
       const rows = await listPage(request, reply, (limit, offset) => offerModerationQueue(db, status, limit, offset));
-      const names = await ownerNames(
-        db,
-        rows.map((row) => row.advertiser_id),
-      );
+      const [names, rejections] = await Promise.all([
+        ownerNames(
+          db,
+          rows.map((row) => row.advertiser_id),
+        ),
+        lastRejections(
+          db,
+          'offer',
+          rows.map((row) => row.id),
+        ),
+      ]);
       return rows.map((row) => ({
         id: row.id,
         campaignId: row.campaign_id,
@@ -244,6 +270,7 @@ export function registerModerationRoutes(app: App, context: AppContext): void {
         img_wide: toImage(request, row.image_wide, 'rectangle'),
         status: asModerationStatus(row.moderation_status),
         ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
+        ...withRejection(rejections.get(row.id)),
         date: row.created_at.toISOString(),
       }));
     },

@@ -86,3 +86,19 @@ export function systemAuditWrite(name: string, change: AuditChange, guard: RawBu
       RETURNING 1`,
   };
 }
+
+/**
+ * The latest rejection of each of these objects: the newest `<objectType>.moderate` entry whose
+ * status after it is 2 (a rejected campaign or ad, a banned site), with its reason and time.
+ */
+export async function findLastRejections(db: Db, objectType: string, objectIds: readonly number[]) {
+  if (objectIds.length === 0) return [];
+  const { rows } = await sql<{ object_id: string; reason: string | null; created_at: Date }>`
+    SELECT DISTINCT ON (object_id) object_id, after->>'reason' AS reason, created_at
+    FROM audit_entries
+    WHERE action = ${`${objectType}.moderate`} AND object_type = ${objectType}
+      AND object_id IN (${sql.join(objectIds.map(String))})
+      AND after->>'status' = '2'
+    ORDER BY object_id, created_at DESC, id DESC`.execute(db);
+  return rows;
+}

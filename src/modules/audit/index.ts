@@ -3,4 +3,4 @@
  * transaction (serving's settlement batches). Other modules never import this module's repository
  * (docs/tables.md, test/source/imports.test.ts), and this file imports no other module's service.
  */
-export { systemAuditWrite } from './audit-repository.ts';
+export { findLastRejections, systemAuditWrite } from './audit-repository.ts';

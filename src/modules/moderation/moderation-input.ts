@@ -1,6 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import { Text } from '../../http/input-types.ts';
 import { accountContacts } from '../accounts/index.ts';
+import { findLastRejections } from '../audit/index.ts';
 
 /** The reason an operator gives with a decision (rejections of campaigns and ads, bans of sites). */
 export const ModerationReasonInput = Text(
@@ -19,4 +21,27 @@ const displayName = (contact: { username: string; name: string }) =>
 export async function ownerNames(db: Db, ownerIds: readonly number[]): Promise<Map<number, string>> {
   const contacts = await accountContacts(db, ownerIds);
   return new Map(contacts.map((contact) => [contact.id, displayName(contact)]));
+}
+
+/** The latest rejection (or ban) of an object, which an operator sees when it comes back to the queue. */
+export const LastRejectionSchema = Type.Optional(
+  Type.Object(
+    {
+      reason: Type.Union([Type.String(), Type.Null()], { description: 'The reason given then; null when none was.' }),
+      date: Type.String({ format: 'date-time', description: 'When it was rejected.' }),
+    },
+    { description: 'Its latest rejection (a ban for a site), from the audit trail; absent when it was never rejected.' },
+  ),
+);
+
+/** The latest rejection of each object of one kind (`campaign`, `offer`, `site`), by id. */
+export async function lastRejections(
+  db: Db,
+  objectType: 'campaign' | 'offer' | 'site',
+  ids: readonly number[],
+): Promise<Map<number, { reason: string | null; date: string }>> {
+  const rows = await findLastRejections(db, objectType, ids);
+  return new Map(
+    rows.map((row) => [Number(row.object_id), { reason: row.reason, date: new Date(row.created_at).toISOString() }]),
+  );
 }

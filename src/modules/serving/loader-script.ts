@@ -24,7 +24,7 @@
  * localStorage only when the CMP's own reading grants purposes 1, 3 and 4 and no US opt-out or GPC
  * is set; a CMP that does not answer in time counts as no consent (`gdpr=1` without a string).
  */
-import { renderTeaserList } from './teaser-render.ts';
+import { renderTeaserList, teaserWords } from './teaser-render.ts';
 
 const CONSENT_WAIT_MS = 500;
 export const LOADER_SCRIPT = `/* Nativa teaser loader */
@@ -117,6 +117,7 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
       }
     }
 
+    var teaserWords = ${teaserWords.toString()};
     var renderTeaserList = ${renderTeaserList.toString()};
 
     var queue = [];
@@ -224,7 +225,10 @@ export const LOADER_SCRIPT = `/* Nativa teaser loader */
 
     function render(container, data) {
       if (!data || !data.teasers || !data.teasers.length) return collapse(container);
-      var list = renderTeaserList(document, data);
+      // The words (the "Ad" mark, the price's) follow the page: the block's data-nativa-lang, else
+      // the page's lang, else the browser's language. The answer's English label is not used.
+      var language = container.getAttribute('data-nativa-lang') || document.documentElement.lang || navigator.language;
+      var list = renderTeaserList(document, { teasers: data.teasers, currency: data.currency, language: language });
       container.textContent = '';
       if (data.design) designed(container, list, data.design);
       container.appendChild(list);

@@ -5,9 +5,54 @@
  * a preview shows what a visitor will see — the square picture, the "Ad" mark, the domain, the
  * price in the platform's currency.
  *
- * `renderTeaserList` must stay self-contained plain ES2017 once its types are stripped: it is sent
- * to browsers as text (Function.prototype.toString), so it may use nothing from outside its body.
+ * `renderTeaserList` and `teaserWords` must stay self-contained plain ES2017 once their types are
+ * stripped: they are sent to browsers as text (Function.prototype.toString), side by side in the
+ * loader's scope, so they use nothing from outside their bodies but each other.
  */
+
+/** What a teaser list's words are in one language. */
+export interface TeaserWords {
+  /** The list's accessible name. */
+  label: string;
+  /** The disclosure on each teaser. */
+  mark: string;
+  from: string;
+  upTo: string;
+  was: string;
+  freeShipping: string;
+  gift: string;
+  sale: string;
+}
+
+/**
+ * The words of a teaser list in the page's language (a BCP 47 tag such as `ru-RU`): Russian for
+ * `ru`, English otherwise. The price text of an ad is written in English by the server
+ * (discount-types.ts: `from 90 (was 120) + free shipping`); these are its words in the language.
+ */
+export function teaserWords(language: string): TeaserWords {
+  if (/^ru\b/i.test(language || '')) {
+    return {
+      label: 'Реклама',
+      mark: 'Реклама',
+      from: 'от',
+      upTo: 'до',
+      was: 'было',
+      freeShipping: 'бесплатная доставка',
+      gift: 'подарок',
+      sale: 'распродажа',
+    };
+  }
+  return {
+    label: 'Sponsored',
+    mark: 'Ad',
+    from: 'from',
+    upTo: 'up to',
+    was: 'was',
+    freeShipping: 'free shipping',
+    gift: 'gift',
+    sale: 'sale',
+  };
+}
 
 /** What one teaser shows: the fields of the teasers answer (teaser-answer.ts) that are drawn. */
 export interface TeaserView {
@@ -36,8 +81,10 @@ interface TeaserDocument {
 /** Builds the list of a block's teasers (`<ul class="nativa-teasers">`), not yet in the page. */
 export function renderTeaserList(
   document: TeaserDocument,
-  data: { teasers: TeaserView[]; currency?: string; label?: string },
+  data: { teasers: TeaserView[]; currency?: string; label?: string; language?: string },
 ): TeaserNode {
+  const language = data.language || '';
+  const words = teaserWords(language);
   function el(tag: string, className?: string, text?: string): TeaserNode {
     const node = document.createElement(tag) as TeaserNode;
     if (className) node.className = className;
@@ -45,19 +92,30 @@ export function renderTeaserList(
     return node;
   }
 
-  /** Every amount of the price text in the platform currency: from 90 (was 120) -25% becomes from $90.00 (was $120.00) -25%. */
+  /**
+   * The price text in the page's language, every amount in the platform currency written as the
+   * language writes it: `from 90 (was 120) -25%` becomes `from $90.00 (was $120.00) -25%`, or in
+   * Russian `от 90,00 $ (было 120,00 $) -25%`.
+   */
   function price(text: string, currency: string): string {
+    const worded = text
+      .replace(/^from /, `${words.from} `)
+      .replace(/^up to /, `${words.upTo} `)
+      .replace(/\(was /, `(${words.was} `)
+      .replace(/\+ free shipping$/, `+ ${words.freeShipping}`)
+      .replace(/\+ gift$/, `+ ${words.gift}`)
+      .replace(/ sale$/, ` ${words.sale}`);
     let format: Intl.NumberFormat;
     try {
-      format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency });
+      format = new Intl.NumberFormat(language || undefined, { style: 'currency', currency: currency });
     } catch (_error) {
-      return `${text} ${currency}`;
+      return `${worded} ${currency}`;
     }
-    return text.replace(/-?[0-9]+(?:[.][0-9]+)?%?/g, (amount) => (/%$/.test(amount) ? amount : format.format(Number(amount))));
+    return worded.replace(/-?[0-9]+(?:[.][0-9]+)?%?/g, (amount) => (/%$/.test(amount) ? amount : format.format(Number(amount))));
   }
 
   const list = el('ul', 'nativa-teasers');
-  list.setAttribute('aria-label', data.label || 'Sponsored');
+  list.setAttribute('aria-label', data.label || words.label);
   list.style.cssText = 'list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:12px;';
   data.teasers.forEach((teaser) => {
     const item = el('li', 'nativa-teaser');
@@ -80,7 +138,7 @@ export function renderTeaserList(
     // Disclosure, as every ad network shows it: an "Ad" mark and whose ad it is.
     const byline = link.appendChild(el('span', 'nativa-byline'));
     byline.style.cssText = 'display:block;margin-top:6px;font-size:12px;color:#595959;';
-    byline.appendChild(el('span', 'nativa-ad-mark', 'Ad')).style.cssText =
+    byline.appendChild(el('span', 'nativa-ad-mark', words.mark)).style.cssText =
       'display:inline-block;margin-right:6px;padding:0 4px;border:1px solid currentColor;border-radius:3px;font-weight:700;';
     if (teaser.domain) byline.appendChild(el('span', 'nativa-domain', teaser.domain));
     link.appendChild(el('span', 'nativa-title', teaser.title)).style.cssText = 'display:block;font-weight:600;margin-top:2px;';

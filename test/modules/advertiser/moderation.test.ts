@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { insertCampaign, insertOffer } from '../../helpers/fixtures.ts';
+import { insertCampaign, insertOffer, insertSite } from '../../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 describe('moderation of campaigns and ads', () => {
@@ -138,5 +138,47 @@ describe('moderation of campaigns and ads', () => {
     assert.equal((await advertiser.client.put(`/api/admin/campaigns/${campaign.id}`, { status: 1 })).status, 403);
     assert.equal((await publisher.client.get('/api/admin/offers?status=0')).status, 403);
     assert.equal((await server.anonymous.get('/api/admin/campaigns')).status, 401);
+  });
+  it('shows the earlier rejection (reason and when) of a campaign, an ad or a site sent back to moderation', async () => {
+    const advertiser = await server.createAccount('advertiser');
+    const campaign = await insertCampaign(db(), { advertiserId: advertiser.id, title: 'Resubmitted', approved: false });
+    const offer = await insertOffer(db(), { campaignId: campaign.id, title: 'Resubmitted ad', approved: false });
+    const publisher = await server.createAccount('publisher');
+    const site = await insertSite(db(), { publisherId: publisher.id, status: 0 });
+    const rejectedAt = new Date(server.clock.now()).toISOString();
+    const decide = async (path: string, body: Record<string, unknown>) => {
+      const decided = await server.operator.put(path, body);
+      assert.equal(decided.status, 200, decided.text);
+    };
+    await decide(`/api/admin/campaigns/${campaign.id}`, { status: 2, reason: 'Misleading title' });
+    await decide(`/api/admin/offers/${offer.id}`, { status: 2, reason: 'Blurry picture' });
+    await decide(`/api/admin/sites/${site.id}`, { status: 2, reason: 'Copied content' });
+    server.clock.advance(60_000);
+    for (const path of [`/api/advertiser/campaigns/resubmit/${campaign.id}`, `/api/advertiser/offers/resubmit/${offer.id}`]) {
+      const resubmitted = await advertiser.client.post(path);
+      assert.equal(resubmitted.status, 200, resubmitted.text);
+    }
+    const siteBack = await publisher.client.post(`/api/webmaster/sites/${site.id}/resubmit`);
+    assert.equal(siteBack.status, 200, siteBack.text);
+
+    const inQueue = async (path: string, id: number) => {
+      const queue = await server.operator.get(path);
+      assert.equal(queue.status, 200, queue.text);
+      return queue
+        .json<{ id: number; lastRejection?: { reason: string | null; date: string } }[]>()
+        .find((item) => item.id === id);
+    };
+    assert.deepEqual((await inQueue('/api/admin/campaigns?status=0', campaign.id))?.lastRejection, {
+      reason: 'Misleading title',
+      date: rejectedAt,
+    });
+    assert.deepEqual((await inQueue('/api/admin/offers?status=0', offer.id))?.lastRejection, {
+      reason: 'Blurry picture',
+      date: rejectedAt,
+    });
+    assert.deepEqual((await inQueue('/api/admin/sites?status=0&limit=100', site.id))?.lastRejection, {
+      reason: 'Copied content',
+      date: rejectedAt,
+    });
   });
 });

@@ -1,13 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
-import { Trans, useTranslation } from 'react-i18next';
+import { type ReactNode, Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api } from '../api.ts';
 import { money } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
-import { findRoute, helpOf, homeOf, menuOf } from '../routes.tsx';
+import { homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
 import { Bell } from './bell.tsx';
 import { LanguageSwitcher } from './language-switcher.tsx';
+import { PageHelp } from './page-help.tsx';
 import { PayoutThreshold } from './payout-threshold.tsx';
 
 export function Layout({ user, children }: { user: User; children: ReactNode }) {
@@ -70,28 +71,10 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
       </header>
       <main id="main" tabIndex={-1}>
         {children}
-        <HelpLinks path={path} />
+        <Suspense fallback={null}>
+          <PageHelp path={path} />
+        </Suspense>
       </main>
     </>
   );
-}
-
-/** Help in place: the guide's page about this page, and the API reference (both served by this server). */
-function HelpLinks({ path }: { path: string }) {
-  const { t } = useTranslation();
-  const help = helpOf(findRoute(path)?.route);
-  return (
-    <aside className="help-links" aria-label={t('help.label')}>
-      <Trans
-        i18nKey="help.text"
-        values={{ doc: help.slice(1) }}
-        components={{ guide: <TextLink href={help} />, api: <TextLink href="/api/docs" /> }}
-      />
-    </aside>
-  );
-}
-
-/** A link whose words a translated sentence gives it (`<Trans components>` fills its children). */
-function TextLink({ href, children }: { href: string; children?: ReactNode }) {
-  return <a href={href}>{children}</a>;
 }

@@ -1,7 +1,14 @@
 import { useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { domainOf, renderTeaserList, teaserPicture, widePicture } from '../../../src/modules/serving/teaser-render.ts';
+import {
+  domainOf,
+  renderTeaserList,
+  teaserPicture,
+  teaserWords,
+  widePicture,
+} from '../../../src/modules/serving/teaser-render.ts';
 import { currentPlatform } from '../format.ts';
+import { currentLanguage } from '../i18n/i18n.ts';
 
 /**
  * The picture box of a wide block's tile, width to height: a designed block with `imageShape: wide`
@@ -34,6 +41,7 @@ export function TeaserPreview({
   shape?: 'square' | 'wide';
 }) {
   const { t } = useTranslation();
+  const language = currentLanguage();
   const box = useRef<HTMLDivElement>(null);
   const name = label ?? t('teaserPreview.label');
   const headline = title || t('teaserPreview.headline');
@@ -45,10 +53,17 @@ export function TeaserPreview({
       teasers: [{ url: url || '#', title: headline, domain: domainOf(url), price, image }],
       currency: currentPlatform().currency,
       label: name,
+      language,
     }) as unknown as HTMLElement;
     const picture = list.querySelector('img');
     if (shape === 'wide' && picture) picture.style.aspectRatio = WIDE_TILE_RATIO;
     target.replaceChildren(list);
-  }, [image, headline, url, price, name, shape]);
+  }, [image, headline, url, price, name, shape, language]);
   return <div className="teaser-preview" data-shape={shape} ref={box} />;
 }
+
+/** The "Ad" mark as teasers show it in the page's language (the embed script's own word). */
+export const adMarkText = (): string => teaserWords(currentLanguage()).mark;
+
+/** The accessible name of a teaser list in the page's language (the embed script's own word). */
+export const teaserListLabel = (): string => teaserWords(currentLanguage()).label;

@@ -4,6 +4,7 @@ import { setFormatLanguage } from '../format.ts';
 import type account from './locales/en/account.json';
 import type advertiser from './locales/en/advertiser.json';
 import type common from './locales/en/common.json';
+import type help from './locales/en/help.json';
 import type operator from './locales/en/operator.json';
 import type publisher from './locales/en/publisher.json';
 import type shared from './locales/en/shared.json';
@@ -20,7 +21,7 @@ export type Language = (typeof LANGUAGES)[number];
 /** Each language's name in itself, for the switcher. */
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский' };
 
-export const NAMESPACES = ['common', 'account', 'advertiser', 'publisher', 'operator', 'shared'] as const;
+export const NAMESPACES = ['common', 'account', 'advertiser', 'publisher', 'operator', 'shared', 'help'] as const;
 
 declare module 'i18next' {
   interface CustomTypeOptions {
@@ -32,6 +33,7 @@ declare module 'i18next' {
       publisher: typeof publisher;
       operator: typeof operator;
       shared: typeof shared;
+      help: typeof help;
     };
   }
 }

@@ -46,6 +46,7 @@ export async function findLiveSession(db: Db, tokenHash: Buffer, now: Date, crea
     .where('sessions.revoked_at', 'is', null)
     .where('sessions.expires_at', '>', now)
     .where('sessions.created_at', '>', createdAfter)
+    .where('accounts.suspended_at', 'is', null)
     .executeTakeFirst();
 }
 

@@ -12,7 +12,14 @@ import { recordAudit } from '../../audit/audit-service.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { queueAccountMessage } from '../../mail/outbox-service.ts';
 import type { AccountKeys } from '../account-keys.ts';
-import { type AccountRow, findAccountForSignIn, getAccount, passwordHashOf, setPasswordHash } from '../account-service.ts';
+import {
+  type AccountRow,
+  findAccountForSignIn,
+  getAccount,
+  isSuspended,
+  passwordHashOf,
+  setPasswordHash,
+} from '../account-service.ts';
 import type { Language } from '../languages.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
 import {
@@ -165,6 +172,9 @@ export async function openSession(
   method: SessionMethod,
   client: SignInClient,
 ): Promise<SignedIn> {
+  // Checked at the last step of every way in (password, second factor, passkey), after the
+  // credentials were: who does not hold them learns nothing of the suspension.
+  if (await isSuspended(trx, account.id)) throw new DomainError('account_suspended', 'This account is suspended.');
   const secret = newSecret();
   const nowMs = dependencies.clock.now();
   const now = new Date(nowMs);

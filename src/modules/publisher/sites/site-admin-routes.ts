@@ -6,7 +6,7 @@ import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
-import { ModerationReasonInput, ownerNames, reasonOf } from '../../moderation/moderation-input.ts';
+import { lastRejections, ModerationReasonInput, ownerNames, reasonOf } from '../../moderation/moderation-input.ts';
 import { listSites, sitesOfSameHost } from './site-repository.ts';
 import { siteListOrder, siteListParameters } from './site-routes.ts';
 import { AdminWebsiteSchema, SITE_STATUS, type SiteRow, StatusCode, WebsiteSchema } from './site-schema.ts';
@@ -34,21 +34,27 @@ export function registerSiteAdminRoutes(app: App, context: AppContext): void {
   const { db, clock } = context;
   const tags = ['Operator'];
   const toAdminWebsites = async (rows: SiteRow[]) => {
-    const [websites, names, sameHost] = await Promise.all([
+    const ids = rows.map((row) => row.id);
+    const [websites, names, sameHost, rejections] = await Promise.all([
       presentSites(db, rows, LIFETIME),
       ownerNames(
         db,
         rows.map((row) => row.publisher_id),
       ),
-      sitesOfSameHost(
-        db,
-        rows.map((row) => row.id),
-      ),
+      sitesOfSameHost(db, ids),
+      lastRejections(db, 'site', ids),
     ]);
     return websites.map((website, index) => {
       const userId = rows[index]?.publisher_id ?? 0;
       const siteId = rows[index]?.id ?? 0;
-      return { ...website, userId, userName: names.get(userId) ?? '', sameHostSites: sameHost.get(siteId) ?? [] };
+      const rejection = rejections.get(siteId);
+      return {
+        ...website,
+        userId,
+        userName: names.get(userId) ?? '',
+        sameHostSites: sameHost.get(siteId) ?? [],
+        ...(rejection === undefined ? {} : { lastRejection: rejection }),
+      };
     });
   };
 

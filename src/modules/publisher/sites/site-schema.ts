@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SitesTable } from '../../../db/schema.ts';
+import { LastRejectionSchema } from '../../moderation/moderation-input.ts';
 import { publisherFigureFields } from '../../statistics/figures.ts';
 import { BlockSchema } from '../blocks/block-schema.ts';
 
@@ -75,6 +76,7 @@ export const AdminWebsiteSchema = Type.Object(
       description:
         'Sites of other publisher accounts with the same host (letter case, `www.` and port ignored), oldest first: two accounts may submit one domain, and the operator decides which owns it (its ads.txt check helps). Empty when none.',
     }),
+    lastRejection: LastRejectionSchema,
   },
   { description: 'A site as the operator sees it: the Website fields (lifetime statistics) and its owner.' },
 );

@@ -5,7 +5,7 @@ import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
 import { NOTIFICATION_SUMMARY } from '../../components/bell.tsx';
 import { Field, ListStatus, Notice } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { moment, money } from '../../format.ts';
+import { amountInput, moment, money, type ParsedAmount, parseAmount } from '../../format.ts';
 import { Link, navigate, useLocation } from '../../router.tsx';
 import type { PageProps } from '../../routes.tsx';
 
@@ -127,10 +127,19 @@ function LowBalanceSetting() {
     },
   });
   const { errors } = useFieldErrors(save.error);
-  const shown = value ?? (summary.data ? String(summary.data.lowBalance) : '');
+  const [local, setLocal] = useState<string | null>(null);
+  // Typed and shown as the reader's language writes amounts (as every money field); sent as the
+  // API's decimal string.
+  const shown = value ?? (summary.data ? amountInput(summary.data.lowBalance) : '');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate(shown.trim());
+    const parsed: ParsedAmount = shown.trim() === '' ? { ok: true, amount: '0' } : parseAmount(shown);
+    if (!parsed.ok) {
+      setLocal(parsed.message);
+      return;
+    }
+    setLocal(null);
+    save.mutate(parsed.amount);
   };
   return (
     <section aria-labelledby="low-balance-title" className="card">
@@ -142,9 +151,12 @@ function LowBalanceSetting() {
           inputMode="decimal"
           maxLength={14}
           value={shown}
-          onChange={(event) => setValue(event.target.value)}
-          error={errors.lowBalance}
-          hint={t('lowBalance.hint')}
+          onChange={(event) => {
+            setLocal(null);
+            setValue(event.target.value);
+          }}
+          error={local ?? errors.lowBalance}
+          hint={t('lowBalance.hint', { example: amountInput(25.5) })}
         />
         <div className="actions">
           <button type="submit" className="primary" disabled={save.isPending}>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, listPage, problem } from '../../api.ts';
 import { ListStatus, Notice } from '../../components/controls.tsx';
+import { ledgerComment } from '../../components/ledger-comment.ts';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
@@ -120,7 +121,7 @@ export function BillingPage() {
                 <td>{kindOf(move.kind)}</td>
                 <td className="num">{fineMoney(move.amount)}</td>
                 <td className="num">{fineMoney(move.balance)}</td>
-                <td className="wrap">{move.comment}</td>
+                <td className="wrap">{ledgerComment(move.comment)}</td>
               </tr>
             ))}
           </tbody>

@@ -3,6 +3,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
+import { productCategoryName } from '../../components/category-names.ts';
 import { Field, FormActions, Notice } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
 import { MoneyField, WholeNumberField } from '../../components/number-fields.tsx';
@@ -213,7 +214,7 @@ export function CampaignForm({
                 .filter((category) => category.parent_id === null)
                 .map((category) => (
                   <option key={category.id} value={category.id}>
-                    {category.title}
+                    {productCategoryName(category)}
                   </option>
                 ))}
             </select>

@@ -361,14 +361,14 @@ function BidForm({ adId, title, bid, onSaved }: { adId: number; title: string; b
 
 /**
  * Why a click costs less than the bid: the price is the generalized second price of the auction
- * (docs/serving.md, "Price of a click"), shown next to the spend it explains.
+ * (docs/serving.md, "Price of a click"), shown next to the spend it explains; the page's help says more.
  */
 function SpendNote({ clicks, spend }: { clicks: number; spend: number }) {
   const { t } = useTranslation('advertiser');
   return (
     <p className="hint spend-note">
       {clicks > 0 && <>{t('campaign.spendNote.average', { price: money(spend / clicks) })} </>}
-      {t('campaign.spendNote.rule', { minimum: money(0.01) })} <a href="/docs/serving.md">{t('campaign.spendNote.link')}</a>
+      {t('campaign.spendNote.rule', { minimum: money(0.01) })} <a href="#page-help-body">{t('campaign.spendNote.link')}</a>
     </p>
   );
 }

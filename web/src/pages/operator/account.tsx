@@ -12,8 +12,10 @@ import { useForgetOnLeave } from '../../components/shown-once.ts';
 import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import './operator.css';
+import { ledgerComment } from '../../components/ledger-comment.ts';
 import { AccountData } from './account-data.tsx';
 import { KIND_TAGS } from './account-kinds.ts';
+import { AccountStanding, EditAccount } from './account-standing.tsx';
 
 const LEDGER_PER_PAGE = 20;
 
@@ -60,6 +62,7 @@ export function AccountPage({ id }: { id: number }) {
       <div className="page-head">
         <h1>
           {user.username} <span className={`tag kind-${user.type}`}>{t(KIND_TAGS[user.type])}</span>
+          {user.suspendedAt && <span className="tag warning">{t('standing.suspendedTag')}</span>}
         </h1>
         <InvitationLinkButton
           username={user.username}
@@ -94,6 +97,8 @@ export function AccountPage({ id }: { id: number }) {
           )}
         </dl>
       </div>
+      <EditAccount key={user.id} user={user} />
+      <AccountStanding user={user} />
       <div className="columns">
         <BalanceForm id={id} username={user.username} />
         <Tokens id={id} />
@@ -350,7 +355,7 @@ function Ledger({ id }: { id: number }) {
                 <td data-label={t('ledger.balanceAfter')} className="num">
                   {fineMoney(entry.balance)}
                 </td>
-                <td data-label={t('ledger.comment')}>{entry.comment}</td>
+                <td data-label={t('ledger.comment')}>{ledgerComment(entry.comment)}</td>
               </tr>
             ))}
           </tbody>

@@ -114,6 +114,8 @@ interface Moderated {
   id: number;
   /** The reason of its last rejection, when it was rejected before and sent back. */
   reason?: string;
+  /** Its latest rejection (a site's ban) from the audit trail: when, and the reason given then. */
+  lastRejection?: { reason: string | null; date: string };
 }
 
 function titleOf(item: Moderated): string {
@@ -212,11 +214,7 @@ function QueueList<T extends Moderated>({
             >
               <div className="queue-body">
                 {render(item)}
-                {item.reason && (
-                  <p className="moderation-reason">
-                    <strong>{t('moderation.rejectedBefore')}</strong> {item.reason}
-                  </p>
-                )}
+                <EarlierRejection item={item} banned={queue === 'sites'} />
                 {rejecting === item.id && (
                   <RejectForm
                     verb={queue === 'sites' ? t('moderation.ban') : t('moderation.reject')}
@@ -379,5 +377,22 @@ function SiteItem({ item }: { item: Site }) {
         <SiteAdsTxt siteId={item.id} />
       </dl>
     </>
+  );
+}
+
+/** Why and when an item sent back to moderation was turned down before (nothing for a first submission). */
+function EarlierRejection({ item, banned }: { item: Moderated; banned: boolean }) {
+  const { t } = useTranslation('operator');
+  const reason = item.lastRejection?.reason ?? item.reason;
+  if (item.lastRejection === undefined && !reason) return null;
+  return (
+    <p className="moderation-reason">
+      <strong>
+        {item.lastRejection
+          ? t(banned ? 'moderation.bannedOn' : 'moderation.rejectedOn', { date: moment(item.lastRejection.date) })
+          : t('moderation.rejectedBefore')}
+      </strong>{' '}
+      {reason || t('moderation.noReasonGiven')}
+    </p>
   );
 }

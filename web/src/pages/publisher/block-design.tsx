@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice, Options } from '../../components/controls.tsx';
 import { money } from '../../format.ts';
-import { AD_MARK, SAMPLE_TEASERS } from './block-preview.tsx';
+import { adMark, SAMPLE_TEASERS } from './block-preview.tsx';
 import type { Block } from './publisher-data.ts';
 import { translatedNames } from './publisher-ui.tsx';
 
@@ -103,7 +103,7 @@ function DesignPreview({ design }: { design: Design }) {
               )}
               <div style={{ height: 18, marginTop: picture ? 6 : 0, overflow: 'hidden' }}>
                 <span className="design-ad-mark" style={mark}>
-                  {AD_MARK}
+                  {adMark()}
                 </span>{' '}
                 {domain}
               </div>
@@ -215,7 +215,7 @@ export function BlockDesignEditor({ block }: { block: Block }) {
             <Options names={translatedNames(PICTURE_NAMES, t)} />
           </select>
         </Field>
-        <Field label={t('design.adMark', { mark: AD_MARK })} name={`adMark-${block.id}`}>
+        <Field label={t('design.adMark', { mark: adMark() })} name={`adMark-${block.id}`}>
           <select
             id={`field-adMark-${block.id}`}
             value={design.adMark}

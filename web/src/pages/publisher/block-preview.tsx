@@ -1,14 +1,15 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { adMarkText, teaserListLabel } from '../../components/teaser-preview.tsx';
 import { money } from '../../format.ts';
 
 /**
  * The disclosure the embed script writes on every teaser and list (src/modules/serving/teaser-render.ts),
- * in English whatever the publisher's language: the previews show what visitors will see, so they
- * take these words from here, not from the catalogue.
+ * in the page's language as the script writes it on a page in that language: the previews show
+ * what visitors will see, so they take these words from the script's own table.
  */
-export const AD_MARK = 'Ad';
-const SPONSORED = 'Sponsored';
+export const adMark = (): string => adMarkText();
+const sponsored = (): string => teaserListLabel();
 
 /**
  * Invented teasers: a preview must not ask the serving engine, which would count the views. Their
@@ -72,13 +73,13 @@ export function BlockPreview({ count, label }: { count: number; label: string })
           <span />
           <span />
         </p>
-        <ul className="nativa-teasers" aria-label={SPONSORED}>
+        <ul className="nativa-teasers" aria-label={sponsored()}>
           {teasers.map((teaser) => (
             <li className="nativa-teaser" key={teaser.key}>
               <span className="nativa-link">
                 <span className={`nativa-sample-image sample-${teaser.key % 4}`} role="img" aria-label={t(teaser.title)} />
                 <span className="nativa-byline">
-                  <span className="nativa-ad-mark">{AD_MARK}</span>
+                  <span className="nativa-ad-mark">{adMark()}</span>
                   <span className="nativa-domain">{teaser.domain}</span>
                 </span>
                 <span className="nativa-title">{t(teaser.title)}</span>

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
+import { productCategoryName } from '../../components/category-names.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { amountInput, currentPlatform, parseAmount } from '../../format.ts';
 import type { Block } from './publisher-data.ts';
@@ -80,10 +81,12 @@ export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: 
           const children = all.filter((category) => category.parent_id === root.id);
           return (
             <div key={root.id} className="category-group">
-              {check(root.id, root.title)}
+              {check(root.id, productCategoryName(root))}
               {children.length > 0 && (
                 <div className="category-children">
-                  {children.map((child) => check(child.id, child.title, chosen.includes(root.id) ? root.title : undefined))}
+                  {children.map((child) =>
+                    check(child.id, productCategoryName(child), chosen.includes(root.id) ? productCategoryName(root) : undefined),
+                  )}
                 </div>
               )}
             </div>

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFormFields } from '../../api.ts';
+import { siteCategoryName } from '../../components/category-names.ts';
 import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads, PUBLISHER_FIGURES } from '../../components/figures.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
@@ -31,7 +32,10 @@ export function SitesPage() {
   const order = useListOrder(sorts);
   const sites = useSites(period, { order: order.query });
   const categories = useSiteCategories();
-  const categoryTitle = (id: string) => categories.data?.find((category) => String(category.id) === id)?.title ?? '';
+  const categoryTitle = (id: string) => {
+    const category = categories.data?.find((candidate) => String(candidate.id) === id);
+    return category ? siteCategoryName(category) : '';
+  };
   const rows = (sites.data ?? []).filter((site) => status === '' || site.status === status);
   return (
     <>
@@ -174,15 +178,15 @@ function AddSite({ onDone }: { onDone: () => void }) {
             if (children.length === 0)
               return (
                 <option key={root.id} value={root.id}>
-                  {root.title}
+                  {siteCategoryName(root)}
                 </option>
               );
             return (
-              <optgroup key={root.id} label={root.title}>
-                <option value={root.id}>{t('sites.field.categoryGeneral', { category: root.title })}</option>
+              <optgroup key={root.id} label={siteCategoryName(root)}>
+                <option value={root.id}>{t('sites.field.categoryGeneral', { category: siteCategoryName(root) })}</option>
                 {children.map((child) => (
                   <option key={child.id} value={child.id}>
-                    {child.title}
+                    {siteCategoryName(child)}
                   </option>
                 ))}
               </optgroup>
