@@ -100,6 +100,10 @@ export function CampaignForm({
     os: (campaign?.os ?? []).filter((target) => !target.includes(':')),
     browsers: (campaign?.browsers ?? []).filter((target) => !target.includes(':')),
   });
+  // Targets of one version (`android:14`), set through the API: the form has no boxes for them, so
+  // it shows them and sends them back as they are rather than dropping them on save.
+  const versioned = [...(campaign?.os ?? []), ...(campaign?.browsers ?? [])].filter((target) => target.includes(':'));
+  const versionedOf = (list: string[] | undefined) => (list ?? []).filter((target) => target.includes(':'));
   const week = toDays(campaign?.schedule);
   const [days, setDays] = useState<DayHours[]>(week.days);
   const [isRetarget, setRetarget] = useState(false);
@@ -165,8 +169,8 @@ export function CampaignForm({
       totalBudget: totalBudget.value ?? 0,
       pacing: form.pacing === 'even' ? 'even' : 'asap',
       devices: targets.devices as ('desktop' | 'mobile' | 'tablet')[],
-      os: targets.os,
-      browsers: targets.browsers,
+      os: [...targets.os, ...versionedOf(campaign?.os)],
+      browsers: [...targets.browsers, ...versionedOf(campaign?.browsers)],
       siteAllow: siteList(form.siteAllow),
       siteBlock: siteList(form.siteBlock),
     };
@@ -316,6 +320,7 @@ export function CampaignForm({
             onChange={setTarget('browsers')}
           />
         </div>
+        {versioned.length > 0 && <p className="hint">{t('control.versionedTargets', { list: versioned.join(', ') })}</p>}
         <div className="inline-form">
           <Field label={t('control.siteAllow')} hint={t('control.siteAllowHint')} {...text('siteAllow')} />
           <Field label={t('control.siteBlock')} hint={t('control.siteBlockHint')} {...text('siteBlock')} />
