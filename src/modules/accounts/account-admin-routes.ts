@@ -169,13 +169,20 @@ export const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
 });
 
 /**
- * The operator ("support team") side of accounts: create, list, read, balances and their ledger,
- * new mailbox confirmation links.
+ * The operator ("support team") side of accounts: create, list, read and edit, suspend and
+ * reinstate, balances and their ledger, invitation and mailbox confirmation links.
  */
 export function registerAccountAdminRoutes(app: App, context: AppContext): void {
-  const { db, clock } = context;
   const tags = ['Operator'];
+  registerAccountRecordRoutes(app, context, tags);
+  registerAccountStandingRoutes(app, context, tags);
+  registerAccountMoneyRoutes(app, context, tags);
+  registerAccountLinkRoutes(app, context, tags);
+}
 
+/** Create, list, read and edit accounts. */
+function registerAccountRecordRoutes(app: App, context: AppContext, tags: string[]): void {
+  const { db, clock } = context;
   app.post(
     '/api/admin/users',
     {
@@ -293,7 +300,11 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       return toAdminUser(account);
     },
   );
+}
 
+/** Suspend an account (its sessions and tokens end) and reinstate it. */
+function registerAccountStandingRoutes(app: App, context: AppContext, tags: string[]): void {
+  const { db, clock } = context;
   app.post(
     '/api/admin/users/:id/suspension',
     {
@@ -360,7 +371,11 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       return toAdminUser(account);
     },
   );
+}
 
+/** Credit or debit a balance, and read an account's ledger. */
+function registerAccountMoneyRoutes(app: App, context: AppContext, tags: string[]): void {
+  const { db, clock } = context;
   app.post(
     '/api/admin/users/:id/balance',
     {
@@ -422,7 +437,11 @@ export function registerAccountAdminRoutes(app: App, context: AppContext): void 
       return rows.map(toLedgerEntry);
     },
   );
+}
 
+/** A fresh invitation link (shown once) and a new mailbox confirmation link. */
+function registerAccountLinkRoutes(app: App, context: AppContext, tags: string[]): void {
+  const { db, clock } = context;
   app.post(
     '/api/admin/users/:id/invitation-link',
     {
