@@ -77,6 +77,12 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 /**
+ * A full-page screenshot waits for the page to be painted, which on two cores busy with other test
+ * files has taken over Playwright's default 30 s; the picture is for people, so it may take longer.
+ */
+const SCREENSHOT_TIMEOUT_MS = 120_000;
+
+/**
  * Screenshots the page at desktop and phone widths and in the dark scheme, asserting that axe
  * finds nothing serious in any of them; leaves the page at 1280 px, light.
  */
@@ -87,12 +93,12 @@ export async function lookAt(page: Page, name: string): Promise<void> {
   ] as const) {
     await page.setViewportSize({ width, height });
     await page.waitForTimeout(150); // a chart follows its box's new width on the next frame
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
     assert.deepEqual(await seriousViolations(page), [], `${name} at ${width} px`);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: path.join(SHOTS, `${name}-1280-dark.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}-1280-dark.png`), fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
   assert.deepEqual(await seriousViolations(page), [], `${name} at 1280 px, dark`);
   await page.emulateMedia({ colorScheme: 'light' });
 }
