@@ -8,25 +8,15 @@
  *
  *   node scripts/build-server.ts [--if-stale]
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'rolldown';
+import { newestChange } from '../web/scripts/build-if-stale.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 export const SERVER_BUILD = path.join(ROOT, 'dist', 'nativa.mjs');
 /** What the build reads: when any of it is newer than the build, the build is stale. */
 const SOURCES = ['src', 'package.json', 'package-lock.json'];
-
-function newestChange(target: string): number {
-  if (!existsSync(target)) return 0;
-  const stat = statSync(target);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of readdirSync(target, { recursive: true })) {
-    newest = Math.max(newest, statSync(path.join(target, String(entry))).mtimeMs);
-  }
-  return newest;
-}
 
 /** Whether dist/nativa.mjs is missing or older than a source. */
 export function serverBuildIsStale(): boolean {

@@ -7,7 +7,8 @@ const ROOT = path.join(WEB, '..');
 /** What the build reads: when any of it is newer than the built index.html, the build is stale. */
 const SOURCES = ['web/src', 'web/public', 'web/index.html', 'web/vite.config.ts', 'web/package.json', 'sdk/src'];
 
-function newestChange(target: string): number {
+/** The newest modification time of a file, or of anything in a directory (0 when missing). */
+export function newestChange(target: string): number {
   if (!existsSync(target)) return 0;
   const stat = statSync(target);
   if (!stat.isDirectory()) return stat.mtimeMs;
