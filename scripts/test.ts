@@ -14,6 +14,9 @@
  * --no-pages leaves out only the web account's page tests (test/pages): they drive pages in
  * Chromium through the API, whose every route the other files test on each database, so CI runs
  * them on the embedded database only (its second pass, on PostgreSQL and Redis, passes this).
+ * --no-own-postgres leaves out the failure tests that start a PostgreSQL of their own
+ * (test/e2e/chaos-postgres*): they never use the pass's database, so CI runs them once, in its
+ * PostgreSQL pass, and its embedded-database pass passes this.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,11 +36,14 @@ const isCrashOrChaos = (file: string) => /^test\/e2e\/.*(crash|chaos)[^/]*\.test
 const args = process.argv.slice(2);
 const fast = args.includes('--fast');
 const noPages = args.includes('--no-pages');
+const noOwnPostgres = args.includes('--no-own-postgres');
 const isPageTest = (file: string) => file.startsWith('test/pages/');
+/** The failure tests that run against a private PostgreSQL they start, whatever the pass's database. */
+const startsOwnPostgres = (file: string) => /^test\/e2e\/chaos-postgres[^/]*\.test\.ts$/.test(file);
 const isSlowTest = (file: string) => file.startsWith('test/e2e/') || isPageTest(file) || SLOW_OUTSIDE_E2E.includes(file);
 const named = args.filter((arg) => !arg.startsWith('--'));
 const files = (named.length > 0 ? named : globSync('test/**/*.test.ts', { cwd: ROOT }).sort()).filter(
-  (file) => !(fast && isSlowTest(file)) && !(noPages && isPageTest(file)),
+  (file) => !(fast && isSlowTest(file)) && !(noPages && isPageTest(file)) && !(noOwnPostgres && startsOwnPostgres(file)),
 );
 
 const lastTimes: Record<string, number> = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
@@ -118,7 +124,7 @@ const lanes: Lane[] = [
 
 mkdirSync(RESULTS, { recursive: true });
 console.log(
-  `${files.length} test files: ${lanes.map((lane) => `${lane.files.length} ${lane.concurrency} at a time (${lane.name})`).join(', ')}${fast ? '; fast tier: no browser, crash or chaos tests' : ''}${noPages ? '; no page tests (test/pages)' : ''}`,
+  `${files.length} test files: ${lanes.map((lane) => `${lane.files.length} ${lane.concurrency} at a time (${lane.name})`).join(', ')}${fast ? '; fast tier: no browser, crash or chaos tests' : ''}${noPages ? '; no page tests (test/pages)' : ''}${noOwnPostgres ? '; no tests with a PostgreSQL of their own' : ''}`,
 );
 const startedAt = Date.now();
 // The web app's build and the migrated PGlite snapshot, once, before files race to make them.

@@ -8,11 +8,11 @@ import { DEVICES, dayOf } from '../statistics/vocabulary.ts';
 import type { AcceptanceVerdict, ClickEvidence, IncomingClick } from './billing/acceptance.ts';
 import { ClickAcceptanceTimeout, ClickBilling } from './billing/click-billing.ts';
 import type { ConversionOutcome, ReportedConversion } from './billing/settlement.ts';
+import { UnsettledSpend } from './billing/unsettled-spend.ts';
 import type { UnreadableSignal } from './consent/consent.ts';
 import { EventLog, type EventSettlement } from './event-log/event-log.ts';
 import { acceptThroughLog, type LogFallback, logViews } from './event-log/logged-tracking.ts';
 import { settleLoggedViews } from './event-log/settle-views.ts';
-import { UnsettledSpend } from './event-log/unsettled-spend.ts';
 import { type ExplainQuery, type Explanation, explainQuery } from './explain/explain-impression.ts';
 import { type FrequencyStore, memoryFrequencyStore, redisFrequencyStore } from './selection/frequency.ts';
 import { campaignCanServe, type Impression } from './selection/judgement.ts';
@@ -198,8 +198,8 @@ export class ServingEngine implements EventSettlement {
   private readonly frequencyKey: KeyObject;
   /** Milliseconds from a logged click's redirect to its settlement's commit, the latest ones (benchmarks). */
   readonly eventLagMs: number[] = [];
-  /** With the event log: billable clicks accepted here and not yet seen settled, counted on every refresh. */
-  private readonly unsettled: UnsettledSpend | undefined;
+  /** Billable clicks accepted here and not yet seen settled, counted on every refresh. */
+  private readonly unsettled: UnsettledSpend;
 
   constructor(options: ServingOptions) {
     this.options = options;
@@ -212,7 +212,10 @@ export class ServingEngine implements EventSettlement {
     this.frequencyKey = createSecretKey(options.signingSecret, 'utf8');
     const { db, clock, timeZone, onError } = options;
     const frequency = options.frequency ?? memoryFrequencyStore();
-    this.unsettled = options.events === undefined ? undefined : new UnsettledSpend(timeZone);
+    // On both paths: without it, a refresh between a click's acceptance and its settlement reads
+    // spend without that click and the index forgets it until the next refresh (a daily limit or
+    // budget then lets one more click through).
+    this.unsettled = new UnsettledSpend(timeZone);
     this.keeper = new SnapshotKeeper({ db, clock, timeZone, onError, unsettled: this.unsettled });
     this.viewerFilters = new ViewerFilters({
       pages: options.pages ?? memoryPageViewStore(() => clock.now()),
@@ -479,7 +482,7 @@ export class ServingEngine implements EventSettlement {
           this.tally.clicksAccepted += 1;
           if (invalidReason !== null) this.tally.invalidClicks[invalidReason] += 1;
         }
-        if (acceptance === 'accepted') this.unsettled?.add(click);
+        if (acceptance === 'accepted') this.unsettled.add(click);
         else if (refusal === null) countAgainstLimits(campaign, -claims.chargeMicros, -1);
       }
       log.debug({ clickId: claims.clickId, acceptance }, 'click');

@@ -41,10 +41,10 @@ const ENTRY_FILES: Record<string, readonly string[]> = {
     'conversion-cookie.ts',
     'postback-key.ts',
   ],
-  billing: ['click-billing.ts', 'acceptance.ts', 'settlement.ts', 'logged-settlement.ts'],
+  billing: ['click-billing.ts', 'acceptance.ts', 'settlement.ts', 'logged-settlement.ts', 'unsettled-spend.ts'],
   explain: ['explain-impression.ts', 'explain-routes.ts'],
   consent: ['consent.ts', 'consent-query.ts'],
-  'event-log': ['event-log.ts', 'logged-tracking.ts', 'settle-views.ts', 'unsettled-spend.ts'],
+  'event-log': ['event-log.ts', 'logged-tracking.ts', 'settle-views.ts'],
   openrtb: ['openrtb-routes.ts'],
 };
 

@@ -13,11 +13,12 @@ interface Unsettled {
 const LOOKUP_CHUNK = 5000;
 
 /**
- * The billable clicks this instance accepted through the event log whose settlement it has not
- * seen yet. A refresh of the serving index reads balances and spend from the database, which lacks
- * clicks still in the log (all of them while the database is away, a backlog after it returns); the
- * index then counts these on top, as it counted them when they were accepted, so that a campaign's
- * limits hold against its unsettled clicks too (docs/adr/0029, the bound on overspend).
+ * The billable clicks this instance accepted whose settlement it has not seen yet. A refresh of the
+ * serving index reads balances and spend from the database's settled clicks, which lack these: on
+ * the database path, the clicks between their acceptance and their settlement a moment later; through
+ * the event log, the clicks still in the log (all of them while the database is away, a backlog after
+ * it returns). The index counts them on top, as it counted them when they were accepted, so that a
+ * campaign's limits hold against its unsettled clicks too (docs/adr/0029, the bound on overspend).
  */
 export class UnsettledSpend {
   private readonly clicks = new Map<string, Unsettled>();
