@@ -56,6 +56,8 @@ export interface StartOptions {
   logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** Routes to add before the server listens (the demo's publisher page). */
   routes?: (app: FastifyInstance) => void;
+  /** Compile every route's schemas at start rather than at each route's first request (src/http/lazy-schemas.ts). */
+  eagerSchemas?: boolean;
 }
 
 /**
@@ -294,7 +296,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   try {
     context = await createContext(config, options.database, log, holdPort);
     bootstrap = await ensureOperator(context);
-    app = await buildApp(context, { tls, loggerInstance: log });
+    app = await buildApp(context, { tls, loggerInstance: log, eagerSchemas: options.eagerSchemas });
   } catch (error) {
     // A start that fails does not leave the start-up answers holding the port (and the process).
     await starting?.close();

@@ -28,6 +28,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Where the server's log goes (tests of what it logs); none by default. */
   logger?: { level: string; stream: { write(line: string): void } };
+  /** Compile every route's schemas at start, as production did before they were compiled on first use. */
+  eagerSchemas?: boolean;
 }
 
 export interface TestServer {
@@ -85,7 +87,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openTestDatabase());
   const tls = await testTls();
-  const server = await startServer(config, { database, tls, logger: options.logger ?? false });
+  const server = await startServer(config, {
+    database,
+    tls,
+    logger: options.logger ?? false,
+    eagerSchemas: options.eagerSchemas,
+  });
   // A shared database keeps its first server's operator; tests pass the token explicitly then.
   const operatorToken = server.bootstrapToken ?? '';
   const operator = new TestClient(server.url, tls.cert, operatorToken);
