@@ -234,8 +234,17 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
           path,
         })),
       ];
+      // One signed-in context per account, a fresh page in it for each address.
+      const contextOf = new Map<number, BrowserContext>();
       for (const { account, path, heading } of pages as { account: number; path: string; heading?: string }[]) {
-        const page = await signedIn(account, language, 390);
+        let context = contextOf.get(account);
+        if (context === undefined) {
+          const first = await signedIn(account, language, 390);
+          context = first.context();
+          await first.close();
+          contextOf.set(account, context);
+        }
+        const page = await context.newPage();
         await page.goto(`${server.url}${path}`);
         await (heading === undefined
           ? page.locator('main h1').first()
@@ -273,8 +282,9 @@ describe('forms and narrow screens of the web app (headless Chromium)', { skip }
             problems.push(`the campaigns table (${language}) at its start and end: ${JSON.stringify([atStart, atEnd])}`);
           }
         }
-        await page.context().close();
+        await page.close();
       }
+      for (const context of contextOf.values()) await context.close();
     }
     assert.deepEqual(problems, []);
   });
