@@ -29,6 +29,35 @@ export interface BenchRun {
   rows: BenchRow[];
 }
 
+/**
+ * A row judged against the run's bare route (measured once, at its start): its throughput ratio
+ * (shown, not judged: it moves with the machine's load and the load tool's own CPU), its
+ * server-CPU ratio (the bare route's server CPU per response divided by the row's: the goal, which
+ * a busy machine moves far less) and its p99 against the bare route's. `met` keeps the row's own
+ * checks (every click billed, every view counted) and adds these.
+ */
+export function judgedAgainstBare(
+  row: BenchRow,
+  bare: BenchRow,
+  goal: { serverCpuRatio: number; p99TimesBare?: number },
+): BenchRow {
+  const ratio = row.result.requestsPerSecond / bare.result.requestsPerSecond;
+  const serverCpuRatio =
+    row.cpu !== undefined && bare.cpu !== undefined && row.cpu.serverMicros > 0
+      ? bare.cpu.serverMicros / row.cpu.serverMicros
+      : undefined;
+  const p99Limit = goal.p99TimesBare === undefined ? undefined : goal.p99TimesBare * Math.max(bare.result.p99, 1);
+  const parts = [`server-CPU ratio ≥ ${goal.serverCpuRatio}`];
+  if (p99Limit !== undefined) parts.push(`p99 ≤ ${goal.p99TimesBare} × bare (${p99Limit.toFixed(1)} ms)`);
+  if (row.goal !== undefined) parts.push(row.goal);
+  const met =
+    row.met !== false &&
+    serverCpuRatio !== undefined &&
+    serverCpuRatio >= goal.serverCpuRatio &&
+    (p99Limit === undefined || row.result.p99 <= p99Limit);
+  return { ...row, ratio, goal: parts.join(', '), met };
+}
+
 export function printRows(rows: BenchRow[]): void {
   process.stdout.write(`load generator: ${rows[0]?.result.tool ?? LOAD_TOOL}\n`);
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio', 'goal', 'met'];

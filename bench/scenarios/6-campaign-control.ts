@@ -13,7 +13,7 @@ const scenario: Scenario = {
     return measureServing(context, {
       seed: { ads: 10_000, advertisers: 50, campaignsPerAdvertiser: 10, countriesPerCampaign: 0, countries: [] },
       label: 'GET /api/serve/blocks/{id}/teasers, 10,000 ads, every control rule set',
-      teaserGoal: { ratio: 0.7, p99: 10 },
+      teaserGoal: { serverCpuRatio: 0.7 },
       clicks: false,
       async afterSeed(db, { siteId, blockId }) {
         await db

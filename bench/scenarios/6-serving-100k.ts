@@ -14,7 +14,7 @@ const scenario: Scenario = {
     return measureServing(context, {
       seed: { ads: 100_000, advertisers: 1000, campaignsPerAdvertiser: 10, countriesPerCampaign: 2, countries },
       label: 'GET /api/serve/blocks/{id}/teasers, 100,000 ads, 20 countries',
-      teaserGoal: { ratio: 0.45, p99: 10 },
+      teaserGoal: { serverCpuRatio: 0.6 },
       clicks: false,
     });
   },
