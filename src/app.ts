@@ -27,7 +27,6 @@ import { registerCategoryAdminRoutes } from './modules/advertiser/categories/cat
 import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
 import { registerClientRoutes } from './modules/advertiser/clients/client-routes.ts';
 import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
-import { registerModerationRoutes } from './modules/advertiser/moderation-routes.ts';
 import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
 import { registerPostbackKeyRoutes } from './modules/advertiser/postback-keys/postback-key-routes.ts';
 import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
@@ -40,6 +39,8 @@ import { registerInvalidTrafficAdminRoutes } from './modules/invalid-traffic/inv
 import { registerInvalidTrafficRoutes } from './modules/invalid-traffic/invalid-traffic-routes.ts';
 import { registerMailRoutes } from './modules/mail/mail-routes.ts';
 import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
+import { registerModerationRoutes, registerSiteModerationRoutes } from './modules/moderation/moderation-routes.ts';
+import { registerModerationQueueRoutes } from './modules/moderation/queue-routes.ts';
 import { registerModerationReasonRoutes } from './modules/moderation/reason-routes.ts';
 import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
 import { registerMonitoringRoutes } from './modules/monitoring/monitoring-routes.ts';
@@ -89,6 +90,7 @@ const MODULES: RegisterRoutes[] = [
   registerPublisherStatisticsRoutes,
   registerPayoutRoutes,
   registerSiteAdminRoutes,
+  registerSiteModerationRoutes,
   registerPayoutAdminRoutes,
   registerClientRoutes,
   registerMailRoutes,
@@ -97,6 +99,7 @@ const MODULES: RegisterRoutes[] = [
   registerCategoryAdminRoutes,
   registerCoefficientRoutes,
   registerModerationRoutes,
+  registerModerationQueueRoutes,
   registerCampaignRoutes,
   registerOfferRoutes,
   registerBulkRoutes,

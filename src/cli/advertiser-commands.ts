@@ -1,4 +1,4 @@
-import { MODERATION_STATUSES, type ModerationStatus, moderationStatusOf } from '../moderation.ts';
+import { MODERATION_STATUSES, type ModerationStatus, moderationStatusOf } from '../modules/moderation/index.ts';
 import { asGiven, data } from './api.ts';
 import { type Command, optionalId, pageQuery, required, UsageError } from './command.ts';
 import { printRecords } from './output.ts';

@@ -76,3 +76,20 @@ describe('repositories', () => {
     ]);
   });
 });
+
+/** What other modules may import of moderation: its index.ts and its service (the decision flow, which index.ts cannot re-export without a cycle). */
+const MODERATION_SURFACE = ['modules/moderation/index.ts', 'modules/moderation/moderation-service.ts'];
+
+describe('the moderation module', () => {
+  it('is reached from other modules only through its index.ts and its service', () => {
+    const found: string[] = [];
+    for (const [file, targets] of importGraph(SRC)) {
+      // app.ts registers every module's routes.
+      if (file === 'app.ts' || file.startsWith('modules/moderation/')) continue;
+      for (const target of targets) {
+        if (target.startsWith('modules/moderation/') && !MODERATION_SURFACE.includes(target)) found.push(`${file} → ${target}`);
+      }
+    }
+    assert.deepEqual(found, [], `inner files of modules/moderation imported from outside it:\n${found.join('\n')}`);
+  });
+});

@@ -5,8 +5,9 @@ import { DomainError, notFound } from '../../errors.ts';
 import type { Actor } from '../../http/request-write.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import type { MailText } from '../mail/index.ts';
+import { applyDecision } from '../moderation/moderation-service.ts';
 import { notifyInTheirLanguage } from '../notifications/index.ts';
-import { moderateSite } from '../publisher/sites/site-service.ts';
+import { siteModeration } from '../publisher/sites/index.ts';
 import { refundClicks } from '../refunds/refund-service.ts';
 import type { Period } from '../statistics/period.ts';
 import { emitWebhookEvent } from '../webhooks/emit.ts';
@@ -26,9 +27,6 @@ import {
   type TimeRange,
 } from './invalid-traffic-repository.ts';
 import { INVALID_REASONS, type InvalidReason, type RefundReason } from './reasons.ts';
-
-/** A site's status when banned by moderation. */
-const BANNED = 2;
 
 const LAST_DAY = '9999-12-31';
 
@@ -180,7 +178,7 @@ export async function actOnReview(
     Object.assign(after, { refundId, clicks: refund.clickCount, refundedMicros: refund.plan.refundedMicros });
   } else if (decision.action === 'ban') {
     const reason = decision.comment ?? 'Invalid traffic';
-    await moderateSite(trx, review.site_id, { status: BANNED, reason }, now);
+    await applyDecision(trx, siteModeration, review.site_id, { status: siteModeration.statuses.rejected, reason }, now);
   } else if (decision.action === 'warn') {
     await warnPublisher(trx, review, now);
   }

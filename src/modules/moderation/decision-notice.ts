@@ -5,15 +5,16 @@ import { mailText } from '../mail/mail-text.ts';
 import { escapeHtml } from '../mail/messages.ts';
 import { queueAccountMessage } from '../mail/outbox-service.ts';
 import { notify } from '../notifications/index.ts';
+import type { DecisionOutcome, ModeratedObject } from './moderated-kind.ts';
 
 /** What was decided on, as its owner knows it. */
 export interface Decision {
   ownerId: number;
-  object: 'campaign' | 'ad' | 'site';
+  object: ModeratedObject;
   objectId: number;
   /** The campaign's or ad's title, the site's address. */
   name: string;
-  outcome: 'approved' | 'rejected' | 'moderation' | 'unconfirmed';
+  outcome: DecisionOutcome;
   /** The operator's reason (rejections); null when none was given. */
   reason: string | null;
   now: Date;

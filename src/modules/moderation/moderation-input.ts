@@ -23,6 +23,11 @@ export async function ownerNames(db: Db, ownerIds: readonly number[]): Promise<M
   return new Map(contacts.map((contact) => [contact.id, displayName(contact)]));
 }
 
+/** The reason in force on a campaign or an ad, as the operators' lists and decisions answer it. */
+export const CurrentReasonSchema = Type.Optional(
+  Type.String({ description: 'The reason of the last rejection; present until the object is approved.' }),
+);
+
 /** The latest rejection (or ban) of an object, which an operator sees when it comes back to the queue. */
 export const LastRejectionSchema = Type.Optional(
   Type.Object(

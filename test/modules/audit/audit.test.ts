@@ -134,10 +134,12 @@ describe('audit trail', () => {
     const [decision] = await adminAudit(`action=campaign.moderate&objectId=${campaign.json().id}`);
     // The decision's reason is recorded too: none for an approval.
     assert.deepEqual([decision?.before, decision?.after], [{ status: 0 }, { status: 1, reason: null }]);
+    // Every kind's decision is about its owner, who reads it in its own trail.
+    assert.equal(decision?.subjectAccountId, advertiser.id);
     assert.equal((await adminAudit('action=campaign.moderate&objectId=999999')).length, 0);
     const [moderated] = await adminAudit(`action=site.moderate&objectId=${site.json().id}`);
     assert.equal(moderated?.subjectAccountId, publisher.id);
-    assert.deepEqual(moderated?.after, { status: 1, reason: null });
+    assert.deepEqual([moderated?.before, moderated?.after], [{ status: 0 }, { status: 1, reason: null }]);
     const categoryEntries = await adminAudit(`objectType=category&objectId=${category.json().id}`);
     assert.deepEqual(
       categoryEntries.map((entry) => [entry.action, entry.before, entry.after]),

@@ -1,8 +1,8 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { CampaignsTable } from '../../../db/schema.ts';
-import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
+import { MODERATION } from '../../moderation/index.ts';
 import { advertiserFigures } from '../../statistics/figures.ts';
 import type { Totals } from '../../statistics/vocabulary.ts';
 import { controlProperties, toControl } from './campaign-control.ts';

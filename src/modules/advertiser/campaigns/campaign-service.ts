@@ -1,35 +1,23 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { DomainError, type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
-import {
-  asModerationStatus,
-  MODERATION,
-  MODERATION_STATUSES,
-  type ModerationDecision,
-  type ModerationStatus,
-} from '../../../moderation.ts';
-import { announceDecision } from '../../moderation/decision-notice.ts';
 import type { Period } from '../../statistics/period.ts';
 import { totalsByCampaign } from '../../statistics/statistics-service.ts';
 import { readIdList, type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
-import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { DESCRIPTION_LIMIT, longestOfferDescription, offersWithTotals } from '../offers/offer-service.ts';
 import { type ControlColumns, type ControlInput, checkControl } from './campaign-control.ts';
 import {
   type CampaignDelivery,
   type CampaignListFilter,
   findCampaign,
-  findModerationStatusForUpdate,
   insertCampaign,
   insertCampaignCopy,
   isRootCategory,
   listCampaigns,
-  listCampaignsForModeration,
   type NewCampaign,
-  setCampaignModeration,
   updateCampaignDescription,
   updateCampaignFlags,
 } from './campaign-repository.ts';
@@ -352,60 +340,4 @@ export function selectedCampaignIds(id: string | undefined, filterId: string | u
   const fromFilter = readIdList(filterId, 'filter[id]');
   const fromQuery = readIdList(id, 'id');
   return fromQuery && fromFilter ? fromQuery.filter((campaignId) => fromFilter.includes(campaignId)) : (fromQuery ?? fromFilter);
-}
-
-/**
- * An operator's moderation decision on a campaign, with the reason of a rejection; its owner is
- * told (notification and e-mail) in the same transaction. 404 when there is no such campaign.
- */
-export async function moderateCampaign(
-  db: Db,
-  id: number,
-  decision: { status: ModerationStatus; reason: string | null },
-  now: Date,
-): Promise<ModerationDecision> {
-  const row = await inTransaction(db, async (trx) => {
-    const decided = await setCampaignModeration(trx, id, decision.status, decision.reason, now);
-    if (decided !== undefined) {
-      const data = { campaignId: decided.id, status: decided.moderation_status };
-      await emitWebhookEvent(trx, { type: 'campaign.moderated', accountId: decided.advertiser_id, data, now });
-      await announceDecision(trx, {
-        ownerId: decided.advertiser_id,
-        object: 'campaign',
-        objectId: decided.id,
-        name: decided.title,
-        outcome: MODERATION_STATUSES[asModerationStatus(decided.moderation_status)],
-        reason: decided.moderation_reason,
-        now,
-      });
-    }
-    return decided;
-  });
-  if (row === undefined) throw notFound('Campaign');
-  return { id: row.id, status: asModerationStatus(row.moderation_status), reason: row.moderation_reason };
-}
-
-/**
- * The advertiser sends a rejected campaign back to moderation (after changing it); the reason of
- * the rejection stays in sight until the next decision. 409 when it is not rejected.
- */
-export async function resubmitCampaign(db: Db, advertiserId: number, id: number, now: Date): Promise<ModerationDecision> {
-  return inTransaction(db, async (trx) => {
-    const campaign = await requireCampaign(trx, advertiserId, id);
-    if (campaign.moderation_status !== MODERATION.rejected)
-      throw new DomainError('not_rejected', 'Only a rejected campaign can be sent back to moderation.');
-    const row = await setCampaignModeration(trx, id, MODERATION.moderation, null, now);
-    if (row === undefined) throw notFound('Campaign');
-    return { id: row.id, status: asModerationStatus(row.moderation_status), reason: row.moderation_reason };
-  });
-}
-
-/** Every advertiser's campaigns in one moderation status (or all), by id: the operator's queue. */
-export async function campaignModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
-  return listCampaignsForModeration(db, status, limit, offset);
-}
-
-/** The moderation status a campaign has now (undefined: no such campaign), locked for a decision in the same transaction. */
-export async function campaignModerationStatus(db: Db, id: number): Promise<number | undefined> {
-  return findModerationStatusForUpdate(db, id);
 }

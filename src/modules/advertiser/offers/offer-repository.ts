@@ -3,7 +3,7 @@ import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { OffersTable } from '../../../db/schema.ts';
 import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
-import { MODERATION, type ModerationStatus } from '../../../moderation.ts';
+import { MODERATION, type ModerationStatus } from '../../moderation/index.ts';
 import type { OfferRecord } from './offer-schema.ts';
 
 function selectOffers(db: Db) {

@@ -1,41 +1,28 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { DomainError, type FieldError, notFound, validationFailed } from '../../../errors.ts';
+import { type FieldError, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { checkMoney } from '../../../http/money-input.ts';
-import {
-  asModerationStatus,
-  MODERATION,
-  MODERATION_STATUSES,
-  type ModerationDecision,
-  type ModerationStatus,
-} from '../../../moderation.ts';
 import type { ImageStore } from '../../images/image-store.ts';
 import { readImageDataUri } from '../../images/image-validation.ts';
-import { announceDecision } from '../../moderation/decision-notice.ts';
+import { MODERATION } from '../../moderation/index.ts';
 import type { Period } from '../../statistics/period.ts';
 import { totalsByOffer } from '../../statistics/statistics-service.ts';
 import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
-import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
   copyOffers,
-  dropApprovedVersion,
   findOffer,
-  findOfferModerationStatusForUpdate,
   insertOffer,
   isSubCategoryOf,
-  keepApprovedVersion,
-  listOffersForModeration,
   listOffersOfCampaign,
   markOfferDeleted,
   type OfferContent,
   setOfferActive,
   setOfferBid,
   setOfferContent,
-  setOfferModeration,
 } from './offer-repository.ts';
 import type { OfferRecord } from './offer-schema.ts';
 
@@ -372,67 +359,7 @@ export async function deleteOffer(db: Db, advertiserId: number, id: number, now:
   });
 }
 
-/**
- * An operator's moderation decision on an ad, with the reason of a rejection; its owner is told
- * (notification and e-mail) in the same transaction. 404 when there is no such ad (or it is deleted).
- */
-export async function moderateOffer(
-  db: Db,
-  id: number,
-  decision: { status: ModerationStatus; reason: string | null },
-  now: Date,
-): Promise<ModerationDecision> {
-  const row = await inTransaction(db, async (trx) => {
-    if (decision.status === MODERATION.moderation) await keepApprovedVersion(trx, id, now);
-    const decided = await setOfferModeration(trx, id, decision.status, decision.reason, now);
-    if (decided !== undefined) {
-      if (decision.status !== MODERATION.moderation) await dropApprovedVersion(trx, id);
-      const data = { adId: decided.id, campaignId: decided.campaign_id, status: decided.moderation_status };
-      const advertiserId = Number(decided.advertiser_id);
-      await emitWebhookEvent(trx, { type: 'ad.moderated', accountId: advertiserId, data, now });
-      await announceDecision(trx, {
-        ownerId: advertiserId,
-        object: 'ad',
-        objectId: decided.id,
-        name: decided.title,
-        outcome: MODERATION_STATUSES[asModerationStatus(decided.moderation_status)],
-        reason: decided.moderation_reason,
-        now,
-      });
-    }
-    return decided;
-  });
-  if (row === undefined) throw notFound('Ad');
-  return { id: row.id, status: asModerationStatus(row.moderation_status), reason: row.moderation_reason };
-}
-
-/**
- * The advertiser sends a rejected ad back to moderation (after changing it); the reason of the
- * rejection stays in sight until the next decision. 409 when it is not rejected.
- */
-export async function resubmitOffer(db: Db, advertiserId: number, id: number, now: Date): Promise<ModerationDecision> {
-  return inTransaction(db, async (trx) => {
-    const offer = await requireOffer(trx, advertiserId, id);
-    if (offer.moderation_status !== MODERATION.rejected) {
-      throw new DomainError('not_rejected', 'Only a rejected ad can be sent back to moderation.');
-    }
-    const row = await setOfferModeration(trx, id, MODERATION.moderation, null, now);
-    if (row === undefined) throw notFound('Ad');
-    return { id: row.id, status: asModerationStatus(row.moderation_status), reason: row.moderation_reason };
-  });
-}
-
-/** Every advertiser's ads (not deleted) in one moderation status (or all), by id: the operator's queue. */
-export async function offerModerationQueue(db: Db, status: ModerationStatus | undefined, limit: number, offset: number) {
-  return listOffersForModeration(db, status, limit, offset);
-}
-
 /** Switches an ad on or off inside the caller's transaction (the ad is the caller's to check). */
 export async function writeOfferActive(trx: Db, id: number, active: boolean, now: Date): Promise<void> {
   await setOfferActive(trx, id, active, now);
-}
-
-/** The moderation status an ad has now (undefined: no such ad), locked for a decision in the same transaction. */
-export async function offerModerationStatus(db: Db, id: number): Promise<number | undefined> {
-  return findOfferModerationStatusForUpdate(db, id);
 }

@@ -137,6 +137,12 @@ export async function insertSite(
     .executeTakeFirstOrThrow();
 }
 
+/** A site's status, its row locked until the transaction ends (the audit's "before" of a decision). */
+export async function findSiteStatusForUpdate(db: Db, siteId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('sites').select('status').where('id', '=', siteId).forUpdate().executeTakeFirst();
+  return row?.status;
+}
+
 /**
  * Sets a site's status. A ban keeps its reason on the site; an approval clears it; any other status
  * keeps the last ban's reason in sight.

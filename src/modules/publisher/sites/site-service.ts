@@ -1,15 +1,14 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
-import { DomainError, type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import type { Unchecked } from '../../../http/field-rules.ts';
 import { isId } from '../../../http/input-types.ts';
 import { unknownCategoryIds } from '../../advertiser/categories/category-service.ts';
-import { announceDecision } from '../../moderation/decision-notice.ts';
+import { lastRejections, ownerNames } from '../../moderation/index.ts';
 import { publisherFigures } from '../../statistics/figures.ts';
 import type { Period } from '../../statistics/period.ts';
 import { totalsBySite } from '../../statistics/statistics-service.ts';
 import { ZERO_PUBLISHER_TOTALS } from '../../statistics/vocabulary.ts';
-import { emitWebhookEvent } from '../../webhooks/emit.ts';
 import { type Block, toBlock } from '../blocks/block-schema.ts';
 import { countBlocksBySite, listBlocksOfSite } from '../blocks/index.ts';
 import {
@@ -17,11 +16,11 @@ import {
   findSiteByUrl,
   insertSite,
   siteCategoryExists,
+  sitesOfSameHost,
   updateRefusedCategories,
   updateSiteDomains,
-  updateSiteStatus,
 } from './site-repository.ts';
-import { SITE_STATUS, type SiteRow, siteStatusName } from './site-schema.ts';
+import { type SiteRow, siteStatusName } from './site-schema.ts';
 import { normalizeSiteUrl } from './site-url.ts';
 
 /**
@@ -54,6 +53,38 @@ export async function presentSite(db: Db, row: SiteRow, period: Period) {
   const [website] = await presentSites(db, [row], period);
   if (website === undefined) throw new Error('presentSites lost a row');
   return website;
+}
+
+/** A site's whole life: the period of the operators' site lists and of a moderation decision's answer. */
+export const LIFETIME: Period = { from: undefined, to: undefined };
+
+/**
+ * Sites as the operator sees them (lifetime statistics): each with its publisher's name, other
+ * publishers' sites on the same host, and its latest ban, which the moderation queue shows.
+ */
+export async function presentAdminSites(db: Db, rows: readonly SiteRow[]) {
+  const ids = rows.map((row) => row.id);
+  const [websites, names, sameHost, rejections] = await Promise.all([
+    presentSites(db, rows, LIFETIME),
+    ownerNames(
+      db,
+      rows.map((row) => row.publisher_id),
+    ),
+    sitesOfSameHost(db, ids),
+    lastRejections(db, 'site', ids),
+  ]);
+  return websites.map((website, index) => {
+    const userId = rows[index]?.publisher_id ?? 0;
+    const siteId = rows[index]?.id ?? 0;
+    const rejection = rejections.get(siteId);
+    return {
+      ...website,
+      userId,
+      userName: names.get(userId) ?? '',
+      sameHostSites: sameHost.get(siteId) ?? [],
+      ...(rejection === undefined ? {} : { lastRejection: rejection }),
+    };
+  });
 }
 
 export async function getOwnSite(db: Db, publisherId: number, siteId: number): Promise<SiteRow> {
@@ -168,52 +199,4 @@ export async function createSite(db: Db, publisherId: number, input: NewSiteInpu
     }
     throw error;
   }
-}
-
-/**
- * The operator's moderation decision, with the reason of a ban: any status 0-3 may follow any
- * other. The publisher is told (notification and e-mail) in the same transaction.
- */
-export async function moderateSite(
-  db: Db,
-  siteId: number,
-  decision: { status: number; reason: string | null },
-  now: Date,
-): Promise<SiteRow> {
-  const updated = await inTransaction(db, async (trx) => {
-    const site = await updateSiteStatus(trx, siteId, decision.status, decision.reason);
-    if (site !== undefined) {
-      const data = { siteId: site.id, url: site.url, status: site.status };
-      await emitWebhookEvent(trx, { type: 'site.moderated', accountId: site.publisher_id, data, now });
-      await announceDecision(trx, {
-        ownerId: site.publisher_id,
-        object: 'site',
-        objectId: site.id,
-        name: site.url,
-        outcome: SITE_OUTCOMES[siteStatusName(site.status)],
-        reason: site.moderation_reason,
-        now,
-      });
-    }
-    return site;
-  });
-  if (updated === undefined) throw notFound('Site');
-  return updated;
-}
-
-const SITE_OUTCOMES = { moderation: 'moderation', active: 'approved', banned: 'rejected', unconfirmed: 'unconfirmed' } as const;
-
-/**
- * The publisher sends a banned site back to moderation (after changing it); the reason stays in
- * sight until the next decision. 409 when the site is not banned.
- */
-export async function resubmitSite(db: Db, publisherId: number, siteId: number): Promise<SiteRow> {
-  return inTransaction(db, async (trx) => {
-    const site = await getOwnSite(trx, publisherId, siteId);
-    if (site.status !== SITE_STATUS.banned)
-      throw new DomainError('not_rejected', 'Only a banned site can be sent back to moderation.');
-    const updated = await updateSiteStatus(trx, siteId, SITE_STATUS.moderation, null);
-    if (updated === undefined) throw notFound('Site');
-    return updated;
-  });
 }

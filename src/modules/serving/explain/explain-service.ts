@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
-import { MODERATION } from '../../../moderation.ts';
 import { microsToAmount } from '../../../money.ts';
+import { MODERATION } from '../../moderation/index.ts';
 import { SKIP_REASONS } from '../selection/judgement.ts';
 import type { ExplainQuery, ServingEngine } from '../serving-engine.ts';
 import type { Explanation, RankedAd } from './explain-impression.ts';

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { MODERATION } from '../../../moderation.ts';
+import { MODERATION } from '../../moderation/index.ts';
 
 /** SQL of the snapshot: what can serve, and the figures it is ranked and limited by. */
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
-import { MODERATION } from '../../../moderation.ts';
+import { MODERATION } from '../../moderation/index.ts';
 
 /** SQL of tracking: retargeting audiences, click targets, the seen-set of counted views. */
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MODERATION } from '../../../../src/moderation.ts';
+import { MODERATION } from '../../../../src/modules/moderation/index.ts';
 import { startTestServer, type TestServer } from '../../../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf, MOBILE_UA, pathOf, type World } from '../../../helpers/serving.ts';
 

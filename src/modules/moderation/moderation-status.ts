@@ -29,11 +29,3 @@ export const asModerationStatus = (code: number): ModerationStatus => code as Mo
 /** A moderation status in a request or response: its code. */
 export const ModerationStatusSchema = (description = 'Moderation status: 0 moderation (waiting), 1 approved, 2 rejected.') =>
   Type.Integer({ minimum: 0, maximum: MODERATION_STATUSES.length - 1, description });
-
-/** The moderation status now in force for a campaign or an ad. */
-export interface ModerationDecision {
-  id: number;
-  status: ModerationStatus;
-  /** The reason of the last rejection, kept until an approval; null when there is none. */
-  reason: string | null;
-}
