@@ -6,6 +6,7 @@ import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
+import { accountKeys } from './account-keys.ts';
 import { addPasskey } from './webauthn.ts';
 
 /** What a browser's refusal of a WebAuthn ceremony means to the person in front of it. */
@@ -19,9 +20,9 @@ export function ceremonyProblem(error: unknown): string {
 export function PasskeysSection() {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();
-  const passkeys = useQuery({ queryKey: ['passkeys'], queryFn: () => data(api.GET('/api/me/passkeys')) });
+  const passkeys = useQuery({ queryKey: accountKeys.passkeys(), queryFn: () => data(api.GET('/api/me/passkeys')) });
   const [name, setName] = useState('');
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['passkeys'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: accountKeys.passkeys() });
   const add = useMutation({
     mutationFn: () => addPasskey(name),
     onSuccess: () => {

@@ -4,6 +4,7 @@ import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
+import { accountKeys } from './account-keys.ts';
 
 const METHODS = {
   password: 'sessions.methodPassword',
@@ -20,8 +21,8 @@ const isMethod = (method: string): method is keyof typeof METHODS => method in M
 export function SessionsSection() {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();
-  const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => data(api.GET('/api/me/sessions')) });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sessions'] });
+  const sessions = useQuery({ queryKey: accountKeys.sessions(), queryFn: () => data(api.GET('/api/me/sessions')) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: accountKeys.sessions() });
   const end = useMutation({
     mutationFn: (id: number) => data(api.DELETE('/api/me/sessions/{id}', { params: { path: { id } } })),
     onSettled: refresh,

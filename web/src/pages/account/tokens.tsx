@@ -6,23 +6,24 @@ import { Field, Notice } from '../../components/controls.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { useForgetOnLeave } from '../../components/shown-once.ts';
 import { moment } from '../../format.ts';
+import { accountKeys } from './account-keys.ts';
 
 export function TokensPage() {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();
-  const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => data(api.GET('/api/me/tokens')) });
+  const tokens = useQuery({ queryKey: accountKeys.tokens(), queryFn: () => data(api.GET('/api/me/tokens')) });
   const [name, setName] = useState('');
   const create = useMutation({
     mutationFn: () => data(api.POST('/api/me/tokens', { body: { name } })),
     onSuccess: () => {
       setName('');
-      queryClient.invalidateQueries({ queryKey: ['tokens'] });
+      queryClient.invalidateQueries({ queryKey: accountKeys.tokens() });
     },
   });
   useForgetOnLeave(create.reset);
   const revoke = useMutation({
     mutationFn: (id: number) => api.DELETE('/api/me/tokens/{id}', { params: { path: { id } } }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['tokens'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: accountKeys.tokens() }),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();

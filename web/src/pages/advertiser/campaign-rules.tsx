@@ -8,6 +8,7 @@ import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, moment, money, percent } from '../../format.ts';
 import type { AdvertiserKey } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 import { COMPARISONS, METRICS, type Rule, RuleForm, SCOPES } from './rule-form.tsx';
 
@@ -75,11 +76,11 @@ export function CampaignRulesPage({ id }: { id: number }) {
   const [result, setResult] = useState<RunResult | undefined>();
   const campaign = useCampaign(id);
   const rules = useQuery({
-    queryKey: ['rules', id],
+    queryKey: advertiserKeys.rules(id),
     queryFn: () => data(api.GET('/api/advertiser/campaigns/rules/{campaign}', { params: { path: { campaign: id } } })),
     enabled: campaign.isSuccess,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['rules', id] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: advertiserKeys.rules(id) });
   const path = (rule: Rule) => ({ params: { path: { campaign: id, id: rule.id } } });
   const toggle = useMutation({
     mutationFn: ({ rule, enabled }: { rule: Rule; enabled: boolean }) => {
@@ -97,7 +98,7 @@ export function CampaignRulesPage({ id }: { id: number }) {
     mutationFn: (rule: Rule) => api.DELETE('/api/advertiser/campaigns/rules/{campaign}/{id}', path(rule)),
     onSuccess: () => setResult(undefined),
     // The history's rule filter now lists the rule as deleted.
-    onSettled: () => Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: ['rule-changes', id, 'rules'] })]),
+    onSettled: () => Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: advertiserKeys.ruleChanges.rules(id) })]),
   });
   const run = useMutation({
     mutationFn: ({ rule, dryRun }: { rule: Rule; dryRun: boolean }) =>
@@ -110,9 +111,9 @@ export function CampaignRulesPage({ id }: { id: number }) {
     onSuccess: (answer) => {
       setResult(answer);
       if (!answer.dryRun) {
-        queryClient.invalidateQueries({ queryKey: ['rule-changes', id] });
-        queryClient.invalidateQueries({ queryKey: ['traffic', id] });
-        queryClient.invalidateQueries({ queryKey: ['campaign', id] });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.ruleChanges.ofCampaign(id) });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.traffic.ofCampaign(id) });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.campaign.all(id) });
         refresh();
       }
     },
@@ -315,7 +316,7 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
   const [ruleId, setRuleId] = useState('');
   const [page, setPage] = useState(1);
   const history = useQuery({
-    queryKey: ['rule-changes', campaignId, ruleId, page],
+    queryKey: advertiserKeys.ruleChanges.page(campaignId, ruleId, page),
     queryFn: () =>
       listPage(
         api.GET('/api/advertiser/campaigns/rules/{campaign}/changes', {
@@ -329,7 +330,7 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
   // Deleted rules are no longer among the campaign's rules, but their changes are in the history:
   // the API lists the rules of the history, so the filter keeps them, marked deleted.
   const ofHistory = useQuery({
-    queryKey: ['rule-changes', campaignId, 'rules'],
+    queryKey: advertiserKeys.ruleChanges.rules(campaignId),
     queryFn: () =>
       data(api.GET('/api/advertiser/campaigns/rules/{campaign}/changes/rules', { params: { path: { campaign: campaignId } } })),
   });

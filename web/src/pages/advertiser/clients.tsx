@@ -12,9 +12,11 @@ import { MoneyField } from '../../components/number-fields.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { amountInput, count, currentPlatform, moment, money, parseAmount } from '../../format.ts';
+import { appKeys } from '../../query-keys.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
 import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 /** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
 const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
@@ -33,7 +35,7 @@ export function ClientsPage() {
   const { t } = useTranslation('advertiser');
   const order = useListOrder(CLIENT_SORTS);
   const clients = useQuery({
-    queryKey: ['clients', ...order.key],
+    queryKey: advertiserKeys.clients.list(order.key),
     queryFn: () => data(api.GET('/api/advertiser/users', { params: { query: { 'per-page': 100, ...order.query } } })),
   });
   const [creating, setCreating] = useState(false);
@@ -141,7 +143,7 @@ function CreateClient({
         }),
       ),
     onSuccess: (client) => {
-      queryClient.invalidateQueries({ queryKey: ['clients'] });
+      queryClient.invalidateQueries({ queryKey: advertiserKeys.clients.all() });
       onCreated(client);
     },
   });
@@ -171,7 +173,7 @@ export function ClientPage({ id }: { id: number }) {
   const period = usePeriod();
   const goal = useGoal();
   const client = useQuery({
-    queryKey: ['client', id, period.from, period.to, goal],
+    queryKey: advertiserKeys.client.figures(id, period, goal),
     queryFn: () =>
       data(
         api.GET('/api/advertiser/users/{id}', {
@@ -293,9 +295,9 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
       );
       setAmount('');
       setPending(null);
-      queryClient.invalidateQueries({ queryKey: ['client', clientId] });
-      queryClient.invalidateQueries({ queryKey: ['clients'] });
-      queryClient.invalidateQueries({ queryKey: ['me'] });
+      queryClient.invalidateQueries({ queryKey: advertiserKeys.client.all(clientId) });
+      queryClient.invalidateQueries({ queryKey: advertiserKeys.clients.all() });
+      queryClient.invalidateQueries({ queryKey: appKeys.me() });
     },
     onError: () => setPending(null),
   });

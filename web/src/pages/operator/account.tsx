@@ -16,6 +16,7 @@ import { ledgerComment } from '../../components/ledger-comment.ts';
 import { AccountData } from './account-data.tsx';
 import { KIND_TAGS } from './account-kinds.ts';
 import { AccountStanding, EditAccount } from './account-standing.tsx';
+import { operatorKeys } from './operator-keys.ts';
 
 const LEDGER_PER_PAGE = 20;
 
@@ -38,7 +39,7 @@ const MAIL_STATUS = { queued: 'mailStatus.queued', sent: 'mailStatus.sent', fail
 export function AccountPage({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const account = useQuery({
-    queryKey: ['account', id],
+    queryKey: operatorKeys.account(id),
     queryFn: () => data(api.GET('/api/admin/users/{id}', { params: { path: { id } } })),
   });
   if (isNotFound(account.error)) {
@@ -128,9 +129,9 @@ function BalanceForm({ id, username }: { id: number; username: string }) {
         }),
       ),
     onSuccess: (user) => {
-      queryClient.setQueryData(['account', id], user);
-      queryClient.invalidateQueries({ queryKey: ['ledger', id] });
-      queryClient.invalidateQueries({ queryKey: ['accounts'] });
+      queryClient.setQueryData(operatorKeys.account(id), user);
+      queryClient.invalidateQueries({ queryKey: operatorKeys.ledger.ofAccount(id) });
+      queryClient.invalidateQueries({ queryKey: operatorKeys.accounts.all() });
       setAmount('');
       setComment('');
       setPending(null);
@@ -219,7 +220,7 @@ function BalanceForm({ id, username }: { id: number; username: string }) {
 function Tokens({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
-  const key = ['account-tokens', id];
+  const key = operatorKeys.accountTokens(id);
   const tokens = useQuery({
     queryKey: key,
     queryFn: () => data(api.GET('/api/admin/users/{id}/tokens', { params: { path: { id }, query: { 'per-page': 100 } } })),
@@ -307,7 +308,7 @@ function Ledger({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const [page, setPage] = useState(1);
   const ledger = useQuery({
-    queryKey: ['ledger', id, page],
+    queryKey: operatorKeys.ledger.page(id, page),
     queryFn: () =>
       listPage(
         api.GET('/api/admin/users/{id}/ledger', { params: { path: { id }, query: { page, 'per-page': LEDGER_PER_PAGE } } }),
@@ -370,7 +371,7 @@ function Ledger({ id }: { id: number }) {
 function Mails({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const mails = useQuery({
-    queryKey: ['outbox', 'account', id],
+    queryKey: operatorKeys.outbox.ofAccount(id),
     queryFn: () => data(api.GET('/api/admin/outbox', { params: { query: { userId: id, 'per-page': 10 } } })),
   });
   return (

@@ -9,6 +9,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { amountInput, fineMoney, moment, money, parseAmount } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import './operator.css';
+import { operatorKeys } from './operator-keys.ts';
 
 const STATUSES = ['pending', 'paid', 'cancelled'] as const;
 const PER_PAGE = 25;
@@ -51,12 +52,12 @@ export function PayoutsPage() {
   const status = STATUSES.find((value) => value === requested);
   const page = Math.max(1, Number(query.get('page')) || 1);
   const balances = useQuery({
-    queryKey: ['payouts', 'balances'],
+    queryKey: operatorKeys.payouts.balances(),
     queryFn: () => data(api.GET('/api/admin/publishers/balances', { params: { query: { 'per-page': 100 } } })),
   });
   const order = useListOrder(PAYOUT_SORTS);
   const payouts = useQuery({
-    queryKey: ['payouts', 'list', status, page, ...order.key],
+    queryKey: operatorKeys.payouts.list(status, page, order.key),
     queryFn: () =>
       listPage(
         api.GET('/api/admin/payouts', {
@@ -67,7 +68,7 @@ export function PayoutsPage() {
   const change = useMutation({
     mutationFn: ({ id, to }: { id: number; to: 'paid' | 'cancelled' }) =>
       data(api.PUT('/api/admin/payouts/{id}', { params: { path: { id } }, body: { status: to } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['payouts'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.payouts.all() }),
   });
   const [paying, setPaying] = useState<Owed | null>(null);
   const [recorded, setRecorded] = useState<string | null>(null);
@@ -263,8 +264,8 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
       data(api.POST('/api/admin/payouts', { body: { userId: owed.userId, amount: chosen, wallet, status } })),
     onError: () => setPending(null),
     onSuccess: (payout) => {
-      queryClient.invalidateQueries({ queryKey: ['payouts'] });
-      queryClient.invalidateQueries({ queryKey: ['ledger', owed.userId] });
+      queryClient.invalidateQueries({ queryKey: operatorKeys.payouts.all() });
+      queryClient.invalidateQueries({ queryKey: operatorKeys.ledger.ofAccount(owed.userId) });
       onDone(
         t('payouts.recordedNotice', {
           amount: fineMoney(payout.amount),

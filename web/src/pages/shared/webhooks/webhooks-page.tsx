@@ -11,6 +11,7 @@ import type { PageProps } from '../../../routes.tsx';
 import { Deliveries } from './deliveries.tsx';
 import { EndpointForm, type EndpointWithSecret } from './endpoint-form.tsx';
 import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
+import { webhookKeys } from './webhook-keys.ts';
 
 /**
  * The account's webhook endpoints (docs/webhooks.md): add, change, switch off, delete, rotate the
@@ -33,13 +34,13 @@ export function WebhooksPage({ user }: PageProps) {
   const [watched, setWatched] = useState<number | undefined>();
   const [notice, setNotice] = useState('');
   const endpoints = useQuery({
-    queryKey: ['webhooks', kind],
+    queryKey: webhookKeys.endpoints(kind),
     queryFn: () => data(api.GET(`${PREFIX[kind]}/webhooks`, { params: { query: { 'per-page': 100 } } })),
   });
   const refresh = () => {
-    queryClient.invalidateQueries({ queryKey: ['webhooks', kind] });
-    queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] });
-    queryClient.invalidateQueries({ queryKey: ['webhook-attempts'] });
+    queryClient.invalidateQueries({ queryKey: webhookKeys.endpoints(kind) });
+    queryClient.invalidateQueries({ queryKey: webhookKeys.deliveries.all() });
+    queryClient.invalidateQueries({ queryKey: webhookKeys.attempts.all() });
   };
   const path = (endpoint: Endpoint) => ({ params: { path: { id: endpoint.id } } });
   const toggle = useMutation({
