@@ -4,8 +4,8 @@ import { useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, isNotFound, listPage, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, moment, money, percent } from '../../format.ts';
 import type { AdvertiserKey } from './advertiser-data.ts';
 import { advertiserKeys } from './advertiser-keys.ts';
@@ -120,6 +120,36 @@ export function CampaignRulesPage({ id }: { id: number }) {
   });
 
   if (isNotFound(campaign.error)) return <CampaignNotFound id={id} />;
+  const ruleName = (rule: Rule) => rule.title || t('rules.ruleN', { id: rule.id });
+  /** A rule's buttons, each naming the rule to a screen reader. */
+  const ruleActions = (rule: Rule) => {
+    const name = ruleName(rule);
+    const hidden = { values: { name }, components: { hidden: <span className="visually-hidden" /> } };
+    return (
+      <div className="row-actions">
+        <button type="button" disabled={run.isPending} onClick={() => run.mutate({ rule, dryRun: true })}>
+          <Trans t={t} i18nKey="rules.dryRun" {...hidden} />
+        </button>
+        <button
+          type="button"
+          disabled={run.isPending}
+          onClick={() => window.confirm(t('rules.confirmRun', { name })) && run.mutate({ rule, dryRun: false })}
+        >
+          <Trans t={t} i18nKey="rules.runNow" {...hidden} />
+        </button>
+        <button type="button" className="link" onClick={() => setEditing(rule)}>
+          <Trans t={t} i18nKey="rules.edit" {...hidden} />
+        </button>
+        <button
+          type="button"
+          className="link danger"
+          onClick={() => window.confirm(t('rules.confirmDelete', { name })) && remove.mutate(rule)}
+        >
+          <Trans t={t} i18nKey="rules.delete" {...hidden} />
+        </button>
+      </div>
+    );
+  };
   const list = rules.data ?? [];
   const error = campaign.error ?? rules.error ?? toggle.error ?? remove.error ?? run.error;
   const ruleOfResult = list.find((rule) => rule.id === result?.ruleId);
@@ -148,68 +178,38 @@ export function CampaignRulesPage({ id }: { id: number }) {
             onCancel={closeForm}
           />
         )}
-        <ScrollRegion label={t('rules.title')}>
-          <table className="rules">
-            <thead>
-              <tr>
-                <th scope="col">{t('rules.rule')}</th>
-                <th scope="col">{t('rules.onSchedule')}</th>
-                <th scope="col">{t('rules.lastRun')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('action.actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((rule) => {
-                const name = rule.title || t('rules.ruleN', { id: rule.id });
-                const hidden = { values: { name }, components: { hidden: <span className="visually-hidden" /> } };
-                return (
-                  <tr key={rule.id}>
-                    <th scope="row">
-                      {name}
-                      <span className="sub">{ruleSentence(rule, t)}</span>
-                    </th>
-                    <td>
-                      <Switch
-                        checked={rule.enabled}
-                        label={t('rules.runOnSchedule', { name })}
-                        disabled={toggle.isPending}
-                        onChange={(enabled) => toggle.mutate({ rule, enabled })}
-                      />
-                    </td>
-                    <td>{rule.lastRunAt ? moment(rule.lastRunAt) : t('rules.never')}</td>
-                    <td>
-                      <div className="row-actions">
-                        <button type="button" disabled={run.isPending} onClick={() => run.mutate({ rule, dryRun: true })}>
-                          <Trans t={t} i18nKey="rules.dryRun" {...hidden} />
-                        </button>
-                        <button
-                          type="button"
-                          disabled={run.isPending}
-                          onClick={() => window.confirm(t('rules.confirmRun', { name })) && run.mutate({ rule, dryRun: false })}
-                        >
-                          <Trans t={t} i18nKey="rules.runNow" {...hidden} />
-                        </button>
-                        <button type="button" className="link" onClick={() => setEditing(rule)}>
-                          <Trans t={t} i18nKey="rules.edit" {...hidden} />
-                        </button>
-                        <button
-                          type="button"
-                          className="link danger"
-                          onClick={() => window.confirm(t('rules.confirmDelete', { name })) && remove.mutate(rule)}
-                        >
-                          <Trans t={t} i18nKey="rules.delete" {...hidden} />
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-          {rules.isSuccess && list.length === 0 && <p className="empty">{t('rules.empty')}</p>}
-        </ScrollRegion>
+        <DataTable
+          label={t('rules.title')}
+          className="rules"
+          rows={list}
+          rowKey={(rule) => rule.id}
+          empty={rules.isSuccess && t('rules.empty')}
+          columns={[
+            {
+              head: t('rules.rule'),
+              rowHeader: true,
+              cell: (rule) => (
+                <>
+                  {ruleName(rule)}
+                  <span className="sub">{ruleSentence(rule, t)}</span>
+                </>
+              ),
+            },
+            {
+              head: t('rules.onSchedule'),
+              cell: (rule) => (
+                <Switch
+                  checked={rule.enabled}
+                  label={t('rules.runOnSchedule', { name: ruleName(rule) })}
+                  disabled={toggle.isPending}
+                  onChange={(enabled) => toggle.mutate({ rule, enabled })}
+                />
+              ),
+            },
+            { head: t('rules.lastRun'), cell: (rule) => (rule.lastRunAt ? moment(rule.lastRunAt) : t('rules.never')) },
+            { head: t('action.actions'), hiddenHead: true, cell: (rule) => ruleActions(rule) },
+          ]}
+        />
       </section>
 
       {result && <RunResultSection result={result} name={ruleOfResult?.title || t('rules.ruleN', { id: result.ruleId })} />}
@@ -259,55 +259,29 @@ const objectKey = (change: PlannedChange) =>
 function ChangesTable({ label, rows, applied }: { label: string; rows: ChangeRow[]; applied: boolean }) {
   const { t } = useTranslation('advertiser');
   return (
-    <ScrollRegion label={label}>
-      <table>
-        <thead>
-          <tr>
-            {applied && <th scope="col">{t('rules.table.applied')}</th>}
-            <th scope="col">{t('rules.table.object')}</th>
-            <th scope="col">{t('rules.table.change')}</th>
-            <th scope="col" className="num">
-              {t('figure.views')}
-            </th>
-            <th scope="col" className="num">
-              {t('figure.clicks')}
-            </th>
-            <th scope="col" className="num">
-              {t('figure.spend')}
-            </th>
-            <th scope="col" className="num">
-              {t('figure.conversions')}
-            </th>
-            <th scope="col">{t('rules.table.window')}</th>
-            {applied && <th scope="col">{t('rules.rule')}</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(({ key, change, applied: by }) => {
-            return (
-              <tr key={key}>
-                {by && <td>{by.when}</td>}
-                <th scope="row">{objectOf(change, t)}</th>
-                <td>
-                  {t(change.field === 'coef' ? 'rules.change.coef' : 'rules.change.ad', {
-                    before: shownValue(change, change.before, t),
-                    after: shownValue(change, change.after, t),
-                  })}
-                </td>
-                <td className="num">{count(change.views)}</td>
-                <td className="num">{count(change.clicks)}</td>
-                <td className="num">{money(change.money)}</td>
-                <td className="num">{count(change.orders)}</td>
-                <td>
-                  {dayLabel(change.dateFrom)} – {dayLabel(change.dateTo)}
-                </td>
-                {by && <td>{by.rule}</td>}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label={label}
+      rows={rows}
+      rowKey={(row) => row.key}
+      columns={[
+        applied && { head: t('rules.table.applied'), cell: (row) => row.applied?.when },
+        { head: t('rules.table.object'), rowHeader: true, cell: ({ change }) => objectOf(change, t) },
+        {
+          head: t('rules.table.change'),
+          cell: ({ change }) =>
+            t(change.field === 'coef' ? 'rules.change.coef' : 'rules.change.ad', {
+              before: shownValue(change, change.before, t),
+              after: shownValue(change, change.after, t),
+            }),
+        },
+        { head: t('figure.views'), numeric: true, cell: ({ change }) => count(change.views) },
+        { head: t('figure.clicks'), numeric: true, cell: ({ change }) => count(change.clicks) },
+        { head: t('figure.spend'), numeric: true, cell: ({ change }) => money(change.money) },
+        { head: t('figure.conversions'), numeric: true, cell: ({ change }) => count(change.orders) },
+        { head: t('rules.table.window'), cell: ({ change }) => `${dayLabel(change.dateFrom)} – ${dayLabel(change.dateTo)}` },
+        applied && { head: t('rules.rule'), cell: (row) => row.applied?.rule },
+      ]}
+    />
   );
 }
 
