@@ -80,6 +80,15 @@ describe('the web app’s layout', () => {
     assert.deepEqual(violations(), []);
   });
 
+  it('builds every query key with a key factory, none by hand', () => {
+    // A key written in a page drifts from the one its invalidation names: the factories
+    // (web/src/query-keys.ts and each area's *-keys.ts) are the only place keys are spelled out.
+    const handWritten = /queryKey:\s*\[|QueryData(?:<[^>]*>)?\(\s*\[/;
+    const pages = sourceFiles(SRC).filter((file) => !/(?:^|-)keys\.ts$/.test(path.basename(file)));
+    assert.ok(pages.length >= 20, `${pages.length} files read`);
+    assert.deepEqual(pages.filter((file) => handWritten.test(readFileSync(file, 'utf8'))).map(name), []);
+  });
+
   it('lets the server answer every address of the route table with the app', () => {
     const table = readFileSync(ROUTE_TABLE, 'utf8');
     const paths = [...table.matchAll(/\bpath: '([^']+)'/g)].map((match) => match[1] ?? '');

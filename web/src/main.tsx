@@ -21,6 +21,7 @@ import {
 } from './routes.tsx';
 import { useMe, useTwoFactor } from './session.ts';
 import './styles.css';
+import { appKeys } from './query-keys.ts';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: true, retry: 1 } } });
 
@@ -28,7 +29,7 @@ function App() {
   const { t } = useTranslation();
   const { path } = useLocation();
   const platform = useQuery({
-    queryKey: ['platform'],
+    queryKey: appKeys.platform(),
     queryFn: async () => {
       const value = await data(api.GET('/api/platform'));
       setPlatform(value);

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, api, data } from './api.ts';
+import { appKeys } from './query-keys.ts';
 
 export type User = Awaited<ReturnType<typeof fetchMe>>;
 
@@ -20,7 +21,7 @@ function maybeSignedIn(): boolean {
 /** The signed-in account; `null` when there is no session (the sign-in page shows then). */
 export function useMe() {
   return useQuery({
-    queryKey: ['me'],
+    queryKey: appKeys.me(),
     queryFn: async () => {
       if (!maybeSignedIn()) return null;
       try {
@@ -44,5 +45,5 @@ export function useMe() {
  * account that must and has not its enrolment before anything else.
  */
 export function useTwoFactor(enabled = true) {
-  return useQuery({ queryKey: ['two-factor'], queryFn: () => data(api.GET('/api/me/two-factor')), enabled });
+  return useQuery({ queryKey: appKeys.twoFactor(), queryFn: () => data(api.GET('/api/me/two-factor')), enabled });
 }

@@ -1,19 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../api.ts';
+import { appKeys } from '../query-keys.ts';
 import { Link } from '../router.tsx';
 
 /** How often the bell looks for new notifications while the app is open. */
 const REFRESH_MS = 60_000;
 
 /** The unread notifications' count; the notifications page refreshes it when it marks some read. */
-export const NOTIFICATION_SUMMARY = ['notifications', 'summary'] as const;
-
 /** The header's bell: a link to the notifications with how many are unread. */
 export function Bell({ current }: { current: boolean }) {
   const { t } = useTranslation();
   const summary = useQuery({
-    queryKey: NOTIFICATION_SUMMARY,
+    queryKey: appKeys.notifications.summary(),
     queryFn: () => data(api.GET('/api/notifications/summary')),
     refetchInterval: REFRESH_MS,
   });

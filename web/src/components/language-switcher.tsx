@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../api.ts';
 import { currentLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, showLanguage } from '../i18n/i18n.ts';
+import { appKeys } from '../query-keys.ts';
 
 /**
  * The language picker of every page. Signed in, the choice is the account's (its e-mails follow
@@ -12,7 +13,7 @@ export function LanguageSwitcher({ signedIn, onPick }: { signedIn: boolean; onPi
   const queryClient = useQueryClient();
   const save = useMutation({
     mutationFn: (language: Language) => data(api.PUT('/api/me/language', { body: { language } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['me'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: appKeys.me() }),
   });
   return (
     <label className="language">

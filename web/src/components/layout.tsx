@@ -3,6 +3,7 @@ import { type ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api.ts';
 import { money } from '../format.ts';
+import { appKeys } from '../query-keys.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { homeOf, menuOf } from '../routes.tsx';
 import type { User } from '../session.ts';
@@ -19,7 +20,7 @@ export function Layout({ user, children }: { user: User; children: ReactNode }) 
     mutationFn: () => api.DELETE('/api/session'),
     onSettled: () => {
       queryClient.clear();
-      queryClient.setQueryData(['me'], null);
+      queryClient.setQueryData(appKeys.me(), null);
       navigate('/sign-in', { replace: true });
     },
   });

@@ -2,10 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
-import { NOTIFICATION_SUMMARY } from '../../components/bell.tsx';
 import { Field, ListStatus, Notice } from '../../components/controls.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { amountInput, moment, money, type ParsedAmount, parseAmount } from '../../format.ts';
+import { appKeys } from '../../query-keys.ts';
 import { Link, navigate, useLocation } from '../../router.tsx';
 import type { PageProps } from '../../routes.tsx';
 
@@ -30,9 +30,8 @@ export function NotificationsPage({ user }: PageProps) {
   const unreadOnly = query.get('unread') === '1';
   const page = Math.max(1, Number(query.get('page')) || 1);
   const queryClient = useQueryClient();
-  const key = ['notifications', 'list', unreadOnly, page];
   const list = useQuery({
-    queryKey: key,
+    queryKey: appKeys.notifications.list(unreadOnly, page),
     queryFn: () =>
       listPage(
         api.GET('/api/notifications', {
@@ -40,7 +39,7 @@ export function NotificationsPage({ user }: PageProps) {
         }),
       ),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['notifications'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: appKeys.notifications.all() });
   const readOne = useMutation({
     mutationFn: (id: number) => data(api.POST('/api/notifications/{id}/read', { params: { path: { id } } })),
     onSettled: refresh,
@@ -117,12 +116,15 @@ export function NotificationsPage({ user }: PageProps) {
 function LowBalanceSetting() {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();
-  const summary = useQuery({ queryKey: NOTIFICATION_SUMMARY, queryFn: () => data(api.GET('/api/notifications/summary')) });
+  const summary = useQuery({
+    queryKey: appKeys.notifications.summary(),
+    queryFn: () => data(api.GET('/api/notifications/summary')),
+  });
   const [value, setValue] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: (lowBalance: string) => data(api.PUT('/api/notifications/settings', { body: { lowBalance } })),
     onSuccess: (answer) => {
-      queryClient.setQueryData(NOTIFICATION_SUMMARY, answer);
+      queryClient.setQueryData(appKeys.notifications.summary(), answer);
       setValue(null);
     },
   });

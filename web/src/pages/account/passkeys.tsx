@@ -4,8 +4,9 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { moment } from '../../format.ts';
+import { accountKeys } from './account-keys.ts';
 import { addPasskey } from './webauthn.ts';
 
 /** What a browser's refusal of a WebAuthn ceremony means to the person in front of it. */
@@ -19,9 +20,9 @@ export function ceremonyProblem(error: unknown): string {
 export function PasskeysSection() {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();
-  const passkeys = useQuery({ queryKey: ['passkeys'], queryFn: () => data(api.GET('/api/me/passkeys')) });
+  const passkeys = useQuery({ queryKey: accountKeys.passkeys(), queryFn: () => data(api.GET('/api/me/passkeys')) });
   const [name, setName] = useState('');
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['passkeys'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: accountKeys.passkeys() });
   const add = useMutation({
     mutationFn: () => addPasskey(name),
     onSuccess: () => {
@@ -61,36 +62,30 @@ export function PasskeysSection() {
           {t('passkeys.add')}
         </button>
       </form>
-      <ScrollRegion label={t('passkeys.title')}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('passkeys.columnName')}</th>
-              <th scope="col">{t('passkeys.columnAdded')}</th>
-              <th scope="col">{t('passkeys.columnLastUsed')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((passkey) => (
-              <tr key={passkey.id}>
-                <th scope="row">{passkey.name}</th>
-                <td>{moment(passkey.created)}</td>
-                <td>{passkey.lastUsed ? moment(passkey.lastUsed) : t('passkeys.never')}</td>
-                <td>
-                  <button type="button" className="link danger" onClick={() => remove.mutate(passkey.id)}>
-                    {t('passkeys.remove')}
-                    <span className="visually-hidden"> {passkey.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {passkeys.isSuccess && list.length === 0 && <p className="empty">{t('passkeys.none')}</p>}
-      </ScrollRegion>
+      <DataTable
+        label={t('passkeys.title')}
+        rows={list}
+        rowKey={(passkey) => passkey.id}
+        empty={passkeys.isSuccess && t('passkeys.none')}
+        columns={[
+          { head: t('passkeys.columnName'), rowHeader: true, cell: (passkey) => passkey.name },
+          { head: t('passkeys.columnAdded'), cell: (passkey) => moment(passkey.created) },
+          {
+            head: t('passkeys.columnLastUsed'),
+            cell: (passkey) => (passkey.lastUsed ? moment(passkey.lastUsed) : t('passkeys.never')),
+          },
+          {
+            head: t('actions'),
+            hiddenHead: true,
+            cell: (passkey) => (
+              <button type="button" className="link danger" onClick={() => remove.mutate(passkey.id)}>
+                {t('passkeys.remove')}
+                <span className="visually-hidden"> {passkey.name}</span>
+              </button>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }

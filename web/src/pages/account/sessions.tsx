@@ -2,8 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { moment } from '../../format.ts';
+import { accountKeys } from './account-keys.ts';
 
 const METHODS = {
   password: 'sessions.methodPassword',
@@ -20,8 +21,8 @@ const isMethod = (method: string): method is keyof typeof METHODS => method in M
 export function SessionsSection() {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();
-  const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => data(api.GET('/api/me/sessions')) });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sessions'] });
+  const sessions = useQuery({ queryKey: accountKeys.sessions(), queryFn: () => data(api.GET('/api/me/sessions')) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: accountKeys.sessions() });
   const end = useMutation({
     mutationFn: (id: number) => data(api.DELETE('/api/me/sessions/{id}', { params: { path: { id } } })),
     onSettled: refresh,
@@ -35,44 +36,42 @@ export function SessionsSection() {
         <Notice kind="error">{problem(sessions.error ?? end.error ?? endOthers.error)}</Notice>
       )}
       {endOthers.isSuccess && <Notice kind="ok">{t('sessions.othersEnded', { count: endOthers.data.ended })}</Notice>}
-      <ScrollRegion label={t('sessions.label')}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('sessions.device')}</th>
-              <th scope="col">{t('sessions.address')}</th>
-              <th scope="col">{t('sessions.signedIn')}</th>
-              <th scope="col">{t('sessions.lastSeen')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((session) => (
-              <tr key={session.id}>
-                <th scope="row" title={session.userAgent}>
-                  {session.device}
-                  {session.current && <span className="tag">{t('sessions.thisBrowser')}</span>}
-                </th>
-                <td>{session.address}</td>
-                <td>
-                  {moment(session.created)} ({isMethod(session.method) ? t(METHODS[session.method]) : session.method})
-                </td>
-                <td>{moment(session.lastSeen)}</td>
-                <td>
-                  {!session.current && (
-                    <button type="button" className="link danger" onClick={() => end.mutate(session.id)}>
-                      {t('sessions.end')}
-                      <span className="visually-hidden"> {t('sessions.endOf', { device: session.device })}</span>
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollRegion>
+      <DataTable
+        label={t('sessions.label')}
+        rows={list}
+        rowKey={(session) => session.id}
+        columns={[
+          {
+            head: t('sessions.device'),
+            rowHeader: true,
+            title: (session) => session.userAgent,
+            cell: (session) => (
+              <>
+                {session.device}
+                {session.current && <span className="tag">{t('sessions.thisBrowser')}</span>}
+              </>
+            ),
+          },
+          { head: t('sessions.address'), cell: (session) => session.address },
+          {
+            head: t('sessions.signedIn'),
+            cell: (session) =>
+              `${moment(session.created)} (${isMethod(session.method) ? t(METHODS[session.method]) : session.method})`,
+          },
+          { head: t('sessions.lastSeen'), cell: (session) => moment(session.lastSeen) },
+          {
+            head: t('actions'),
+            hiddenHead: true,
+            cell: (session) =>
+              !session.current && (
+                <button type="button" className="link danger" onClick={() => end.mutate(session.id)}>
+                  {t('sessions.end')}
+                  <span className="visually-hidden"> {t('sessions.endOf', { device: session.device })}</span>
+                </button>
+              ),
+          },
+        ]}
+      />
       <div className="actions">
         <button
           type="button"

@@ -5,6 +5,7 @@ import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { LanguageSwitcher } from '../../components/language-switcher.tsx';
 import type { Language } from '../../i18n/i18n.ts';
+import { appKeys } from '../../query-keys.ts';
 import { Link } from '../../router.tsx';
 import type { User } from '../../session.ts';
 import { ceremonyProblem } from './passkeys.tsx';
@@ -24,9 +25,9 @@ export function SignInPage() {
   const signedIn = async (user: User) => {
     if (picked !== null && picked !== user.language) {
       await data(api.PUT('/api/me/language', { body: { language: picked } })).catch(() => undefined);
-      queryClient.setQueryData(['me'], { ...user, language: picked });
+      queryClient.setQueryData(appKeys.me(), { ...user, language: picked });
     } else {
-      queryClient.setQueryData(['me'], user);
+      queryClient.setQueryData(appKeys.me(), user);
     }
   };
   const signIn = useMutation({

@@ -5,6 +5,7 @@ import { api, data, fieldErrors, problem } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { useForgetOnLeave } from '../../components/shown-once.ts';
 import { moment } from '../../format.ts';
+import { appKeys } from '../../query-keys.ts';
 import { useTwoFactor } from '../../session.ts';
 import { QrCode } from './qr-code.tsx';
 import { RecoveryCodes } from './recovery-codes.tsx';
@@ -21,7 +22,7 @@ export function TwoFactorSection({ holdCodes = false }: { holdCodes?: boolean })
   const status = useTwoFactor();
   const [code, setCode] = useState('');
   const [codes, setCodes] = useState<string[]>([]);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['two-factor'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: appKeys.twoFactor() });
   const start = useMutation({ mutationFn: () => data(api.POST('/api/me/two-factor/enrolment')) });
   const confirm = useMutation({
     mutationFn: () => data(api.POST('/api/me/two-factor/enrolment/confirm', { body: { code } })),

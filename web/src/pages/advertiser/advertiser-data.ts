@@ -7,6 +7,7 @@ import { type Series, useResolvedColors } from '../../components/chart.tsx';
 import type { Period } from '../../components/period-picker.tsx';
 import { count, daysBetween, money } from '../../format.ts';
 import type advertiser from '../../i18n/locales/en/advertiser.json';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 /** A key of the advertiser catalogue, for labels kept in maps and translated where they render. */
 export type AdvertiserKey = keyof typeof advertiser;
@@ -60,7 +61,7 @@ export function translateNames<S extends string>(
 /** Daily campaign statistics (all campaigns, or the given ones), every day of the period present. */
 export function useDailyStatistics(period: Period, campaignIds?: string, goal = 0) {
   return useQuery({
-    queryKey: ['statistics', 'daily', period.from, period.to, campaignIds ?? '', goal],
+    queryKey: advertiserKeys.statistics.daily(period, campaignIds ?? '', goal),
     queryFn: async (): Promise<DailyFigures> => {
       const rows = await data(
         api.GET('/api/advertiser/statistics', {
@@ -85,7 +86,7 @@ export function useDailyStatistics(period: Period, campaignIds?: string, goal = 
 export function useTotals(period: Period, campaignIds?: string, goal = 0, enabled = true) {
   return useQuery({
     enabled,
-    queryKey: ['statistics', 'total', period.from, period.to, campaignIds ?? '', goal],
+    queryKey: advertiserKeys.statistics.total(period, campaignIds ?? '', goal),
     queryFn: async (): Promise<Totals> => {
       const rows = await data(
         api.GET('/api/advertiser/statistics', {

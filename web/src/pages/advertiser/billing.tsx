@@ -8,6 +8,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import { navigate, useLocation } from '../../router.tsx';
 import type { AdvertiserKey } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 const PER_PAGE = 50;
 
@@ -43,7 +44,7 @@ export function BillingPage() {
   const page = Math.max(1, Number(query.get('page')) || 1);
   const period = { ...(from ? { from: startOf(from) } : {}), ...(to ? { to: dayAfter(to) } : {}) };
   const moves = useQuery({
-    queryKey: ['ledger', from, to, page],
+    queryKey: advertiserKeys.ledger(from, to, page),
     queryFn: () => listPage(api.GET('/api/me/ledger', { params: { query: { page, 'per-page': PER_PAGE, ...period } } })),
   });
   const go = (next: { from?: string; to?: string; page?: number }) => {

@@ -5,6 +5,7 @@ import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { count } from '../../format.ts';
 import { translateNames } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 /** Which campaigns of the list are ticked for a bulk change. */
 export function useCampaignSelection() {
@@ -29,7 +30,7 @@ export function CampaignBulkBar({ chosen, onDone }: { chosen: ReadonlySet<number
     mutationFn: (change: { active?: boolean; archived?: boolean }) =>
       data(api.POST('/api/advertiser/campaigns/bulk', { body: { ids: [...chosen], ...change } })),
     onSuccess: onDone,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: advertiserKeys.campaigns.all() }),
   });
   if (chosen.size === 0) return null;
   return (
@@ -78,7 +79,7 @@ function BulkCoefficientForm({ chosen }: { chosen: ReadonlySet<number> }) {
           body: { ids: [...chosen], coef: value, ...(target === 'site' ? { site: site.trim() } : { device: target }) },
         }),
       ),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['traffic'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: advertiserKeys.traffic.all() }),
   });
   const { errors, general, edited, submitted } = useFieldErrors(save.error);
   const submit = (event: FormEvent) => {

@@ -7,6 +7,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, fineMoney, percent } from '../../format.ts';
 import { setQuery, useLocation } from '../../router.tsx';
 import type { AdvertiserKey } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 import { BROWSER_CHOICES, type Choices, OS_CHOICES, useChoiceName } from './campaign-targeting.tsx';
 
@@ -67,7 +68,7 @@ export function CampaignExplainPage({ id }: { id: number }) {
 
   const campaign = useCampaign(id);
   const explanation = useQuery({
-    queryKey: ['explain', id, block, device, country, os, browser],
+    queryKey: advertiserKeys.explain(id, { block, device, country, os, browser }),
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns/{id}/explain', {

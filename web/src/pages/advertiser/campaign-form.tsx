@@ -8,6 +8,7 @@ import { Field, FormActions, Notice } from '../../components/controls.tsx';
 import { CountryPicker } from '../../components/country-picker.tsx';
 import { MoneyField, WholeNumberField } from '../../components/number-fields.tsx';
 import { amountInput, currentPlatform, readMoney, readWholeNumber } from '../../format.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 import { type DayHours, toDays, toSchedule, useScheduleProblem, WeekHours } from './campaign-delivery.tsx';
 import { BROWSER_CHOICES, DEVICE_CHOICES, OS_CHOICES, siteList, TargetChoices, wallTime } from './campaign-targeting.tsx';
 
@@ -92,7 +93,10 @@ export function CampaignForm({
 }) {
   const { t } = useTranslation('advertiser');
   const creating = campaignId === undefined;
-  const categories = useQuery({ queryKey: ['categories'], queryFn: () => data(api.GET('/api/advertiser/categories')) });
+  const categories = useQuery({
+    queryKey: advertiserKeys.categories(),
+    queryFn: () => data(api.GET('/api/advertiser/categories')),
+  });
   const [form, setForm] = useState(() => initialForm(campaign));
   const [geo, setGeo] = useState<string[]>(campaign?.geo ?? []);
   const [targets, setTargets] = useState({

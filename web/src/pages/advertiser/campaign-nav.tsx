@@ -5,6 +5,7 @@ import { api, data, noRetryOnRefusal } from '../../api.ts';
 import { Missing } from '../../components/missing.tsx';
 import { keepingView } from '../../components/period-picker.tsx';
 import { Link } from '../../router.tsx';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 const TABS = [
   { path: '', label: 'nav.tab.ads', keepsView: true },
@@ -18,7 +19,7 @@ const TABS = [
 /** A campaign as its tabs' heads need it (its title), or the API's 404 for another account's id. */
 export function useCampaign(id: number) {
   return useQuery({
-    queryKey: ['campaign', id, 'title'],
+    queryKey: advertiserKeys.campaign.title(id),
     queryFn: () => data(api.GET('/api/advertiser/campaigns/{id}', { params: { path: { id }, query: { archived: 0 } } })),
     retry: noRetryOnRefusal,
   });

@@ -4,10 +4,11 @@ import { useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, data, isNotFound, listPage, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { Pager } from '../../components/pager.tsx';
-import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, fineMoney, moment, money, percent } from '../../format.ts';
 import type { AdvertiserKey } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 import { COMPARISONS, METRICS, type Rule, RuleForm, SCOPES } from './rule-form.tsx';
 
@@ -75,11 +76,11 @@ export function CampaignRulesPage({ id }: { id: number }) {
   const [result, setResult] = useState<RunResult | undefined>();
   const campaign = useCampaign(id);
   const rules = useQuery({
-    queryKey: ['rules', id],
+    queryKey: advertiserKeys.rules(id),
     queryFn: () => data(api.GET('/api/advertiser/campaigns/rules/{campaign}', { params: { path: { campaign: id } } })),
     enabled: campaign.isSuccess,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['rules', id] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: advertiserKeys.rules(id) });
   const path = (rule: Rule) => ({ params: { path: { campaign: id, id: rule.id } } });
   const toggle = useMutation({
     mutationFn: ({ rule, enabled }: { rule: Rule; enabled: boolean }) => {
@@ -97,7 +98,7 @@ export function CampaignRulesPage({ id }: { id: number }) {
     mutationFn: (rule: Rule) => api.DELETE('/api/advertiser/campaigns/rules/{campaign}/{id}', path(rule)),
     onSuccess: () => setResult(undefined),
     // The history's rule filter now lists the rule as deleted.
-    onSettled: () => Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: ['rule-changes', id, 'rules'] })]),
+    onSettled: () => Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: advertiserKeys.ruleChanges.rules(id) })]),
   });
   const run = useMutation({
     mutationFn: ({ rule, dryRun }: { rule: Rule; dryRun: boolean }) =>
@@ -110,15 +111,45 @@ export function CampaignRulesPage({ id }: { id: number }) {
     onSuccess: (answer) => {
       setResult(answer);
       if (!answer.dryRun) {
-        queryClient.invalidateQueries({ queryKey: ['rule-changes', id] });
-        queryClient.invalidateQueries({ queryKey: ['traffic', id] });
-        queryClient.invalidateQueries({ queryKey: ['campaign', id] });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.ruleChanges.ofCampaign(id) });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.traffic.ofCampaign(id) });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.campaign.all(id) });
         refresh();
       }
     },
   });
 
   if (isNotFound(campaign.error)) return <CampaignNotFound id={id} />;
+  const ruleName = (rule: Rule) => rule.title || t('rules.ruleN', { id: rule.id });
+  /** A rule's buttons, each naming the rule to a screen reader. */
+  const ruleActions = (rule: Rule) => {
+    const name = ruleName(rule);
+    const hidden = { values: { name }, components: { hidden: <span className="visually-hidden" /> } };
+    return (
+      <div className="row-actions">
+        <button type="button" disabled={run.isPending} onClick={() => run.mutate({ rule, dryRun: true })}>
+          <Trans t={t} i18nKey="rules.dryRun" {...hidden} />
+        </button>
+        <button
+          type="button"
+          disabled={run.isPending}
+          onClick={() => window.confirm(t('rules.confirmRun', { name })) && run.mutate({ rule, dryRun: false })}
+        >
+          <Trans t={t} i18nKey="rules.runNow" {...hidden} />
+        </button>
+        <button type="button" className="link" onClick={() => setEditing(rule)}>
+          <Trans t={t} i18nKey="rules.edit" {...hidden} />
+        </button>
+        <button
+          type="button"
+          className="link danger"
+          onClick={() => window.confirm(t('rules.confirmDelete', { name })) && remove.mutate(rule)}
+        >
+          <Trans t={t} i18nKey="rules.delete" {...hidden} />
+        </button>
+      </div>
+    );
+  };
   const list = rules.data ?? [];
   const error = campaign.error ?? rules.error ?? toggle.error ?? remove.error ?? run.error;
   const ruleOfResult = list.find((rule) => rule.id === result?.ruleId);
@@ -147,68 +178,38 @@ export function CampaignRulesPage({ id }: { id: number }) {
             onCancel={closeForm}
           />
         )}
-        <ScrollRegion label={t('rules.title')}>
-          <table className="rules">
-            <thead>
-              <tr>
-                <th scope="col">{t('rules.rule')}</th>
-                <th scope="col">{t('rules.onSchedule')}</th>
-                <th scope="col">{t('rules.lastRun')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('action.actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((rule) => {
-                const name = rule.title || t('rules.ruleN', { id: rule.id });
-                const hidden = { values: { name }, components: { hidden: <span className="visually-hidden" /> } };
-                return (
-                  <tr key={rule.id}>
-                    <th scope="row">
-                      {name}
-                      <span className="sub">{ruleSentence(rule, t)}</span>
-                    </th>
-                    <td>
-                      <Switch
-                        checked={rule.enabled}
-                        label={t('rules.runOnSchedule', { name })}
-                        disabled={toggle.isPending}
-                        onChange={(enabled) => toggle.mutate({ rule, enabled })}
-                      />
-                    </td>
-                    <td>{rule.lastRunAt ? moment(rule.lastRunAt) : t('rules.never')}</td>
-                    <td>
-                      <div className="row-actions">
-                        <button type="button" disabled={run.isPending} onClick={() => run.mutate({ rule, dryRun: true })}>
-                          <Trans t={t} i18nKey="rules.dryRun" {...hidden} />
-                        </button>
-                        <button
-                          type="button"
-                          disabled={run.isPending}
-                          onClick={() => window.confirm(t('rules.confirmRun', { name })) && run.mutate({ rule, dryRun: false })}
-                        >
-                          <Trans t={t} i18nKey="rules.runNow" {...hidden} />
-                        </button>
-                        <button type="button" className="link" onClick={() => setEditing(rule)}>
-                          <Trans t={t} i18nKey="rules.edit" {...hidden} />
-                        </button>
-                        <button
-                          type="button"
-                          className="link danger"
-                          onClick={() => window.confirm(t('rules.confirmDelete', { name })) && remove.mutate(rule)}
-                        >
-                          <Trans t={t} i18nKey="rules.delete" {...hidden} />
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-          {rules.isSuccess && list.length === 0 && <p className="empty">{t('rules.empty')}</p>}
-        </ScrollRegion>
+        <DataTable
+          label={t('rules.title')}
+          className="rules"
+          rows={list}
+          rowKey={(rule) => rule.id}
+          empty={rules.isSuccess && t('rules.empty')}
+          columns={[
+            {
+              head: t('rules.rule'),
+              rowHeader: true,
+              cell: (rule) => (
+                <>
+                  {ruleName(rule)}
+                  <span className="sub">{ruleSentence(rule, t)}</span>
+                </>
+              ),
+            },
+            {
+              head: t('rules.onSchedule'),
+              cell: (rule) => (
+                <Switch
+                  checked={rule.enabled}
+                  label={t('rules.runOnSchedule', { name: ruleName(rule) })}
+                  disabled={toggle.isPending}
+                  onChange={(enabled) => toggle.mutate({ rule, enabled })}
+                />
+              ),
+            },
+            { head: t('rules.lastRun'), cell: (rule) => (rule.lastRunAt ? moment(rule.lastRunAt) : t('rules.never')) },
+            { head: t('action.actions'), hiddenHead: true, cell: (rule) => ruleActions(rule) },
+          ]}
+        />
       </section>
 
       {result && <RunResultSection result={result} name={ruleOfResult?.title || t('rules.ruleN', { id: result.ruleId })} />}
@@ -258,55 +259,29 @@ const objectKey = (change: PlannedChange) =>
 function ChangesTable({ label, rows, applied }: { label: string; rows: ChangeRow[]; applied: boolean }) {
   const { t } = useTranslation('advertiser');
   return (
-    <ScrollRegion label={label}>
-      <table>
-        <thead>
-          <tr>
-            {applied && <th scope="col">{t('rules.table.applied')}</th>}
-            <th scope="col">{t('rules.table.object')}</th>
-            <th scope="col">{t('rules.table.change')}</th>
-            <th scope="col" className="num">
-              {t('figure.views')}
-            </th>
-            <th scope="col" className="num">
-              {t('figure.clicks')}
-            </th>
-            <th scope="col" className="num">
-              {t('figure.spend')}
-            </th>
-            <th scope="col" className="num">
-              {t('figure.conversions')}
-            </th>
-            <th scope="col">{t('rules.table.window')}</th>
-            {applied && <th scope="col">{t('rules.rule')}</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(({ key, change, applied: by }) => {
-            return (
-              <tr key={key}>
-                {by && <td>{by.when}</td>}
-                <th scope="row">{objectOf(change, t)}</th>
-                <td>
-                  {t(change.field === 'coef' ? 'rules.change.coef' : 'rules.change.ad', {
-                    before: shownValue(change, change.before, t),
-                    after: shownValue(change, change.after, t),
-                  })}
-                </td>
-                <td className="num">{count(change.views)}</td>
-                <td className="num">{count(change.clicks)}</td>
-                <td className="num">{money(change.money)}</td>
-                <td className="num">{count(change.orders)}</td>
-                <td>
-                  {dayLabel(change.dateFrom)} – {dayLabel(change.dateTo)}
-                </td>
-                {by && <td>{by.rule}</td>}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label={label}
+      rows={rows}
+      rowKey={(row) => row.key}
+      columns={[
+        applied && { head: t('rules.table.applied'), cell: (row) => row.applied?.when },
+        { head: t('rules.table.object'), rowHeader: true, cell: ({ change }) => objectOf(change, t) },
+        {
+          head: t('rules.table.change'),
+          cell: ({ change }) =>
+            t(change.field === 'coef' ? 'rules.change.coef' : 'rules.change.ad', {
+              before: shownValue(change, change.before, t),
+              after: shownValue(change, change.after, t),
+            }),
+        },
+        { head: t('figure.views'), numeric: true, cell: ({ change }) => count(change.views) },
+        { head: t('figure.clicks'), numeric: true, cell: ({ change }) => count(change.clicks) },
+        { head: t('figure.spend'), numeric: true, cell: ({ change }) => money(change.money) },
+        { head: t('figure.conversions'), numeric: true, cell: ({ change }) => count(change.orders) },
+        { head: t('rules.table.window'), cell: ({ change }) => `${dayLabel(change.dateFrom)} – ${dayLabel(change.dateTo)}` },
+        applied && { head: t('rules.rule'), cell: (row) => row.applied?.rule },
+      ]}
+    />
   );
 }
 
@@ -315,7 +290,7 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
   const [ruleId, setRuleId] = useState('');
   const [page, setPage] = useState(1);
   const history = useQuery({
-    queryKey: ['rule-changes', campaignId, ruleId, page],
+    queryKey: advertiserKeys.ruleChanges.page(campaignId, ruleId, page),
     queryFn: () =>
       listPage(
         api.GET('/api/advertiser/campaigns/rules/{campaign}/changes', {
@@ -329,7 +304,7 @@ function ChangeHistory({ campaignId, rules }: { campaignId: number; rules: Rule[
   // Deleted rules are no longer among the campaign's rules, but their changes are in the history:
   // the API lists the rules of the history, so the filter keeps them, marked deleted.
   const ofHistory = useQuery({
-    queryKey: ['rule-changes', campaignId, 'rules'],
+    queryKey: advertiserKeys.ruleChanges.rules(campaignId),
     queryFn: () =>
       data(api.GET('/api/advertiser/campaigns/rules/{campaign}/changes/rules', { params: { path: { campaign: campaignId } } })),
   });

@@ -13,6 +13,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, money, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useTotals } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 import { CampaignHead, CampaignNotFound, useCampaign } from './campaign-nav.tsx';
 import { FilteredClicks } from './filtered-clicks.tsx';
 
@@ -41,7 +42,7 @@ export function CampaignTrafficPage({ id }: { id: number }) {
   const range = { dateFrom: period.from, dateTo: period.to, targetId: goal };
   const campaign = useCampaign(id);
   const sites = useQuery({
-    queryKey: ['traffic', id, 'sites', period.from, period.to, goal, page],
+    queryKey: advertiserKeys.traffic.sites(id, period, goal, page),
     queryFn: async () => {
       const { data: rows, response } = await api.GET('/api/advertiser/campaigns/multipliers/{campaign}', {
         params: { path: { campaign: id }, query: { ...range, page, 'per-page': PER_PAGE } },
@@ -51,14 +52,14 @@ export function CampaignTrafficPage({ id }: { id: number }) {
     enabled: campaign.isSuccess,
   });
   const devices = useQuery({
-    queryKey: ['traffic', id, 'devices', period.from, period.to, goal],
+    queryKey: advertiserKeys.traffic.devices(id, period, goal),
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns/multipliers/{campaign}/device', { params: { path: { campaign: id }, query: range } }),
       ),
     enabled: campaign.isSuccess,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['traffic', id] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: advertiserKeys.traffic.ofCampaign(id) });
   const saveSite = (site: string) => async (coef: number) => {
     await data(
       api.PUT('/api/advertiser/campaigns/multipliers/{campaign}/site/{id}', {

@@ -26,6 +26,7 @@ import {
   useSpendAndClicksSeries,
   useTotals,
 } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 import { CampaignForm } from './campaign-form.tsx';
 import { CampaignHead, CampaignNotFound } from './campaign-nav.tsx';
 import { DuplicateCampaign } from './duplicate-campaign.tsx';
@@ -49,7 +50,7 @@ export function CampaignPage({ id }: { id: number }) {
   const goal = useGoal();
   const queryClient = useQueryClient();
   const campaign = useQuery({
-    queryKey: ['campaign', id, period.from, period.to, goal],
+    queryKey: advertiserKeys.campaign.figures(id, period, goal),
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns/{id}', {
@@ -64,7 +65,7 @@ export function CampaignPage({ id }: { id: number }) {
   // The campaign's ads, searched and sorted by the server (GET /advertiser/offers), every page.
   const order = useListOrder(AD_SORTS);
   const ads = useQuery({
-    queryKey: ['campaign', id, 'ads', period.from, period.to, goal, ...order.key],
+    queryKey: advertiserKeys.campaign.ads(id, period, goal, order.key),
     queryFn: async () => {
       const all = [];
       for await (const ad of pages((page) =>
@@ -94,7 +95,7 @@ export function CampaignPage({ id }: { id: number }) {
   const previousDaily = useDailyStatistics(before, String(id), goal);
   const previousTotals = useTotals(before, String(id), goal, comparing);
   const was = comparing ? previousTotals.data : undefined;
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaign', id] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: advertiserKeys.campaign.all(id) });
   const switchAd = useMutation({
     mutationFn: ({ adId, active }: { adId: number; active: boolean }) =>
       api.PUT('/api/advertiser/offers/{id}', { params: { path: { id: adId } }, body: { active } }),

@@ -11,6 +11,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 import { CampaignBulkBar, useCampaignSelection } from './campaign-bulk.tsx';
 import { CampaignForm } from './campaign-form.tsx';
 
@@ -32,7 +33,7 @@ export function CampaignsPage() {
   const order = useListOrder(SORTS);
   const queryClient = useQueryClient();
   const campaigns = useQuery({
-    queryKey: ['campaigns', period.from, period.to, showArchived, type, goal, ...order.key],
+    queryKey: advertiserKeys.campaigns.list(period, showArchived, type, goal, order.key),
     queryFn: () =>
       data(
         api.GET('/api/advertiser/campaigns', {
@@ -53,7 +54,7 @@ export function CampaignsPage() {
   const change = useMutation({
     mutationFn: ({ id, body }: { id: number; body: { active?: boolean; archived?: boolean } }) =>
       api.PUT('/api/advertiser/campaigns/{id}', { params: { path: { id } }, body }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: advertiserKeys.campaigns.all() }),
   });
   const [creating, setCreating] = useState(false);
   const selection = useCampaignSelection();
@@ -183,7 +184,7 @@ function CreateCampaign({ onDone }: { onDone: () => void }) {
     <CampaignForm
       onCancel={onDone}
       onSaved={(id) => {
-        queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.campaigns.all() });
         onDone();
         navigate(`/advertiser/campaigns/${id}`);
       }}

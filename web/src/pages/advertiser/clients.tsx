@@ -1,20 +1,22 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
-import { api, data, isNotFound, noRetryOnRefusal, problem, useFieldErrors, useFormFields } from '../../api.ts';
-import { ConfirmMove, Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
+import { api, data, isNotFound, noRetryOnRefusal, problem, useFormFields } from '../../api.ts';
+import { type BalanceMove, BalanceMoveForm } from '../../components/balance-move-form.tsx';
+import { Field, FormActions, ListStatus, Notice } from '../../components/controls.tsx';
 import { FigureCells, FigureHeads } from '../../components/figures.tsx';
 import { GoalPicker, goalNoun, useGoal } from '../../components/goal-picker.tsx';
 import { InvitationLinkButton } from '../../components/invitation-link.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { Missing } from '../../components/missing.tsx';
-import { MoneyField } from '../../components/number-fields.tsx';
 import { PeriodPicker, usePeriod } from '../../components/period-picker.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { amountInput, count, currentPlatform, moment, money, parseAmount } from '../../format.ts';
+import { amountInput, count, currentPlatform, moment, money } from '../../format.ts';
+import { appKeys } from '../../query-keys.ts';
 import { Link } from '../../router.tsx';
 import { useMe } from '../../session.ts';
 import { CAMPAIGN_STATUS, statusName, translateNames } from './advertiser-data.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 /** A client's campaigns as the account funding them follows them: what they cost and what they brought. */
 const CLIENT_CAMPAIGN_FIGURES = ['clicks', 'money', 'orders', 'cr', 'cpo'] as const;
@@ -33,7 +35,7 @@ export function ClientsPage() {
   const { t } = useTranslation('advertiser');
   const order = useListOrder(CLIENT_SORTS);
   const clients = useQuery({
-    queryKey: ['clients', ...order.key],
+    queryKey: advertiserKeys.clients.list(order.key),
     queryFn: () => data(api.GET('/api/advertiser/users', { params: { query: { 'per-page': 100, ...order.query } } })),
   });
   const [creating, setCreating] = useState(false);
@@ -141,7 +143,7 @@ function CreateClient({
         }),
       ),
     onSuccess: (client) => {
-      queryClient.invalidateQueries({ queryKey: ['clients'] });
+      queryClient.invalidateQueries({ queryKey: advertiserKeys.clients.all() });
       onCreated(client);
     },
   });
@@ -171,7 +173,7 @@ export function ClientPage({ id }: { id: number }) {
   const period = usePeriod();
   const goal = useGoal();
   const client = useQuery({
-    queryKey: ['client', id, period.from, period.to, goal],
+    queryKey: advertiserKeys.client.figures(id, period, goal),
     queryFn: () =>
       data(
         api.GET('/api/advertiser/users/{id}', {
@@ -271,97 +273,40 @@ function MoveBalance({ clientId, clientName, clientBalance }: { clientId: number
   const { t } = useTranslation('advertiser');
   const queryClient = useQueryClient();
   const own = useMe().data?.balance ?? 0;
-  const [amount, setAmount] = useState('');
-  const [done, setDone] = useState('');
-  const [local, setLocal] = useState<string | null>(null);
-  // The move read from the field, waiting for the advertiser to confirm it.
-  const [pending, setPending] = useState<{ direction: 'to' | 'back'; amount: string } | null>(null);
-  const move = useMutation({
-    mutationFn: (chosen: { direction: 'to' | 'back'; amount: string }) =>
-      data(
-        api.PUT('/api/advertiser/users/{id}', {
-          params: { path: { id: clientId } },
-          body: { balance: chosen.direction === 'to' ? chosen.amount : `-${chosen.amount}` },
-        }),
-      ),
-    onSuccess: (_client, chosen) => {
-      setDone(
-        t(chosen.direction === 'to' ? 'move.movedTo' : 'move.movedBack', {
-          amount: money(Number(chosen.amount)),
-          name: clientName,
-        }),
-      );
-      setAmount('');
-      setPending(null);
-      queryClient.invalidateQueries({ queryKey: ['client', clientId] });
-      queryClient.invalidateQueries({ queryKey: ['clients'] });
-      queryClient.invalidateQueries({ queryKey: ['me'] });
-    },
-    onError: () => setPending(null),
-  });
-  const { errors, general, edited, submitted } = useFieldErrors(move.error);
-  const ask = (direction: 'to' | 'back') => {
-    setDone('');
-    submitted();
-    const parsed = parseAmount(amount);
-    if (!parsed.ok) {
-      setLocal(parsed.message);
-      return;
-    }
-    setLocal(null);
-    setPending({ direction, amount: parsed.amount });
-  };
+  const amountOf = (move: BalanceMove) => money(Number(move.amount));
   return (
-    <form
+    <BalanceMoveForm
+      title={t('move.title')}
       className="card inline-form move"
-      noValidate
-      aria-label={t('move.title')}
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        ask('to');
+      amount={{
+        label: t('move.amount'),
+        name: 'balance',
+        field: 'balance',
+        placeholder: amountInput(100),
+        hint: t('move.hint', { own: money(own), name: clientName, theirs: money(clientBalance) }),
       }}
-    >
-      <h2>{t('move.title')}</h2>
-      {general && <Notice kind="error">{problem(move.error)}</Notice>}
-      {done && <Notice kind="ok">{done}</Notice>}
-      {/* The one money input; the direction is the buttons', so a sign is refused in their words (parseAmount). */}
-      <MoneyField
-        label={t('move.amount')}
-        name="balance"
-        placeholder={amountInput(100)}
-        hint={t('move.hint', { own: money(own), name: clientName, theirs: money(clientBalance) })}
-        value={amount}
-        error={local ?? errors.balance}
-        onChange={(event) => {
-          setAmount(event.target.value);
-          setLocal(null);
-          setPending(null);
-          edited('balance');
-        }}
-      />
-      {pending ? (
-        <ConfirmMove
-          text={t(pending.direction === 'to' ? 'move.askGive' : 'move.askTake', {
-            amount: money(Number(pending.amount)),
-            name: clientName,
-          })}
-          confirm={t(pending.direction === 'to' ? 'move.confirmGive' : 'move.confirmTake', {
-            amount: money(Number(pending.amount)),
-          })}
-          pending={move.isPending}
-          onConfirm={() => move.mutate(pending)}
-          onCancel={() => setPending(null)}
-        />
-      ) : (
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('move.give')}
-          </button>
-          <button type="button" onClick={() => ask('back')}>
-            {t('move.take')}
-          </button>
-        </div>
-      )}
-    </form>
+      ask={t('move.give')}
+      askOut={{ label: t('move.take') }}
+      question={(move) => ({
+        text: t(move.direction === 1 ? 'move.askGive' : 'move.askTake', { amount: amountOf(move), name: clientName }),
+        confirm: t(move.direction === 1 ? 'move.confirmGive' : 'move.confirmTake', { amount: amountOf(move) }),
+      })}
+      send={(move) =>
+        data(
+          api.PUT('/api/advertiser/users/{id}', {
+            params: { path: { id: clientId } },
+            body: { balance: move.direction === 1 ? move.amount : `-${move.amount}` },
+          }),
+        )
+      }
+      onMoved={() => {
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.client.all(clientId) });
+        queryClient.invalidateQueries({ queryKey: advertiserKeys.clients.all() });
+        queryClient.invalidateQueries({ queryKey: appKeys.me() });
+      }}
+      notice={(_client, move) =>
+        t(move.direction === 1 ? 'move.movedTo' : 'move.movedBack', { amount: amountOf(move), name: clientName })
+      }
+    />
   );
 }

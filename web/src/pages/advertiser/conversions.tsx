@@ -5,6 +5,7 @@ import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
 import { moment } from '../../format.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 const GOALS = [
   { id: 'purchase', label: 'conversions.goal.purchase' },
@@ -84,15 +85,18 @@ export function ConversionsPage() {
 /** The advertiser's postback key: its state, and a new one made (shown this once). */
 function usePostbackKey() {
   const queryClient = useQueryClient();
-  const state = useQuery({ queryKey: ['postback-key'], queryFn: () => data(api.GET('/api/advertiser/postback-key')) });
+  const state = useQuery({
+    queryKey: advertiserKeys.postbackKey(),
+    queryFn: () => data(api.GET('/api/advertiser/postback-key')),
+  });
   const rotate = useMutation({
     mutationFn: () => data(api.POST('/api/advertiser/postback-key')),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['postback-key'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: advertiserKeys.postbackKey() }),
   });
   const revoke = useMutation({
     mutationFn: () => api.DELETE('/api/advertiser/postback-key'),
     onSuccess: () => rotate.reset(),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['postback-key'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: advertiserKeys.postbackKey() }),
   });
   return { state, rotate, revoke, made: rotate.data };
 }

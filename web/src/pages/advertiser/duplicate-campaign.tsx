@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { navigate } from '../../router.tsx';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 /**
  * Copies the campaign with its settings, coefficients and ads (POST /advertiser/campaigns/duplicate);
@@ -14,7 +15,7 @@ export function DuplicateCampaign({ id }: { id: number }) {
   const copy = useMutation({
     mutationFn: () => data(api.POST('/api/advertiser/campaigns/duplicate', { body: { id } })),
     onSuccess: (campaign) => {
-      queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+      queryClient.invalidateQueries({ queryKey: advertiserKeys.campaigns.all() });
       navigate(`/advertiser/campaigns/${campaign.id}`);
     },
   });

@@ -6,6 +6,7 @@ import { Notice } from '../../components/controls.tsx';
 import { InvalidClicksSection } from '../../components/invalid-clicks.tsx';
 import type { Period } from '../../components/period-picker.tsx';
 import { count, money } from '../../format.ts';
+import { advertiserKeys } from './advertiser-keys.ts';
 
 /** Each reason in the advertiser's words; a reason this page does not know shows as the server wrote it. */
 const REASONS = {
@@ -36,7 +37,7 @@ const reasonText = (t: TFunction<'advertiser'>, reason: string) =>
 export function FilteredClicks({ period, campaignId }: { period: Period; campaignId: number }) {
   const { t } = useTranslation('advertiser');
   const filtered = useQuery({
-    queryKey: ['advertiser-invalid-traffic', campaignId, period.from, period.to],
+    queryKey: advertiserKeys.filteredClicks(campaignId, period),
     queryFn: () =>
       data(
         api.GET('/api/advertiser/invalid-traffic', {

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { operatorKeys } from './operator-keys.ts';
 
 /** A data subject's request on the operator's account page: export everything, or erase (docs/privacy.md). */
 export function AccountData({ id, username }: { id: number; username: string }) {
@@ -23,7 +24,7 @@ export function AccountData({ id, username }: { id: number; username: string }) 
     mutationFn: () => data(api.POST('/api/admin/users/{id}/erase', { params: { path: { id } } })),
     onSuccess: () => {
       setConfirming(false);
-      void client.invalidateQueries({ queryKey: ['account', id] });
+      void client.invalidateQueries({ queryKey: operatorKeys.account(id) });
     },
   });
   return (

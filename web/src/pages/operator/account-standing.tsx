@@ -6,6 +6,7 @@ import { api, data, FIELD_LIMITS, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { moment } from '../../format.ts';
 import { LANGUAGE_NAMES, LANGUAGES } from '../../i18n/i18n.ts';
+import { operatorKeys } from './operator-keys.ts';
 
 type AdminUser = operations['adminGetUser']['responses'][200]['content']['application/json'];
 
@@ -19,9 +20,9 @@ export function AccountStanding({ user }: { user: AdminUser }) {
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState('');
   const done = (account: AdminUser) => {
-    client.setQueryData(['account', user.id], account);
-    void client.invalidateQueries({ queryKey: ['account-tokens', user.id] });
-    void client.invalidateQueries({ queryKey: ['accounts'] });
+    client.setQueryData(operatorKeys.account(user.id), account);
+    void client.invalidateQueries({ queryKey: operatorKeys.accountTokens(user.id) });
+    void client.invalidateQueries({ queryKey: operatorKeys.accounts.all() });
     setAsking(false);
     setReason('');
   };
@@ -116,8 +117,8 @@ export function EditAccount({ user }: { user: AdminUser }) {
       return data(api.PATCH('/api/admin/users/{id}', { params: { path: { id: user.id } }, body }));
     },
     onSuccess: (account) => {
-      client.setQueryData(['account', user.id], account);
-      void client.invalidateQueries({ queryKey: ['accounts'] });
+      client.setQueryData(operatorKeys.account(user.id), account);
+      void client.invalidateQueries({ queryKey: operatorKeys.accounts.all() });
       setOpen(false);
     },
   });

@@ -2,20 +2,22 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TFunction } from 'i18next';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, data, FIELD_LIMITS, isNotFound, listPage, problem, useFieldErrors } from '../../api.ts';
-import { ConfirmMove, Field, Notice } from '../../components/controls.tsx';
+import { api, data, FIELD_LIMITS, isNotFound, listPage, problem } from '../../api.ts';
+import { type BalanceMove, BalanceMoveForm } from '../../components/balance-move-form.tsx';
+import { Field, Notice } from '../../components/controls.tsx';
 import { InvitationLinkButton } from '../../components/invitation-link.tsx';
 import { Missing } from '../../components/missing.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { useForgetOnLeave } from '../../components/shown-once.ts';
-import { amountInput, currentPlatform, fineMoney, moment, money, parseAmount } from '../../format.ts';
+import { amountInput, currentPlatform, fineMoney, moment, money } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import './operator.css';
 import { ledgerComment } from '../../components/ledger-comment.ts';
 import { AccountData } from './account-data.tsx';
 import { KIND_TAGS } from './account-kinds.ts';
 import { AccountStanding, EditAccount } from './account-standing.tsx';
+import { operatorKeys } from './operator-keys.ts';
 
 const LEDGER_PER_PAGE = 20;
 
@@ -38,7 +40,7 @@ const MAIL_STATUS = { queued: 'mailStatus.queued', sent: 'mailStatus.sent', fail
 export function AccountPage({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const account = useQuery({
-    queryKey: ['account', id],
+    queryKey: operatorKeys.account(id),
     queryFn: () => data(api.GET('/api/admin/users/{id}', { params: { path: { id } } })),
   });
   if (isNotFound(account.error)) {
@@ -113,113 +115,65 @@ export function AccountPage({ id }: { id: number }) {
 function BalanceForm({ id, username }: { id: number; username: string }) {
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
-  const [amount, setAmount] = useState('');
   const [comment, setComment] = useState('');
-  const [local, setLocal] = useState<string | null>(null);
-  // The move read from the field, waiting for the operator to confirm it.
-  const [pending, setPending] = useState<{ direction: 1 | -1; amount: string } | null>(null);
-  const move = useMutation({
-    mutationFn: (chosen: { direction: 1 | -1; amount: string }) =>
-      // The amount goes as a decimal string: no float ever carries money.
-      data(
-        api.POST('/api/admin/users/{id}/balance', {
-          params: { path: { id } },
-          body: { amount: chosen.direction === 1 ? chosen.amount : `-${chosen.amount}`, comment },
-        }),
-      ),
-    onSuccess: (user) => {
-      queryClient.setQueryData(['account', id], user);
-      queryClient.invalidateQueries({ queryKey: ['ledger', id] });
-      queryClient.invalidateQueries({ queryKey: ['accounts'] });
-      setAmount('');
-      setComment('');
-      setPending(null);
-    },
-    onError: () => setPending(null),
-  });
-  const fields = useFieldErrors(move.error);
-  const ask = (direction: 1 | -1) => (event?: FormEvent) => {
-    event?.preventDefault();
-    fields.submitted();
-    move.reset();
-    const parsed = parseAmount(amount);
-    if (!parsed.ok) {
-      setLocal(parsed.message);
-      return;
-    }
-    setLocal(null);
-    setPending({ direction, amount: parsed.amount });
-  };
-  const amountError = local ?? fields.errors.amount;
+  const amountOf = (move: BalanceMove) => money(Number(move.amount));
   return (
-    <form className="card form-grid" onSubmit={ask(1)} noValidate aria-label={t('accounts.balance')}>
-      <h2>{t('balance.title')}</h2>
-      {fields.general && <Notice kind="error">{problem(move.error)}</Notice>}
-      {move.isSuccess && (
-        <Notice kind="ok">
-          {t(move.variables.direction === 1 ? 'balance.credited' : 'balance.debited', {
-            amount: money(Number(move.variables.amount)),
-            balance: money(move.data.balance),
-          })}
-        </Notice>
-      )}
-      <Field
-        label={t('balance.amount')}
-        name="amount"
-        inputMode="decimal"
-        autoComplete="off"
-        maxLength={20}
-        value={amount}
-        error={amountError}
-        hint={t('balance.amountHint', { currency: currentPlatform().currency, example: amountInput(1250.5) })}
-        onChange={(event) => {
-          setLocal(null);
-          setPending(null);
-          fields.edited('amount');
-          setAmount(event.target.value);
-        }}
-      />
-      <Field
-        label={t('balance.comment')}
-        name="comment"
-        value={comment}
-        maxLength={FIELD_LIMITS.adminAdjustBalance.comment.maxLength}
-        error={fields.errors.comment}
-        hint={t('balance.commentHint')}
-        onChange={(event) => {
-          fields.edited('comment');
-          setComment(event.target.value);
-        }}
-      />
-      {pending ? (
-        <ConfirmMove
-          text={t(pending.direction === 1 ? 'balance.confirmCredit' : 'balance.confirmDebit', {
-            amount: money(Number(pending.amount)),
-            username,
-          })}
-          confirm={t(pending.direction === 1 ? 'balance.credit' : 'balance.debit', { amount: money(Number(pending.amount)) })}
-          pending={move.isPending}
-          onConfirm={() => move.mutate(pending)}
-          onCancel={() => setPending(null)}
+    <BalanceMoveForm
+      title={t('balance.title')}
+      label={t('accounts.balance')}
+      className="card form-grid"
+      amount={{
+        label: t('balance.amount'),
+        name: 'amount',
+        field: 'amount',
+        hint: t('balance.amountHint', { currency: currentPlatform().currency, example: amountInput(1250.5) }),
+      }}
+      ask={t('balance.creditAsk')}
+      askOut={{ label: t('balance.debitAsk'), className: 'danger' }}
+      question={(move) => ({
+        text: t(move.direction === 1 ? 'balance.confirmCredit' : 'balance.confirmDebit', { amount: amountOf(move), username }),
+        confirm: t(move.direction === 1 ? 'balance.credit' : 'balance.debit', { amount: amountOf(move) }),
+      })}
+      send={(move) =>
+        data(
+          api.POST('/api/admin/users/{id}/balance', {
+            params: { path: { id } },
+            body: { amount: move.direction === 1 ? move.amount : `-${move.amount}`, comment },
+          }),
+        )
+      }
+      onMoved={(user) => {
+        queryClient.setQueryData(operatorKeys.account(id), user);
+        queryClient.invalidateQueries({ queryKey: operatorKeys.ledger.ofAccount(id) });
+        queryClient.invalidateQueries({ queryKey: operatorKeys.accounts.all() });
+        setComment('');
+      }}
+      notice={(user, move) =>
+        t(move.direction === 1 ? 'balance.credited' : 'balance.debited', { amount: amountOf(move), balance: money(user.balance) })
+      }
+    >
+      {({ errors, edited }) => (
+        <Field
+          label={t('balance.comment')}
+          name="comment"
+          value={comment}
+          maxLength={FIELD_LIMITS.adminAdjustBalance.comment.maxLength}
+          error={errors.comment}
+          hint={t('balance.commentHint')}
+          onChange={(event) => {
+            edited('comment');
+            setComment(event.target.value);
+          }}
         />
-      ) : (
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('balance.creditAsk')}
-          </button>
-          <button type="button" className="danger" onClick={() => ask(-1)()}>
-            {t('balance.debitAsk')}
-          </button>
-        </div>
       )}
-    </form>
+    </BalanceMoveForm>
   );
 }
 
 function Tokens({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
-  const key = ['account-tokens', id];
+  const key = operatorKeys.accountTokens(id);
   const tokens = useQuery({
     queryKey: key,
     queryFn: () => data(api.GET('/api/admin/users/{id}/tokens', { params: { path: { id }, query: { 'per-page': 100 } } })),
@@ -307,7 +261,7 @@ function Ledger({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const [page, setPage] = useState(1);
   const ledger = useQuery({
-    queryKey: ['ledger', id, page],
+    queryKey: operatorKeys.ledger.page(id, page),
     queryFn: () =>
       listPage(
         api.GET('/api/admin/users/{id}/ledger', { params: { path: { id }, query: { page, 'per-page': LEDGER_PER_PAGE } } }),
@@ -370,7 +324,7 @@ function Ledger({ id }: { id: number }) {
 function Mails({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const mails = useQuery({
-    queryKey: ['outbox', 'account', id],
+    queryKey: operatorKeys.outbox.ofAccount(id),
     queryFn: () => data(api.GET('/api/admin/outbox', { params: { query: { userId: id, 'per-page': 10 } } })),
   });
   return (

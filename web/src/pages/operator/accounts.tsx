@@ -10,6 +10,7 @@ import { currentPlatform, fineMoney, moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { KIND_TAGS } from './account-kinds.ts';
 import './operator.css';
+import { operatorKeys } from './operator-keys.ts';
 
 const KINDS = ['advertiser', 'publisher', 'operator'] as const;
 type Kind = (typeof KINDS)[number];
@@ -32,7 +33,7 @@ export function AccountsPage() {
   const page = Math.max(1, Number(query.get('page')) || 1);
   const order = useListOrder(ACCOUNT_SORTS);
   const accounts = useQuery({
-    queryKey: ['accounts', kind, page, ...order.key],
+    queryKey: operatorKeys.accounts.list(kind, page, order.key),
     queryFn: () =>
       listPage(
         api.GET('/api/admin/users', {
@@ -163,7 +164,7 @@ function CreateAccount({
       return data;
     },
     onSuccess: (account) => {
-      queryClient.invalidateQueries({ queryKey: ['accounts'] });
+      queryClient.invalidateQueries({ queryKey: operatorKeys.accounts.all() });
       onDone(account);
     },
   });

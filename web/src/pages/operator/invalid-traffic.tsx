@@ -10,6 +10,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, dayLabel, moment, percent } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import './operator.css';
+import { operatorKeys } from './operator-keys.ts';
 
 type Dimension = NonNullable<operations['adminInvalidTraffic']['parameters']['query']>['by'] & string;
 type Review = operations['adminGetSiteReview']['responses'][200]['content']['application/json'];
@@ -55,13 +56,6 @@ const reasonText = (t: TFunction<'operator'>, reason: string) =>
   reason in REASON_LABELS ? t(REASON_LABELS[reason as keyof typeof REASON_LABELS]) : reason;
 const actionText = (t: TFunction<'operator'>, action: string) =>
   action in ACTIONS ? t(ACTIONS[action as keyof typeof ACTIONS].label) : action;
-
-/** Query keys of this page, one factory. */
-const keys = {
-  all: ['invalid-traffic'] as const,
-  shares: (by: Dimension, from: string, to: string) => ['invalid-traffic', 'shares', by, from, to] as const,
-  reviews: ['invalid-traffic', 'reviews'] as const,
-};
 
 /** The operators' invalid-traffic page: the review queue with its actions, the invalid share by one dimension, the trend by day. */
 export function InvalidTrafficPage() {
@@ -113,7 +107,7 @@ export function InvalidTrafficPage() {
 
 function useShares(by: Dimension, period: { from: string; to: string }) {
   return useQuery({
-    queryKey: keys.shares(by, period.from, period.to),
+    queryKey: operatorKeys.invalidTraffic.shares(by, period),
     queryFn: () =>
       data(api.GET('/api/admin/invalid-traffic', { params: { query: { by, dateFrom: period.from, dateTo: period.to } } })),
   });
@@ -168,7 +162,7 @@ function ReviewQueue() {
   // Every action is audited and none is undone by another click: each is asked once more, in words.
   const [asking, setAsking] = useState<{ reviewId: number; action: ReviewAction } | null>(null);
   const reviews = useQuery({
-    queryKey: keys.reviews,
+    queryKey: operatorKeys.invalidTraffic.reviews(),
     queryFn: () =>
       listPage(api.GET('/api/admin/invalid-traffic/reviews', { params: { query: { status: 'open', 'per-page': 100 } } })),
   });
@@ -184,7 +178,7 @@ function ReviewQueue() {
       setAsking(null);
       setDone(t(ACTIONS[action].done, { site: review.siteUrl, refund: result.refundId ?? 0 }));
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: keys.all }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.invalidTraffic.all() }),
   });
   const items = reviews.data?.items ?? [];
   return (

@@ -3,8 +3,8 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { operatorKeys } from './operator-keys.ts';
 
-const REASONS = ['moderation', 'reasons'] as const;
 const REASON_MAX = 1000;
 
 const fetchReasons = () => data(api.GET('/api/admin/moderation-reasons'));
@@ -27,7 +27,7 @@ export function RejectForm({
   onCancel: () => void;
 }) {
   const { t } = useTranslation('operator');
-  const reasons = useQuery({ queryKey: REASONS, queryFn: fetchReasons });
+  const reasons = useQuery({ queryKey: operatorKeys.moderation.reasons(), queryFn: fetchReasons });
   const [chosen, setChosen] = useState('');
   const [details, setDetails] = useState('');
   const [missing, setMissing] = useState(false);
@@ -89,8 +89,8 @@ export function RejectForm({
 export function ModerationReasons() {
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
-  const reasons = useQuery({ queryKey: REASONS, queryFn: fetchReasons });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: REASONS });
+  const reasons = useQuery({ queryKey: operatorKeys.moderation.reasons(), queryFn: fetchReasons });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: operatorKeys.moderation.reasons() });
   const [text, setText] = useState('');
   const add = useMutation({
     mutationFn: () => data(api.POST('/api/admin/moderation-reasons', { body: { text } })),

@@ -8,6 +8,7 @@ import { count, fineMoney, moment } from '../../format.ts';
 import { Link, useLocation } from '../../router.tsx';
 import { ModerationReasons, RejectForm } from './moderation-reasons.tsx';
 import './operator.css';
+import { operatorKeys } from './operator-keys.ts';
 import { SiteAdsTxt } from './site-ads-txt.tsx';
 
 const QUEUES = ['campaigns', 'ads', 'sites'] as const;
@@ -68,9 +69,9 @@ export function ModerationPage() {
   const editingReasons = requested === 'reasons';
   const current: Queue = QUEUES.find((queue) => queue === requested) ?? 'campaigns';
   const options = { refetchInterval: REFRESH_MS };
-  const campaigns = useQuery({ queryKey: ['moderation', 'campaigns'], queryFn: fetchCampaigns, ...options });
-  const ads = useQuery({ queryKey: ['moderation', 'ads'], queryFn: fetchAds, ...options });
-  const sites = useQuery({ queryKey: ['moderation', 'sites'], queryFn: fetchSites, ...options });
+  const campaigns = useQuery({ queryKey: operatorKeys.moderation.queue('campaigns'), queryFn: fetchCampaigns, ...options });
+  const ads = useQuery({ queryKey: operatorKeys.moderation.queue('ads'), queryFn: fetchAds, ...options });
+  const sites = useQuery({ queryKey: operatorKeys.moderation.queue('sites'), queryFn: fetchSites, ...options });
   const totals: Record<Queue, number | undefined> = {
     campaigns: campaigns.data?.total,
     ads: ads.data?.total,
@@ -141,7 +142,7 @@ function QueueList<T extends Moderated>({
   const [last, setLast] = useState<string | null>(null);
   /** The item whose rejection is being written: a rejection always says why. */
   const [rejecting, setRejecting] = useState<number | null>(null);
-  const key = ['moderation', queue];
+  const key = operatorKeys.moderation.queue(queue);
   const decision = useMutation({
     mutationFn: async ({ item, status, reason }: { item: T; status: number; index: number; reason?: string }) => {
       await decide(queue, item.id, status, reason);

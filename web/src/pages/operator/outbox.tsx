@@ -9,6 +9,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { moment } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import './operator.css';
+import { operatorKeys } from './operator-keys.ts';
 
 const STATUSES = ['queued', 'sent', 'failed'] as const;
 const PER_PAGE = 25;
@@ -30,7 +31,7 @@ export function OutboxPage() {
   const status = STATUSES.find((value) => value === requested);
   const page = Math.max(1, Number(query.get('page')) || 1);
   const outbox = useQuery({
-    queryKey: ['outbox', 'list', status, page],
+    queryKey: operatorKeys.outbox.list(status, page),
     queryFn: () =>
       listPage(
         api.GET('/api/admin/outbox', { params: { query: { ...(status ? { status } : {}), page, 'per-page': PER_PAGE } } }),
@@ -99,7 +100,7 @@ export function OutboxPage() {
 export function OutboxMessagePage({ id }: { id: number }) {
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
-  const key = ['outbox', 'message', id];
+  const key = operatorKeys.outbox.message(id);
   const message = useQuery({
     queryKey: key,
     queryFn: () => data(api.GET('/api/admin/outbox/{id}', { params: { path: { id } } })),
@@ -108,7 +109,7 @@ export function OutboxMessagePage({ id }: { id: number }) {
     mutationFn: () => data(api.POST('/api/admin/outbox/{id}/send', { params: { path: { id } } })),
     onSuccess: (sent) => {
       queryClient.setQueryData(key, sent);
-      queryClient.invalidateQueries({ queryKey: ['outbox', 'list'] });
+      queryClient.invalidateQueries({ queryKey: operatorKeys.outbox.lists() });
     },
   });
   if (isNotFound(message.error)) {

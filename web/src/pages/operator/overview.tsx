@@ -9,6 +9,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, fineMoney, percent } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import './operator.css';
+import { operatorKeys } from './operator-keys.ts';
 
 type Overview = operations['adminNetworkOverview']['responses'][200]['content']['application/json'];
 type Figures = Pick<Overview, 'spend' | 'earnings' | 'margin' | 'served' | 'views' | 'clicks' | 'invalidClicks'>;
@@ -21,7 +22,7 @@ export function NetworkOverviewPage() {
   const { t } = useTranslation('operator');
   const period = usePeriod();
   const overview = useQuery({
-    queryKey: ['network-overview', period.from, period.to],
+    queryKey: operatorKeys.overview(period),
     queryFn: () => data(api.GET('/api/admin/overview', { params: { query: { dateFrom: period.from, dateTo: period.to } } })),
   });
   const figures = overview.data;

@@ -1,14 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, data, listPage, problem, useFieldErrors } from '../../api.ts';
-import { ConfirmMove, Field, FormActions, Notice } from '../../components/controls.tsx';
+import { api, data, listPage, problem } from '../../api.ts';
+import { BalanceMoveForm } from '../../components/balance-move-form.tsx';
+import { Field, Notice } from '../../components/controls.tsx';
 import { ListOrderControls, useListOrder } from '../../components/list-order.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { ScrollRegion } from '../../components/scroll-region.tsx';
-import { amountInput, fineMoney, moment, money, parseAmount } from '../../format.ts';
+import { amountInput, fineMoney, moment, money } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import './operator.css';
+import { operatorKeys } from './operator-keys.ts';
 
 const STATUSES = ['pending', 'paid', 'cancelled'] as const;
 const PER_PAGE = 25;
@@ -51,12 +53,12 @@ export function PayoutsPage() {
   const status = STATUSES.find((value) => value === requested);
   const page = Math.max(1, Number(query.get('page')) || 1);
   const balances = useQuery({
-    queryKey: ['payouts', 'balances'],
+    queryKey: operatorKeys.payouts.balances(),
     queryFn: () => data(api.GET('/api/admin/publishers/balances', { params: { query: { 'per-page': 100 } } })),
   });
   const order = useListOrder(PAYOUT_SORTS);
   const payouts = useQuery({
-    queryKey: ['payouts', 'list', status, page, ...order.key],
+    queryKey: operatorKeys.payouts.list(status, page, order.key),
     queryFn: () =>
       listPage(
         api.GET('/api/admin/payouts', {
@@ -67,7 +69,7 @@ export function PayoutsPage() {
   const change = useMutation({
     mutationFn: ({ id, to }: { id: number; to: 'paid' | 'cancelled' }) =>
       data(api.PUT('/api/admin/payouts/{id}', { params: { path: { id } }, body: { status: to } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['payouts'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: operatorKeys.payouts.all() }),
   });
   const [paying, setPaying] = useState<Owed | null>(null);
   const [recorded, setRecorded] = useState<string | null>(null);
@@ -241,7 +243,6 @@ export function PayoutsPage() {
 function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: string) => void; onCancel: () => void }) {
   const { t } = useTranslation('operator');
   const queryClient = useQueryClient();
-  const [amount, setAmount] = useState(amountInput(owed.balance));
   // The destination starts as the publisher's own payout details, in words the operator can edit.
   const [wallet, setWallet] = useState(
     owed.payTo === undefined
@@ -255,100 +256,70 @@ function RecordPayout({ owed, onDone, onCancel }: { owed: Owed; onDone: (text: s
   );
   const [walletMissing, setWalletMissing] = useState(false);
   const [status, setStatus] = useState<'pending' | 'paid'>('pending');
-  const [local, setLocal] = useState<string | null>(null);
-  // The amount read from the field, waiting for the operator to confirm the payout.
-  const [pending, setPending] = useState<string | null>(null);
-  const record = useMutation({
-    mutationFn: (chosen: string) =>
-      data(api.POST('/api/admin/payouts', { body: { userId: owed.userId, amount: chosen, wallet, status } })),
-    onError: () => setPending(null),
-    onSuccess: (payout) => {
-      queryClient.invalidateQueries({ queryKey: ['payouts'] });
-      queryClient.invalidateQueries({ queryKey: ['ledger', owed.userId] });
-      onDone(
-        t('payouts.recordedNotice', {
-          amount: fineMoney(payout.amount),
-          username: owed.username,
-          status: t(PAYOUT_STATUS[payout.status]),
-        }),
-      );
-    },
-  });
-  const fields = useFieldErrors(record.error);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    fields.submitted();
-    const parsed = parseAmount(amount);
-    // Both fields are checked before the confirmation, so it never asks about a payout the server refuses.
-    const noWallet = wallet.trim() === '';
-    setWalletMissing(noWallet);
-    if (!parsed.ok) setLocal(parsed.message);
-    if (!parsed.ok || noWallet) return;
-    setLocal(null);
-    setPending(parsed.amount);
-  };
+  const title = t('payouts.formTitle', { username: owed.username });
   return (
-    <form
+    <BalanceMoveForm
+      title={title}
+      heading="h3"
       className="card form-grid"
-      onSubmit={submit}
-      noValidate
-      aria-label={t('payouts.formTitle', { username: owed.username })}
-    >
-      <h3>{t('payouts.formTitle', { username: owed.username })}</h3>
-      <p className="hint">{t('payouts.formHint', { balance: fineMoney(owed.balance) })}</p>
-      {fields.general && <Notice kind="error">{problem(record.error)}</Notice>}
-      <Field
-        label={t('payouts.amount')}
-        name="payout-amount"
-        inputMode="decimal"
-        autoComplete="off"
-        maxLength={20}
-        value={amount}
-        error={local ?? fields.errors.amount}
-        onChange={(event) => {
-          setLocal(null);
-          setPending(null);
-          fields.edited('amount');
-          setAmount(event.target.value);
-        }}
-      />
-      <Field
-        label={t('payouts.paidTo')}
-        name="wallet"
-        placeholder={t('payouts.walletPlaceholder')}
-        value={wallet}
-        error={walletMissing ? t('payouts.walletMissing') : fields.errors.wallet}
-        onChange={(event) => {
-          setWalletMissing(false);
-          setPending(null);
-          fields.edited('wallet');
-          setWallet(event.target.value);
-        }}
-      />
-      <Field label={t('payouts.statusColumn')} name="payout-status">
-        <select
-          id="field-payout-status"
-          value={status}
-          onChange={(event) => setStatus(event.target.value === 'paid' ? 'paid' : 'pending')}
-        >
-          <option value="pending">{t('payouts.form.pending')}</option>
-          <option value="paid">{t('payouts.form.paid')}</option>
-        </select>
-      </Field>
-      {pending === null ? (
-        <FormActions submit={t('payouts.recordAsk')} pending={record.isPending} onCancel={onCancel} />
-      ) : (
-        <ConfirmMove
-          text={t(status === 'paid' ? 'payouts.confirmPaid' : 'payouts.confirmPending', {
-            amount: money(Number(pending)),
+      lead={<p className="hint">{t('payouts.formHint', { balance: fineMoney(owed.balance) })}</p>}
+      amount={{ label: t('payouts.amount'), name: 'payout-amount', field: 'amount', initial: amountInput(owed.balance) }}
+      ask={t('payouts.recordAsk')}
+      onCancel={onCancel}
+      // The destination is checked before the confirmation too, so it never asks about a payout the server refuses.
+      ready={() => {
+        const noWallet = wallet.trim() === '';
+        setWalletMissing(noWallet);
+        return !noWallet;
+      }}
+      question={(move) => ({
+        text: t(status === 'paid' ? 'payouts.confirmPaid' : 'payouts.confirmPending', {
+          amount: money(Number(move.amount)),
+          username: owed.username,
+        }),
+        confirm: t('payouts.confirm', { amount: money(Number(move.amount)) }),
+      })}
+      send={(move) =>
+        data(api.POST('/api/admin/payouts', { body: { userId: owed.userId, amount: move.amount, wallet, status } }))
+      }
+      onMoved={(payout) => {
+        queryClient.invalidateQueries({ queryKey: operatorKeys.payouts.all() });
+        queryClient.invalidateQueries({ queryKey: operatorKeys.ledger.ofAccount(owed.userId) });
+        onDone(
+          t('payouts.recordedNotice', {
+            amount: fineMoney(payout.amount),
             username: owed.username,
-          })}
-          confirm={t('payouts.confirm', { amount: money(Number(pending)) })}
-          pending={record.isPending}
-          onConfirm={() => record.mutate(pending)}
-          onCancel={() => setPending(null)}
-        />
+            status: t(PAYOUT_STATUS[payout.status]),
+          }),
+        );
+      }}
+    >
+      {({ errors, edited }) => (
+        <>
+          <Field
+            label={t('payouts.paidTo')}
+            name="wallet"
+            placeholder={t('payouts.walletPlaceholder')}
+            value={wallet}
+            error={walletMissing ? t('payouts.walletMissing') : errors.wallet}
+            onChange={(event) => {
+              setWalletMissing(false);
+              edited('wallet');
+              setWallet(event.target.value);
+            }}
+          />
+          <Field label={t('payouts.statusColumn')} name="payout-status">
+            <select
+              id="field-payout-status"
+              value={status}
+              onChange={(event) => setStatus(event.target.value === 'paid' ? 'paid' : 'pending')}
+            >
+              <option value="pending">{t('payouts.form.pending')}</option>
+              <option value="paid">{t('payouts.form.paid')}</option>
+            </select>
+          </Field>
+        </>
       )}
-    </form>
+    </BalanceMoveForm>
   );
 }

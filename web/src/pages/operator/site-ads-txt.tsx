@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
+import { operatorKeys } from './operator-keys.ts';
 
 const STATUS_TEXT = {
   unchecked: 'adsTxt.unchecked',
@@ -14,7 +15,7 @@ const STATUS_TEXT = {
 export function SiteAdsTxt({ siteId }: { siteId: number }) {
   const { t } = useTranslation('operator');
   const client = useQueryClient();
-  const key = ['moderation', 'ads-txt', siteId];
+  const key = operatorKeys.moderation.adsTxt(siteId);
   const privacy = useQuery({
     queryKey: key,
     queryFn: () => data(api.GET('/api/admin/sites/{id}/privacy', { params: { path: { id: siteId } } })),

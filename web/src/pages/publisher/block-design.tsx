@@ -6,6 +6,7 @@ import { Field, Notice, Options } from '../../components/controls.tsx';
 import { money } from '../../format.ts';
 import { adMark, SAMPLE_TEASERS } from './block-preview.tsx';
 import type { Block } from './publisher-data.ts';
+import { publisherKeys } from './publisher-keys.ts';
 import { translatedNames } from './publisher-ui.tsx';
 
 type Design = NonNullable<Block['design']>;
@@ -145,7 +146,7 @@ export function BlockDesignEditor({ block }: { block: Block }) {
       data(api.PUT('/api/webmaster/blocks/{id}', { params: { path: { id: block.id } }, body })),
     onSuccess: () => {
       setSaved(true);
-      queryClient.invalidateQueries({ queryKey: ['sites'] });
+      queryClient.invalidateQueries({ queryKey: publisherKeys.sites.all() });
     },
   });
   const { errors, general } = useFieldErrors(save.error);

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { count, fineMoney } from '../../format.ts';
+import { publisherKeys } from './publisher-keys.ts';
 
 const DEVICES = [
   { value: 'desktop', label: 'explain.device.desktop' },
@@ -36,7 +37,7 @@ export function BlockExplanation({ blockId, title }: { blockId: number; title: s
   const [device, setDevice] = useState<(typeof DEVICES)[number]['value']>('desktop');
   const group = useId();
   const explanation = useQuery({
-    queryKey: ['block-explain', blockId, device],
+    queryKey: publisherKeys.blockExplain(blockId, device),
     queryFn: () => data(api.GET('/api/webmaster/blocks/{id}/explain', { params: { path: { id: blockId }, query: { device } } })),
     retry: false,
   });

@@ -7,11 +7,12 @@ import { productCategoryName } from '../../components/category-names.ts';
 import { Field, Notice } from '../../components/controls.tsx';
 import { amountInput, currentPlatform, parseAmount } from '../../format.ts';
 import type { Block } from './publisher-data.ts';
+import { publisherKeys } from './publisher-keys.ts';
 
 /** Every product category (roots and their children), the names a site's refusals are chosen by. */
 function useProductCategories() {
   return useQuery({
-    queryKey: ['product-categories'],
+    queryKey: publisherKeys.productCategories(),
     queryFn: async () => {
       const all = [];
       for await (const category of pages((page) =>
@@ -39,7 +40,7 @@ export function SiteBrandSafety({ siteId, refused }: { siteId: number; refused: 
       data(api.PUT('/api/webmaster/sites/{id}', { params: { path: { id: siteId } }, body: { refusedCategories: [...chosen] } })),
     onSuccess: () => {
       setSaved(true);
-      return queryClient.invalidateQueries({ queryKey: ['sites'] });
+      return queryClient.invalidateQueries({ queryKey: publisherKeys.sites.all() });
     },
   });
   const { errors, general, submitted } = useFieldErrors(save.error);
@@ -120,7 +121,7 @@ export function BlockFloor({ block }: { block: Block }) {
   const save = useMutation({
     mutationFn: (minCpc: string) =>
       data(api.PUT('/api/webmaster/blocks/{id}', { params: { path: { id: block.id } }, body: { minCpc } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sites'] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: publisherKeys.sites.all() }),
   });
   const fields = useFieldErrors(save.error);
   const submit = (event: FormEvent) => {

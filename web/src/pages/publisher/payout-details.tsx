@@ -5,6 +5,7 @@ import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice, Options } from '../../components/controls.tsx';
 import { Tile } from '../../components/figures.tsx';
 import { fineMoney, moment } from '../../format.ts';
+import { publisherKeys } from './publisher-keys.ts';
 import { translatedNames } from './publisher-ui.tsx';
 
 const METHODS = {
@@ -24,13 +25,14 @@ const ACCOUNT_HINTS = {
   other: 'payoutDetails.accountHint.other',
 } as const satisfies Record<Method, string>;
 
-const SUMMARY = ['payout-summary'] as const;
-
 /** What the next payout will pay, the platform's minimum, and where the publisher is paid. */
 export function PayoutDetails() {
   const { t } = useTranslation('publisher');
   const queryClient = useQueryClient();
-  const summary = useQuery({ queryKey: SUMMARY, queryFn: () => data(api.GET('/api/webmaster/payout-summary')) });
+  const summary = useQuery({
+    queryKey: publisherKeys.payoutSummary(),
+    queryFn: () => data(api.GET('/api/webmaster/payout-summary')),
+  });
   const [form, setForm] = useState<{ method: Method; holder: string; account: string } | null>(null);
   const current = summary.data;
   const shown = form ?? {
@@ -41,7 +43,7 @@ export function PayoutDetails() {
   const save = useMutation({
     mutationFn: () => data(api.PUT('/api/webmaster/payout-details', { body: shown })),
     onSuccess: (answer) => {
-      queryClient.setQueryData(SUMMARY, answer);
+      queryClient.setQueryData(publisherKeys.payoutSummary(), answer);
       setForm(null);
     },
   });

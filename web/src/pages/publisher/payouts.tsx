@@ -9,6 +9,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { fineMoney, moment } from '../../format.ts';
 import type { User } from '../../session.ts';
 import { PayoutDetails } from './payout-details.tsx';
+import { publisherKeys } from './publisher-keys.ts';
 import { translatedNames } from './publisher-ui.tsx';
 
 const PAYOUT_STATUS = {
@@ -28,7 +29,7 @@ const PAYOUT_SORTS = {
 /** The publisher's payouts (every page), searched and ordered by the server as `order` asks. */
 function usePayouts(order: { q?: string; sort?: string }) {
   return useQuery({
-    queryKey: ['payouts', order.q ?? '', order.sort ?? ''],
+    queryKey: publisherKeys.payouts(order.q ?? '', order.sort ?? ''),
     queryFn: async () => {
       const all = [];
       for await (const payout of pages((page) =>

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, data, noRetryOnRefusal } from '../../api.ts';
 import type { Period } from '../../components/period-picker.tsx';
 import { daysBetween } from '../../format.ts';
+import { publisherKeys } from './publisher-keys.ts';
 
 /** A site as the publisher's API answers it. */
 export type Site = operations['getSite']['responses'][200]['content']['application/json'];
@@ -62,7 +63,7 @@ export interface StatisticsFilter {
  */
 export function usePublisherStatistics(period: Period, filter: StatisticsFilter = {}) {
   return useQuery({
-    queryKey: ['publisher-statistics', period.from, period.to, filter.siteIds ?? '', filter.blockIds ?? ''],
+    queryKey: publisherKeys.statistics(period, filter.siteIds ?? '', filter.blockIds ?? ''),
     queryFn: async (): Promise<{ daily: DailyIncome; totals: IncomeTotals }> => {
       const rows = await data(
         api.GET('/api/webmaster/statistic', {
@@ -107,14 +108,7 @@ export function usePublisherStatistics(period: Period, filter: StatisticsFilter 
  */
 export function useSites(period?: Period, options: { blocks?: boolean; order?: { q?: string; sort?: string } } = {}) {
   return useQuery({
-    queryKey: [
-      'sites',
-      period?.from ?? '',
-      period?.to ?? '',
-      options.blocks ?? false,
-      options.order?.q ?? '',
-      options.order?.sort ?? '',
-    ],
+    queryKey: publisherKeys.sites.list(period, options.blocks ?? false, options.order?.q ?? '', options.order?.sort ?? ''),
     queryFn: async () => {
       const sites = [];
       for await (const site of pages((page) =>
@@ -141,7 +135,7 @@ export type Block = NonNullable<Site['blocks']>[number];
 /** Site categories: roots with their children under them, for one grouped select. */
 export function useSiteCategories() {
   return useQuery({
-    queryKey: ['site-categories'],
+    queryKey: publisherKeys.siteCategories(),
     queryFn: async () => {
       const all = [];
       for await (const category of pages((page) =>

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data, problem, useFieldErrors } from '../../api.ts';
 import { Field, Notice } from '../../components/controls.tsx';
+import { publisherKeys } from './publisher-keys.ts';
 
 /**
  * The further domains a site's blocks serve on (PUT /webmaster/sites/{id}, `domains`), besides the
@@ -17,7 +18,7 @@ export function SiteDomains({ siteId, domains }: { siteId: number; domains: read
       data(api.PUT('/api/webmaster/sites/{id}', { params: { path: { id: siteId } }, body: { domains: list } })),
     onSuccess: (site) => {
       setText((site.domains ?? []).join(', '));
-      return queryClient.invalidateQueries({ queryKey: ['sites'] });
+      return queryClient.invalidateQueries({ queryKey: publisherKeys.sites.all() });
     },
   });
   const fields = useFieldErrors(save.error);

@@ -3,12 +3,13 @@ import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../api.ts';
 import { Notice, Switch } from '../../components/controls.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
+import { publisherKeys } from './publisher-keys.ts';
 
 /** A site's ads.txt line to publish and its "never personalise" switch (docs/privacy.md). */
 export function SitePrivacy({ siteId }: { siteId: number }) {
   const { t } = useTranslation('publisher');
   const client = useQueryClient();
-  const key = ['sites', 'privacy', siteId];
+  const key = publisherKeys.sites.privacy(siteId);
   const privacy = useQuery({
     queryKey: key,
     queryFn: () => data(api.GET('/api/webmaster/sites/{id}/privacy', { params: { path: { id: siteId } } })),

@@ -15,6 +15,7 @@ import { BlockExplanation } from './block-explain.tsx';
 import { BlockPreview } from './block-preview.tsx';
 import { BlockFloor, SiteBrandSafety } from './brand-safety.tsx';
 import { type Block, SITE_STATUS, usePublisherStatistics } from './publisher-data.ts';
+import { publisherKeys } from './publisher-keys.ts';
 import { IncomeTiles, SiteStatusBadge, useIncomeSeries } from './publisher-ui.tsx';
 import { SiteDomains } from './site-domains.tsx';
 import { SitePrivacy } from './site-privacy.tsx';
@@ -23,7 +24,7 @@ export function SitePage({ id }: { id: number }) {
   const { t } = useTranslation('publisher');
   const period = usePeriod();
   const site = useQuery({
-    queryKey: ['sites', 'one', id, period.from, period.to],
+    queryKey: publisherKeys.sites.one(id, period),
     queryFn: () =>
       data(
         api.GET('/api/webmaster/sites/{id}', {
@@ -84,7 +85,7 @@ export function SitePage({ id }: { id: number }) {
             reason={current.moderationReason}
             rejected={status === 'banned'}
             resubmit={() => api.POST('/api/webmaster/sites/{id}/resubmit', { params: { path: { id } } })}
-            onResubmitted={() => queryClient.invalidateQueries({ queryKey: ['sites'] })}
+            onResubmitted={() => queryClient.invalidateQueries({ queryKey: publisherKeys.sites.all() })}
           />
           <IncomeTiles label={t('site.figures')} figures={current} previous={previous?.totals} />
           {statistics.data && (
@@ -222,7 +223,7 @@ function CreateBlock({ siteId, onDone, onCreated }: { siteId: number; onDone: ()
         }),
       ),
     onSuccess: async (block) => {
-      await queryClient.invalidateQueries({ queryKey: ['sites'] });
+      await queryClient.invalidateQueries({ queryKey: publisherKeys.sites.all() });
       onCreated(block.id);
     },
   });

@@ -11,6 +11,7 @@ import { ScrollRegion } from '../../components/scroll-region.tsx';
 import { count, parseWholeNumber } from '../../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../../router.tsx';
 import { SITE_STATUS, useSiteCategories, useSites } from './publisher-data.ts';
+import { publisherKeys } from './publisher-keys.ts';
 import { SiteStatusBadge, translatedNames } from './publisher-ui.tsx';
 
 /** The orders of the list (`sort` of the API and of the address); '' is the API's default, oldest first. */
@@ -128,7 +129,7 @@ function AddSite({ onDone }: { onDone: () => void }) {
         }),
       ),
     onSuccess: (site) => {
-      queryClient.invalidateQueries({ queryKey: ['sites'] });
+      queryClient.invalidateQueries({ queryKey: publisherKeys.sites.all() });
       onDone();
       navigate(`/publisher/sites/${site.id}`);
     },

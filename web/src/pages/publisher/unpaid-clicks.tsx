@@ -5,6 +5,7 @@ import { api, data, problem } from '../../api.ts';
 import { Notice } from '../../components/controls.tsx';
 import { InvalidClicksSection } from '../../components/invalid-clicks.tsx';
 import type { Period } from '../../components/period-picker.tsx';
+import { publisherKeys } from './publisher-keys.ts';
 
 /** Each reason in the publisher's words; a reason this page does not know shows as the server wrote it. */
 const REASONS = {
@@ -35,7 +36,7 @@ const reasonText = (t: TFunction<'publisher'>, reason: string) =>
 export function UnpaidClicks({ period, siteId }: { period: Period; siteId: string }) {
   const { t } = useTranslation('publisher');
   const unpaid = useQuery({
-    queryKey: ['publisher-invalid-traffic', period.from, period.to, siteId],
+    queryKey: publisherKeys.unpaidClicks(period, siteId),
     queryFn: () =>
       data(
         api.GET('/api/webmaster/invalid-traffic', {

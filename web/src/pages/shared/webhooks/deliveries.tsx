@@ -7,6 +7,7 @@ import { Pager } from '../../../components/pager.tsx';
 import { ScrollRegion } from '../../../components/scroll-region.tsx';
 import { count, moment } from '../../../format.ts';
 import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
+import { webhookKeys } from './webhook-keys.ts';
 
 const PER_PAGE = 20;
 const STATUSES = {
@@ -25,7 +26,7 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
   const [attemptPage, setAttemptPage] = useState(1);
   const path = { id: endpoint.id };
   const deliveries = useQuery({
-    queryKey: ['webhook-deliveries', endpoint.id, status, page],
+    queryKey: webhookKeys.deliveries.page(endpoint.id, status, page),
     queryFn: async () => {
       const answer = await listPage(
         api.GET(`${PREFIX[kind]}/webhooks/{id}/deliveries`, {
@@ -35,14 +36,14 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
       // The log is read after every reading of the deliveries, not on a clock of its own: an attempt
       // commits with its delivery's new status, so a log read before the deliveries' could miss the
       // attempt of a delivery shown as done until its next reading (up to 10 s later).
-      void queryClient.invalidateQueries({ queryKey: ['webhook-attempts', endpoint.id] });
+      void queryClient.invalidateQueries({ queryKey: webhookKeys.attempts.ofEndpoint(endpoint.id) });
       return answer;
     },
     // Deliveries move on their own (the worker, retries): an open page follows them, closely while one is on its way.
     refetchInterval: (query) => (query.state.data?.items.some((delivery) => delivery.status === 'pending') ? 2000 : 10_000),
   });
   const attempts = useQuery({
-    queryKey: ['webhook-attempts', endpoint.id, attemptPage],
+    queryKey: webhookKeys.attempts.page(endpoint.id, attemptPage),
     queryFn: () =>
       listPage(
         api.GET(`${PREFIX[kind]}/webhooks/{id}/attempts`, {
@@ -54,8 +55,8 @@ export function Deliveries({ kind, endpoint }: { kind: WebhookKind; endpoint: En
     mutationFn: (deliveryId: number) =>
       api.POST(`${PREFIX[kind]}/webhooks/{id}/deliveries/{deliveryId}/redeliver`, { params: { path: { ...path, deliveryId } } }),
     onSettled: () => {
-      queryClient.invalidateQueries({ queryKey: ['webhook-deliveries', endpoint.id] });
-      queryClient.invalidateQueries({ queryKey: ['webhook-attempts', endpoint.id] });
+      queryClient.invalidateQueries({ queryKey: webhookKeys.deliveries.ofEndpoint(endpoint.id) });
+      queryClient.invalidateQueries({ queryKey: webhookKeys.attempts.ofEndpoint(endpoint.id) });
     },
   });
   const statusNames = { pending: t(STATUSES.pending), delivered: t(STATUSES.delivered), failed: t(STATUSES.failed) };

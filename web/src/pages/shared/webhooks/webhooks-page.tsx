@@ -4,13 +4,14 @@ import { Trans, useTranslation } from 'react-i18next';
 import { api, data, problem } from '../../../api.ts';
 import { Notice, Switch } from '../../../components/controls.tsx';
 import { CopyField } from '../../../components/copy-field.tsx';
-import { ScrollRegion } from '../../../components/scroll-region.tsx';
+import { DataTable } from '../../../components/data-table.tsx';
 import { useForgetOnLeave } from '../../../components/shown-once.ts';
 import { money } from '../../../format.ts';
 import type { PageProps } from '../../../routes.tsx';
 import { Deliveries } from './deliveries.tsx';
 import { EndpointForm, type EndpointWithSecret } from './endpoint-form.tsx';
 import { type Endpoint, PREFIX, type WebhookKind } from './webhook-events.ts';
+import { webhookKeys } from './webhook-keys.ts';
 
 /**
  * The account's webhook endpoints (docs/webhooks.md): add, change, switch off, delete, rotate the
@@ -33,13 +34,13 @@ export function WebhooksPage({ user }: PageProps) {
   const [watched, setWatched] = useState<number | undefined>();
   const [notice, setNotice] = useState('');
   const endpoints = useQuery({
-    queryKey: ['webhooks', kind],
+    queryKey: webhookKeys.endpoints(kind),
     queryFn: () => data(api.GET(`${PREFIX[kind]}/webhooks`, { params: { query: { 'per-page': 100 } } })),
   });
   const refresh = () => {
-    queryClient.invalidateQueries({ queryKey: ['webhooks', kind] });
-    queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] });
-    queryClient.invalidateQueries({ queryKey: ['webhook-attempts'] });
+    queryClient.invalidateQueries({ queryKey: webhookKeys.endpoints(kind) });
+    queryClient.invalidateQueries({ queryKey: webhookKeys.deliveries.all() });
+    queryClient.invalidateQueries({ queryKey: webhookKeys.attempts.all() });
   };
   const path = (endpoint: Endpoint) => ({ params: { path: { id: endpoint.id } } });
   const toggle = useMutation({
@@ -119,79 +120,83 @@ export function WebhooksPage({ user }: PageProps) {
           onCancel={closeForm}
         />
       )}
-      <ScrollRegion label={t('webhooks.endpoints')}>
-        <table className="endpoints">
-          <thead>
-            <tr>
-              <th scope="col">{t('webhooks.column.endpoint')}</th>
-              <th scope="col">{t('webhooks.column.events')}</th>
-              <th scope="col">{t('webhooks.column.delivers')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('webhooks.column.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((endpoint) => (
-              <tr key={endpoint.id}>
-                <th scope="row">
-                  <span className="url">{endpoint.url}</span>
-                  {endpoint.description && <span className="sub">{endpoint.description}</span>}
-                  {endpoint.balanceThreshold !== null && (
-                    <span className="sub">{t('webhooks.threshold', { amount: money(endpoint.balanceThreshold) })}</span>
-                  )}
-                </th>
-                <td>
-                  <ul className="event-list">
-                    {endpoint.events.map((type) => (
-                      <li key={type}>
-                        <code>{type}</code>
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td>
-                  <Switch
-                    checked={endpoint.active}
-                    label={t('webhooks.deliverTo', { url: endpoint.url })}
-                    disabled={toggle.isPending}
-                    onChange={(active) => toggle.mutate({ endpoint, active })}
-                  />
-                </td>
-                <td>
-                  <div className="row-actions">
-                    <button type="button" onClick={() => setWatched(endpoint.id)} aria-pressed={watched === endpoint.id}>
-                      <Trans t={t} i18nKey="webhooks.action.deliveries" values={url(endpoint)} components={hidden} />
-                    </button>
-                    <button type="button" disabled={test.isPending} onClick={() => test.mutate(endpoint)}>
-                      <Trans t={t} i18nKey="webhooks.action.test" values={url(endpoint)} components={hidden} />
-                    </button>
-                    <button
-                      type="button"
-                      className="link"
-                      disabled={rotate.isPending}
-                      onClick={() => window.confirm(t('webhooks.confirm.rotate', url(endpoint))) && rotate.mutate(endpoint)}
-                    >
-                      <Trans t={t} i18nKey="webhooks.action.rotate" values={url(endpoint)} components={hidden} />
-                    </button>
-                    <button type="button" className="link" onClick={() => setEditing(endpoint)}>
-                      <Trans t={t} i18nKey="webhooks.action.change" values={url(endpoint)} components={hidden} />
-                    </button>
-                    <button
-                      type="button"
-                      className="link danger"
-                      onClick={() => window.confirm(t('webhooks.confirm.delete', url(endpoint))) && remove.mutate(endpoint)}
-                    >
-                      <Trans t={t} i18nKey="webhooks.action.delete" values={url(endpoint)} components={hidden} />
-                    </button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {endpoints.isSuccess && list.length === 0 && <p className="empty">{t('webhooks.empty')}</p>}
-      </ScrollRegion>
+      <DataTable
+        label={t('webhooks.endpoints')}
+        className="endpoints"
+        rows={list}
+        rowKey={(endpoint) => endpoint.id}
+        empty={endpoints.isSuccess && t('webhooks.empty')}
+        columns={[
+          {
+            head: t('webhooks.column.endpoint'),
+            rowHeader: true,
+            cell: (endpoint) => (
+              <>
+                <span className="url">{endpoint.url}</span>
+                {endpoint.description && <span className="sub">{endpoint.description}</span>}
+                {endpoint.balanceThreshold !== null && (
+                  <span className="sub">{t('webhooks.threshold', { amount: money(endpoint.balanceThreshold) })}</span>
+                )}
+              </>
+            ),
+          },
+          {
+            head: t('webhooks.column.events'),
+            cell: (endpoint) => (
+              <ul className="event-list">
+                {endpoint.events.map((type) => (
+                  <li key={type}>
+                    <code>{type}</code>
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+          {
+            head: t('webhooks.column.delivers'),
+            cell: (endpoint) => (
+              <Switch
+                checked={endpoint.active}
+                label={t('webhooks.deliverTo', { url: endpoint.url })}
+                disabled={toggle.isPending}
+                onChange={(active) => toggle.mutate({ endpoint, active })}
+              />
+            ),
+          },
+          {
+            head: t('webhooks.column.actions'),
+            hiddenHead: true,
+            cell: (endpoint) => (
+              <div className="row-actions">
+                <button type="button" onClick={() => setWatched(endpoint.id)} aria-pressed={watched === endpoint.id}>
+                  <Trans t={t} i18nKey="webhooks.action.deliveries" values={url(endpoint)} components={hidden} />
+                </button>
+                <button type="button" disabled={test.isPending} onClick={() => test.mutate(endpoint)}>
+                  <Trans t={t} i18nKey="webhooks.action.test" values={url(endpoint)} components={hidden} />
+                </button>
+                <button
+                  type="button"
+                  className="link"
+                  disabled={rotate.isPending}
+                  onClick={() => window.confirm(t('webhooks.confirm.rotate', url(endpoint))) && rotate.mutate(endpoint)}
+                >
+                  <Trans t={t} i18nKey="webhooks.action.rotate" values={url(endpoint)} components={hidden} />
+                </button>
+                <button type="button" className="link" onClick={() => setEditing(endpoint)}>
+                  <Trans t={t} i18nKey="webhooks.action.change" values={url(endpoint)} components={hidden} />
+                </button>
+                <button
+                  type="button"
+                  className="link danger"
+                  onClick={() => window.confirm(t('webhooks.confirm.delete', url(endpoint))) && remove.mutate(endpoint)}
+                >
+                  <Trans t={t} i18nKey="webhooks.action.delete" values={url(endpoint)} components={hidden} />
+                </button>
+              </div>
+            ),
+          },
+        ]}
+      />
       {shown && <Deliveries key={shown.id} kind={kind} endpoint={shown} />}
     </>
   );
