@@ -123,6 +123,9 @@ const lanes: Lane[] = [
 ].filter((lane) => lane.files.length > 0);
 
 mkdirSync(RESULTS, { recursive: true });
+// Every test file is a process that compiles the same sources and packages again; Node's on-disk
+// compile cache (checked against each file's contents) saves about a sixth of a server test's CPU.
+process.env.NODE_COMPILE_CACHE ??= path.join(ROOT, 'node_modules', '.cache', 'nativa-tests-compile');
 console.log(
   `${files.length} test files: ${lanes.map((lane) => `${lane.files.length} ${lane.concurrency} at a time (${lane.name})`).join(', ')}${fast ? '; fast tier: no browser, crash or chaos tests' : ''}${noPages ? '; no page tests (test/pages)' : ''}${noOwnPostgres ? '; no tests with a PostgreSQL of their own' : ''}`,
 );
