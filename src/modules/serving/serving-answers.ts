@@ -17,10 +17,10 @@ import { countryOf, visitorTraits } from './tracking/visitor.ts';
 import { LOADER_ID_PATTERN } from './tracking/visitor-id.ts';
 
 /*
- * What the teasers, click-link and beacon answers are made of, as functions of a request and a
- * reply rather than route closures. A request here is anything with headers and an address (a
- * FastifyRequest is one), a reply anything a serving answer can be written to (a FastifyReply is
- * one).
+ * What the teasers, click-link and beacon answers are made of, written once for both paths that
+ * answer them: Fastify's routes (serving-routes.ts) and the serving fast path (serving-fast-path.ts,
+ * docs/adr/0054). A request here is anything with headers and an address (a FastifyRequest is
+ * one), a reply anything a serving answer can be written to (a FastifyReply is one).
  */
 
 export const VISITOR_COOKIE = 'nv_vid';

@@ -33,6 +33,7 @@ import {
   VISITOR_COOKIE,
   ViewsBody,
 } from './serving-answers.ts';
+import { registerServingFastPath } from './serving-fast-path.ts';
 import { teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
 import { conversionTags } from './tracking/conversion-cookie.ts';
@@ -80,7 +81,12 @@ const AudienceQuery = Type.Object({
   ...ConsentQueryFields,
 });
 
-/** The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. */
+/**
+ * The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. The
+ * teasers, click-link and beacon routes are also answered by the serving fast path
+ * (serving-fast-path.ts, docs/adr/0054) for the requests it takes; these routes answer the rest
+ * and document all of them.
+ */
 export function registerServingRoutes(app: App, context: AppContext): void {
   const routes = servingRouteContext(context);
   if (routes === undefined) return;
@@ -88,6 +94,7 @@ export function registerServingRoutes(app: App, context: AppContext): void {
   registerClickRoute(app, routes);
   registerConversionRoutes(app, routes);
   registerAudienceRoute(app, routes);
+  registerServingFastPath(app, routes);
 }
 
 /** The loader, a block's teasers and the viewability beacon. */
