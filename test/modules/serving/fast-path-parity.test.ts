@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { insertAccount, insertBlock, insertCampaign, insertOffer, insertSite } from '../../helpers/fixtures.ts';
 import type { TestResponse } from '../../helpers/http-client.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { BOT_UA, createWorld, DESKTOP_UA, engineOf, pathOf, type World } from '../../helpers/serving.ts';
@@ -32,40 +33,8 @@ describe('serving fast path: the same answers as Fastify', () => {
   });
   after(() => server.close());
 
-  function fastPath() {
-    const path = server.server.app.fastPath;
-    assert.ok(path, 'the app has a fast path');
-    return path;
-  }
-
-  /** Sends a request with the fast path on, then off, and returns both answers. */
-  async function onBothPaths(send: (path: Path) => Promise<TestResponse>, taken: boolean) {
-    const config = server.server.context.config;
-    const answers: Record<Path, TestResponse | undefined> = { fast: undefined, fastify: undefined };
-    for (const path of ['fast', 'fastify'] as const) {
-      config.servingFastPath = path === 'fast';
-      const before = fastPath().answered;
-      try {
-        answers[path] = await send(path);
-      } finally {
-        config.servingFastPath = true;
-      }
-      const tookIt = fastPath().answered - before === 1;
-      assert.equal(tookIt, path === 'fast' && taken, `${path}: the fast path ${tookIt ? 'took' : 'did not take'} the request`);
-    }
-    const { fast, fastify } = answers;
-    assert.ok(fast && fastify);
-    return { fast, fastify };
-  }
-
-  /** Both paths answer alike: status, every header (name and value), body. */
-  async function assertSameAnswers(send: (path: Path) => Promise<TestResponse>, taken: boolean): Promise<TestResponse> {
-    const { fast, fastify } = await onBothPaths(send, taken);
-    assert.equal(fast.status, fastify.status, `status: ${fast.text} / ${fastify.text}`);
-    assert.deepEqual(normalisedHeaders(fast), normalisedHeaders(fastify));
-    assert.equal(normalisedBody(fast.text), normalisedBody(fastify.text));
-    return fast;
-  }
+  const assertSameAnswers = (send: (path: Path) => Promise<TestResponse>, taken: boolean) =>
+    assertSameOnBothPaths(server, send, taken);
 
   const teasersPath = () => `/api/serve/blocks/${world.blockId}/teasers`;
   const get = (path: string, headers: Record<string, string> = desktop, accept?: string) =>
@@ -183,6 +152,81 @@ describe('serving fast path: the same answers as Fastify', () => {
     assert.equal(series.length, 1, series.join('\n'));
   });
 });
+
+describe('serving fast path behind a trusted proxy: the same answers as Fastify', () => {
+  let server: TestServer;
+  let blockId: number;
+  const CONSUMER_US = '73.12.4.5';
+  const viaProxy = (address: string, extra: Record<string, string> = {}) => ({
+    headers: { ...desktop, 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': address, ...extra },
+  });
+
+  before(async () => {
+    server = await startTestServer({ env: { TRUST_PROXY: 'true' } });
+    // Behind a trusted proxy every request needs X-Forwarded-Proto, so the world is made directly.
+    const db = server.server.context.db;
+    const advertiser = await insertAccount(db, { kind: 'advertiser', username: 'parity-advertiser', depositMicros: 10_000_000 });
+    const publisher = await insertAccount(db, { kind: 'publisher', username: 'parity-publisher' });
+    const campaign = await insertCampaign(db, { advertiserId: advertiser.id, geo: ['US'] });
+    await insertOffer(db, { campaignId: campaign.id, bidMicros: 300_000 });
+    const site = await insertSite(db, { publisherId: publisher.id });
+    blockId = (await insertBlock(db, { siteId: site.id })).id;
+    await engineOf(server).refresh();
+  });
+  after(() => server.close());
+
+  it('reads the visitor’s address from X-Forwarded-For as Fastify does, and leaves refusals to it', async () => {
+    const path = () => `/api/serve/blocks/${blockId}/teasers`;
+    const send = (options: { headers: Record<string, string> }) => () => server.anonymous.get(path(), options);
+    // A US consumer address sees the US campaign; a data centre's (8.8.8.8) gets no teasers; the
+    // leftmost of several entries is the visitor.
+    const us = await assertSameOnBothPaths(server, send(viaProxy(CONSUMER_US)), true);
+    assert.equal(us.json().teasers.length, 1);
+    const dataCentre = await assertSameOnBothPaths(server, send(viaProxy('8.8.8.8')), true);
+    assert.deepEqual(dataCentre.json().teasers, []);
+    const chain = await assertSameOnBothPaths(server, send(viaProxy(` ${CONSUMER_US} , 10.0.0.1,10.0.0.2`)), true);
+    assert.equal(chain.json().teasers.length, 1);
+    // Refused without X-Forwarded-Proto (403), and a link base from X-Forwarded-Host: Fastify's.
+    const plain = await assertSameOnBothPaths(server, send({ headers: desktop }), false);
+    assert.equal(plain.status, 403);
+    await assertSameOnBothPaths(server, send(viaProxy(CONSUMER_US, { 'X-Forwarded-Host': 'ads.example.test' })), false);
+  });
+});
+
+/** Sends a request with the fast path on, then off, and returns both answers. */
+async function onBothPaths(server: TestServer, send: (path: Path) => Promise<TestResponse>, taken: boolean) {
+  const fastPath = server.server.app.fastPath;
+  assert.ok(fastPath, 'the app has a fast path');
+  const config = server.server.context.config;
+  const answers: Record<Path, TestResponse | undefined> = { fast: undefined, fastify: undefined };
+  for (const path of ['fast', 'fastify'] as const) {
+    config.servingFastPath = path === 'fast';
+    const answeredBefore: number = fastPath.answered;
+    try {
+      answers[path] = await send(path);
+    } finally {
+      config.servingFastPath = true;
+    }
+    const tookIt: boolean = fastPath.answered - answeredBefore === 1;
+    assert.equal(tookIt, path === 'fast' && taken, `${path}: the fast path ${tookIt ? 'took' : 'did not take'} the request`);
+  }
+  const { fast, fastify } = answers;
+  assert.ok(fast && fastify);
+  return { fast, fastify };
+}
+
+/** Both paths answer alike: status, every header (name and value), body. */
+async function assertSameOnBothPaths(
+  server: TestServer,
+  send: (path: Path) => Promise<TestResponse>,
+  taken: boolean,
+): Promise<TestResponse> {
+  const { fast, fastify } = await onBothPaths(server, send, taken);
+  assert.equal(fast.status, fastify.status, `status: ${fast.text} / ${fastify.text}`);
+  assert.deepEqual(normalisedHeaders(fast), normalisedHeaders(fastify));
+  assert.equal(normalisedBody(fast.text), normalisedBody(fastify.text));
+  return fast;
+}
 
 /** Header names and values, but `date`, with signed and per-click values normalised. */
 function normalisedHeaders(response: TestResponse): Record<string, string> {
