@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.ts';
 import { registerHttpConventions } from './http/conventions.ts';
+import { FastPath, serverWithFastPath } from './http/fast-path.ts';
 import { answerClientError, answerFrameworkError } from './http/framework-errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { parseQueryString } from './http/input.ts';
@@ -130,8 +131,11 @@ const MODULES: RegisterRoutes[] = [
 /** Assembles the HTTPS application from dependencies made once by the caller. */
 export async function buildApp(context: AppContext, options: BuildOptions): Promise<FastifyInstance> {
   const { config } = context;
+  // The serving fast path sees each request first (docs/adr/0056); it exists once Fastify does.
+  let fastPath: FastPath | undefined;
   const app = Fastify({
     https: { cert: options.tls.cert, key: options.tls.key },
+    serverFactory: serverWithFastPath((raw, response) => fastPath?.dispatch(raw, response) ?? false),
     ...(options.loggerInstance === undefined
       ? { logger: options.logger ?? loggerOptions(config) }
       : { loggerInstance: options.loggerInstance }),
@@ -147,6 +151,14 @@ export async function buildApp(context: AppContext, options: BuildOptions): Prom
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
     schemaController: { compilersFactory: schemaCompilers(options.eagerSchemas === true) },
   }) as unknown as FastifyInstance;
+  const verboseLogs = config.logLevel === 'debug' || config.logLevel === 'trace';
+  fastPath = new FastPath({
+    enabled: () => config.servingFastPath && !verboseLogs,
+    trustProxy: config.trustProxy,
+    log: app.log,
+    recorder: (route, method) => context.metrics.requestRecorder(route, method),
+  });
+  app.decorate('fastPath', fastPath);
   app.decorate('publicUrl', config.publicUrl);
   app.decorate('configuredAddress', { host: config.host, port: config.port });
   app.addSchema(ErrorCodeSchema);

@@ -61,6 +61,8 @@ export interface Config {
   signingSecret: string | undefined;
   /** How often the serving engine rebuilds its in-memory index from the database (ms). */
   servingRefreshMs: number;
+  /** SERVING_FAST_PATH: the serving fast path answers what it takes (src/http/fast-path.ts). */
+  servingFastPath: boolean;
   /**
    * The event log in front of the database (docs/adr/0029): NATS servers (NATS_URL, comma-separated),
    * or undefined to write clicks and views to the database on their requests.
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     minPayoutMicros: Math.max(0, parseMoney(vars.MIN_PAYOUT) ?? 0),
     signingSecret: vars.SIGNING_SECRET,
     servingRefreshMs: vars.SERVING_REFRESH_MS,
+    servingFastPath: vars.SERVING_FAST_PATH,
     nats: natsSettings(vars, problems),
     clickFlood:
       vars.CLICK_FLOOD_MAX_CLICKS === 0

@@ -338,6 +338,11 @@ export const VARIABLES = {
         ? undefined
         : `=${value}: expected an ISO 4217 currency code such as USD or EUR`,
   }),
+  SERVING_FAST_PATH: flag({
+    default: true,
+    meaning:
+      "answer a publisher's page's common requests (a block's teasers, click links, the text/plain view beacon) before the web framework, with the same answers ([ADR 0056](adr/0056-serving-fast-path.md)); `false` sends every request through the framework. Off while `LOG_LEVEL` is debug or trace, which log serving requests one by one",
+  }),
   SERVING_REFRESH_MS: integer({
     default: 2000,
     min: 100,

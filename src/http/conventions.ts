@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type {
+  FastifyBaseLogger,
   FastifyError,
   FastifyInstance,
   FastifyReply,
@@ -20,6 +21,7 @@ import {
   localisedErrorBody,
   STATUS_OF,
 } from './errors.ts';
+import type { AnswerReply } from './fast-reply.ts';
 import { mergeFieldErrors, ruleErrorsOf } from './field-rules.ts';
 import { sendHtmlPage } from './html-page.ts';
 import { fieldErrorsFromValidation, mergeInputsOnRoute, parseQueryString, registerBodyParsers } from './input.ts';
@@ -221,16 +223,24 @@ function startRequest(trustProxy: boolean): onRequestHookHandler {
     }
     // A serving answer is no-store: no cache keeps it, so none needs to know what it varies by.
     if (!serving) reply.header('Vary', 'Accept');
-    if (request.format === 'xml') {
-      reply.serializer(toXml);
-      reply.type(XML_TYPE);
-    }
+    setAnswerFormat(reply, request.format);
     if (trustProxy && request.headers['x-forwarded-proto'] !== 'https') {
       done(new DomainError('https_required', 'Requests must be made over HTTPS.'));
       return;
     }
     done();
   };
+}
+
+/**
+ * What the negotiated format sets on a reply before its handler runs: XML's serializer and type
+ * (JSON is the default). The serving fast path sets it with this function too.
+ */
+export function setAnswerFormat(reply: Pick<AnswerReply, 'serializer' | 'type'>, format: ResponseFormat): void {
+  if (format === 'xml') {
+    reply.serializer(toXml);
+    reply.type(XML_TYPE);
+  }
 }
 
 /** No route for the path (404, or the app's page for a browser), or not for the method (405, OPTIONS). */
@@ -273,25 +283,49 @@ async function answerError(error: FastifyError | DomainError, request: FastifyRe
   if (failure.status === 422 && !(error instanceof DomainError) && error.validation) {
     failure = withRuleErrors(failure, await ruleErrorsOf(request));
   }
-  if (failure.status === 503) {
-    // An outage, logged once by the dependency monitor: the request says only that it met it.
-    request.log.warn({ cause: error.message }, 'request answered 503: a dependency is unavailable');
-  } else if (failure.status >= 500) {
-    request.log.error({ err: error }, 'request failed');
-  }
+  logFailure(failure, error, request.log);
   // Fastify drops the Content-Type before calling the error handler: set the negotiated one again.
   reply.type(request.format === 'xml' ? XML_TYPE : JSON_TYPE);
   for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
   reply.code(failure.status);
   // The serving path's answers are for publishers' pages and stay English, with no Vary to add.
-  if (request.routeOptions.config.serving === true) {
-    return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);
-  }
+  if (request.routeOptions.config.serving === true) return servingErrorBody(failure);
   const language = negotiateMessageLanguage(request.headers['accept-language']);
   const { body, contentLanguage } = localisedErrorBody(language, failure.status, failure, failure.code, failure.fieldErrors);
   varyOn(reply, 'Accept-Language');
   if (contentLanguage !== undefined) reply.header('Content-Language', contentLanguage);
   return body;
+}
+
+/** A 5xx is logged with its error; an outage only as met (the dependency monitor logged it once). */
+function logFailure(failure: Failure, error: Error, log: FastifyBaseLogger): void {
+  if (failure.status === 503) {
+    log.warn({ cause: error.message }, 'request answered 503: a dependency is unavailable');
+  } else if (failure.status >= 500) {
+    log.error({ err: error }, 'request failed');
+  }
+}
+
+/** The error body of a serving route's answer: English, whatever the request's language. */
+function servingErrorBody(failure: Failure) {
+  return errorBody(failure.status, failure.message, failure.code, failure.fieldErrors);
+}
+
+/**
+ * An error of the serving fast path (src/http/fast-path.ts) answered as `answerError` answers it
+ * on a serving route: status, headers and body from the same classification, in the negotiated
+ * format. A route without field rules (none of the fast path's has any) adds none to a 422.
+ */
+export function sendServingFailure(reply: AnswerReply, error: Error, log: FastifyBaseLogger, format: ResponseFormat): void {
+  const failure = classify(error as FastifyError);
+  logFailure(failure, error, log);
+  reply.type(format === 'xml' ? XML_TYPE : JSON_TYPE);
+  for (const [name, value] of Object.entries(failure.headers)) reply.header(name, value);
+  reply.code(failure.status);
+  const body = servingErrorBody(failure);
+  // Written here as the format's serializer writes it, and sent as it is.
+  reply.serializer((payload) => String(payload));
+  reply.send(format === 'xml' ? toXml(body) : JSON.stringify(body));
 }
 
 interface Failure {

@@ -111,9 +111,13 @@ export function registerBodyParsers(app: FastifyInstance, maxMembers: number): v
  */
 export function acceptPlainTextList(scope: FastifyInstance, field: string): void {
   scope.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
-    const items = (body as string).split(/[\s,]+/).filter((item) => item !== '');
-    done(null, { [field]: items });
+    done(null, { [field]: plainTextList(body as string) });
   });
+}
+
+/** The items of a text/plain list body: its lines, or words separated by commas or spaces. */
+export function plainTextList(body: string): string[] {
+  return body.split(/[\s,]+/).filter((item) => item !== '');
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { AnswerReply } from './fast-reply.ts';
 
 /**
  * The Content-Security-Policy of the web app's pages: only this origin's files, no inline script,
@@ -58,9 +59,10 @@ export function setSecurityHeaders(url: string, reply: FastifyReply): void {
  * blocking recognise it), and on the click link, a top-level navigation that is often a visitor's
  * first contact with this host, HSTS. No policy (nothing in a JSON answer or a redirect runs), and
  * no HSTS on the fetched answers: a browser learns it from the loader script and the pages, and
- * it would be one more header on the hottest answers.
+ * it would be one more header on the hottest answers. Both paths set them with this function: the
+ * conventions' hook for Fastify, the serving fast path for its answers.
  */
-export function setServingSecurityHeaders(reply: FastifyReply, navigation: boolean): void {
+export function setServingSecurityHeaders(reply: Pick<AnswerReply, 'header'>, navigation: boolean): void {
   if (navigation) reply.header('Strict-Transport-Security', 'max-age=31536000');
   reply.header('X-Content-Type-Options', 'nosniff');
 }

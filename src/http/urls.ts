@@ -13,7 +13,10 @@ declare module 'fastify' {
  * The absolute URL of `path` as the client reached this server (or as PUBLIC_URL says), for the
  * answer to that client only; a link that goes to someone else is an `emailLink`.
  */
-export function absoluteUrl(request: FastifyRequest, path: string): string {
+export function absoluteUrl(
+  request: Pick<FastifyRequest, 'host'> & { server: { publicUrl: string | undefined } },
+  path: string,
+): string {
   const base = request.server.publicUrl ?? `https://${request.host}`;
   return `${base}${path}`;
 }

@@ -23,7 +23,15 @@ export interface Metrics {
   registry: Registry;
   /** Counts a finished request under its route pattern, method and status. */
   observeRequest(routeKey: object, route: string, method: string, status: number, seconds: number): void;
+  /**
+   * What the serving fast path (src/http/fast-path.ts) counts one route's answers with: the same
+   * series as `observeRequest` for that route and method, not a second one.
+   */
+  requestRecorder(route: string, method: string): RequestRecorder;
 }
+
+/** Counts a finished request of one route and method by its status and duration. */
+export type RequestRecorder = (status: number, seconds: number) => void;
 
 /** Request latency buckets (seconds): the API answers in milliseconds, statistics in tens of them. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -45,7 +53,34 @@ export function createMetrics(sources: MetricSources): Metrics {
   // A prom-client labelled child hashes its labels on every observation; a request costs only two
   // map lookups and a few additions here, and the series are built when Prometheus scrapes.
   const tallies: RouteTally[] = [];
+  // Fastify's hook finds a route's tallies by its config object (one lookup in a WeakMap); both it
+  // and the fast path share them through the labels, so one route has one series whichever path
+  // answered.
+  const byLabels = new Map<string, Map<number, RouteTally>>();
   const byRoute = new WeakMap<object, Map<number, RouteTally>>();
+  const talliesOf = (route: string, method: string): Map<number, RouteTally> => {
+    const key = `${method} ${route}`;
+    let byStatus = byLabels.get(key);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      byLabels.set(key, byStatus);
+    }
+    return byStatus;
+  };
+  const observe = (byStatus: Map<number, RouteTally>, route: string, method: string, status: number, seconds: number) => {
+    let tally = byStatus.get(status);
+    if (tally === undefined) {
+      tally = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: LATENCY_BUCKETS.map(() => 0) };
+      tally.buckets.push(0);
+      byStatus.set(status, tally);
+      tallies.push(tally);
+    }
+    tally.count += 1;
+    tally.sum += seconds;
+    let bucket = 0;
+    while (bucket < LATENCY_BUCKETS.length && seconds > (LATENCY_BUCKETS[bucket] ?? 0)) bucket += 1;
+    tally.buckets[bucket] = (tally.buckets[bucket] ?? 0) + 1;
+  };
   registerRequestSeries(registry, tallies);
   servingMetrics(registry, sources.serving);
   databaseMetrics(registry, sources.database, sources.now);
@@ -55,21 +90,14 @@ export function createMetrics(sources: MetricSources): Metrics {
     observeRequest(routeKey, route, method, status, seconds) {
       let byStatus = byRoute.get(routeKey);
       if (byStatus === undefined) {
-        byStatus = new Map();
+        byStatus = talliesOf(route, method);
         byRoute.set(routeKey, byStatus);
       }
-      let tally = byStatus.get(status);
-      if (tally === undefined) {
-        tally = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: LATENCY_BUCKETS.map(() => 0) };
-        tally.buckets.push(0);
-        byStatus.set(status, tally);
-        tallies.push(tally);
-      }
-      tally.count += 1;
-      tally.sum += seconds;
-      let bucket = 0;
-      while (bucket < LATENCY_BUCKETS.length && seconds > (LATENCY_BUCKETS[bucket] ?? 0)) bucket += 1;
-      tally.buckets[bucket] = (tally.buckets[bucket] ?? 0) + 1;
+      observe(byStatus, route, method, status, seconds);
+    },
+    requestRecorder(route, method) {
+      const byStatus = talliesOf(route, method);
+      return (status, seconds) => observe(byStatus, route, method, status, seconds);
     },
   };
 }

@@ -1,61 +1,49 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { DomainError, notFound } from '../../errors.ts';
-import { sendHtmlPage } from '../../http/html-page.ts';
 import { acceptPlainTextList } from '../../http/input.ts';
 import { Id, Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
-import { errorResponses, mediaAnswer, NoContent } from '../../http/schemas.ts';
+import { errorResponses, mediaAnswer } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/vocabulary.ts';
-import { ConsentDecider, type ConsentQuery, consentSignals } from './consent/consent.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
 import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
-import { TeaserAnswerWriter, TeasersAnswerSchema, teaserAnswer } from './teaser-answer.ts';
+import {
+  BEACON_BODY_LIMIT,
+  BlockParams,
+  CLICK_LINK_RESPONSES,
+  ClickParams,
+  chooseTeasers,
+  deadLinkWhenRefused,
+  followTeaserClick,
+  LABEL,
+  MAX_TOKENS_PER_BEACON,
+  readVisitorId,
+  recordBeacon,
+  type ServingRouteContext,
+  sendTeasersJson,
+  servingRouteContext,
+  startTeasersAnswer,
+  TEASERS_RESPONSES,
+  TeasersQuery,
+  VIEWS_RESPONSES,
+  VISITOR_COOKIE,
+  ViewsBody,
+} from './serving-answers.ts';
+import { registerServingFastPath } from './serving-fast-path.ts';
+import { teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
-import { ConversionTagger, conversionCookie, conversionTags, withTag } from './tracking/conversion-cookie.ts';
-import type { GivtRequest } from './tracking/invalid-traffic.ts';
+import { conversionTags } from './tracking/conversion-cookie.ts';
 import { hashPostbackKey } from './tracking/postback-key.ts';
-import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
-import { countryOf, visitorTraits } from './tracking/visitor.ts';
-import { LOADER_ID_PATTERN } from './tracking/visitor-id.ts';
 
-const VISITOR_COOKIE = 'nv_vid';
 const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
 const PUBLIC = { access: 'public' as const };
 /** The serving path's answers: only the headers a cross-origin answer uses, no per-request log lines (src/http/conventions.ts). */
 const SERVING = { ...PUBLIC, serving: true };
 const tags = ['Serving'];
-const LABEL = 'Sponsored';
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-const BlockParams = Type.Object({
-  blockId: Id('Block id (from the embed code).'),
-});
-
-const TeasersQuery = Type.Object({
-  page: Type.Optional(
-    Type.String({
-      pattern: LOADER_ID_PATTERN,
-      description:
-        'Page view id (16–64 URL-safe characters) the loader gives every block of one page view: no ad shows twice under one id, nor, on a block with `noCampaignRepeats`, a campaign.',
-    }),
-  ),
-  visitor: Type.Optional(
-    Type.String({
-      pattern: LOADER_ID_PATTERN,
-      description:
-        "Visitor id (16–64 URL-safe characters) the loader keeps in the site's localStorage, for frequency caps; without it (and without Nativa's cookie) the visitor is a daily keyed hash of address and User-Agent. Ignored when the impression is not personalised.",
-    }),
-  ),
-  ...ConsentQueryFields,
-});
-
-const ClickParams = Type.Object({
-  token: Text('The signed click token.', { maxLength: MAX_TEASER_TOKEN_LENGTH }),
-});
 
 const GoalNames = Type.Union(
   (Object.keys(GOALS) as (keyof typeof GOALS)[]).map((goal) => Type.Literal(goal)),
@@ -88,69 +76,29 @@ const ConversionResponse = Type.Object({
 
 const POSTBACK_KEY_HEADER = 'x-postback-key';
 
-/** How many impression tokens one beacon may carry: a page's teasers, with room to spare. */
-const MAX_TOKENS_PER_BEACON = 100;
-
-const ViewsBody = Type.Object(
-  {
-    tokens: Type.Array(
-      Text('An impression token (the `view` of a served teaser).', { minLength: 1, maxLength: MAX_TEASER_TOKEN_LENGTH }),
-      {
-        minItems: 1,
-        maxItems: MAX_TOKENS_PER_BEACON,
-        description: `The impression tokens of the teasers that became viewable (1 to ${MAX_TOKENS_PER_BEACON}).`,
-      },
-    ),
-  },
-  { additionalProperties: false },
-);
-
 const AudienceQuery = Type.Object({
   advertiser: Id('Advertiser account id.'),
   ...ConsentQueryFields,
 });
 
-/** What the serving routes share: the engine, consent, the answer writer, the pixel's tags. */
-interface ServingRouteContext {
-  context: AppContext;
-  serving: NonNullable<AppContext['serving']>;
-  currency: string;
-  /** Whether the request's consent signals allow personal data; unreadable ones are counted. */
-  decideConsent(request: { query: ConsentQuery; headers: FastifyRequest['headers'] }): boolean;
-  answers: TeaserAnswerWriter;
-  pixelTags: ConversionTagger;
-  /** Leaves the click's tag for the conversion pixel in the browser that follows a genuine, fresh link. */
-  tagClickForPixel(cookieHeader: string | undefined, reply: FastifyReply, clickId: string): void;
-}
-
-/** The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. */
+/**
+ * The public serving endpoints: embed script, teasers, click redirect, conversions, audiences. The
+ * teasers, click-link and beacon routes are also answered by the serving fast path
+ * (serving-fast-path.ts, docs/adr/0056) for the requests it takes; these routes answer the rest
+ * and document all of them.
+ */
 export function registerServingRoutes(app: App, context: AppContext): void {
-  const { serving } = context;
-  if (serving === undefined) return;
-  const { currency } = context.config;
-  const consent = new ConsentDecider({ vendorId: context.config.tcfVendorId });
-  /** Whether the request's consent signals allow personal data; unreadable ones are counted. */
-  const decideConsent = (request: { query: ConsentQuery; headers: FastifyRequest['headers'] }): boolean => {
-    const verdict = consent.decide(consentSignals(request.query, request.headers['sec-gpc']));
-    if (!verdict.personalised && verdict.unreadable !== undefined) serving.tally.consentUnreadable[verdict.unreadable] += 1;
-    return verdict.personalised;
-  };
-  const answers = new TeaserAnswerWriter(currency);
-  const pixelTags = new ConversionTagger(serving.keyFor('conversion-pixel'));
-  /** Leaves the click's tag for the conversion pixel in the browser that follows a genuine, fresh link. */
-  const tagClickForPixel = (cookieHeader: string | undefined, reply: FastifyReply, clickId: string): void => {
-    const tags = conversionTags(cookieHeader);
-    reply.header('Set-Cookie', conversionCookie(withTag(tags, pixelTags.tagOf(clickId))));
-  };
-  const routes: ServingRouteContext = { context, serving, currency, decideConsent, answers, pixelTags, tagClickForPixel };
+  const routes = servingRouteContext(context);
+  if (routes === undefined) return;
   registerTeaserRoutes(app, routes);
   registerClickRoute(app, routes);
   registerConversionRoutes(app, routes);
   registerAudienceRoute(app, routes);
+  registerServingFastPath(app, routes);
 }
 
 /** The loader, a block's teasers and the viewability beacon. */
-function registerTeaserRoutes(app: App, { serving, currency, decideConsent, answers }: ServingRouteContext): void {
+function registerTeaserRoutes(app: App, routes: ServingRouteContext): void {
   app.get(
     '/api/serve/loader.js',
     {
@@ -183,47 +131,22 @@ function registerTeaserRoutes(app: App, { serving, currency, decideConsent, answ
         security: [],
         params: BlockParams,
         querystring: TeasersQuery,
-        response: { 200: TeasersAnswerSchema, ...errorResponses(404, 422) },
+        response: TEASERS_RESPONSES,
       },
     },
     async (request, reply) => {
-      allowCors(request, reply);
-      reply.header('Cache-Control', 'no-store');
-      const block = serving.block(request.params.blockId);
+      startTeasersAnswer(request, reply);
+      const block = routes.serving.block(request.params.blockId);
       if (block === undefined) throw notFound('Block');
-      const userAgent = request.headers['user-agent'];
-      const traits = visitorTraits(userAgent);
-      const { page, visitor } = request.query;
-      // Without consent (docs/privacy.md) no visitor id is read: not the cookie, not the loader's.
-      const personalised = !block.neverPersonalise && decideConsent(request);
-      const cookieId = personalised ? readVisitorId(request) : undefined;
-      // Read once: behind a trusted proxy each read of request.ip parses X-Forwarded-For again.
-      const address = request.ip;
-      // General invalid traffic gets no teasers (docs/invalid-traffic.md): nothing served, nothing to click.
-      const invalid = serving.judgeTeasersRequest(givtRequestOf(request, address), block.siteHosts);
-      const teasers =
-        invalid !== null
-          ? []
-          : await serving.serve(
-              {
-                block,
-                device: traits.device,
-                agent: traits.agent,
-                country: countryOf(address),
-                visitorId: cookieId,
-                asn: serving.asnOf(address),
-              },
-              { pageId: page, cookieId, loaderId: personalised ? visitor : undefined, address, userAgent, personalised },
-            );
+      const chosen = await chooseTeasers(routes, block, request);
       const base = absoluteUrl(request, '/api');
       if (request.format === 'json' && (request.query as { fields?: unknown }).fields === undefined) {
-        // Sent as text, the answer skips the serializer (and `fields`, which it was not asked for);
-        // the schema's reply type only knows the object, hence the plain reply.
-        return (reply as FastifyReply)
-          .type(JSON_TYPE)
-          .send(answers.write(block.id, LABEL, base, teasers, personalised, block.designJson, block.wideImages));
+        // The schema's reply type only knows the object, hence the plain reply.
+        sendTeasersJson(routes, reply as FastifyReply, block, base, chosen);
+        return reply;
       }
-      return teaserAnswer(block.id, LABEL, currency, base, teasers, personalised, block.designJson, block.wideImages);
+      const { teasers, personalised } = chosen;
+      return teaserAnswer(block.id, LABEL, routes.currency, base, teasers, personalised, block.designJson, block.wideImages);
     },
   );
 
@@ -237,7 +160,7 @@ function registerTeaserRoutes(app: App, { serving, currency, decideConsent, answ
           ...SERVING,
           plainTextBody: `Impression tokens (the \`view\` of served teasers), one per line (commas or spaces separate them too), 1 to ${MAX_TOKENS_PER_BEACON}: what \`navigator.sendBeacon\` sends.`,
         },
-        bodyLimit: 16 * 1024,
+        bodyLimit: BEACON_BODY_LIMIT,
         schema: {
           tags,
           operationId: 'recordViews',
@@ -246,23 +169,18 @@ function registerTeaserRoutes(app: App, { serving, currency, decideConsent, answ
             'Sent by `navigator.sendBeacon` with a `text/plain` body of tokens, one per line (a simple request: no CORS preflight); a JSON, form or XML body `{tokens: [...]}` works too. Always 204 for a well-formed body: forged, expired and already counted tokens, and beacons of robots, data-centre networks and automated browsers, count nothing (see `nativa_view_refusals_total`). Views reach the statistics within a second.',
           security: [],
           body: ViewsBody,
-          response: { 204: NoContent, ...errorResponses(413, 415, 422) },
+          response: VIEWS_RESPONSES,
         },
       },
       async (request, reply) => {
-        reply.header('Access-Control-Allow-Origin', '*');
-        const { tokens } = request.body;
-        if (!serving.refusesViewBeacon(givtRequestOf(request), tokens.length)) {
-          await serving.recordViews(tokens, request.headers['user-agent']);
-        }
-        reply.code(204);
+        await recordBeacon(routes, request, request.body.tokens, reply);
       },
     );
   });
 }
 
 /** A teaser's click link: verified, recorded, redirected. */
-function registerClickRoute(app: App, { serving, tagClickForPixel }: ServingRouteContext): void {
+function registerClickRoute(app: App, routes: ServingRouteContext): void {
   app.get(
     '/api/serve/click/:token',
     {
@@ -279,12 +197,7 @@ function registerClickRoute(app: App, { serving, tagClickForPixel }: ServingRout
       },
       errorHandler: deadLinkWhenRefused('click link refused'),
     },
-    async (request, reply) => {
-      const { token } = request.params;
-      const redirect = await serving.redirect(token, givtRequestOf(request), request.log);
-      if (redirect?.freshClickId !== undefined) tagClickForPixel(request.headers.cookie, reply, redirect.freshClickId);
-      return followClickLink(reply, redirect?.location);
-    },
+    async (request, reply) => followTeaserClick(routes, request, request.params.token, reply, request.log),
   );
 }
 
@@ -390,7 +303,7 @@ function registerAudienceRoute(app: App, { context, serving, decideConsent }: Se
       if (!decideConsent(request)) {
         return sendPixel(reply);
       }
-      let visitorId = readVisitorId(request);
+      let visitorId = readVisitorId(request.headers);
       if (visitorId === undefined) visitorId = randomBytes(16).toString('base64url');
       reply.header(
         'Set-Cookie',
@@ -400,83 +313,6 @@ function registerAudienceRoute(app: App, { context, serving, decideConsent }: Se
       return sendPixel(reply);
     },
   );
-}
-
-/**
- * Any page may embed a block. Browsers get their origin echoed with credentials allowed, so the
- * visitor cookie (retargeting) travels with the request; other clients get `*`.
- */
-function allowCors(request: FastifyRequest, reply: FastifyReply): void {
-  const origin = request.headers.origin;
-  if (typeof origin === 'string' && origin !== '' && origin !== 'null') {
-    reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Access-Control-Allow-Credentials', 'true');
-    // No `Vary: Origin`: the answer is no-store, so no cache holds it for another origin.
-  } else {
-    reply.header('Access-Control-Allow-Origin', '*');
-  }
-}
-
-/**
- * What the rules of general invalid traffic read of a request: User-Agent, client hints, the
- * speculative-fetch headers, the address, and the page (`Origin`, else `Referer`).
- */
-export function givtRequestOf(request: FastifyRequest, address: string = request.ip): GivtRequest {
-  const { headers } = request;
-  const origin = headers.origin;
-  const page = typeof origin === 'string' && origin !== '' && origin !== 'null' ? origin : headers.referer;
-  return {
-    userAgent: headers['user-agent'],
-    clientHints: headers['sec-ch-ua'],
-    purposes: [headers['sec-purpose'], headers.purpose, headers['x-moz'], headers['x-purpose']],
-    address,
-    page: page === '' ? undefined : page,
-  };
-}
-
-function readVisitorId(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const [name, value] = part.trim().split('=');
-    if (name === VISITOR_COOKIE && value !== undefined && /^[A-Za-z0-9_-]{22}$/.test(value)) return value;
-  }
-  return undefined;
-}
-
-const DEAD_LINK_PAGE =
-  '<!doctype html><html lang="en"><meta charset="utf-8"><title>Link not found</title><p>This link leads nowhere.</p></html>\n';
-
-/** The page of a click link that leads nowhere (also an OpenRTB bid's, openrtb/openrtb-routes.ts). */
-export function sendDeadLink(reply: FastifyReply) {
-  reply.header('Cache-Control', 'no-store');
-  return sendHtmlPage(reply, 404, DEAD_LINK_PAGE);
-}
-
-/** What a click link answers (a teaser's, a bid's): the ad, or a page saying it leads nowhere. */
-export const CLICK_LINK_RESPONSES = {
-  302: Type.Null({
-    description:
-      'Found: `Location` is the ad’s URL; no body. A teaser’s link also sets the `nv_cv` cookie the conversion pixel reads (`Set-Cookie`).',
-  }),
-  404: mediaAnswer('A small HTML page saying the link leads nowhere (no `Location`).', 'text/html', 'text'),
-};
-
-/** A visitor's browser follows a click link: whatever is wrong with it, it gets a page, not an API error. */
-export function deadLinkWhenRefused(what: string) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error.validation === undefined) throw error;
-    request.log.info({ err: error }, what);
-    return sendDeadLink(reply);
-  };
-}
-
-/** Sends the visitor on to the ad of a click link, or to the dead-link page when it leads nowhere. */
-export function followClickLink(reply: FastifyReply, location: string | undefined) {
-  if (location === undefined) return sendDeadLink(reply);
-  reply.header('Cache-Control', 'no-store');
-  reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
-  return reply.redirect(location, 302);
 }
 
 function sendPixel(reply: FastifyReply) {

@@ -6,7 +6,7 @@ import type { App } from '../../../http/routes.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../../http/schemas.ts';
 import { absoluteUrl } from '../../../http/urls.ts';
 import { PIXEL_GIF } from '../loader-script.ts';
-import { CLICK_LINK_RESPONSES, deadLinkWhenRefused, followClickLink, givtRequestOf } from '../serving-routes.ts';
+import { CLICK_LINK_RESPONSES, deadLinkWhenRefused, followClickLink, givtRequestOf } from '../serving-answers.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from '../tracking/teaser-token.ts';
 import { VIEW_TOKEN_LENGTH } from '../tracking/view-token.ts';
 import { NOTICE_EVENTS, OpenRtbBids } from './bid-notices.ts';
