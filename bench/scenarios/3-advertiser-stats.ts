@@ -22,6 +22,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { manualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
 import { createAccount, issueToken } from '../../src/modules/accounts/account-service.ts';
 import { rebuildCampaignRollup, recordEvents } from '../../src/modules/statistics/record-events.ts';
 import type { TrafficEvent } from '../../src/modules/statistics/vocabulary.ts';
@@ -129,7 +130,7 @@ const scenario: Scenario = {
     try {
       const { db } = server.context;
       const kept = KEPT_DATABASE === undefined ? undefined : await seededBefore(db);
-      const { ids, clientId } = kept ?? (await seedAll(db, config.timeZone, clock.now()));
+      const { ids, clientId } = kept ?? (await seedAll(db, seedingUrl(config), config.timeZone, clock.now()));
       if (kept !== undefined) process.stderr.write(`bench: reusing the rows seeded before in ${name}\n`);
       const token = (await issueToken(db, ids.advertiserId, 'bench')).token;
       const publisherToken = (await issueToken(db, ids.publisherId, 'bench')).token;
@@ -173,7 +174,7 @@ const scenario: Scenario = {
         const grown = performance.now();
         const days = await sql<{ days: number }>`SELECT (${TODAY}::date - min(day)) + 1 AS days FROM stats_daily`.execute(db);
         if (Number(days.rows[0]?.days ?? 0) < DAYS * YEARS) {
-          await withoutStatementTimeout(db, async (connection) => {
+          await withoutStatementTimeout(seedingUrl(config), async (connection) => {
             await seedHistory(connection, ids, DAYS, DAYS * YEARS - 1);
             await settle(connection);
           });
@@ -203,7 +204,7 @@ const scenario: Scenario = {
 };
 
 /** The accounts, a year of rollups and a week of hourly traffic of the measured campaign. */
-async function seedAll(db: Db, timeZone: string, nowMs: number): Promise<{ ids: Seeded; clientId: number }> {
+async function seedAll(db: Db, databaseUrl: string, timeZone: string, nowMs: number): Promise<{ ids: Seeded; clientId: number }> {
   const now = new Date(nowMs);
   const advertiser = await db
     .transaction()
@@ -233,7 +234,7 @@ async function seedAll(db: Db, timeZone: string, nowMs: number): Promise<{ ids: 
     ),
   );
   const started = performance.now();
-  const ids = await withoutStatementTimeout(db, async (connection) => {
+  const ids = await withoutStatementTimeout(databaseUrl, async (connection) => {
     const seeded = await seed(connection, advertiser.id, publisher.id, client.id);
     await seedHistory(connection, seeded, 0, DAYS - 1);
     await settle(connection);
@@ -339,18 +340,23 @@ async function seedHistory(db: Parameters<typeof createAccount>[0], ids: Seeded,
 
 /**
  * Seeding statements run for minutes, far past the server's statement timeout
- * (DATABASE_STATEMENT_TIMEOUT_MS, 10 s), which stays in force for the measured requests: the seed
- * runs on one connection of the pool with the timeout switched off for that session.
+ * (DATABASE_STATEMENT_TIMEOUT_MS, 10 s) and the pool's wait for an answer just beyond it, which stay
+ * in force for the measured requests: the seed runs through a database handle of its own, opened
+ * without either.
  */
-async function withoutStatementTimeout<T>(db: Db, work: (connection: Db) => Promise<T>): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    await sql`SET statement_timeout = 0`.execute(connection);
-    try {
-      return await work(connection);
-    } finally {
-      await sql`RESET statement_timeout`.execute(connection);
-    }
-  });
+async function withoutStatementTimeout<T>(databaseUrl: string, work: (connection: Db) => Promise<T>): Promise<T> {
+  const seeding = await openDatabase({ databaseUrl, dataDir: '', poolSize: 1 });
+  try {
+    return await work(seeding.db);
+  } finally {
+    await seeding.close();
+  }
+}
+
+/** The benchmark database's address, which the server's configuration holds. */
+function seedingUrl(config: { databaseUrl: string | undefined }): string {
+  if (config.databaseUrl === undefined) throw new Error('the statistics benchmark runs on PostgreSQL');
+  return config.databaseUrl;
 }
 
 /** Campaign totals and summaries rebuilt from stats_daily, then what autovacuum does soon after a bulk load. */
