@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { cleanEnv } from '../helpers/clean-env.ts';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.join(import.meta.dirname, '..', '..');
@@ -12,7 +13,7 @@ const BIN = path.join(ROOT, 'bin', 'nativa.js');
 async function nativa(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', NATIVA_TOKEN: 'nv_unused', NATIVA_URL: 'https://127.0.0.1:9' },
+      env: cleanEnv({ NATIVA_TOKEN: 'nv_unused', NATIVA_URL: 'https://127.0.0.1:9' }),
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

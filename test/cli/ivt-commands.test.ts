@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Networks } from '../../src/modules/serving/tracking/networks.ts';
+import { cleanEnv } from '../helpers/clean-env.ts';
 
 const execFileAsync = promisify(execFile);
 const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'nativa.js');
@@ -18,7 +19,7 @@ describe('nativa ivt update-lists', () => {
   async function nativa(args: string[]) {
     try {
       const { stdout, stderr } = await execFileAsync(process.execPath, [BIN, ...args], {
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+        env: cleanEnv({ DATA_DIR: dataDir }),
       });
       return { code: 0, stdout, stderr };
     } catch (error) {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.ts';
+import { cleanEnv } from '../helpers/clean-env.ts';
 import { cliDataDir } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -37,12 +38,7 @@ describe('nativa CLI against a running server', () => {
   before(async () => {
     server = await startTestServer();
     dataDir = cliDataDir(server);
-    env = {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: dataDir,
-      NATIVA_URL: server.url,
-      NATIVA_TOKEN: server.operator.defaultToken ?? '',
-    };
+    env = cleanEnv({ DATA_DIR: dataDir, NATIVA_URL: server.url, NATIVA_TOKEN: server.operator.defaultToken ?? '' });
   });
   after(async () => {
     await server.close();

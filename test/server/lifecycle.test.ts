@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { cleanEnv } from '../helpers/clean-env.ts';
 import { TestClient } from '../helpers/http-client.ts';
 import { freePort } from '../helpers/network.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -73,7 +74,7 @@ describe('configuration', () => {
 
   it('`nativa serve` with bad values exits 2 printing one line each', async () => {
     const failure = await execFileAsync(process.execPath, [MAIN, 'serve'], {
-      env: { PATH: process.env.PATH ?? '', PORT: '-1', RATE_LIMIT_RPS: 'many', DATA_DIR: os.tmpdir() },
+      env: cleanEnv({ PORT: '-1', RATE_LIMIT_RPS: 'many', DATA_DIR: os.tmpdir() }),
     }).catch((error: { code: number; stderr: string }) => error);
     assert.equal((failure as { code: number }).code, 2);
     const lines = (failure as { stderr: string }).stderr.trim().split('\n');
@@ -160,7 +161,7 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
 
   it('generates a certificate and the operator token, finishes in-flight requests on SIGTERM, and the data survive', async () => {
     const port = await freePort();
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     const started = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
     let output = '';

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { cleanEnv } from '../helpers/clean-env.ts';
 
 const MAIN = path.join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
@@ -37,7 +38,7 @@ async function serveOneRequest(format: 'pretty' | 'json'): Promise<string> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-logging-'));
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_FORMAT: format },
+    env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_FORMAT: format }),
   });
   let log = '';
   child.stdout.on('data', (chunk: Buffer) => {

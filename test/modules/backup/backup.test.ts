@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Db, openDatabase } from '../../../src/db/database.ts';
+import { cleanEnv } from '../../helpers/clean-env.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf } from '../../helpers/serving.ts';
 
@@ -35,7 +36,7 @@ describe(`nativa backup and restore (${postgresUrl ? 'PostgreSQL: pg_dump, pg_re
 
   async function nativa(args: string[], env: Record<string, string>): Promise<string> {
     const { stdout } = await execFileAsync(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: cleanEnv({ ...env }),
     });
     return stdout;
   }
