@@ -80,8 +80,11 @@ describe('serving: authenticated postbacks and the browser-bound pixel', () => {
     ]);
     // One read, the conversion fields of it: the served count beside them is flushed on its own
     // timer and may move between two reads.
-    const { orders, authenticatedOrders, pixelOrders } = await statisticsRow(world);
-    assert.deepEqual({ orders, authenticatedOrders, pixelOrders }, { orders: 2, authenticatedOrders: 2, pixelOrders: 0 });
+    const row = await statisticsRow(world);
+    assert.deepEqual(
+      { orders: row?.orders, authenticatedOrders: row?.authenticatedOrders, pixelOrders: row?.pixelOrders },
+      { orders: 2, authenticatedOrders: 2, pixelOrders: 0 },
+    );
 
     const rotated = (await world.advertiser.post('/api/advertiser/postback-key')).json<{ key: string }>().key;
     assert.equal((await server.anonymous.get(`${path}&key=${key}`)).status, 401, 'a rotated key stops working');
