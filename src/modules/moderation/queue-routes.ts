@@ -75,17 +75,7 @@ export function registerModerationQueueRoutes(app: App, context: AppContext): vo
     async function listCampaignQueue(request, reply) {
       const status = statusOf(request.query.status);
       const rows = await listPage(request, reply, (limit, offset) => listCampaignsForModeration(db, status, limit, offset));
-      const [names, rejections] = await Promise.all([
-        ownerNames(
-          db,
-          rows.map((row) => row.advertiser_id),
-        ),
-        lastRejections(
-          db,
-          'campaign',
-          rows.map((row) => row.id),
-        ),
-      ]);
+      const { names, rejections } = await ownersAndRejections(db, 'campaign', rows);
       return rows.map((row) => ({
         id: row.id,
         advertiserId: row.advertiser_id,
@@ -116,17 +106,7 @@ export function registerModerationQueueRoutes(app: App, context: AppContext): vo
     async function listOfferQueue(request, reply) {
       const status = statusOf(request.query.status);
       const rows = await listPage(request, reply, (limit, offset) => listOffersForModeration(db, status, limit, offset));
-      const [names, rejections] = await Promise.all([
-        ownerNames(
-          db,
-          rows.map((row) => row.advertiser_id),
-        ),
-        lastRejections(
-          db,
-          'offer',
-          rows.map((row) => row.id),
-        ),
-      ]);
+      const { names, rejections } = await ownersAndRejections(db, 'offer', rows);
       return rows.map((row) => ({
         id: row.id,
         campaignId: row.campaign_id,
@@ -147,4 +127,24 @@ export function registerModerationQueueRoutes(app: App, context: AppContext): vo
       }));
     },
   );
+}
+
+/** What a queue shows beside each row: its advertiser's name and its latest rejection. */
+async function ownersAndRejections(
+  db: AppContext['db'],
+  kind: 'campaign' | 'offer',
+  rows: readonly { id: number; advertiser_id: number }[],
+) {
+  const [names, rejections] = await Promise.all([
+    ownerNames(
+      db,
+      rows.map((row) => row.advertiser_id),
+    ),
+    lastRejections(
+      db,
+      kind,
+      rows.map((row) => row.id),
+    ),
+  ]);
+  return { names, rejections };
 }
