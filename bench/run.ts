@@ -36,17 +36,31 @@ const files = readdirSync(directory)
   .filter((file) => argumentsGiven.length === 0 || argumentsGiven.some((name) => file.includes(name)));
 
 const startedAt = new Date().toISOString();
+const runStarted = performance.now();
+const scenarioSeconds: Record<string, number> = {};
+const secondsSince = (start: number) => Math.round((performance.now() - start) / 100) / 10;
 const { measureBare } = await import('./scenarios/0-bare.ts');
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const bareStarted = performance.now();
 const bare = await measureBare(durationSeconds, connections);
+scenarioSeconds['0-bare'] = secondsSince(bareStarted);
 const rows: BenchRow[] = [bare];
 for (const file of files.filter((name) => name !== '0-bare.ts')) {
   const scenario = (await import(path.join(directory, file))).default as Scenario;
   process.stderr.write(`bench: ${scenario.name}\n`);
+  const started = performance.now();
   rows.push(...(await scenario.run({ bare, durationSeconds, connections })));
+  scenarioSeconds[file.replace(/\.ts$/, '')] = secondsSince(started);
+  process.stderr.write(`bench: ${file} took ${scenarioSeconds[file.replace(/\.ts$/, '')]} s\n`);
 }
 printRows(rows);
+const totalSeconds = secondsSince(runStarted);
+process.stdout.write(
+  `bench: the run took ${totalSeconds} s: ${Object.entries(scenarioSeconds)
+    .map(([name, seconds]) => `${name} ${seconds} s`)
+    .join(', ')}\n`,
+);
 const written = writeRun({
   startedAt,
   tool: currentTool(),
@@ -55,6 +69,8 @@ const written = writeRun({
   machine: describeMachine(),
   commit: commitOf(),
   rows,
+  scenarioSeconds,
+  totalSeconds,
 });
 process.stdout.write(`bench: results written to ${path.relative(process.cwd(), written)}\n`);
 process.exit(rows.some((row) => row.met === false) ? 1 : 0);

@@ -27,6 +27,10 @@ export interface BenchRun {
   machine: { cpus: number; model: string; loadAverage: number[] };
   commit: string;
   rows: BenchRow[];
+  /** Seconds each scenario took, seeding included, in the order run (the whole run's length is their sum plus the bare route). */
+  scenarioSeconds?: Record<string, number>;
+  /** Seconds the whole run took. */
+  totalSeconds?: number;
 }
 
 /**

@@ -15,7 +15,8 @@
 // (ten times the rows) and measures every endpoint again, printing how much its p99 grew: the
 // rows a request reads are bounded by its answer (signed runs of year, month, dekad and day
 // summaries, docs/adr/0020), not by the history behind it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -71,11 +72,61 @@ async function createDatabase(name: string): Promise<void> {
 }
 
 /**
- * `BENCH_STATS_DATABASE=name` seeds that database once and keeps it: later runs with the same name
- * reuse its rows (minutes of seeding) and only issue new tokens. Without it every run seeds a fresh
- * database and drops it.
+ * The seeded year is kept between runs: seeding it takes minutes, and its rows depend only on this
+ * file, the migrations and the statistics module (which builds the summaries), so the database is
+ * named by a hash of those (`nativa_bench_stats_<hash>`). A run finds it complete (marked by a
+ * comment on the database, written last) and only issues new tokens; a change to any of those files
+ * names a new database, and older ones are dropped. `BENCH_STATS_DATABASE=name` keeps the rows in a
+ * database of that name instead; `BENCH_STATS_FRESH=1` seeds a fresh database and drops it after.
+ * A run with `BENCH_STATS_YEARS` above 1 grows the history, so it never uses the kept year.
  */
-const KEPT_DATABASE = process.env.BENCH_STATS_DATABASE;
+const KEPT_PREFIX = 'nativa_bench_stats_';
+const SEED_COMPLETE = 'nativa bench statistics seed complete';
+const KEPT_DATABASE =
+  process.env.BENCH_STATS_DATABASE ??
+  (process.env.BENCH_STATS_FRESH === '1' || YEARS > 1 ? undefined : `${KEPT_PREFIX}${seedShapeHash()}`);
+
+/** What the seeded rows depend on: this scenario, the schema's migrations, the statistics code. */
+function seedShapeHash(): string {
+  const root = path.join(import.meta.dirname, '..', '..');
+  const hash = createHash('sha256').update(readFileSync(import.meta.filename));
+  for (const file of globSync('src/db/migrations/*', { cwd: root }).sort()) hash.update(file);
+  for (const file of globSync('src/modules/statistics/**/*.ts', { cwd: root }).sort()) {
+    hash.update(file).update(readFileSync(path.join(root, file)));
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+/** Whether a kept database was seeded to the end (the comment is written after the last row). */
+async function seedComplete(name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    const found = await client.query<{ note: string | null }>(
+      "SELECT shobj_description(oid, 'pg_database') AS note FROM pg_database WHERE datname = $1",
+      [name],
+    );
+    return found.rows[0]?.note === SEED_COMPLETE;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Kept statistics databases of an earlier shape: their rows would measure code that is gone. */
+async function dropOtherKeptDatabases(keep: string): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    const found = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `${KEPT_PREFIX}%`,
+    ]);
+    for (const { datname } of found.rows) {
+      if (datname !== keep) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
 /** Requests of each endpoint before it is measured (`BENCH_STATS_WARMUP`, 0 for none). */
 const WARM_UP = Number(process.env.BENCH_STATS_WARMUP ?? 400);
 /** `BENCH_STATS_ONLY=list,sites`: measure only the endpoints whose label contains one of these. */
@@ -117,6 +168,11 @@ const scenario: Scenario = {
   name: 'statistics endpoints (PostgreSQL, 1,000 campaigns, 20,000 ads, 1 year × 500 sites × 2 blocks × 3 devices)',
   async run(context: BenchContext): Promise<BenchRow[]> {
     const name = KEPT_DATABASE ?? `nativa_bench_${process.pid}`;
+    if (KEPT_DATABASE?.startsWith(KEPT_PREFIX)) await dropOtherKeptDatabases(KEPT_DATABASE);
+    if (KEPT_DATABASE !== undefined && (await databaseExists(name)) && !(await seedComplete(name))) {
+      // A seed that was interrupted: its rows are partial.
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
     if (KEPT_DATABASE === undefined || !(await databaseExists(name))) await createDatabase(name);
     const url = new URL(SERVER_URL);
     url.pathname = `/${name}`;
@@ -132,6 +188,7 @@ const scenario: Scenario = {
       const kept = KEPT_DATABASE === undefined ? undefined : await seededBefore(db);
       const { ids, clientId } = kept ?? (await seedAll(db, seedingUrl(config), config.timeZone, clock.now()));
       if (kept !== undefined) process.stderr.write(`bench: reusing the rows seeded before in ${name}\n`);
+      else if (KEPT_DATABASE !== undefined) await adminQuery(`COMMENT ON DATABASE ${name} IS '${SEED_COMPLETE}'`);
       const token = (await issueToken(db, ids.advertiserId, 'bench')).token;
       const publisherToken = (await issueToken(db, ids.publisherId, 'bench')).token;
 

@@ -76,16 +76,18 @@ async function measure(context: BenchContext, bench: ServingBench, databaseUrl: 
     if (engine === undefined) throw new Error('no serving engine');
     await engine.refresh();
     const visitors = geo ? visitorsOfCountries(bench.seed.countries.length) : [];
-    const { result: teasers, cpu } = await withCpu(
-      () =>
-        load({
-          url: `${server.url}/api/serve/blocks/${blockId}/teasers`,
-          connections: context.connections,
-          durationSeconds: context.durationSeconds,
-          headers: { 'User-Agent': USER_AGENT, ...(geo ? { 'X-Forwarded-Proto': 'https' } : {}) },
-          headerSets: visitors.map((visitor) => ({ 'X-Forwarded-For': visitor.ip })),
-        }),
-      databaseUrl,
+    const { result: teasers, cpu } = await withCpuProfile(geo ? 'teasers-geo' : 'teasers', () =>
+      withCpu(
+        () =>
+          load({
+            url: `${server.url}/api/serve/blocks/${blockId}/teasers`,
+            connections: context.connections,
+            durationSeconds: context.durationSeconds,
+            headers: { 'User-Agent': USER_AGENT, ...(geo ? { 'X-Forwarded-Proto': 'https' } : {}) },
+            headerSets: visitors.map((visitor) => ({ 'X-Forwarded-For': visitor.ip })),
+          }),
+        databaseUrl,
+      ),
     );
     const rows = [
       judged(

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { withCpu } from '../lib/cpu.ts';
 import { failedResponses, load } from '../lib/load.ts';
+import { withCpuProfile } from '../lib/profile.ts';
 import { type BenchRow, judgedAgainstBare } from '../lib/report.ts';
 import { type SeededServingServer, withSeededServingServer } from '../lib/serving-server.ts';
 import type { BenchContext, Scenario } from '../run.ts';
@@ -45,16 +46,18 @@ async function measure(
     const request = JSON.parse(readFileSync(FIXTURE, 'utf8'));
     request.site.publisher.id = String(site.publisher_id);
     request.imp[0].tagid = String(blockId);
-    const { result, cpu } = await withCpu(
-      () =>
-        load({
-          url: `${server.url}/api/openrtb2/auction`,
-          connections: context.connections,
-          durationSeconds: context.durationSeconds,
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify(request),
-        }),
-      databaseUrl,
+    const { result, cpu } = await withCpuProfile('openrtb-auction', () =>
+      withCpu(
+        () =>
+          load({
+            url: `${server.url}/api/openrtb2/auction`,
+            connections: context.connections,
+            durationSeconds: context.durationSeconds,
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(request),
+          }),
+        databaseUrl,
+      ),
     );
     const bids = result.statuses['2xx'] ?? 0;
     return [
