@@ -2,7 +2,7 @@ import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { AccountKind, AccountsTable } from '../../db/schema.ts';
-import { containsPattern, type SortOrder } from '../../http/sorting.ts';
+import { containsPattern, type SortOrder } from '../../shared/list-query.ts';
 import type { Language } from './languages.ts';
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DomainError, notFound } from '../../errors.ts';
-import type { Actor } from '../../http/request-write.ts';
+import type { Actor } from '../../shared/actor.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import type { MailText } from '../mail/index.ts';
 import { applyDecision } from '../moderation/moderation-service.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { DomainError, notFound } from '../../errors.ts';
-import type { Actor } from '../../http/request-write.ts';
+import type { Actor } from '../../shared/actor.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import { emitWebhookEvent } from '../webhooks/emit.ts';
 import { announceDecision } from './decision-notice.ts';

@@ -2,7 +2,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON, VerifiedRegi
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
-import type { Actor } from '../../../http/request-write.ts';
+import type { Actor } from '../../../shared/actor.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { TicketPurpose } from '../account-keys.ts';
 import { getAccount } from '../account-service.ts';

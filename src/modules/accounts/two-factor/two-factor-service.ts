@@ -4,7 +4,7 @@ import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
-import type { Actor } from '../../../http/request-write.ts';
+import type { Actor } from '../../../shared/actor.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
 import type { AccountKeys, TicketPurpose } from '../account-keys.ts';
 import { findAccount } from '../account-service.ts';

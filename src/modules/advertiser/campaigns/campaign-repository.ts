@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
-import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
+import { containsPattern, type SortOrder } from '../../../shared/list-query.ts';
 import { MODERATION, type ModerationStatus } from '../../moderation/index.ts';
 import type { ControlColumns } from './campaign-control.ts';
 import type { CampaignRecord } from './campaign-schema.ts';

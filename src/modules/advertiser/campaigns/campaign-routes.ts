@@ -1,14 +1,16 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
-import { type Unchecked, uncheckedBody } from '../../../http/field-rules.ts';
+import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Id, Money, Text } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../../http/schemas.ts';
-import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
+import { searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { created } from '../../../http/urls.ts';
+import { readSort } from '../../../shared/list-query.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
 import { readPeriod } from '../../statistics/period.ts';
 import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
 import { AdSchema, toAd } from '../offers/offer-schema.ts';

@@ -2,8 +2,8 @@ import type { Db } from '../../../db/database.ts';
 import type { ListWithTotal } from '../../../db/list.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { isId } from '../../../http/input-types.ts';
+import { isId } from '../../../shared/ids.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
   ancestorIds,

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, type FieldError, invalidField, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
 import { type AccountRow, createAccount, getAccount, getReferral, identityFieldErrors } from '../../accounts/account-service.ts';
 import { createPasswordToken } from '../../accounts/sessions/session-service.ts';
 import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';

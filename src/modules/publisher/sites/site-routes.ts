@@ -7,8 +7,9 @@ import { listPage, pageParameters, slicePage } from '../../../http/pagination.ts
 import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
-import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
+import { searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
+import { readSort } from '../../../shared/list-query.ts';
 import { toCategory } from '../../advertiser/categories/category-schema.ts';
 import { listProductCategories } from '../../advertiser/categories/category-service.ts';
 import { readPeriod } from '../../statistics/period.ts';

@@ -1,8 +1,8 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { isId } from '../../../http/input-types.ts';
+import { isId } from '../../../shared/ids.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
 import { unknownCategoryIds } from '../../advertiser/categories/category-service.ts';
 import { lastRejections, ownerNames } from '../../moderation/index.ts';
 import { publisherFigures } from '../../statistics/figures.ts';

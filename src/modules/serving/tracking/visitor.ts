@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { isbot } from 'isbot';
 import { type CountryResponse, Reader } from 'mmdb-lib';
 import { UAParser } from 'ua-parser-js';
-import { truncatedAddress } from '../../../http/stored-address.ts';
+import { truncatedAddress } from '../../../shared/stored-address.ts';
 import { DEVICES, type DeviceId } from '../../statistics/vocabulary.ts';
 import { type AgentTraits, browserFamily, majorVersion, osFamily, UNKNOWN_AGENT } from '../selection/agent-targets.ts';
 
