@@ -5,7 +5,7 @@ import { uncheckedBody } from '../../http/field-rules.ts';
 import { Id, Money, Text } from '../../http/input-types.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
-import { type App, accountOf } from '../../http/routes.ts';
+import { type App, accountOf, type RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { searchParameter, sortParameter } from '../../http/sorting.ts';
 import { created, emailLink } from '../../http/urls.ts';
@@ -14,12 +14,14 @@ import { readSort } from '../../shared/list-query.ts';
 import { readMoney } from '../../shared/money-input.ts';
 import { recordAudit } from '../audit/audit-service.ts';
 import type { listLedgerEntries } from '../ledger/ledger.ts';
+import { LanguageSchema } from '../mail/languages.ts';
 import { OutboxMessageSchema, toOutboxMessage } from '../mail/outbox-schema.ts';
 import { ACCOUNT_SORT_FIELDS, type AccountSortField } from './account-repository.ts';
 import {
   type AccountRow,
   accountLedger,
   adjustBalance,
+  type BalancesDropped,
   findAccount,
   getAccount,
   listAccountsPage,
@@ -29,7 +31,6 @@ import {
 } from './account-service.ts';
 import { editAccount, reinstateAccount, suspendAccount } from './account-suspension.ts';
 import { answerInvitationLink, INVITATION_LINK_DESCRIPTION, InvitationLinkSchema } from './invitation-link.ts';
-import { LanguageSchema } from './languages.ts';
 import { queuePasswordLink, SET_PASSWORD_PATH } from './sessions/session-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
@@ -173,13 +174,15 @@ export const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
  * The operator ("support team") side of accounts: create, list, read and edit, suspend and
  * reinstate, balances and their ledger, invitation and mailbox confirmation links.
  */
-export function registerAccountAdminRoutes(app: App, context: AppContext): void {
-  const tags = ['Operator'];
-  registerAccountRecordRoutes(app, context, tags);
-  registerAccountStandingRoutes(app, context, tags);
-  registerAccountMoneyRoutes(app, context, tags);
-  registerAccountLinkRoutes(app, context, tags);
-}
+export const accountAdminRoutes =
+  (balancesDropped: BalancesDropped): RegisterRoutes =>
+  (app, context) => {
+    const tags = ['Operator'];
+    registerAccountRecordRoutes(app, context, tags);
+    registerAccountStandingRoutes(app, context, tags);
+    registerAccountMoneyRoutes(app, context, tags, balancesDropped);
+    registerAccountLinkRoutes(app, context, tags);
+  };
 
 /** Create, list, read and edit accounts. */
 function registerAccountRecordRoutes(app: App, context: AppContext, tags: string[]): void {
@@ -375,7 +378,7 @@ function registerAccountStandingRoutes(app: App, context: AppContext, tags: stri
 }
 
 /** Credit or debit a balance, and read an account's ledger. */
-function registerAccountMoneyRoutes(app: App, context: AppContext, tags: string[]): void {
+function registerAccountMoneyRoutes(app: App, context: AppContext, tags: string[], balancesDropped: BalancesDropped): void {
   const { db, clock } = context;
   app.post(
     '/api/admin/users/:id/balance',
@@ -394,13 +397,17 @@ function registerAccountMoneyRoutes(app: App, context: AppContext, tags: string[
       const amountMicros = readMoney(request.body.amount, 'amount', { sign: 'non-zero' });
       const accountId = request.params.id;
       const account = await inRequestTransaction(request, db, async (trx) => {
-        const adjusted = await adjustBalance(trx, {
-          accountId,
-          amountMicros,
-          comment: request.body.comment,
-          operatorId: accountOf(request),
-          now: new Date(clock.now()),
-        });
+        const adjusted = await adjustBalance(
+          trx,
+          {
+            accountId,
+            amountMicros,
+            comment: request.body.comment,
+            operatorId: accountOf(request),
+            now: new Date(clock.now()),
+          },
+          balancesDropped,
+        );
         await recordAudit(
           trx,
           actorOf(request),

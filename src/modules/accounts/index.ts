@@ -5,4 +5,4 @@
  * Other modules never import this module's repository (docs/tables.md, test/source/imports.test.ts),
  * and this file imports no other module's service, so depending on it never makes an import cycle.
  */
-export { accountBalances, accountContacts, confirmAccountEmail, operatorExists } from './account-repository.ts';
+export { accountContacts, confirmAccountEmail, operatorExists } from './account-repository.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { accountContacts } from '../accounts/index.ts';
-import type { Language } from '../accounts/languages.ts';
+import type { Language } from '../mail/languages.ts';
 import { mailText } from '../mail/mail-text.ts';
 import { escapeHtml } from '../mail/messages.ts';
 import { queueAccountMessage } from '../mail/outbox-service.ts';

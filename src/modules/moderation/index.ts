@@ -8,7 +8,7 @@
  * campaigns, and campaigns' repository reads these statuses, so re-exporting it would make an
  * import cycle. This file imports no other module's service.
  */
-export type { ModeratedKind } from './moderated-kind.ts';
+export type { ModeratedKind, ModeratedSites } from './moderated-kind.ts';
 export { LastRejectionSchema, lastRejections, ownerNames } from './moderation-input.ts';
 export {
   asModerationStatus,

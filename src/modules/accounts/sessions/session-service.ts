@@ -8,6 +8,7 @@ import { DomainError, invalidField, notFound } from '../../../errors.ts';
 import type { Actor } from '../../../shared/actor.ts';
 import type { Principal, SessionAuthentication, SessionCookie } from '../../../shared/principal.ts';
 import { recordAudit } from '../../audit/audit-service.ts';
+import type { Language } from '../../mail/languages.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { queueAccountMessage } from '../../mail/outbox-service.ts';
 import type { AccountKeys } from '../account-keys.ts';
@@ -19,7 +20,6 @@ import {
   passwordHashOf,
   setPasswordHash,
 } from '../account-service.ts';
-import type { Language } from '../languages.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
 import {
   checkSecondFactor,

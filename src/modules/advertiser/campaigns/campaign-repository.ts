@@ -102,17 +102,6 @@ export async function findCampaign(db: Db, advertiserId: number, id: number): Pr
   return row === undefined ? undefined : withItems(row);
 }
 
-/** Campaigns' titles by id (notifications name campaigns). */
-export async function findCampaignTitles(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('campaigns')
-    .select(['id', 'title'])
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  return new Map(rows.map((row) => [row.id, row.title]));
-}
-
 export interface NewCampaign {
   advertiserId: number;
   title: string;

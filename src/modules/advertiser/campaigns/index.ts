@@ -6,4 +6,4 @@
  * and this file imports no other module's service, so depending on it never makes an import cycle.
  */
 export { campaignModeration } from './campaign-moderation.ts';
-export { findCampaign, findCampaignTitles, listCampaignsForModeration, ownCampaignIds } from './campaign-repository.ts';
+export { findCampaign, listCampaignsForModeration, ownCampaignIds } from './campaign-repository.ts';

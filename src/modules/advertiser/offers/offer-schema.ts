@@ -4,9 +4,8 @@ import type { Selectable } from 'kysely';
 import type { OffersTable } from '../../../db/schema.ts';
 import { microsToAmount } from '../../../money.ts';
 import { ImageSchema, toImage } from '../../images/image-schema.ts';
-import { advertiserFigures } from '../../statistics/figures.ts';
+import { advertiserFigures, figureProperties } from '../../statistics/figures.ts';
 import type { Totals } from '../../statistics/vocabulary.ts';
-import { figureProperties } from '../campaigns/campaign-schema.ts';
 
 const NullableImage = (description: string) => Type.Union([ImageSchema, Type.Null()], { description });
 

@@ -13,6 +13,7 @@ import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
 import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
+  campaignsOfOffers,
   copyOffers,
   findOffer,
   insertOffer,
@@ -205,7 +206,7 @@ export async function requireOffer(db: Db, advertiserId: number, id: number): Pr
 }
 
 export async function offerTotals(db: Db, ids: number[], period: Period, targetId: TargetId) {
-  const totals = await totalsByOffer(db, { offerIds: ids, period, targetId });
+  const totals = await totalsByOffer(db, { offerIds: ids, campaignIds: await campaignsOfOffers(db, ids), period, targetId });
   return (id: number) => totals.get(id) ?? ZERO_TOTALS;
 }
 

@@ -7,8 +7,7 @@ import { isId } from '../../../shared/ids.ts';
 import { checkMoney } from '../../../shared/money-input.ts';
 import type { Unchecked } from '../../../shared/unchecked.ts';
 import { findAccount } from '../../accounts/account-service.ts';
-import { accountBalances } from '../../accounts/index.ts';
-import { applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
+import { accountBalances, applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
 import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/emit.ts';
 import {
   findPayout,

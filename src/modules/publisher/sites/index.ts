@@ -4,6 +4,6 @@
  * Other modules never import this module's repository (docs/tables.md, test/source/imports.test.ts),
  * and this file imports no other module's service, so depending on it never makes an import cycle.
  */
-export { siteModeration } from './site-moderation.ts';
+export { moderatedSites, siteModeration } from './site-moderation.ts';
 export { ownSiteIds, siteExists } from './site-repository.ts';
 export { AdminWebsiteSchema, StatusCode, WebsiteSchema } from './site-schema.ts';

@@ -3,7 +3,7 @@ import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
 import { isId } from '../../../shared/ids.ts';
 import type { Unchecked } from '../../../shared/unchecked.ts';
-import { unknownCategoryIds } from '../../advertiser/categories/category-service.ts';
+import { unknownCategoryIds } from '../../categories/index.ts';
 import { lastRejections, ownerNames } from '../../moderation/index.ts';
 import { publisherFigures } from '../../statistics/figures.ts';
 import type { Period } from '../../statistics/period.ts';

@@ -79,8 +79,20 @@ export async function settleTakenClicks(
     }
   }
   for (const click of fresh) outcomes.set(click.click_id, click.refusal ?? (billed.has(click.click_id) ? 'billed' : 'funds'));
-  await emitSettlementEvents(trx, fresh, billed, settings.timeZone);
+  const limited = fresh.filter((click) => click.refusal === 'limit').map((click) => click.campaign_id);
+  await emitSettlementEvents(trx, fresh, billed, settings.timeZone, await campaignTitles(trx, limited));
   return outcomes;
+}
+
+/** The titles of these campaigns (the notice of a campaign stopped by its daily limit names it). */
+async function campaignTitles(trx: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('campaigns')
+    .select(['id', 'title'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.title]));
 }
 
 /**
