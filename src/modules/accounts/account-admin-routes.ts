@@ -7,16 +7,13 @@ import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf, type RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { searchParameter, sortParameter } from '../../http/sorting.ts';
 import { created, emailLink } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
-import { readSort } from '../../shared/list-query.ts';
 import { readMoney } from '../../shared/money-input.ts';
-import { recordAudit } from '../audit/audit-service.ts';
-import type { listLedgerEntries } from '../ledger/ledger.ts';
-import { LanguageSchema } from '../mail/languages.ts';
-import { OutboxMessageSchema, toOutboxMessage } from '../mail/outbox-schema.ts';
-import { ACCOUNT_SORT_FIELDS, type AccountSortField } from './account-repository.ts';
+import { recordAudit } from '../audit/index.ts';
+import type { listLedgerEntries } from '../ledger/index.ts';
+import { LanguageSchema, OutboxMessageSchema, toOutboxMessage } from '../mail/index.ts';
+import { accountListOrder, accountListParameters } from './account-list.ts';
 import {
   type AccountRow,
   accountLedger,
@@ -107,18 +104,6 @@ const toAdminUser = (row: AccountRow): Static<typeof AdminUserSchema> => ({
   ...toUser(row),
   suspendedAt: row.suspended_at?.toISOString() ?? null,
   suspensionReason: row.suspension_reason,
-});
-
-/** The search and order of an account list (the operator's accounts, an advertiser's clients). */
-export const accountListParameters = {
-  q: searchParameter('login, name or e-mail'),
-  sort: sortParameter(ACCOUNT_SORT_FIELDS, 'id'),
-};
-
-/** The filter parts of accountListParameters as a list reads them. */
-export const accountListOrder = (query: { q?: string; sort?: string }) => ({
-  search: query.q?.trim() || undefined,
-  sort: readSort(query.sort, { field: 'id' as AccountSortField, descending: false }),
 });
 
 const ListUsersQuery = Type.Object({

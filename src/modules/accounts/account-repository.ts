@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { AccountKind, AccountsTable } from '../../db/schema.ts';
 import { containsPattern, type SortOrder } from '../../shared/list-query.ts';
-import type { Language } from '../mail/languages.ts';
+import type { Language } from '../mail/index.ts';
 
 export type AccountRow = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;

@@ -5,11 +5,9 @@ import { type FieldError, invalidField, notFound, validationFailed } from '../..
 import { isId } from '../../shared/ids.ts';
 import { checkMoney } from '../../shared/money-input.ts';
 import type { Unchecked } from '../../shared/unchecked.ts';
-import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/ledger.ts';
-import { queueEmailConfirmation } from '../mail/confirmation-service.ts';
-import type { Language } from '../mail/languages.ts';
-import type { Mailer, MailLog } from '../mail/mailer.ts';
-import { deliverNow, type OutboxRow } from '../mail/outbox-service.ts';
+import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/index.ts';
+import type { Language, Mailer, MailLog } from '../mail/index.ts';
+import { deliverNow, type OutboxRow, queueEmailConfirmation } from '../mail/index.ts';
 import {
   type AccountFilter,
   type AccountRow,

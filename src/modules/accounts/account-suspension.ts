@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { DomainError, notFound, validationFailed } from '../../errors.ts';
-import type { Language } from '../mail/languages.ts';
+import type { Language } from '../mail/index.ts';
 import {
   type AccountChanges,
   type AccountRow,

@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { emailLink } from '../../http/urls.ts';
 import type { Actor } from '../../shared/actor.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { AccountRow } from './account-service.ts';
 import { issueInvitationToken, SET_PASSWORD_PATH } from './sessions/session-service.ts';
 

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { microsToAmount } from '../../money.ts';
-import { LanguageSchema } from '../mail/languages.ts';
+import { LanguageSchema } from '../mail/index.ts';
 import type { AccountRow } from './account-repository.ts';
 
 export const ACCOUNT_TYPES = ['advertiser', 'publisher', 'operator'] as const;

@@ -9,7 +9,7 @@ import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
 import { created } from '../../http/urls.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { type CategoryRow, listCategories } from './category-repository.ts';
 import { CategorySchema, toCategory } from './category-schema.ts';
 import { categoryFieldErrors, createCategory, editCategory, getCategory, removeCategory } from './category-service.ts';

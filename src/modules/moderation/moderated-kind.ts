@@ -1,6 +1,6 @@
 import type { TInteger, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
-import type { WebhookEventType } from '../webhooks/event-types.ts';
+import type { WebhookEventType } from '../webhooks/index.ts';
 
 /** What the owner's notice calls a moderated object. */
 export type ModeratedObject = 'campaign' | 'ad' | 'site';

@@ -6,7 +6,7 @@ import { listPage, pageParameters } from '../../http/pagination.ts';
 import type { RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { microsToAmount } from '../../money.ts';
-import { ImageSchema, toImage } from '../images/image-schema.ts';
+import { ImageSchema, toImage } from '../images/index.ts';
 import { CurrentReasonSchema, LastRejectionSchema, lastRejections, ownerNames } from './moderation-input.ts';
 import { asModerationStatus, type ModerationStatus, ModerationStatusSchema } from './moderation-status.ts';
 

@@ -7,7 +7,7 @@ import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, Flag, IdParams, NoContent } from '../../http/schemas.ts';
 import { microsToAmount } from '../../money.ts';
 import { readMoney } from '../../shared/money-input.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import {
   lowBalanceLine,
   NOTIFICATION_KINDS,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { microsToAmount } from '../../money.ts';
-import { accountBalances } from '../ledger/ledger.ts';
-import type { MailText } from '../mail/mail-text.ts';
+import { accountBalances } from '../ledger/index.ts';
+import type { MailText } from '../mail/index.ts';
 import { notifyInTheirLanguage, notifyLowBalances } from '../notifications/index.ts';
 import type { TEST_EVENT_TYPE, WebhookEventType } from './event-types.ts';
 import { balanceWatchers, insertDeliveries, insertEvent } from './webhook-repository.ts';

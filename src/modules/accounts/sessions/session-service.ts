@@ -7,10 +7,9 @@ import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
 import type { Actor } from '../../../shared/actor.ts';
 import type { Principal, SessionAuthentication, SessionCookie } from '../../../shared/principal.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
-import type { Language } from '../../mail/languages.ts';
-import type { Mailer } from '../../mail/mailer.ts';
-import { queueAccountMessage } from '../../mail/outbox-service.ts';
+import { recordAudit } from '../../audit/index.ts';
+import type { Language, Mailer } from '../../mail/index.ts';
+import { queueAccountMessage } from '../../mail/index.ts';
 import type { AccountKeys } from '../account-keys.ts';
 import {
   type AccountRow,

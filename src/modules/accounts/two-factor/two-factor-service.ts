@@ -5,7 +5,7 @@ import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
 import type { Actor } from '../../../shared/actor.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { AccountKeys, TicketPurpose } from '../account-keys.ts';
 import { findAccount } from '../account-service.ts';
 import type { SignInThrottle } from '../sessions/sign-in-throttle.ts';

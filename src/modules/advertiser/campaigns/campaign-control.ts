@@ -4,7 +4,7 @@ import { Money, Text } from '../../../http/input-types.ts';
 import { microsToAmount } from '../../../money.ts';
 import { checkMoney } from '../../../shared/money-input.ts';
 import type { Unchecked } from '../../../shared/unchecked.ts';
-import { BROWSER_FAMILIES, DEVICE_TYPES, OS_FAMILIES, readTarget } from '../../serving/selection/agent-targets.ts';
+import { BROWSER_FAMILIES, DEVICE_TYPES, OS_FAMILIES, readTarget } from '../../serving/index.ts';
 
 /**
  * A campaign's flight dates, lifetime budget, pacing, device, operating-system and browser targets and

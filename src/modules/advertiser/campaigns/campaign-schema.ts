@@ -3,8 +3,8 @@ import type { Selectable } from 'kysely';
 import type { CampaignsTable } from '../../../db/schema.ts';
 import { microsToAmount } from '../../../money.ts';
 import { MODERATION } from '../../moderation/index.ts';
-import { advertiserFigures, figureProperties } from '../../statistics/figures.ts';
-import type { Totals } from '../../statistics/vocabulary.ts';
+import type { Totals } from '../../statistics/index.ts';
+import { advertiserFigures, figureProperties } from '../../statistics/index.ts';
 import { controlProperties, toControl } from './campaign-control.ts';
 
 /** Campaign `status`: 0 moderation, 1 approved, 2 rejected, 3 archived (whatever the moderation said). */

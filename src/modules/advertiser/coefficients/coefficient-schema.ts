@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { conversionSourceProperties, servedAndRefundedProperties } from '../../statistics/figures.ts';
+import { conversionSourceProperties, servedAndRefundedProperties } from '../../statistics/index.ts';
 
 export const CoefficientSchema = Type.Object(
   {

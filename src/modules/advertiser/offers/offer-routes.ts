@@ -9,8 +9,7 @@ import { errorResponses, Flag, IdParams, NoContent } from '../../../http/schemas
 import { searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { created } from '../../../http/urls.ts';
 import { readSort } from '../../../shared/list-query.ts';
-import { readPeriod } from '../../statistics/period.ts';
-import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
+import { readPeriod, type TargetId, TargetIdParameter } from '../../statistics/index.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import { DISCOUNT_TYPES } from './discount-types.ts';
 import { listOffers, OFFER_SORT_FIELDS, type OfferSortField } from './offer-repository.ts';

@@ -4,12 +4,11 @@ import { type FieldError, notFound, validationFailed } from '../../../errors.ts'
 import { isId } from '../../../shared/ids.ts';
 import { checkMoney } from '../../../shared/money-input.ts';
 import type { Unchecked } from '../../../shared/unchecked.ts';
-import type { ImageStore } from '../../images/image-store.ts';
-import { readImageDataUri } from '../../images/image-validation.ts';
+import type { ImageStore } from '../../images/index.ts';
+import { readImageDataUri } from '../../images/index.ts';
 import { MODERATION } from '../../moderation/index.ts';
-import type { Period } from '../../statistics/period.ts';
-import { totalsByOffer } from '../../statistics/statistics-service.ts';
-import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
+import type { Period } from '../../statistics/index.ts';
+import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../../statistics/index.ts';
 import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {

@@ -9,7 +9,7 @@ import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
 import { microsToAmount } from '../../../money.ts';
 import { readMoney } from '../../../shared/money-input.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
+import { recordAudit } from '../../audit/index.ts';
 import { listPayouts, listPublisherBalances, publisherUsername } from './payout-repository.ts';
 import { payoutListOrder, payoutListParameters } from './payout-routes.ts';
 import { AdminPayoutSchema, PAYOUT_STATUSES, toAdminPayout } from './payout-schema.ts';

@@ -6,7 +6,7 @@ import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { readSort } from '../../../shared/list-query.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
+import { recordAudit } from '../../audit/index.ts';
 import { listPayouts, PAYOUT_SORT_FIELDS, type PayoutSortField } from './payout-repository.ts';
 import { PayoutDetailsBody, PayoutSchema, PayoutSummarySchema, toPayout } from './payout-schema.ts';
 import { changePayoutDetails, getOwnPayout, payoutSummary } from './payout-service.ts';

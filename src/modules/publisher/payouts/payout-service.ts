@@ -6,9 +6,9 @@ import { microsToAmount } from '../../../money.ts';
 import { isId } from '../../../shared/ids.ts';
 import { checkMoney } from '../../../shared/money-input.ts';
 import type { Unchecked } from '../../../shared/unchecked.ts';
-import { findAccount } from '../../accounts/account-service.ts';
-import { accountBalances, applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
-import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/emit.ts';
+import { findAccount } from '../../accounts/index.ts';
+import { accountBalances, applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/index.ts';
+import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/index.ts';
 import {
   findPayout,
   findPayoutDetails,

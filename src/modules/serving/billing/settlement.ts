@@ -4,10 +4,10 @@ import { prepared } from '../../../db/prepared.ts';
 import type { AcceptedClicksTable } from '../../../db/schema.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { systemAuditWrite } from '../../audit/index.ts';
-import { type LedgerChange, postLedgerChanges } from '../../ledger/ledger.ts';
-import { recordEvents, rollupWrites } from '../../statistics/record-events.ts';
-import type { DeviceId, GoalId, TrafficEvent } from '../../statistics/vocabulary.ts';
-import { emitSettlementEvents } from '../../webhooks/emit.ts';
+import { type LedgerChange, postLedgerChanges } from '../../ledger/index.ts';
+import type { DeviceId, GoalId, TrafficEvent } from '../../statistics/index.ts';
+import { recordEvents, rollupWrites } from '../../statistics/index.ts';
+import { emitSettlementEvents } from '../../webhooks/index.ts';
 import { newClickId } from '../tracking/click-token.ts';
 import { type ChargeSplit, splitCharge } from './charge-split.ts';
 
