@@ -181,3 +181,32 @@ describe('modules', () => {
     assert.deepEqual(importCycles(moduleGraph(fixture)), [['a', 'b', 'a']]);
   });
 });
+
+/** A service or repository file: its name ends in `-service.ts` or `-repository.ts`. */
+const isServiceOrRepository = (file: string) => /(^|\/|-)(service|repository)\.ts$/.test(file);
+
+/** Service and repository files that import the HTTP layer (src/http): services take plain values, never a request. */
+function httpInServices(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    if (!isServiceOrRepository(file)) continue;
+    for (const target of targets) if (target.startsWith('http/')) found.push(`${file} → ${target}`);
+  }
+  return found.sort();
+}
+
+describe('services and repositories', () => {
+  it('import nothing of the HTTP layer', () => {
+    const found = httpInServices(importGraph(SRC));
+    assert.deepEqual(found, [], `service and repository files importing src/http:\n${found.join('\n')}`);
+  });
+
+  it('are told apart from routes that do', () => {
+    const fixture = new Map([
+      ['modules/a/a-service.ts', ['http/errors.ts', 'shared/actor.ts']],
+      ['modules/a/a-repository.ts', ['shared/list-query.ts']],
+      ['modules/a/a-routes.ts', ['http/routes.ts']],
+    ]);
+    assert.deepEqual(httpInServices(fixture), ['modules/a/a-service.ts → http/errors.ts']);
+  });
+});
