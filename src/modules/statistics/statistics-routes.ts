@@ -3,13 +3,9 @@ import { Text } from '../../http/input-types.ts';
 import { accountOf, type RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses, Flag } from '../../http/schemas.ts';
 import { figureProperties, publisherFigureFields } from './figures.ts';
+import type { AdvertiserObjects, PublisherObjects } from './owned-objects.ts';
 import { readPeriod, requireHourlyPeriod } from './period.ts';
-import {
-  type AdvertiserObjects,
-  advertiserStatistics,
-  type PublisherObjects,
-  publisherStatistics,
-} from './statistics-service.ts';
+import { advertiserStatistics, publisherStatistics } from './statistics-service.ts';
 import { dayOf, readIdList, type TargetId, TargetIdParameter } from './vocabulary.ts';
 
 const filterText = (description: string) => Type.Optional(Text(description));
