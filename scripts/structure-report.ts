@@ -1,8 +1,9 @@
 /**
  * `npm run structure`: the figures of an outside read of src/ — imports that reach past another
- * module's index.ts, modules that import each other, service and repository files that import the
- * HTTP layer, and files and functions over 200 lines. A report, not a test: the rules it measures
- * are enforced by test/source/imports.test.ts as far as they hold today.
+ * module's public surface (its index.ts; for app.ts also its routes.ts), modules that import each
+ * other, service and repository files that import the HTTP layer, and files and functions over
+ * 200 lines. A report, not a test: test/source/imports.test.ts fails on the first three (with the
+ * few imports of the configuration it allows by name), docs/architecture.md says why.
  *
  *   node scripts/structure-report.ts [--list]
  */
@@ -62,7 +63,11 @@ const crossModule = imports.filter((entry) => {
   const to = moduleOf(entry.to);
   return to !== undefined && from !== to;
 });
-const pastIndex = crossModule.filter((entry) => !entry.to.endsWith(`/modules/${moduleOf(entry.to)}/index.ts`));
+const pastIndex = crossModule.filter(
+  (entry) =>
+    !entry.to.endsWith(`/modules/${moduleOf(entry.to)}/index.ts`) &&
+    !(entry.from === 'src/app.ts' && entry.to.endsWith(`/modules/${moduleOf(entry.to)}/routes.ts`)),
+);
 const pairs = new Set<string>();
 const edges = new Set(
   crossModule.filter((entry) => moduleOf(entry.from)).map((entry) => `${moduleOf(entry.from)}>${moduleOf(entry.to)}`),
@@ -79,7 +84,7 @@ const httpInServices = new Set(
     .map((entry) => entry.from),
 );
 
-console.log(`cross-module imports: ${crossModule.length}, past the module's index.ts: ${pastIndex.length}`);
+console.log(`cross-module imports: ${crossModule.length}, past the module's index.ts (app.ts: routes.ts): ${pastIndex.length}`);
 console.log(`modules importing each other: ${pairs.size}${pairs.size > 0 ? ` (${[...pairs].sort().join(', ')})` : ''}`);
 console.log(`service and repository files importing src/http: ${httpInServices.size}`);
 console.log(`files over ${LONG} lines: ${longFiles.length}; functions over ${LONG} lines: ${longFunctions.length}`);

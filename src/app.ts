@@ -15,53 +15,69 @@ import { requestIdGenerator } from './http/request-id.ts';
 import type { RegisterRoutes } from './http/routes.ts';
 import { ErrorBodySchema, ErrorCodeSchema } from './http/schemas.ts';
 import { loggerOptions, requestChildLogger, requestLogController } from './logger.ts';
-import { registerAccountAdminRoutes } from './modules/accounts/account-admin-routes.ts';
-import { registerMeRoutes } from './modules/accounts/me-routes.ts';
-import { registerPasskeyRoutes } from './modules/accounts/passkeys/passkey-routes.ts';
-import { registerSessionRoutes } from './modules/accounts/sessions/session-routes.ts';
-import { authenticateSession, sessionPolicyOf } from './modules/accounts/sessions/session-service.ts';
-import { registerTokenAdminRoutes } from './modules/accounts/token-admin-routes.ts';
-import { registerTwoFactorRoutes } from './modules/accounts/two-factor/two-factor-routes.ts';
-import { registerBulkRoutes } from './modules/advertiser/bulk/bulk-routes.ts';
-import { registerCampaignRoutes } from './modules/advertiser/campaigns/campaign-routes.ts';
-import { registerCategoryAdminRoutes } from './modules/advertiser/categories/category-admin-routes.ts';
-import { registerCategoryRoutes } from './modules/advertiser/categories/category-routes.ts';
-import { registerClientRoutes } from './modules/advertiser/clients/client-routes.ts';
-import { registerCoefficientRoutes } from './modules/advertiser/coefficients/coefficient-routes.ts';
-import { registerOfferRoutes } from './modules/advertiser/offers/offer-routes.ts';
-import { registerPostbackKeyRoutes } from './modules/advertiser/postback-keys/postback-key-routes.ts';
-import { registerRuleRoutes } from './modules/advertiser/rules/rule-routes.ts';
-import { registerAuditRoutes } from './modules/audit/audit-routes.ts';
-import { registerBackupRoutes } from './modules/backup/backup-routes.ts';
-import { registerExportRoutes } from './modules/export/export-routes.ts';
+import { authenticateSession, confirmAccountEmail, sessionPolicyOf } from './modules/accounts/index.ts';
+import {
+  accountAdminRoutes,
+  registerMeRoutes,
+  registerPasskeyRoutes,
+  registerSessionRoutes,
+  registerTokenAdminRoutes,
+  registerTwoFactorRoutes,
+} from './modules/accounts/routes.ts';
+import {
+  campaignModeration,
+  campaignOfOwnOffer,
+  listCampaignsForModeration,
+  listOffersForModeration,
+  offerModeration,
+  ownCampaignIds,
+} from './modules/advertiser/index.ts';
+import {
+  registerBulkRoutes,
+  registerCampaignRoutes,
+  registerCategoryRoutes,
+  registerClientRoutes,
+  registerCoefficientRoutes,
+  registerOfferRoutes,
+  registerPostbackKeyRoutes,
+  registerRuleRoutes,
+} from './modules/advertiser/routes.ts';
+import { registerAuditRoutes } from './modules/audit/routes.ts';
+import { registerBackupRoutes } from './modules/backup/routes.ts';
+import { registerCategoryAdminRoutes } from './modules/categories/routes.ts';
+import { registerExportRoutes } from './modules/export/routes.ts';
 import { idempotencyStore } from './modules/idempotency/index.ts';
-import { registerImageRoutes } from './modules/images/image-routes.ts';
-import { registerInvalidTrafficAdminRoutes } from './modules/invalid-traffic/invalid-traffic-admin-routes.ts';
-import { registerInvalidTrafficRoutes } from './modules/invalid-traffic/invalid-traffic-routes.ts';
-import { registerMailRoutes } from './modules/mail/mail-routes.ts';
-import { registerOutboxAdminRoutes } from './modules/mail/outbox-admin-routes.ts';
-import { registerModerationRoutes, registerSiteModerationRoutes } from './modules/moderation/moderation-routes.ts';
-import { registerModerationQueueRoutes } from './modules/moderation/queue-routes.ts';
-import { registerModerationReasonRoutes } from './modules/moderation/reason-routes.ts';
-import { registerRequestMetrics } from './modules/monitoring/metrics.ts';
-import { registerMonitoringRoutes } from './modules/monitoring/monitoring-routes.ts';
-import { registerNotificationRoutes } from './modules/notifications/notification-routes.ts';
-import { registerAccountDataRoutes } from './modules/privacy/account-data-routes.ts';
-import { registerSellersJsonRoutes } from './modules/privacy/sellers-json-routes.ts';
-import { registerSitePrivacyRoutes } from './modules/privacy/site-privacy-routes.ts';
-import { registerBlockRoutes } from './modules/publisher/blocks/block-routes.ts';
-import { registerPayoutAdminRoutes } from './modules/publisher/payouts/payout-admin-routes.ts';
-import { registerPayoutRoutes } from './modules/publisher/payouts/payout-routes.ts';
-import { registerSiteAdminRoutes } from './modules/publisher/sites/site-admin-routes.ts';
-import { registerSiteRoutes } from './modules/publisher/sites/site-routes.ts';
-import { registerRefundRoutes } from './modules/refunds/refund-routes.ts';
-import { registerExplainRoutes } from './modules/serving/explain/explain-routes.ts';
-import { registerOpenRtbRoutes } from './modules/serving/openrtb/openrtb-routes.ts';
-import { registerServingRoutes } from './modules/serving/serving-routes.ts';
-import { registerNetworkOverviewRoutes } from './modules/statistics/network-overview-routes.ts';
-import { registerAdvertiserStatisticsRoutes, registerPublisherStatisticsRoutes } from './modules/statistics/statistics-routes.ts';
-import { registerWebAppRoutes } from './modules/web-app/web-app-routes.ts';
-import { registerWebhookRoutes } from './modules/webhooks/webhook-routes.ts';
+import { registerImageRoutes } from './modules/images/routes.ts';
+import { registerInvalidTrafficAdminRoutes, registerInvalidTrafficRoutes } from './modules/invalid-traffic/routes.ts';
+import { mailRoutes, registerOutboxAdminRoutes } from './modules/mail/routes.ts';
+import {
+  moderationQueueRoutes,
+  moderationRoutes,
+  registerModerationReasonRoutes,
+  siteModerationRoutes,
+} from './modules/moderation/routes.ts';
+import { registerRequestMetrics } from './modules/monitoring/index.ts';
+import { registerMonitoringRoutes } from './modules/monitoring/routes.ts';
+import { registerNotificationRoutes } from './modules/notifications/routes.ts';
+import { registerAccountDataRoutes, registerSellersJsonRoutes, registerSitePrivacyRoutes } from './modules/privacy/routes.ts';
+import { moderatedSites, ownBlockSites, ownSiteIds } from './modules/publisher/index.ts';
+import {
+  registerBlockRoutes,
+  registerPayoutAdminRoutes,
+  registerPayoutRoutes,
+  registerSiteAdminRoutes,
+  registerSiteRoutes,
+} from './modules/publisher/routes.ts';
+import { registerRefundRoutes } from './modules/refunds/routes.ts';
+import { registerExplainRoutes, registerOpenRtbRoutes, registerServingRoutes } from './modules/serving/routes.ts';
+import {
+  advertiserStatisticsRoutes,
+  publisherStatisticsRoutes,
+  registerNetworkOverviewRoutes,
+} from './modules/statistics/routes.ts';
+import { registerWebAppRoutes } from './modules/web-app/routes.ts';
+import { emitBalanceDrops } from './modules/webhooks/index.ts';
+import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { sharedOrLocal } from './redis-guard.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -84,27 +100,27 @@ const MODULES: RegisterRoutes[] = [
   registerSessionRoutes,
   registerTwoFactorRoutes,
   registerPasskeyRoutes,
-  registerAccountAdminRoutes,
+  accountAdminRoutes(emitBalanceDrops),
   registerTokenAdminRoutes,
   registerSiteRoutes,
   registerBlockRoutes,
-  registerPublisherStatisticsRoutes,
+  publisherStatisticsRoutes({ ownSiteIds, ownBlockSites }),
   registerPayoutRoutes,
   registerSiteAdminRoutes,
-  registerSiteModerationRoutes,
+  siteModerationRoutes(moderatedSites),
   registerPayoutAdminRoutes,
   registerClientRoutes,
-  registerMailRoutes,
+  mailRoutes(confirmAccountEmail),
   registerOutboxAdminRoutes,
   registerCategoryRoutes,
   registerCategoryAdminRoutes,
   registerCoefficientRoutes,
-  registerModerationRoutes,
-  registerModerationQueueRoutes,
+  moderationRoutes({ campaign: campaignModeration, offer: offerModeration }),
+  moderationQueueRoutes({ campaigns: listCampaignsForModeration, offers: listOffersForModeration }),
   registerCampaignRoutes,
   registerOfferRoutes,
   registerBulkRoutes,
-  registerAdvertiserStatisticsRoutes,
+  advertiserStatisticsRoutes({ ownCampaignIds, campaignOfOwnOffer }),
   registerRuleRoutes,
   registerPostbackKeyRoutes,
   registerExportRoutes,

@@ -3,10 +3,9 @@ import path from 'node:path';
 import { type Clock, systemClock } from './clock.ts';
 import type { AccountKind } from './db/schema.ts';
 import { readVariables, type VariableValues } from './environment-variables.ts';
-import type { SiteReviewRule } from './modules/invalid-traffic/site-review-job.ts';
-import type { SivtRules } from './modules/invalid-traffic/sivt-rules.ts';
+import type { SiteReviewRule, SivtRules } from './modules/invalid-traffic/sivt-rules.ts';
 import { RETENTION_KINDS, type RetentionKind, retentionVariable } from './modules/privacy/retention-kinds.ts';
-import type { ClickFloodRule } from './modules/refunds/click-flood-detector.ts';
+import type { ClickFloodRule } from './modules/refunds/click-flood-rule.ts';
 import { parseMoney } from './money.ts';
 
 /** Everything the server needs from its environment, validated once at start. */

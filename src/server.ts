@@ -13,29 +13,29 @@ import { DependencyMonitor } from './dependencies.ts';
 import { listenWhileStarting, type StartingServer } from './http/starting-server.ts';
 import { emailLinkBase, ownUrl } from './http/urls.ts';
 import { createLogger } from './logger.ts';
-import { AccountKeys } from './modules/accounts/account-keys.ts';
-import { createAccount, issueToken } from './modules/accounts/account-service.ts';
-import { operatorExists } from './modules/accounts/index.ts';
-import { createPasswordToken, SET_PASSWORD_PATH } from './modules/accounts/sessions/session-service.ts';
 import {
+  AccountKeys,
+  createAccount,
+  createPasswordToken,
+  issueToken,
   memoryFailureCounter,
+  operatorExists,
   ResetThrottle,
   redisFailureCounter,
+  SET_PASSWORD_PATH,
   SignInThrottle,
-} from './modules/accounts/sessions/sign-in-throttle.ts';
-import { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './modules/accounts/tokens.ts';
-import { RuleScheduler } from './modules/advertiser/rules/rule-scheduler.ts';
-import { ImageStore } from './modules/images/image-store.ts';
-import { SivtSweeper } from './modules/invalid-traffic/index.ts';
-import { SiteReviewJob } from './modules/invalid-traffic/site-review-job.ts';
-import { Mailer } from './modules/mail/mailer.ts';
-import { createMetrics } from './modules/monitoring/metrics.ts';
-import { AdsTxtChecker } from './modules/privacy/ads-txt-checker.ts';
-import { RetentionJob } from './modules/privacy/retention-job.ts';
-import { ClickFloodDetector } from './modules/refunds/click-flood-detector.ts';
-import { createServingEngine, networkSources, type ServingEngine } from './modules/serving/serving-engine.ts';
-import { loadSigningSecret } from './modules/serving/tracking/click-token.ts';
-import { WebhookDeliverer } from './modules/webhooks/webhook-deliverer.ts';
+  TOKEN_CHANGES_POLL_MS,
+  TokenAuthenticator,
+} from './modules/accounts/index.ts';
+import { RuleScheduler } from './modules/advertiser/index.ts';
+import { ImageStore } from './modules/images/index.ts';
+import { SiteReviewJob, SivtSweeper } from './modules/invalid-traffic/index.ts';
+import { Mailer } from './modules/mail/index.ts';
+import { createMetrics } from './modules/monitoring/index.ts';
+import { AdsTxtChecker, RetentionJob } from './modules/privacy/index.ts';
+import { ClickFloodDetector } from './modules/refunds/index.ts';
+import { createServingEngine, loadSigningSecret, networkSources, type ServingEngine } from './modules/serving/index.ts';
+import { WebhookDeliverer } from './modules/webhooks/index.ts';
 import { closeRedis, connectRedis, firstConnection, RedisGuard, sharedOrLocal } from './redis-guard.ts';
 import { loadTls, type TlsMaterial } from './tls.ts';
 

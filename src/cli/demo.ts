@@ -5,7 +5,7 @@ import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { loadConfig } from '../config.ts';
-import { loadSharp } from '../modules/images/sharp.ts';
+import { loadSharp } from '../modules/images/index.ts';
 import { closeOnSignals, type RunningServer, startServer } from '../server.ts';
 import { type CliApi, cliApi, data, type NativaClient } from './api.ts';
 import { type Command, UsageError } from './command.ts';

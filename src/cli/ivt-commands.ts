@@ -1,7 +1,7 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
-import { Networks } from '../modules/serving/tracking/networks.ts';
+import { Networks } from '../modules/serving/index.ts';
 import { type Command, UsageError } from './command.ts';
 
 /**

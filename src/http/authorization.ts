@@ -6,33 +6,13 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { AccountKind } from '../db/schema.ts';
+import type { Principal, SessionAuthentication } from '../shared/principal.ts';
 import { DomainError, unauthenticated } from './errors.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
-import { isSameOrigin, readSessionCookie } from './session-cookie.ts';
+import { isSameOrigin, readSessionCookie, sessionCookie } from './session-cookie.ts';
 
 /** Who may call a route. Routes under /api/advertiser, /api/webmaster and /api/admin get theirs from the path. */
 export type Access = 'public' | 'authenticated' | AccountKind;
-
-/** The account behind a request's token or browser session. */
-export interface Principal {
-  accountId: number;
-  kind: AccountKind;
-  /** The API token used; 0 when the request came with a session instead. */
-  tokenId: number;
-  /** The browser session used, when there is one. */
-  sessionId?: number;
-  /**
-   * The session's account must have two-factor sign-in (REQUIRE_2FA_FOR) and has not: only the
-   * routes marked `duringEnrolment` answer it, until it enrols.
-   */
-  mustEnrol?: boolean;
-}
-
-/** A session the cookie named, and the cookie to send back when its expiry moved. */
-export interface SessionAuthentication {
-  principal: Principal;
-  setCookie?: string[];
-}
 
 /** What the authorization steps need from the server. */
 export interface AuthorizationDependencies {
@@ -153,7 +133,8 @@ export function authorizationSteps(dependencies: AuthorizationDependencies): {
     if (cookie === undefined) throw unauthenticated('The Auth-Token header is missing.');
     const session = await dependencies.authenticateSession(cookie, request.ip);
     if (session === undefined) throw unauthenticated('Your session has ended. Please sign in again.');
-    if (session.setCookie !== undefined) reply.header('Set-Cookie', session.setCookie);
+    if (session.renewed !== undefined)
+      reply.header('Set-Cookie', sessionCookie(session.renewed.secret, session.renewed.maxAgeSeconds));
     // The browser sends the cookie with requests other sites make: only this server's pages may change things with it.
     if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request, dependencies.publicUrl)) {
       throw new DomainError('cross_site_request', 'A request made with a session must come from this server’s own pages.');

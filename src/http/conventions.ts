@@ -11,7 +11,8 @@ import type {
 } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { DatabaseUnavailableError, isStatementTimeout } from '../db/availability.ts';
-import { type Access, type AuthorizationDependencies, authorizationSteps, type Principal } from './authorization.ts';
+import type { Principal } from '../shared/principal.ts';
+import { type Access, type AuthorizationDependencies, authorizationSteps } from './authorization.ts';
 import {
   DomainError,
   type ErrorCode,
@@ -31,7 +32,8 @@ import { type DocumentedRoutes, producedTypes } from './openapi.ts';
 import { setSecurityHeaders, setServingSecurityHeaders } from './security-headers.ts';
 import { toXml } from './xml.ts';
 
-export type { Access, Principal, SessionAuthentication } from './authorization.ts';
+export type { Principal, SessionAuthentication } from '../shared/principal.ts';
+export type { Access } from './authorization.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Unchecked } from '../shared/unchecked.ts';
 import { DomainError, type FieldError } from './errors.ts';
 
 /**
@@ -15,12 +16,6 @@ declare module 'fastify' {
     fieldRules?: FieldRules;
   }
 }
-
-/**
- * An input as it may arrive when its schema refused it: any field absent or of any type. Rules
- * that take one check only the fields that are well-typed and leave the rest to the schema.
- */
-export type Unchecked<T> = { [K in keyof T]?: unknown };
 
 /** The request's body as received (parsed and coerced, not validated). */
 export function uncheckedBody<T>(request: FastifyRequest): Unchecked<T> {

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
+import type { IdempotencyStore, StoredAnswer } from '../shared/idempotency-store.ts';
 import { DomainError, invalidField } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
@@ -14,26 +15,6 @@ declare module 'fastify' {
      */
     idempotent?: boolean;
   }
-}
-
-/** The answer stored with a key: what the first request's handler returned, with its status and headers. */
-export interface StoredAnswer {
-  requestHash: string;
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-/** Where keys live (the idempotency module's repository); every call runs in the request's transaction. */
-export interface IdempotencyStore {
-  /** Takes the key's lock until the transaction ends; false when another transaction holds it. */
-  lock(trx: Db, accountId: number, key: string): Promise<boolean>;
-  /** The answer stored with the key, if it was stored at or after `notBefore`. */
-  find(trx: Db, accountId: number, key: string, notBefore: Date): Promise<StoredAnswer | undefined>;
-  /** Stores the answer (replacing an expired one); false when a live answer is there already. */
-  save(trx: Db, accountId: number, key: string, answer: StoredAnswer, now: Date, notBefore: Date): Promise<boolean>;
-  /** Deletes the answers stored before `notBefore`; returns how many. */
-  sweep(db: Db, notBefore: Date): Promise<number>;
 }
 
 export interface IdempotencyDependencies {

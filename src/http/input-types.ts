@@ -1,5 +1,6 @@
 import { type StringOptions, Type } from '@sinclair/typebox';
 import { MAX_MONEY_UNITS } from '../money.ts';
+import { INT4_MAX, INT4_MIN } from '../shared/ids.ts';
 
 /**
  * What an input value may be, decided once so that nothing the schemas accept is refused by the
@@ -11,9 +12,6 @@ import { MAX_MONEY_UNITS } from '../money.ts';
  * schema that does not (a route added later, a shape from a library), so no route can differ.
  */
 
-/** The largest value of PostgreSQL's `integer`: every id column and every count column. */
-export const INT4_MAX = 2_147_483_647;
-export const INT4_MIN = -2_147_483_648;
 /** Page numbers stop here: a million pages of at most 100 items is an offset of 10^8 rows. */
 export const MAX_PAGE = 1_000_000;
 
@@ -26,10 +24,6 @@ export const TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
 
 /** An object's id: a positive int4. */
 export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: INT4_MAX, description });
-
-/** Whether a value of an input that may have failed its schema is an id `Id` accepts. */
-export const isId = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= INT4_MAX;
 
 /** A count or other whole number, bounded by default to what an int4 column holds. */
 export const Count = (description: string, bounds: { minimum?: number; maximum?: number } = {}) =>

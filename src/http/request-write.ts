@@ -1,25 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { inTransaction } from '../db/transaction.ts';
+import type { Actor } from '../shared/actor.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The transaction an idempotent route's handler runs in (see idempotency.ts); unset elsewhere. */
     writeTransaction: Db | undefined;
   }
-}
-
-/** Who made a request, as the audit trail records it. */
-export interface Actor {
-  /** The account; null for the system's own work (click settlement). */
-  accountId: number | null;
-  kind: string;
-  /** The API token used, when there was one. */
-  tokenId: number | null;
-  /** The browser session used, when there was one. */
-  sessionId: number | null;
-  remoteAddress: string;
-  requestId: string;
 }
 
 /**

@@ -1,12 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { TEXT_PATTERN } from './input-types.ts';
 
-/** The order a list is asked for: one of its sortable fields, ascending or (`-field`) descending. */
-export interface SortOrder<Field extends string> {
-  field: Field;
-  descending: boolean;
-}
-
 /**
  * The `sort` parameter of a list (docs/api-conventions.md#sorting-and-search): a field name, or
  * the name after `-` for descending order; anything else is a 422 from the schema.
@@ -28,13 +22,3 @@ export const searchParameter = (where: string) =>
       description: `Only items whose ${where} contains this text, in any letter case.`,
     }),
   );
-
-/** The order `sort` asks for (checked by its schema), or the fallback. */
-export function readSort<Field extends string>(value: string | undefined, fallback: SortOrder<Field>): SortOrder<Field> {
-  if (value === undefined || value === '') return fallback;
-  const descending = value.startsWith('-');
-  return { field: (descending ? value.slice(1) : value) as Field, descending };
-}
-
-/** A LIKE pattern that matches `text` anywhere, its own `%`, `_` and `\` taken literally. */
-export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

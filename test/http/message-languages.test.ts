@@ -9,7 +9,7 @@ import {
   negotiateMessageLanguage,
   translateMessage,
 } from '../../src/http/message-languages.ts';
-import { checkMoney, type MoneyRule } from '../../src/http/money-input.ts';
+import { checkMoney, type MoneyRule } from '../../src/shared/money-input.ts';
 
 /**
  * The catalogues of the API's human messages (src/http/locales): every key in every language,

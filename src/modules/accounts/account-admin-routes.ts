@@ -3,22 +3,22 @@ import type { AppContext } from '../../app-context.ts';
 import type { Db } from '../../db/database.ts';
 import { uncheckedBody } from '../../http/field-rules.ts';
 import { Id, Money, Text } from '../../http/input-types.ts';
-import { readMoney } from '../../http/money-input.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
-import { type App, accountOf } from '../../http/routes.ts';
+import { type App, accountOf, type RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { readSort, searchParameter, sortParameter } from '../../http/sorting.ts';
 import { created, emailLink } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
-import { recordAudit } from '../audit/audit-service.ts';
-import type { listLedgerEntries } from '../ledger/ledger.ts';
-import { OutboxMessageSchema, toOutboxMessage } from '../mail/outbox-schema.ts';
-import { ACCOUNT_SORT_FIELDS, type AccountSortField } from './account-repository.ts';
+import { readMoney } from '../../shared/money-input.ts';
+import { recordAudit } from '../audit/index.ts';
+import type { listLedgerEntries } from '../ledger/index.ts';
+import { LanguageSchema, OutboxMessageSchema, toOutboxMessage } from '../mail/index.ts';
+import { accountListOrder, accountListParameters } from './account-list.ts';
 import {
   type AccountRow,
   accountLedger,
   adjustBalance,
+  type BalancesDropped,
   findAccount,
   getAccount,
   listAccountsPage,
@@ -28,7 +28,6 @@ import {
 } from './account-service.ts';
 import { editAccount, reinstateAccount, suspendAccount } from './account-suspension.ts';
 import { answerInvitationLink, INVITATION_LINK_DESCRIPTION, InvitationLinkSchema } from './invitation-link.ts';
-import { LanguageSchema } from './languages.ts';
 import { queuePasswordLink, SET_PASSWORD_PATH } from './sessions/session-service.ts';
 import { toUser, UserSchema } from './user-schema.ts';
 
@@ -107,18 +106,6 @@ const toAdminUser = (row: AccountRow): Static<typeof AdminUserSchema> => ({
   suspensionReason: row.suspension_reason,
 });
 
-/** The search and order of an account list (the operator's accounts, an advertiser's clients). */
-export const accountListParameters = {
-  q: searchParameter('login, name or e-mail'),
-  sort: sortParameter(ACCOUNT_SORT_FIELDS, 'id'),
-};
-
-/** The filter parts of accountListParameters as a list reads them. */
-export const accountListOrder = (query: { q?: string; sort?: string }) => ({
-  search: query.q?.trim() || undefined,
-  sort: readSort(query.sort, { field: 'id' as AccountSortField, descending: false }),
-});
-
 const ListUsersQuery = Type.Object({
   ...pageParameters,
   ...accountListParameters,
@@ -172,13 +159,15 @@ export const toLedgerEntry = (row: LedgerRow): Static<typeof LedgerEntry> => ({
  * The operator ("support team") side of accounts: create, list, read and edit, suspend and
  * reinstate, balances and their ledger, invitation and mailbox confirmation links.
  */
-export function registerAccountAdminRoutes(app: App, context: AppContext): void {
-  const tags = ['Operator'];
-  registerAccountRecordRoutes(app, context, tags);
-  registerAccountStandingRoutes(app, context, tags);
-  registerAccountMoneyRoutes(app, context, tags);
-  registerAccountLinkRoutes(app, context, tags);
-}
+export const accountAdminRoutes =
+  (balancesDropped: BalancesDropped): RegisterRoutes =>
+  (app, context) => {
+    const tags = ['Operator'];
+    registerAccountRecordRoutes(app, context, tags);
+    registerAccountStandingRoutes(app, context, tags);
+    registerAccountMoneyRoutes(app, context, tags, balancesDropped);
+    registerAccountLinkRoutes(app, context, tags);
+  };
 
 /** Create, list, read and edit accounts. */
 function registerAccountRecordRoutes(app: App, context: AppContext, tags: string[]): void {
@@ -374,7 +363,7 @@ function registerAccountStandingRoutes(app: App, context: AppContext, tags: stri
 }
 
 /** Credit or debit a balance, and read an account's ledger. */
-function registerAccountMoneyRoutes(app: App, context: AppContext, tags: string[]): void {
+function registerAccountMoneyRoutes(app: App, context: AppContext, tags: string[], balancesDropped: BalancesDropped): void {
   const { db, clock } = context;
   app.post(
     '/api/admin/users/:id/balance',
@@ -393,13 +382,17 @@ function registerAccountMoneyRoutes(app: App, context: AppContext, tags: string[
       const amountMicros = readMoney(request.body.amount, 'amount', { sign: 'non-zero' });
       const accountId = request.params.id;
       const account = await inRequestTransaction(request, db, async (trx) => {
-        const adjusted = await adjustBalance(trx, {
-          accountId,
-          amountMicros,
-          comment: request.body.comment,
-          operatorId: accountOf(request),
-          now: new Date(clock.now()),
-        });
+        const adjusted = await adjustBalance(
+          trx,
+          {
+            accountId,
+            amountMicros,
+            comment: request.body.comment,
+            operatorId: accountOf(request),
+            now: new Date(clock.now()),
+          },
+          balancesDropped,
+        );
         await recordAudit(
           trx,
           actorOf(request),

@@ -2,8 +2,8 @@ import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
 import type { AccountKind, AccountsTable } from '../../db/schema.ts';
-import { containsPattern, type SortOrder } from '../../http/sorting.ts';
-import type { Language } from './languages.ts';
+import { containsPattern, type SortOrder } from '../../shared/list-query.ts';
+import type { Language } from '../mail/index.ts';
 
 export type AccountRow = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
@@ -190,19 +190,6 @@ export async function listAccounts(
 export async function operatorExists(db: Db): Promise<boolean> {
   const row = await db.selectFrom('accounts').select('id').where('kind', '=', 'operator').limit(1).executeTakeFirst();
   return row !== undefined;
-}
-
-/** The balances (and kinds) of these accounts, as the caller's transaction sees them. */
-export async function accountBalances(
-  db: Db,
-  accountIds: readonly number[],
-): Promise<{ id: number; balance_micros: number; kind: AccountRow['kind'] }[]> {
-  if (accountIds.length === 0) return [];
-  return db
-    .selectFrom('accounts')
-    .select(['id', 'balance_micros', 'kind'])
-    .where('id', 'in', [...accountIds])
-    .execute();
 }
 
 /** How to address these accounts: login, display name and mailbox (moderation notices, owners' names in lists). */

@@ -2,14 +2,12 @@ import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../errors.ts';
-import type { Unchecked } from '../../http/field-rules.ts';
-import { isId } from '../../http/input-types.ts';
-import { checkMoney } from '../../http/money-input.ts';
-import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/ledger.ts';
-import { queueEmailConfirmation } from '../mail/confirmation-service.ts';
-import type { Mailer, MailLog } from '../mail/mailer.ts';
-import { deliverNow, type OutboxRow } from '../mail/outbox-service.ts';
-import { emitBalanceDrops } from '../webhooks/emit.ts';
+import { isId } from '../../shared/ids.ts';
+import { checkMoney } from '../../shared/money-input.ts';
+import type { Unchecked } from '../../shared/unchecked.ts';
+import { applyLedgerChange, insufficientFundsAsValidation, listLedgerEntries } from '../ledger/index.ts';
+import type { Language, Mailer, MailLog } from '../mail/index.ts';
+import { deliverNow, type OutboxRow, queueEmailConfirmation } from '../mail/index.ts';
 import {
   type AccountFilter,
   type AccountRow,
@@ -26,7 +24,6 @@ import {
   revokeToken,
   updatePasswordHash,
 } from './account-repository.ts';
-import type { Language } from './languages.ts';
 import { generateToken, hashToken } from './tokens.ts';
 
 export interface NewAccountInput {
@@ -176,10 +173,18 @@ export async function setPasswordHash(db: Db, accountId: number, passwordHash: s
   await updatePasswordHash(db, accountId, passwordHash, mailboxConfirmedAt);
 }
 
+/**
+ * What follows a fall of balances in the same transaction (the balance webhooks and low-balance
+ * notices): app.ts hands in the webhooks module's, since that module reads accounts through
+ * notifications and so cannot be imported from here.
+ */
+export type BalancesDropped = (trx: Db, drops: ReadonlyMap<number, number>, now: Date) => Promise<void>;
+
 /** An operator's credit (positive) or debit (negative) of a balance, recorded in the ledger. */
 export async function adjustBalance(
   db: Db,
   change: { accountId: number; amountMicros: number; comment: string; operatorId: number; now: Date },
+  balancesDropped: BalancesDropped,
 ): Promise<AccountRow> {
   return inTransaction(db, async (trx) => {
     await getAccount(trx, change.accountId);
@@ -190,7 +195,7 @@ export async function adjustBalance(
       comment: change.comment,
       createdBy: change.operatorId,
     }).catch((error: unknown) => insufficientFundsAsValidation(error, 'amount'));
-    if (change.amountMicros < 0) await emitBalanceDrops(trx, new Map([[change.accountId, -change.amountMicros]]), change.now);
+    if (change.amountMicros < 0) await balancesDropped(trx, new Map([[change.accountId, -change.amountMicros]]), change.now);
     return getAccount(trx, change.accountId);
   });
 }

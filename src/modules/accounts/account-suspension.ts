@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { DomainError, notFound, validationFailed } from '../../errors.ts';
+import type { Language } from '../mail/index.ts';
 import {
   type AccountChanges,
   type AccountRow,
@@ -9,7 +10,6 @@ import {
   setSuspension,
   updateAccountFields,
 } from './account-repository.ts';
-import type { Language } from './languages.ts';
 import { endSessionsOf } from './sessions/session-service.ts';
 
 /**

@@ -1,8 +1,25 @@
 /**
- * What other modules use of accounts: whether an operator exists, balances as a transaction sees
- * them (balance webhooks), names and mailboxes (moderation notices, owners in lists), and confirming an e-mail address (mail's confirmation links). An
- * account's balance is moved only by the ledger (src/modules/ledger), in its own statements.
- * Other modules never import this module's repository (docs/tables.md, test/source/imports.test.ts),
- * and this file imports no other module's service, so depending on it never makes an import cycle.
+ * What other modules use of accounts: creating and reading accounts and their schemas (clients,
+ * referrals, the operator's list), names and mailboxes (moderation notices, owners in lists),
+ * confirming a mailbox (handed to mail's confirmation link by app.ts), invitation and password
+ * links, and what the server builds at start (token and session authentication, sign-in throttles,
+ * account keys). An account's balance is moved only by the ledger (src/modules/ledger).
  */
-export { accountBalances, accountContacts, confirmAccountEmail, operatorExists } from './account-repository.ts';
+export { AccountKeys } from './account-keys.ts';
+export { accountListOrder, accountListParameters } from './account-list.ts';
+export { accountContacts, confirmAccountEmail, operatorExists } from './account-repository.ts';
+export {
+  type AccountRow,
+  createAccount,
+  findAccount,
+  getAccount,
+  getReferral,
+  identityFieldErrors,
+  issueToken,
+  listAccountsPage,
+} from './account-service.ts';
+export { answerInvitationLink, INVITATION_LINK_DESCRIPTION, InvitationLinkSchema } from './invitation-link.ts';
+export { authenticateSession, createPasswordToken, SET_PASSWORD_PATH, sessionPolicyOf } from './sessions/session-service.ts';
+export { memoryFailureCounter, ResetThrottle, redisFailureCounter, SignInThrottle } from './sessions/sign-in-throttle.ts';
+export { TOKEN_CHANGES_POLL_MS, TokenAuthenticator } from './tokens.ts';
+export { toUser, UserSchema } from './user-schema.ts';

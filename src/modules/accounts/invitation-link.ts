@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
-import { type Actor, actorOf, inRequestTransaction } from '../../http/request-write.ts';
+import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { emailLink } from '../../http/urls.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import type { Actor } from '../../shared/actor.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { AccountRow } from './account-service.ts';
 import { issueInvitationToken, SET_PASSWORD_PATH } from './sessions/session-service.ts';
 

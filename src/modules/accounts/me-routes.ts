@@ -3,11 +3,11 @@ import type { AppContext } from '../../app-context.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, NoContent } from '../../http/schemas.ts';
-import { ledgerPeriod, ledgerPeriodParameters, listLedgerEntries } from '../ledger/ledger.ts';
+import { ledgerPeriod, ledgerPeriodParameters, listLedgerEntries } from '../ledger/index.ts';
+import { LanguageSchema } from '../mail/index.ts';
 import { LedgerEntry, toLedgerEntry } from './account-admin-routes.ts';
 import { AccountCache } from './account-cache.ts';
 import { type AccountRow, updateAccountLanguage } from './account-repository.ts';
-import { LanguageSchema } from './languages.ts';
 import { toUser, type User, UserSchema } from './user-schema.ts';
 
 export function registerMeRoutes(app: App, context: AppContext): void {

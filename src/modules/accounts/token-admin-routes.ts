@@ -6,7 +6,7 @@ import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
 import { created } from '../../http/urls.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { issueToken, listAccountTokens, revokeTokenById } from './account-service.ts';
 
 const TokenBody = Type.Object(

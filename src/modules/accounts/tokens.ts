@@ -2,7 +2,7 @@ import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { readChangeCounter } from '../../db/change-counters.ts';
 import type { Db } from '../../db/database.ts';
-import type { Principal } from '../../http/conventions.ts';
+import type { Principal } from '../../shared/principal.ts';
 import { findActiveTokenByHash } from './account-repository.ts';
 
 const TOKEN_PREFIX = 'nv_';

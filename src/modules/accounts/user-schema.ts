@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { microsToAmount } from '../../money.ts';
+import { LanguageSchema } from '../mail/index.ts';
 import type { AccountRow } from './account-repository.ts';
-import { LanguageSchema } from './languages.ts';
 
 export const ACCOUNT_TYPES = ['advertiser', 'publisher', 'operator'] as const;
 

@@ -1,8 +1,8 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { listWithTotal } from '../../db/list.ts';
-import type { Actor } from '../../http/request-write.ts';
-import { truncatedAddressText } from '../../http/stored-address.ts';
+import type { Actor } from '../../shared/actor.ts';
+import { truncatedAddressText } from '../../shared/stored-address.ts';
 
 /** What an action did to one object; `before`/`after` are its fields that matter, as JSON. */
 export interface AuditChange {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { Actor } from '../../http/request-write.ts';
+import type { Actor } from '../../shared/actor.ts';
 import { type AuditChange, type AuditFilter, insertAuditEntries, listAuditEntries } from './audit-repository.ts';
 
 export type { AuditChange, AuditFilter };

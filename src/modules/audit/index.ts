@@ -4,3 +4,4 @@
  * (docs/tables.md, test/source/imports.test.ts), and this file imports no other module's service.
  */
 export { findLastRejections, systemAuditWrite } from './audit-repository.ts';
+export { recordAudit, SYSTEM_ACTOR } from './audit-service.ts';

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { BackupTaker } from './backup-service.ts';
 
 /** The operator's backup of the embedded database, taken while the server runs (`nativa backup FILE`). */

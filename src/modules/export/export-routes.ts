@@ -5,8 +5,8 @@ import type { AppContext } from '../../app-context.ts';
 import { Text } from '../../http/input-types.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { ledgerPeriod, ledgerPeriodParameters } from '../ledger/ledger.ts';
-import { readPeriod } from '../statistics/period.ts';
+import { ledgerPeriod, ledgerPeriodParameters } from '../ledger/index.ts';
+import { readPeriod } from '../statistics/index.ts';
 import type { Owner } from './export-repository.ts';
 import {
   CLICK_COLUMNS,

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/database.ts';
 import { invalidField, notFound } from '../../errors.ts';
-import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
-import { type LedgerPeriod, listLedgerEntries } from '../ledger/ledger.ts';
-import type { Period } from '../statistics/period.ts';
-import { DEVICES, dayOf, readIdList } from '../statistics/vocabulary.ts';
+import { ownCampaignIds } from '../advertiser/index.ts';
+import { type LedgerPeriod, listLedgerEntries } from '../ledger/index.ts';
+import type { Period } from '../statistics/index.ts';
+import { DEVICES, dayOf, readIdList } from '../statistics/index.ts';
 import {
   ADVERTISER_SUMS,
   clickExportPage,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { IdempotencyStore, StoredAnswer } from '../../http/idempotency.ts';
+import type { IdempotencyStore, StoredAnswer } from '../../shared/idempotency-store.ts';
 
 /**
  * Idempotency keys in the database (migration 0430, docs/adr/0012). The lock is a transaction-level

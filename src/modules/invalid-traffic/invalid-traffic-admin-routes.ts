@@ -5,9 +5,8 @@ import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { ReasonSchema as RefundReasonSchema } from '../refunds/refund-schema.ts';
-import { readPeriod } from '../statistics/period.ts';
-import { dayOf } from '../statistics/vocabulary.ts';
+import { ReasonSchema as RefundReasonSchema } from '../refunds/index.ts';
+import { dayOf, readPeriod } from '../statistics/index.ts';
 import { DIMENSIONS, type ShareRow, type SiteReviewRow } from './invalid-traffic-repository.ts';
 import { OutcomeSchema, PeriodQuery, ReasonSchema } from './invalid-traffic-schema.ts';
 import {

@@ -2,9 +2,9 @@ import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../errors.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
-import { ownSiteIds } from '../publisher/sites/index.ts';
-import { readPeriod } from '../statistics/period.ts';
+import { ownCampaignIds } from '../advertiser/index.ts';
+import { ownSiteIds } from '../publisher/index.ts';
+import { readPeriod } from '../statistics/index.ts';
 import {
   AdvertiserInvalidTrafficQuery,
   AdvertiserInvalidTrafficSchema,

@@ -2,15 +2,15 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DomainError, notFound } from '../../errors.ts';
-import type { Actor } from '../../http/request-write.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import type { Actor } from '../../shared/actor.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { MailText } from '../mail/index.ts';
-import { applyDecision } from '../moderation/moderation-service.ts';
+import { applyDecision } from '../moderation/index.ts';
 import { notifyInTheirLanguage } from '../notifications/index.ts';
-import { siteModeration } from '../publisher/sites/index.ts';
-import { refundClicks } from '../refunds/refund-service.ts';
-import type { Period } from '../statistics/period.ts';
-import { emitWebhookEvent } from '../webhooks/emit.ts';
+import { siteModeration } from '../publisher/index.ts';
+import { refundClicks } from '../refunds/index.ts';
+import type { Period } from '../statistics/index.ts';
+import { emitWebhookEvent } from '../webhooks/index.ts';
 import {
   type Dimension,
   findSiteReview,
@@ -27,6 +27,7 @@ import {
   type TimeRange,
 } from './invalid-traffic-repository.ts';
 import { INVALID_REASONS, type InvalidReason, type RefundReason } from './reasons.ts';
+import type { ReviewRule } from './sivt-rules.ts';
 
 const LAST_DAY = '9999-12-31';
 
@@ -61,13 +62,6 @@ export async function invalidTrafficShares(
 export type Evidence = { outcome: ReasonRow['outcome']; reason: InvalidReason; clicks: number }[];
 
 export const evidenceOf = (review: Pick<SiteReviewRow, 'evidence'>): Evidence => JSON.parse(review.evidence) as Evidence;
-
-/** The review rule's settings (configuration, docs/configuration.md). */
-export interface ReviewRule {
-  sharePercent: number;
-  minClicks: number;
-  windowMs: number;
-}
 
 /**
  * Flags every site whose invalid share over the last window reached the rule: a review with the

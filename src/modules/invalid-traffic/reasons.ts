@@ -1,5 +1,5 @@
 import { type ClicksTable, REFUND_REASONS, type RefundReason } from '../../db/schema.ts';
-import { GIVT_REASONS } from '../serving/tracking/invalid-traffic.ts';
+import { GIVT_REASONS } from '../serving/index.ts';
 
 /**
  * The reasons of invalid traffic as the disclosure tells them (docs/invalid-traffic.md, "Reasons"):

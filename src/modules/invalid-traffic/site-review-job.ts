@@ -3,7 +3,8 @@ import type { Clock } from '../../clock.ts';
 import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
 import { invalidClicksByReason, openReviewEvidence } from './invalid-traffic-repository.ts';
-import { type Evidence, flagSites, type ReviewRule } from './invalid-traffic-service.ts';
+import { type Evidence, flagSites } from './invalid-traffic-service.ts';
+import type { SiteReviewRule } from './sivt-rules.ts';
 
 /** A scrape while the database is away answers the rest of the metrics: these are left as they were. */
 async function whileAvailable<T>(read: () => Promise<T>): Promise<T | undefined> {
@@ -13,15 +14,6 @@ async function whileAvailable<T>(read: () => Promise<T>): Promise<T | undefined>
     if (error instanceof DatabaseUnavailableError) return undefined;
     throw error;
   }
-}
-
-/**
- * The review rule of sites: every `intervalMs` (0: never by itself; operators may still run it),
- * a site with at least `minClicks` clicks over the last `windowMs` of which `sharePercent` % or more
- * were refused or refunded goes to the operators' review queue (docs/invalid-traffic.md).
- */
-export interface SiteReviewRule extends ReviewRule {
-  intervalMs: number;
 }
 
 /**

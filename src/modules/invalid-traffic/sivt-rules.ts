@@ -38,3 +38,19 @@ export const SIVT_DEFAULTS: SivtRules = {
   concentrationWindowMs: 3_600_000,
   networkMismatch: true,
 };
+
+/** The review rule's settings (configuration, docs/configuration.md). */
+export interface ReviewRule {
+  sharePercent: number;
+  minClicks: number;
+  windowMs: number;
+}
+
+/**
+ * The review rule of sites: every `intervalMs` (0: never by itself; operators may still run it),
+ * a site with at least `minClicks` clicks over the last `windowMs` of which `sharePercent` % or more
+ * were refused or refunded goes to the operators' review queue (docs/invalid-traffic.md).
+ */
+export interface SiteReviewRule extends ReviewRule {
+  intervalMs: number;
+}

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { MAX_REFUND_CLICK_IDS as MAX_REFUND_CLICKS, refundClicks } from '../refunds/refund-service.ts';
-import { dayOf } from '../statistics/vocabulary.ts';
+import { MAX_REFUND_CLICK_IDS as MAX_REFUND_CLICKS, refundClicks } from '../refunds/index.ts';
+import { dayOf } from '../statistics/index.ts';
 import {
   blockTrafficOn,
   type ClickRange,

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { listWithTotal } from '../../db/list.ts';
 import { prepared } from '../../db/prepared.ts';
+import type { AccountKind } from '../../db/schema.ts';
 import { invalidField } from '../../errors.ts';
 import { MAX_BALANCE_MICROS, MAX_BALANCE_UNITS } from '../../money.ts';
 
@@ -230,4 +231,20 @@ export async function findOrCreatePlatformAccount(db: Db): Promise<number> {
     .where('username', '=', PLATFORM_USERNAME)
     .executeTakeFirstOrThrow();
   return created.id;
+}
+
+/**
+ * The balances (and kinds) of these accounts, as the caller's transaction sees them: what a
+ * movement left (balance webhooks and notices compare it with what it was).
+ */
+export async function accountBalances(
+  db: Db,
+  accountIds: readonly number[],
+): Promise<{ id: number; balance_micros: number; kind: AccountKind }[]> {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'balance_micros', 'kind'])
+    .where('id', 'in', [...accountIds])
+    .execute();
 }

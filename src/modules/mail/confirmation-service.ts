@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
-import type { Language } from '../accounts/languages.ts';
 import { createEmailConfirmation } from './email-confirmation.ts';
+import type { Language } from './languages.ts';
 import { confirmationMessage } from './messages.ts';
 import type { OutboxRow } from './outbox-repository.ts';
 import { queueAccountMessage } from './outbox-service.ts';

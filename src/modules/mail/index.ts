@@ -1,10 +1,14 @@
 /**
- * What other modules read of mail: the outbox's size by status (the metrics' gauge), and how a
- * text that may carry a password or confirmation link is shown without the link's token.
- * Other modules never import this module's repository (docs/tables.md, test/source/imports.test.ts),
- * and this file imports no other module's service, so depending on it never makes an import cycle.
+ * What other modules use of mail: the languages messages are written in, their texts, queueing a
+ * message to an account and a mailbox confirmation, the outbox's size by status (the metrics'
+ * gauge) and its schema with link tokens masked, and the mailer the server runs.
  */
-
-export type { MailText } from './mail-text.ts';
+export { queueEmailConfirmation } from './confirmation-service.ts';
+export { createEmailConfirmation } from './email-confirmation.ts';
+export { type Language, LanguageSchema } from './languages.ts';
+export { type MailText, mailText } from './mail-text.ts';
+export { Mailer, type MailLog } from './mailer.ts';
+export { type ComposedMessage, escapeHtml, registrationMessage } from './messages.ts';
 export { outboxCountsByStatus } from './outbox-repository.ts';
-export { maskLinkTokens } from './outbox-schema.ts';
+export { maskLinkTokens, OutboxMessageSchema, toOutboxMessage } from './outbox-schema.ts';
+export { deliverNow, type OutboxRow, queueAccountMessage } from './outbox-service.ts';

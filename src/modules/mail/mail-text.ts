@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import i18next, { type TFunction } from 'i18next';
 import { projectFile } from '../../project-files.ts';
-import { LANGUAGES, type Language } from '../accounts/languages.ts';
+import { LANGUAGES, type Language } from './languages.ts';
 import type english from './locales/en.json';
 
 /**

@@ -1,5 +1,5 @@
-import type { Language } from '../accounts/languages.ts';
 import { CONFIRMATION_TTL_MS } from './email-confirmation.ts';
+import type { Language } from './languages.ts';
 import { mailText } from './mail-text.ts';
 
 export interface ComposedMessage {

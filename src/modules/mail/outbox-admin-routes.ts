@@ -5,7 +5,7 @@ import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { listOutbox } from './outbox-repository.ts';
 import { OUTBOX_STATUSES, OutboxMessageSchema, toOutboxMessage } from './outbox-schema.ts';
 import { deliverAgain, getOutboxMessage } from './outbox-service.ts';

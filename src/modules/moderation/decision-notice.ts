@@ -1,9 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { accountContacts } from '../accounts/index.ts';
-import type { Language } from '../accounts/languages.ts';
-import { mailText } from '../mail/mail-text.ts';
-import { escapeHtml } from '../mail/messages.ts';
-import { queueAccountMessage } from '../mail/outbox-service.ts';
+import type { Language } from '../mail/index.ts';
+import { escapeHtml, mailText, queueAccountMessage } from '../mail/index.ts';
 import { notify } from '../notifications/index.ts';
 import type { DecisionOutcome, ModeratedObject } from './moderated-kind.ts';
 

@@ -1,5 +1,6 @@
+import type { TInteger, TSchema } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
-import type { WebhookEventType } from '../webhooks/event-types.ts';
+import type { WebhookEventType } from '../webhooks/index.ts';
 
 /** What the owner's notice calls a moderated object. */
 export type ModeratedObject = 'campaign' | 'ad' | 'site';
@@ -54,4 +55,19 @@ export interface ModeratedKind<Row> {
   read(row: Row): ModeratedRow;
   /** The webhook event a decision fires (`campaign.moderated`, …) with the kind's own payload. */
   event(row: Row): { type: WebhookEventType; data: Record<string, unknown> };
+}
+
+/**
+ * Sites as their decision routes take and answer them, provided by the sites module (which app.ts
+ * hands in): a site has four statuses of its own and is answered as the operator's list and the
+ * publisher's own list show it.
+ */
+export interface ModeratedSites<Site> {
+  kind: ModeratedKind<Site>;
+  /** The status as the sites API codes it. */
+  status: TInteger;
+  operatorAnswer: TSchema;
+  presentToOperator(db: Db, site: Site): Promise<unknown>;
+  ownerAnswer: TSchema;
+  presentToOwner(db: Db, site: Site): Promise<unknown>;
 }

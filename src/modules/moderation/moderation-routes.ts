@@ -1,13 +1,9 @@
 import { type TInteger, type TSchema, Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
-import { type App, accountOf } from '../../http/routes.ts';
+import { type App, accountOf, type RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { campaignModeration } from '../advertiser/campaigns/index.ts';
-import { offerModeration } from '../advertiser/offers/index.ts';
-import { AdminWebsiteSchema, StatusCode, siteModeration, WebsiteSchema } from '../publisher/sites/index.ts';
-import { LIFETIME, presentAdminSites, presentSite } from '../publisher/sites/site-service.ts';
-import type { ModeratedKind } from './moderated-kind.ts';
+import type { ModeratedKind, ModeratedSites } from './moderated-kind.ts';
 import { CurrentReasonSchema, ModerationReasonInput, reasonOf } from './moderation-input.ts';
 import { decide, resubmit } from './moderation-service.ts';
 import { ModerationStatusSchema } from './moderation-status.ts';
@@ -99,68 +95,82 @@ function registerResubmissionRoute<Row>(app: App, { db, clock }: AppContext, rou
   );
 }
 
-/** The operator's decisions on campaigns and ads, and their advertisers' resubmissions. */
-export function registerModerationRoutes(app: App, context: AppContext): void {
-  registerDecisionRoute(app, context, {
-    path: '/api/admin/campaigns/:id',
-    operationId: 'adminModerateCampaign',
-    summary: 'Approve or reject a campaign (or send it back to moderation).',
-    kind: campaignModeration,
-    status: ModerationStatusSchema(),
-    answer: DecisionAnswer,
-    present: decisionAnswerOf(campaignModeration),
-  });
-  registerDecisionRoute(app, context, {
-    path: '/api/admin/offers/:id',
-    operationId: 'adminModerateOffer',
-    summary: 'Approve or reject an ad (or send it back to moderation).',
-    kind: offerModeration,
-    status: ModerationStatusSchema(),
-    answer: DecisionAnswer,
-    present: decisionAnswerOf(offerModeration),
-  });
-  registerResubmissionRoute(app, context, {
-    path: '/api/advertiser/campaigns/resubmit/:id',
-    operationId: 'resubmitCampaign',
-    tag: 'Campaigns',
-    summary: 'Send a rejected campaign back to moderation (extension); 409 when it is not rejected.',
-    kind: campaignModeration,
-    answer: DecisionAnswer,
-    present: decisionAnswerOf(campaignModeration),
-  });
-  registerResubmissionRoute(app, context, {
-    path: '/api/advertiser/offers/resubmit/:id',
-    operationId: 'resubmitOffer',
-    tag: 'Ads',
-    summary: 'Send a rejected ad back to moderation (extension); 409 when it is not rejected.',
-    kind: offerModeration,
-    answer: DecisionAnswer,
-    present: decisionAnswerOf(offerModeration),
-  });
+/**
+ * The kinds the decision routes decide on, each provided by the module that owns its table and
+ * handed in by app.ts (those modules read the statuses from this one, so this one imports none of
+ * them).
+ */
+export interface ModeratedKinds<Campaign, Offer> {
+  campaign: ModeratedKind<Campaign>;
+  offer: ModeratedKind<Offer>;
 }
+
+/** The operator's decisions on campaigns and ads, and their advertisers' resubmissions. */
+export const moderationRoutes =
+  <Campaign, Offer>({ campaign, offer }: ModeratedKinds<Campaign, Offer>): RegisterRoutes =>
+  (app, context) => {
+    registerDecisionRoute(app, context, {
+      path: '/api/admin/campaigns/:id',
+      operationId: 'adminModerateCampaign',
+      summary: 'Approve or reject a campaign (or send it back to moderation).',
+      kind: campaign,
+      status: ModerationStatusSchema(),
+      answer: DecisionAnswer,
+      present: decisionAnswerOf(campaign),
+    });
+    registerDecisionRoute(app, context, {
+      path: '/api/admin/offers/:id',
+      operationId: 'adminModerateOffer',
+      summary: 'Approve or reject an ad (or send it back to moderation).',
+      kind: offer,
+      status: ModerationStatusSchema(),
+      answer: DecisionAnswer,
+      present: decisionAnswerOf(offer),
+    });
+    registerResubmissionRoute(app, context, {
+      path: '/api/advertiser/campaigns/resubmit/:id',
+      operationId: 'resubmitCampaign',
+      tag: 'Campaigns',
+      summary: 'Send a rejected campaign back to moderation (extension); 409 when it is not rejected.',
+      kind: campaign,
+      answer: DecisionAnswer,
+      present: decisionAnswerOf(campaign),
+    });
+    registerResubmissionRoute(app, context, {
+      path: '/api/advertiser/offers/resubmit/:id',
+      operationId: 'resubmitOffer',
+      tag: 'Ads',
+      summary: 'Send a rejected ad back to moderation (extension); 409 when it is not rejected.',
+      kind: offer,
+      answer: DecisionAnswer,
+      present: decisionAnswerOf(offer),
+    });
+  };
 
 /**
  * The operator's decisions on sites (four statuses: a ban is a rejection), answered as the
  * operator's list shows a site, and the publisher's resubmission of a banned site.
  */
-export function registerSiteModerationRoutes(app: App, context: AppContext): void {
-  const { db } = context;
-  registerDecisionRoute(app, context, {
-    path: '/api/admin/sites/:id',
-    operationId: 'adminModerateSite',
-    summary: 'Moderate a site: 0 moderation, 1 active (approved), 2 banned, 3 unconfirmed.',
-    kind: siteModeration,
-    status: StatusCode('The new status:'),
-    answer: AdminWebsiteSchema,
-    present: async (site) => (await presentAdminSites(db, [site]))[0],
-  });
-  registerResubmissionRoute(app, context, {
-    path: '/api/webmaster/sites/:id/resubmit',
-    operationId: 'resubmitSite',
-    tag: 'Publisher',
-    summary: 'Send a banned site back to moderation (extension); 409 when it is not banned.',
-    kind: siteModeration,
-    answer: WebsiteSchema,
-    present: (site) => presentSite(db, site, LIFETIME),
-  });
-}
+export const siteModerationRoutes =
+  <Site>(sites: ModeratedSites<Site>): RegisterRoutes =>
+  (app, context) => {
+    const { db } = context;
+    registerDecisionRoute(app, context, {
+      path: '/api/admin/sites/:id',
+      operationId: 'adminModerateSite',
+      summary: 'Moderate a site: 0 moderation, 1 active (approved), 2 banned, 3 unconfirmed.',
+      kind: sites.kind,
+      status: sites.status,
+      answer: sites.operatorAnswer,
+      present: (site) => sites.presentToOperator(db, site),
+    });
+    registerResubmissionRoute(app, context, {
+      path: '/api/webmaster/sites/:id/resubmit',
+      operationId: 'resubmitSite',
+      tag: 'Publisher',
+      summary: 'Send a banned site back to moderation (extension); 409 when it is not banned.',
+      kind: sites.kind,
+      answer: sites.ownerAnswer,
+      present: (site) => sites.presentToOwner(db, site),
+    });
+  };

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { DomainError, notFound } from '../../errors.ts';
-import type { Actor } from '../../http/request-write.ts';
-import { recordAudit } from '../audit/audit-service.ts';
-import { emitWebhookEvent } from '../webhooks/emit.ts';
+import type { Actor } from '../../shared/actor.ts';
+import { recordAudit } from '../audit/index.ts';
+import { emitWebhookEvent } from '../webhooks/index.ts';
 import { announceDecision } from './decision-notice.ts';
 import type { ModeratedKind, WantedDecision } from './moderated-kind.ts';
 

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
+import type { Db } from '../../db/database.ts';
+import type { ListWithTotal } from '../../db/list.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
-import type { App } from '../../http/routes.ts';
+import type { RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { microsToAmount } from '../../money.ts';
-import { listCampaignsForModeration } from '../advertiser/campaigns/index.ts';
-import { listOffersForModeration } from '../advertiser/offers/index.ts';
-import { ImageSchema, toImage } from '../images/image-schema.ts';
+import { ImageSchema, toImage } from '../images/index.ts';
 import { CurrentReasonSchema, LastRejectionSchema, lastRejections, ownerNames } from './moderation-input.ts';
-import { asModerationStatus, ModerationStatusSchema } from './moderation-status.ts';
+import { asModerationStatus, type ModerationStatus, ModerationStatusSchema } from './moderation-status.ts';
 
 const QueueQuery = Type.Object({ ...pageParameters, status: Type.Optional(ModerationStatusSchema()) });
 
@@ -52,82 +52,130 @@ const withRejection = (rejection: { reason: string | null; date: string } | unde
 
 const statusOf = (status: number | undefined) => (status === undefined ? undefined : asModerationStatus(status));
 
+/** A page of a queue: the rows of one moderation status (all when undefined), with the total. */
+type QueuePage<Row> = (
+  db: Db,
+  status: ModerationStatus | undefined,
+  limit: number,
+  offset: number,
+) => Promise<ListWithTotal<Row>>;
+
+/** A campaign as its queue lists it. */
+export interface CampaignInQueue {
+  id: number;
+  advertiser_id: number;
+  title: string;
+  geo: string[];
+  is_retarget: boolean;
+  moderation_status: number;
+  moderation_reason: string | null;
+  archived: boolean;
+  created_at: Date;
+}
+
+/** An ad as its queue lists it, with its campaign's title and advertiser. */
+export interface OfferInQueue {
+  id: number;
+  campaign_id: number;
+  advertiser_id: number;
+  campaign_title: string;
+  title: string;
+  description: string;
+  price_text: string;
+  url: string;
+  bid_micros: number;
+  image_square: string | null;
+  image_wide: string | null;
+  moderation_status: number;
+  moderation_reason: string | null;
+  created_at: Date;
+}
+
+/** The queues' reads, provided by the modules owning campaigns and ads and handed in by app.ts. */
+export interface ModerationQueues {
+  campaigns: QueuePage<CampaignInQueue>;
+  offers: QueuePage<OfferInQueue>;
+}
+
 /**
  * The operator's queues of campaigns and ads: every advertiser's, by moderation status, each with
  * its owner's name and its latest rejection. Sites are listed, queue included, by the sites module
  * (`GET /api/admin/sites`), since its list is the operator's list of sites with their figures.
  */
-export function registerModerationQueueRoutes(app: App, context: AppContext): void {
-  const { db } = context;
-  const tags = ['Operator'];
+export const moderationQueueRoutes =
+  (queues: ModerationQueues): RegisterRoutes =>
+  (app, context) => {
+    const { db } = context;
+    const tags = ['Operator'];
 
-  app.get(
-    '/api/admin/campaigns',
-    {
-      schema: {
-        tags,
-        operationId: 'adminListCampaigns',
-        summary: 'Campaigns by moderation status (`status=0`: the moderation queue), oldest first.',
-        querystring: QueueQuery,
-        response: { 200: Type.Array(CampaignQueueItem), ...errorResponses(401, 403, 422) },
+    app.get(
+      '/api/admin/campaigns',
+      {
+        schema: {
+          tags,
+          operationId: 'adminListCampaigns',
+          summary: 'Campaigns by moderation status (`status=0`: the moderation queue), oldest first.',
+          querystring: QueueQuery,
+          response: { 200: Type.Array(CampaignQueueItem), ...errorResponses(401, 403, 422) },
+        },
       },
-    },
-    async function listCampaignQueue(request, reply) {
-      const status = statusOf(request.query.status);
-      const rows = await listPage(request, reply, (limit, offset) => listCampaignsForModeration(db, status, limit, offset));
-      const { names, rejections } = await ownersAndRejections(db, 'campaign', rows);
-      return rows.map((row) => ({
-        id: row.id,
-        advertiserId: row.advertiser_id,
-        advertiserName: names.get(row.advertiser_id) ?? '',
-        title: row.title,
-        geo: row.geo,
-        isRetarget: row.is_retarget,
-        status: asModerationStatus(row.moderation_status),
-        ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
-        ...withRejection(rejections.get(row.id)),
-        archived: row.archived,
-        date: row.created_at.toISOString(),
-      }));
-    },
-  );
+      async function listCampaignQueue(request, reply) {
+        const status = statusOf(request.query.status);
+        const rows = await listPage(request, reply, (limit, offset) => queues.campaigns(db, status, limit, offset));
+        const { names, rejections } = await ownersAndRejections(db, 'campaign', rows);
+        return rows.map((row) => ({
+          id: row.id,
+          advertiserId: row.advertiser_id,
+          advertiserName: names.get(row.advertiser_id) ?? '',
+          title: row.title,
+          geo: row.geo,
+          isRetarget: row.is_retarget,
+          status: asModerationStatus(row.moderation_status),
+          ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
+          ...withRejection(rejections.get(row.id)),
+          archived: row.archived,
+          date: row.created_at.toISOString(),
+        }));
+      },
+    );
 
-  app.get(
-    '/api/admin/offers',
-    {
-      schema: {
-        tags,
-        operationId: 'adminListOffers',
-        summary: 'Ads (not deleted) by moderation status (`status=0`: the moderation queue), oldest first, with what they show.',
-        querystring: QueueQuery,
-        response: { 200: Type.Array(OfferQueueItem), ...errorResponses(401, 403, 422) },
+    app.get(
+      '/api/admin/offers',
+      {
+        schema: {
+          tags,
+          operationId: 'adminListOffers',
+          summary:
+            'Ads (not deleted) by moderation status (`status=0`: the moderation queue), oldest first, with what they show.',
+          querystring: QueueQuery,
+          response: { 200: Type.Array(OfferQueueItem), ...errorResponses(401, 403, 422) },
+        },
       },
-    },
-    async function listOfferQueue(request, reply) {
-      const status = statusOf(request.query.status);
-      const rows = await listPage(request, reply, (limit, offset) => listOffersForModeration(db, status, limit, offset));
-      const { names, rejections } = await ownersAndRejections(db, 'offer', rows);
-      return rows.map((row) => ({
-        id: row.id,
-        campaignId: row.campaign_id,
-        advertiserId: row.advertiser_id,
-        advertiserName: names.get(row.advertiser_id) ?? '',
-        campaignTitle: row.campaign_title,
-        title: row.title,
-        opis: row.description,
-        cost: row.price_text,
-        url: row.url,
-        stavka: microsToAmount(row.bid_micros),
-        img: toImage(request, row.image_square, 'square'),
-        img_wide: toImage(request, row.image_wide, 'rectangle'),
-        status: asModerationStatus(row.moderation_status),
-        ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
-        ...withRejection(rejections.get(row.id)),
-        date: row.created_at.toISOString(),
-      }));
-    },
-  );
-}
+      async function listOfferQueue(request, reply) {
+        const status = statusOf(request.query.status);
+        const rows = await listPage(request, reply, (limit, offset) => queues.offers(db, status, limit, offset));
+        const { names, rejections } = await ownersAndRejections(db, 'offer', rows);
+        return rows.map((row) => ({
+          id: row.id,
+          campaignId: row.campaign_id,
+          advertiserId: row.advertiser_id,
+          advertiserName: names.get(row.advertiser_id) ?? '',
+          campaignTitle: row.campaign_title,
+          title: row.title,
+          opis: row.description,
+          cost: row.price_text,
+          url: row.url,
+          stavka: microsToAmount(row.bid_micros),
+          img: toImage(request, row.image_square, 'square'),
+          img_wide: toImage(request, row.image_wide, 'rectangle'),
+          status: asModerationStatus(row.moderation_status),
+          ...(row.moderation_reason === null ? {} : { reason: row.moderation_reason }),
+          ...withRejection(rejections.get(row.id)),
+          date: row.created_at.toISOString(),
+        }));
+      },
+    );
+  };
 
 /** What a queue shows beside each row: its advertiser's name and its latest rejection. */
 async function ownersAndRejections(

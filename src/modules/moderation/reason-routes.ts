@@ -4,7 +4,7 @@ import { Text } from '../../http/input-types.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../http/schemas.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { addReason, changeReason, moderationReasons, removeReason } from './reason-service.ts';
 
 const ReasonSchema = Type.Object(

@@ -5,7 +5,7 @@ import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Database } from '../../db/database.ts';
 import type { DependencyMonitor } from '../../dependencies.ts';
 import { outboxCountsByStatus } from '../mail/index.ts';
-import type { ServingTally } from '../serving/serving-engine.ts';
+import type { ServingTally } from '../serving/index.ts';
 
 /** What the metrics are read from when Prometheus scrapes. */
 export interface MetricSources {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { forbidden, unauthenticated } from '../../errors.ts';
-import type { Principal } from '../../http/conventions.ts';
+import type { Principal } from '../../shared/principal.ts';
 
 /** A dependency that does not answer within this long counts as down. */
 const READINESS_TIMEOUT_MS = 2000;

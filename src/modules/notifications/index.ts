@@ -1,7 +1,6 @@
 /**
  * What other modules use of notifications: writing them in the transaction of the event that
- * causes them (docs/adr/0039-notifications-written-with-their-cause.md). This file imports no
- * other module's service, so depending on it never makes an import cycle.
+ * causes them (docs/adr/0039-notifications-written-with-their-cause.md).
  */
 export {
   type MovedBalance,

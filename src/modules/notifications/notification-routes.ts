@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app-context.ts';
 import { Money } from '../../http/input-types.ts';
-import { readMoney } from '../../http/money-input.ts';
 import { listPage, pageParameters } from '../../http/pagination.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, Flag, IdParams, NoContent } from '../../http/schemas.ts';
 import { microsToAmount } from '../../money.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { readMoney } from '../../shared/money-input.ts';
+import { recordAudit } from '../audit/index.ts';
 import {
   lowBalanceLine,
   NOTIFICATION_KINDS,

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import { microsToAmount } from '../../money.ts';
 import { accountContacts } from '../accounts/index.ts';
-import { type MailText, mailText } from '../mail/mail-text.ts';
+import { type MailText, mailText } from '../mail/index.ts';
 import {
   countUnread,
   insertNotifications,

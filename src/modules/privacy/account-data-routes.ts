@@ -5,7 +5,7 @@ import { DomainError, notFound } from '../../errors.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { maskLinkTokens } from '../mail/index.ts';
 import {
   accountReferences,

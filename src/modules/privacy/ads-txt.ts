@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { guardedLookup, urlRefusal } from '../webhooks/address-guard.ts';
+import { guardedLookup, urlRefusal } from '../webhooks/index.ts';
 
 /** The line a publisher adds to its site's /ads.txt (IAB ads.txt 1.1): `<network domain>, <publisher id>, DIRECT`. */
 export function adsTxtLine(networkDomain: string, publisherId: number): string {

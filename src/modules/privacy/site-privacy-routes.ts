@@ -5,7 +5,7 @@ import { notFound } from '../../errors.ts';
 import { actorOf, inRequestTransaction } from '../../http/request-write.ts';
 import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { adsTxtLine } from './ads-txt.ts';
 import { findSitePrivacy, type SitePrivacyRow, setNeverPersonalise } from './site-privacy-repository.ts';
 

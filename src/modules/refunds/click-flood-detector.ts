@@ -1,15 +1,8 @@
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
+import type { ClickFloodRule } from './click-flood-rule.ts';
 import { findClickFloods } from './refund-repository.ts';
 import { MAX_REFUND_CLICKS, type RefundResult, refundClicks } from './refund-service.ts';
-
-/** More than `maxClicks` billed clicks from one address on one block within `windowMs` are a click flood. */
-export interface ClickFloodRule {
-  maxClicks: number;
-  windowMs: number;
-  /** How often the recent clicks are examined. */
-  sweepMs: number;
-}
 
 /**
  * The automatic refund of click floods, after billing: every `sweepMs` it looks at the billed

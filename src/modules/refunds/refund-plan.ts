@@ -1,4 +1,4 @@
-import type { LedgerChange } from '../ledger/ledger.ts';
+import type { LedgerChange } from '../ledger/index.ts';
 
 /** A billed click as a refund sees it: who paid, who earned, how much each. */
 export interface RefundableClick {

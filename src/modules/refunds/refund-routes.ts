@@ -8,7 +8,7 @@ import { type App, accountOf } from '../../http/routes.ts';
 import { errorResponses, Flag, IdParams } from '../../http/schemas.ts';
 import { created } from '../../http/urls.ts';
 import { microsToAmount } from '../../money.ts';
-import { recordAudit } from '../audit/audit-service.ts';
+import { recordAudit } from '../audit/index.ts';
 import { listRefundedClicks, listRefunds } from './refund-repository.ts';
 import {
   AdvertiserRefundedClickSchema,

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { type FieldError, validationFailed } from '../../errors.ts';
-import type { Unchecked } from '../../http/field-rules.ts';
+import type { Unchecked } from '../../shared/unchecked.ts';
 import type { ClickSelection } from './refund-repository.ts';
 
 /** The selection fields of a refund request, as the operator sends them. */

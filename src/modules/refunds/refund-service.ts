@@ -3,10 +3,10 @@ import type { RefundReason } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../errors.ts';
 import { microsToAmount } from '../../money.ts';
-import { applyLedgerChange, findOrCreatePlatformAccount } from '../ledger/ledger.ts';
-import { recordEvents } from '../statistics/record-events.ts';
-import type { DeviceId, TrafficEvent } from '../statistics/vocabulary.ts';
-import { emitWebhookEvent } from '../webhooks/emit.ts';
+import { applyLedgerChange, findOrCreatePlatformAccount } from '../ledger/index.ts';
+import type { DeviceId, TrafficEvent } from '../statistics/index.ts';
+import { recordEvents } from '../statistics/index.ts';
+import { emitWebhookEvent } from '../webhooks/index.ts';
 import { planRefund, type RefundPlan, refundLedgerChanges } from './refund-plan.ts';
 import {
   type CandidateClick,

@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import { DatabaseUnavailableError } from '../../db/availability.ts';
 import type { Db } from '../../db/database.ts';
 import { type RedisGuard, sharedOrLocal } from '../../redis-guard.ts';
-import { DEVICES, dayOf } from '../statistics/vocabulary.ts';
+import { DEVICES, dayOf } from '../statistics/index.ts';
 import type { AcceptanceVerdict, ClickEvidence, IncomingClick } from './billing/acceptance.ts';
 import { ClickAcceptanceTimeout, ClickBilling } from './billing/click-billing.ts';
 import type { ConversionOutcome, ReportedConversion } from './billing/settlement.ts';

@@ -8,7 +8,7 @@ import { Id, Text } from '../../http/input-types.ts';
 import type { App } from '../../http/routes.ts';
 import { errorResponses, mediaAnswer } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
-import { GOALS } from '../statistics/vocabulary.ts';
+import { GOALS } from '../statistics/index.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
 import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
 import {

@@ -51,6 +51,57 @@ export function deriveRates(totals: Pick<Totals, 'views' | 'clicks' | 'spendMicr
   };
 }
 
+/** Extensions reported beside views, clicks and money wherever the advertiser's statistics are. */
+export const servedAndRefundedProperties = {
+  served: Type.Integer({
+    description: 'Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured.',
+  }),
+  refundedClicks: Type.Integer({
+    description:
+      'Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them.',
+  }),
+  refundedSpend: Type.Number({
+    description:
+      'Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds.',
+  }),
+  invalidClicks: Type.Integer({
+    description:
+      'Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic.',
+  }),
+  grossClicks: Type.Integer({ description: 'Every click recorded: `clicks` plus `invalidClicks` (extension).' }),
+  netClicks: Type.Integer({ description: 'Clicks charged and kept: `clicks` minus `refundedClicks` (extension).' }),
+  netSpend: Type.Number({
+    description: 'Money kept by the network, in currency units: `money` minus `refundedSpend` (extension).',
+  }),
+};
+
+/** Where the conversions of `orders` came from: every figure block that shows orders carries both. */
+export const conversionSourceProperties = {
+  authenticatedOrders: Type.Integer({
+    description:
+      'Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions.',
+  }),
+  pixelOrders: Type.Integer({
+    description:
+      'Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated.',
+  }),
+};
+
+/** The statistics block shared by Campaign, Ad and the statistics rows. */
+export const figureProperties = {
+  views: Type.Integer({ description: 'Viewable impressions (shows): teasers at least half in view for a second.' }),
+  clicks: Type.Integer({ description: 'Transitions (clicks).' }),
+  money: Type.Number({ description: 'Expenses, in currency units.' }),
+  orders: Type.Integer({ description: 'Conversions of the goals selected by targetId.' }),
+  ...conversionSourceProperties,
+  cpm: Type.Number({ description: 'Cost per thousand shows: money / views · 1000.' }),
+  cpo: Type.Number({ description: 'Cost per order: money / orders.' }),
+  cr: Type.Number({ description: 'Conversion rate, percent: orders / clicks · 100.' }),
+  cpc: Type.Number({ description: 'Cost per click: money / clicks.' }),
+  ctr: Type.Number({ description: 'Click-through rate, percent: clicks / views · 100 (extension).' }),
+  ...servedAndRefundedProperties,
+};
+
 /** The statistics block of Campaign, Ad and Campaign Statistics: counts, money and rates. */
 export function advertiserFigures(totals: Totals) {
   return {

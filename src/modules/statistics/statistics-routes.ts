@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../app-context.ts';
 import { Text } from '../../http/input-types.ts';
-import { type App, accountOf } from '../../http/routes.ts';
+import { accountOf, type RegisterRoutes } from '../../http/routes.ts';
 import { errorResponses, Flag } from '../../http/schemas.ts';
-import { figureProperties } from '../advertiser/campaigns/campaign-schema.ts';
-import { publisherFigureFields } from './figures.ts';
+import { figureProperties, publisherFigureFields } from './figures.ts';
+import type { AdvertiserObjects, PublisherObjects } from './owned-objects.ts';
 import { readPeriod, requireHourlyPeriod } from './period.ts';
 import { advertiserStatistics, publisherStatistics } from './statistics-service.ts';
 import { dayOf, readIdList, type TargetId, TargetIdParameter } from './vocabulary.ts';
@@ -50,34 +49,36 @@ const AdvertiserStatisticsRowSchema = Type.Object(
   { description: 'Campaign Statistics / Ad Stats: one period or one day.' },
 );
 
-/** GET /advertiser/statistics: campaign statistics, or ad statistics with scope=offers. */
-export function registerAdvertiserStatisticsRoutes(app: App, context: AppContext): void {
-  const { db, clock, config } = context;
-  app.get(
-    '/api/advertiser/statistics',
-    {
-      schema: {
-        tags: ['Statistics'],
-        operationId: 'getAdvertiserStatistics',
-        summary: 'Campaign statistics (summed over filter[id]) or, with scope=offers, statistics per ad.',
-        querystring: StatisticsQuery,
-        response: { 200: Type.Array(AdvertiserStatisticsRowSchema), ...errorResponses(401, 403, 404, 422) },
+/** GET /advertiser/statistics: campaign statistics, or ad statistics with scope=offers (`objects`: which are the caller's). */
+export const advertiserStatisticsRoutes =
+  (objects: AdvertiserObjects): RegisterRoutes =>
+  (app, context) => {
+    const { db, clock, config } = context;
+    app.get(
+      '/api/advertiser/statistics',
+      {
+        schema: {
+          tags: ['Statistics'],
+          operationId: 'getAdvertiserStatistics',
+          summary: 'Campaign statistics (summed over filter[id]) or, with scope=offers, statistics per ad.',
+          querystring: StatisticsQuery,
+          response: { 200: Type.Array(AdvertiserStatisticsRowSchema), ...errorResponses(401, 403, 404, 422) },
+        },
       },
-    },
-    async (request) => {
-      const { query } = request;
-      return advertiserStatistics(db, {
-        advertiserId: accountOf(request),
-        scope: query.scope ?? 'campaigns',
-        filter: query.filter ?? {},
-        groupDate: query.groupDate ?? false,
-        groupHour: query.groupHour ?? false,
-        targetId: (query.targetId ?? 0) as TargetId,
-        today: dayOf(clock.now(), config.timeZone),
-      });
-    },
-  );
-}
+      async (request) => {
+        const { query } = request;
+        return advertiserStatistics(db, objects, {
+          advertiserId: accountOf(request),
+          scope: query.scope ?? 'campaigns',
+          filter: query.filter ?? {},
+          groupDate: query.groupDate ?? false,
+          groupHour: query.groupHour ?? false,
+          targetId: (query.targetId ?? 0) as TargetId,
+          today: dayOf(clock.now(), config.timeZone),
+        });
+      },
+    );
+  };
 
 const StatisticQuery = Type.Object({
   dateFrom: Type.Optional(Text('First day, YYYY-MM-DD (inclusive). None: from the first day with data.')),
@@ -100,29 +101,31 @@ const PublisherStatisticsRowSchema = Type.Object(
   { description: "One day of the publisher's statistics." },
 );
 
-/** GET /webmaster/statistic: the publisher's statistics per day or hour. */
-export function registerPublisherStatisticsRoutes(app: App, context: AppContext): void {
-  const { db } = context;
+/** GET /webmaster/statistic: the publisher's statistics per day or hour (`objects`: which sites and blocks are the caller's). */
+export const publisherStatisticsRoutes =
+  (objects: PublisherObjects): RegisterRoutes =>
+  (app, context) => {
+    const { db } = context;
 
-  app.get(
-    '/api/webmaster/statistic',
-    {
-      schema: {
-        tags: ['Publisher'],
-        operationId: 'getPublisherStatistics',
-        summary: "The publisher's statistics, one row per day (or with groupHour per hour) that has traffic, oldest first.",
-        querystring: StatisticQuery,
-        response: { 200: Type.Array(PublisherStatisticsRowSchema), ...errorResponses(401, 403, 404, 422) },
+    app.get(
+      '/api/webmaster/statistic',
+      {
+        schema: {
+          tags: ['Publisher'],
+          operationId: 'getPublisherStatistics',
+          summary: "The publisher's statistics, one row per day (or with groupHour per hour) that has traffic, oldest first.",
+          querystring: StatisticQuery,
+          response: { 200: Type.Array(PublisherStatisticsRowSchema), ...errorResponses(401, 403, 404, 422) },
+        },
       },
-    },
-    async (request) => {
-      const { query } = request;
-      const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
-      const hourly = query.groupHour ?? false;
-      if (hourly) requireHourlyPeriod(period, 'groupHour', { from: 'dateFrom', to: 'dateTo' });
-      const siteIds = readIdList(query.siteIds, 'siteIds');
-      const blockIds = readIdList(query.blockIds, 'blockIds');
-      return publisherStatistics(db, accountOf(request), { period, siteIds, blockIds, hourly });
-    },
-  );
-}
+      async (request) => {
+        const { query } = request;
+        const period = readPeriod({ from: query.dateFrom, to: query.dateTo });
+        const hourly = query.groupHour ?? false;
+        if (hourly) requireHourlyPeriod(period, 'groupHour', { from: 'dateFrom', to: 'dateTo' });
+        const siteIds = readIdList(query.siteIds, 'siteIds');
+        const blockIds = readIdList(query.blockIds, 'blockIds');
+        return publisherStatistics(db, objects, accountOf(request), { period, siteIds, blockIds, hourly });
+      },
+    );
+  };

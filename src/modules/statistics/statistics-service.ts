@@ -1,10 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { invalidField, notFound } from '../../errors.ts';
-import { ownCampaignIds } from '../advertiser/campaigns/index.ts';
-import { campaignOfOwnOffer, campaignsOfOffers } from '../advertiser/offers/index.ts';
-import { ownBlockSites } from '../publisher/blocks/index.ts';
-import { ownSiteIds } from '../publisher/sites/index.ts';
 import { advertiserFigures, publisherFigures } from './figures.ts';
+import type { AdvertiserObjects, PublisherObjects } from './owned-objects.ts';
 import { isIsoDate, type Period, readPeriod, requireHourlyPeriod } from './period.ts';
 import {
   dailyTotals,
@@ -52,12 +49,15 @@ export interface StatisticsRequest {
 
 export type StatisticsRow = { id?: number; date: string; hour?: number } & ReturnType<typeof advertiserFigures>;
 
-/** Totals per ad (lifetime or over the period); ads without traffic are absent. */
+/**
+ * Totals per ad (lifetime or over the period); ads without traffic are absent. `campaignIds`: the
+ * ads' campaigns, whose summaries are read.
+ */
 export async function totalsByOffer(
   db: Db,
-  filter: { offerIds: readonly number[]; period: Period; targetId: TargetId },
+  filter: { offerIds: readonly number[]; campaignIds: readonly number[]; period: Period; targetId: TargetId },
 ): Promise<Map<number, Totals>> {
-  return sumByOffer(db, { ...filter, campaignIds: await campaignsOfOffers(db, filter.offerIds) });
+  return sumByOffer(db, { ...filter, campaignIds: [...filter.campaignIds] });
 }
 
 /**
@@ -75,12 +75,16 @@ async function periodInterval(db: Db, filter: StatsFilter, today: string): Promi
 }
 
 /** Which rows to sum for a request, after checking every id belongs to the caller (404 otherwise). */
-async function resolveFilter(db: Db, request: StatisticsRequest): Promise<{ filter: StatsFilter; byOffer: boolean }> {
+async function resolveFilter(
+  db: Db,
+  objects: AdvertiserObjects,
+  request: StatisticsRequest,
+): Promise<{ filter: StatsFilter; byOffer: boolean }> {
   const { advertiserId, filter: raw, targetId } = request;
   if (request.scope === 'campaigns') {
     const period = readPeriod({ from: raw.dateFrom, to: raw.dateTo }, { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
     const ids = readIdList(raw.id, 'filter[id]');
-    const own = await ownCampaignIds(db, advertiserId, ids);
+    const own = await objects.ownCampaignIds(db, advertiserId, ids);
     if (ids !== undefined && own.length !== ids.length) throw notFound('Campaign');
     return { filter: { campaignIds: own, period, targetId }, byOffer: false };
   }
@@ -96,15 +100,15 @@ async function resolveFilter(db: Db, request: StatisticsRequest): Promise<{ filt
   let period: Period;
   if (date !== undefined) period = { from: date, to: date };
   else period = readPeriod({ from: raw.dateFrom, to: raw.dateTo }, { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
-  if (campaignId !== undefined && (await ownCampaignIds(db, advertiserId, [campaignId])).length === 0) {
+  if (campaignId !== undefined && (await objects.ownCampaignIds(db, advertiserId, [campaignId])).length === 0) {
     throw notFound('Campaign');
   }
   if (offerId === undefined) {
-    const campaignIds = campaignId === undefined ? await ownCampaignIds(db, advertiserId) : [campaignId];
+    const campaignIds = campaignId === undefined ? await objects.ownCampaignIds(db, advertiserId) : [campaignId];
     return { filter: { campaignIds, period, targetId }, byOffer: true };
   }
   // One ad is read from its own campaign's summaries only, not from every campaign of the advertiser.
-  const ofOffer = await campaignOfOwnOffer(db, advertiserId, offerId);
+  const ofOffer = await objects.campaignOfOwnOffer(db, advertiserId, offerId);
   if (ofOffer === undefined) throw notFound('Offer');
   const campaignIds = campaignId === undefined || campaignId === ofOffer ? [ofOffer] : [];
   return { filter: { campaignIds, offerIds: [offerId], period, targetId }, byOffer: true };
@@ -120,8 +124,12 @@ function readSingleId(value: string | undefined, field: string): number | undefi
  * Campaign statistics (summed over the selected campaigns) or ad statistics (one row per ad):
  * one row for the whole period, or with groupDate one row per day that has data.
  */
-export async function advertiserStatistics(db: Db, request: StatisticsRequest): Promise<StatisticsRow[]> {
-  const { filter, byOffer } = await resolveFilter(db, request);
+export async function advertiserStatistics(
+  db: Db,
+  objects: AdvertiserObjects,
+  request: StatisticsRequest,
+): Promise<StatisticsRow[]> {
+  const { filter, byOffer } = await resolveFilter(db, objects, request);
   if (request.groupHour) {
     requireHourlyPeriod(filter.period, 'groupHour', { from: 'filter[dateFrom]', to: 'filter[dateTo]' });
   }
@@ -158,16 +166,17 @@ function byTimeThenAd(a: StatisticsRow, b: StatisticsRow): number {
  */
 export async function publisherStatistics(
   db: Db,
+  objects: PublisherObjects,
   publisherId: number,
   filter: { period: Period; siteIds?: number[]; blockIds?: number[]; hourly?: boolean },
 ) {
   let siteIds = filter.siteIds;
   if (siteIds !== undefined) {
-    const own = await ownSiteIds(db, publisherId, siteIds);
+    const own = await objects.ownSiteIds(db, publisherId, siteIds);
     if (siteIds.some((id) => !own.has(id))) throw notFound('Site');
   }
   if (filter.blockIds !== undefined) {
-    const own = await ownBlockSites(db, publisherId, filter.blockIds);
+    const own = await objects.ownBlockSites(db, publisherId, filter.blockIds);
     if (filter.blockIds.some((id) => !own.has(id))) throw notFound('Block');
     siteIds ??= [...new Set(own.values())];
   }

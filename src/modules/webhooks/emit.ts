@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { microsToAmount } from '../../money.ts';
-import { accountBalances } from '../accounts/index.ts';
-import { findCampaignTitles } from '../advertiser/campaigns/index.ts';
-import type { MailText } from '../mail/mail-text.ts';
+import { accountBalances } from '../ledger/index.ts';
+import type { MailText } from '../mail/index.ts';
 import { notifyInTheirLanguage, notifyLowBalances } from '../notifications/index.ts';
 import type { TEST_EVENT_TYPE, WebhookEventType } from './event-types.ts';
 import { balanceWatchers, insertDeliveries, insertEvent } from './webhook-repository.ts';
@@ -125,13 +124,14 @@ export async function emitBalanceDrops(trx: Db, drops: ReadonlyMap<number, numbe
 /**
  * Emits campaign.budget_exhausted once per campaign and day (in the platform's time zone): the
  * event id is made of both, so the many clicks refused for the limit on one day emit it once.
+ * Each refusal carries its campaign's title, which the caller read (the advertiser is told by it).
  */
 export async function emitBudgetExhausted(
   trx: Db,
-  refusals: readonly { advertiserId: number; campaignId: number; at: Date }[],
+  refusals: readonly { advertiserId: number; campaignId: number; title: string | undefined; at: Date }[],
   timeZone: string,
 ): Promise<void> {
-  const seen = new Map<string, { advertiserId: number; campaignId: number; day: string; at: Date }>();
+  const seen = new Map<string, { advertiserId: number; campaignId: number; title: string | undefined; day: string; at: Date }>();
   for (const refusal of refusals) {
     const day = new Intl.DateTimeFormat('en-CA', { timeZone }).format(refusal.at);
     const id = `evt_budget_${refusal.campaignId}_${day.replaceAll('-', '')}`;
@@ -147,10 +147,6 @@ export async function emitBudgetExhausted(
     });
   }
   // The advertiser is told once per campaign and day too (the key), by the campaign's title.
-  const titles = await findCampaignTitles(
-    trx,
-    [...seen.values()].map((stop) => stop.campaignId),
-  );
   await notifyInTheirLanguage(
     trx,
     [...seen.entries()].map(([key, stop]) => ({
@@ -158,7 +154,7 @@ export async function emitBudgetExhausted(
       kind: 'campaign.budget_exhausted' as const,
       text: (words: MailText) =>
         words('notice.budgetExhausted', {
-          title: titles.get(stop.campaignId) ?? words('notice.campaignUntitled', { id: stop.campaignId }),
+          title: stop.title ?? words('notice.campaignUntitled', { id: stop.campaignId }),
           day: stop.day,
         }),
       data: { campaignId: stop.campaignId, day: stop.day },
@@ -180,14 +176,16 @@ export interface SettledClick {
 
 /**
  * The events of a click settlement, in its transaction, after its money moved: advertisers' balances
- * that fell below a threshold, and campaigns refused clicks for their daily limit. The events are
- * dated by the clicks, not by a clock.
+ * that fell below a threshold, and campaigns refused clicks for their daily limit (`titles`: the
+ * titles of those campaigns, which the settlement reads). The events are dated by the clicks, not
+ * by a clock.
  */
 export async function emitSettlementEvents(
   trx: Db,
   clicks: readonly SettledClick[],
   billed: ReadonlySet<string>,
   timeZone: string,
+  titles: ReadonlyMap<number, string>,
 ): Promise<void> {
   const drops = new Map<number, number>();
   let latest = 0;
@@ -199,6 +197,11 @@ export async function emitSettlementEvents(
   if (drops.size > 0) await emitBalanceDrops(trx, drops, new Date(latest));
   const refusals = clicks
     .filter((click) => click.refusal === 'limit')
-    .map((click) => ({ advertiserId: click.advertiser_id, campaignId: click.campaign_id, at: new Date(click.created_at) }));
+    .map((click) => ({
+      advertiserId: click.advertiser_id,
+      campaignId: click.campaign_id,
+      title: titles.get(click.campaign_id),
+      at: new Date(click.created_at),
+    }));
   if (refusals.length > 0) await emitBudgetExhausted(trx, refusals, timeZone);
 }

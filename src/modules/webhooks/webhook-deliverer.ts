@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { WebhookDeliveryStatus } from '../../db/schema.ts';
 import { OutboxWorker } from '../../outbox-worker.ts';
-import { recordAudit, SYSTEM_ACTOR } from '../audit/audit-service.ts';
+import { recordAudit, SYSTEM_ACTOR } from '../audit/index.ts';
 import { notifyInTheirLanguage } from '../notifications/index.ts';
 import { guardedLookup, urlRefusal } from './address-guard.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';

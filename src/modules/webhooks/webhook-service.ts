@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.ts';
 import type { AccountKind } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../errors.ts';
-import { readMoney } from '../../http/money-input.ts';
+import { readMoney } from '../../shared/money-input.ts';
 import { urlRefusal } from './address-guard.ts';
 import { emitWebhookEvent } from './emit.ts';
 import { EVENT_TYPES_BY_KIND, TEST_EVENT_TYPE } from './event-types.ts';

@@ -54,7 +54,7 @@ describe('in-app notifications', () => {
     const advertiser = await server.createAccount('advertiser');
     const campaign = await insertCampaign(db(), { advertiserId: advertiser.id, title: 'Winter boots' });
     const at = new Date(server.clock.now());
-    const refusal = { advertiserId: advertiser.id, campaignId: campaign.id, at };
+    const refusal = { advertiserId: advertiser.id, campaignId: campaign.id, title: campaign.title, at };
     await db()
       .transaction()
       .execute((trx) => emitBudgetExhausted(trx, [refusal, refusal], 'UTC'));
@@ -81,7 +81,9 @@ describe('in-app notifications', () => {
     const at = new Date(server.clock.now());
     await db()
       .transaction()
-      .execute((trx) => emitBudgetExhausted(trx, [{ advertiserId: advertiser.id, campaignId: campaign.id, at }], 'UTC'));
+      .execute((trx) =>
+        emitBudgetExhausted(trx, [{ advertiserId: advertiser.id, campaignId: campaign.id, title: campaign.title, at }], 'UTC'),
+      );
     const texts = (await advertiser.client.get('/api/notifications')).json().map((notice: { text: string }) => notice.text);
     assert.deepEqual(texts.sort(), [
       'Ваш баланс — 9.00, это ниже 10.00: пополните его, чтобы кампании продолжали работать.',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { truncatedAddress } from '../../../src/http/stored-address.ts';
+import { truncatedAddress } from '../../../src/shared/stored-address.ts';
 import { setPassword, TEST_PASSWORD } from '../../helpers/accounts.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createWorld, DESKTOP_UA, engineOf, pathOf } from '../../helpers/serving.ts';

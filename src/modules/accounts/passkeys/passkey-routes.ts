@@ -5,6 +5,7 @@ import type { Config } from '../../../config.ts';
 import { actorOf } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams, NoContent } from '../../../http/schemas.ts';
+import { sessionCookie } from '../../../http/session-cookie.ts';
 import { created } from '../../../http/urls.ts';
 import { getAccount } from '../account-service.ts';
 import { refuseForeignSignIn, signInClientOf } from '../sessions/session-routes.ts';
@@ -181,7 +182,7 @@ export function registerPasskeyRoutes(app: App, context: AppContext): void {
         request.body.credential,
         signInClientOf(request),
       );
-      reply.header('Set-Cookie', signedIn.setCookie);
+      reply.header('Set-Cookie', sessionCookie(signedIn.cookie.secret, signedIn.cookie.maxAgeSeconds));
       reply.header('Cache-Control', 'no-store');
       return toUser(signedIn.account);
     },

@@ -2,8 +2,8 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON, VerifiedRegi
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
-import type { Actor } from '../../../http/request-write.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
+import type { Actor } from '../../../shared/actor.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { TicketPurpose } from '../account-keys.ts';
 import { getAccount } from '../account-service.ts';
 import { openSession, type SessionDependencies, type SignedIn, type SignInClient } from '../sessions/session-service.ts';

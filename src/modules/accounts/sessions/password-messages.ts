@@ -1,6 +1,5 @@
-import { mailText } from '../../mail/mail-text.ts';
-import { type ComposedMessage, escapeHtml } from '../../mail/messages.ts';
-import type { Language } from '../languages.ts';
+import type { Language } from '../../mail/index.ts';
+import { type ComposedMessage, escapeHtml, mailText } from '../../mail/index.ts';
 
 /**
  * The e-mail with a link that sets a new password, in the account's language; it says how long

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
 import type { PasswordTokenPurpose, SessionMethod } from '../../../db/schema.ts';
-import { truncatedAddressText } from '../../../http/stored-address.ts';
+import { truncatedAddressText } from '../../../shared/stored-address.ts';
 
 export async function insertSession(
   db: Db,

@@ -97,7 +97,7 @@ function registerSignInRoutes(app: App, { context, sessions, tags }: SessionRout
         reply.code(202);
         return { secondFactor: 'totp' as const, ticket: result.ticket, expires: result.expiresAt.toISOString() };
       }
-      reply.header('Set-Cookie', result.setCookie);
+      reply.header('Set-Cookie', sessionCookie(result.cookie.secret, result.cookie.maxAgeSeconds));
       return toUser(result.account);
     },
   );
@@ -120,7 +120,7 @@ function registerSignInRoutes(app: App, { context, sessions, tags }: SessionRout
     async (request, reply) => {
       refuseForeignSignIn(request, config.publicUrl);
       const signedIn = await completeSecondFactor(sessions, { ...request.body, ...signInClientOf(request) });
-      reply.header('Set-Cookie', signedIn.setCookie);
+      reply.header('Set-Cookie', sessionCookie(signedIn.cookie.secret, signedIn.cookie.maxAgeSeconds));
       reply.header('Cache-Control', 'no-store');
       return toUser(signedIn.account);
     },

@@ -5,12 +5,11 @@ import type { Db } from '../../../db/database.ts';
 import type { AccountKind, SessionMethod } from '../../../db/schema.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, invalidField, notFound } from '../../../errors.ts';
-import type { Principal, SessionAuthentication } from '../../../http/conventions.ts';
-import type { Actor } from '../../../http/request-write.ts';
-import { sessionCookie } from '../../../http/session-cookie.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
-import type { Mailer } from '../../mail/mailer.ts';
-import { queueAccountMessage } from '../../mail/outbox-service.ts';
+import type { Actor } from '../../../shared/actor.ts';
+import type { Principal, SessionAuthentication, SessionCookie } from '../../../shared/principal.ts';
+import { recordAudit } from '../../audit/index.ts';
+import type { Language, Mailer } from '../../mail/index.ts';
+import { queueAccountMessage } from '../../mail/index.ts';
 import type { AccountKeys } from '../account-keys.ts';
 import {
   type AccountRow,
@@ -20,7 +19,6 @@ import {
   passwordHashOf,
   setPasswordHash,
 } from '../account-service.ts';
-import type { Language } from '../languages.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
 import {
   checkSecondFactor,
@@ -91,15 +89,18 @@ function expiryOf(createdAtMs: number, nowMs: number, policy: SessionPolicy): nu
   return Math.min(nowMs + SESSION_IDLE_MS, createdAtMs + policy.maxAgeMs);
 }
 
-const cookieFor = (secret: string, expiresAtMs: number, nowMs: number) =>
-  sessionCookie(secret, Math.max(0, Math.floor((expiresAtMs - nowMs) / 1000)));
+const cookieFor = (secret: string, expiresAtMs: number, nowMs: number): SessionCookie => ({
+  secret,
+  maxAgeSeconds: Math.max(0, Math.floor((expiresAtMs - nowMs) / 1000)),
+});
 
 /** A scrypt hash of no one's password: unknown logins cost the same time as wrong passwords. */
 let dummyHash: Promise<string> | undefined;
 
 export interface SignedIn {
   account: AccountRow;
-  setCookie: string[];
+  /** The session's cookie, for the route to set. */
+  cookie: SessionCookie;
 }
 
 /** The answer to a right password: a session, or a ticket to bring with the second factor. */
@@ -197,7 +198,7 @@ export async function openSession(
     requestId: client.requestId,
   };
   await recordAudit(trx, actor, { action: 'session.sign_in', objectType: 'session', objectId: id, after: { method } }, now);
-  return { account: await getAccount(trx, account.id), setCookie: cookieFor(secret, expiresAtMs, nowMs) };
+  return { account: await getAccount(trx, account.id), cookie: cookieFor(secret, expiresAtMs, nowMs) };
 }
 
 /**
@@ -222,7 +223,7 @@ export async function authenticateSession(
   if (nowMs - session.last_seen_at.getTime() < SESSION_RENEW_AFTER_MS) return { principal };
   const expiresAtMs = expiryOf(session.created_at.getTime(), nowMs, policy);
   await extendSession(db, session.id, now, new Date(expiresAtMs), address);
-  return { principal, setCookie: cookieFor(secret, expiresAtMs, nowMs) };
+  return { principal, renewed: cookieFor(secret, expiresAtMs, nowMs) };
 }
 
 export async function signOut(db: Db, actor: Actor, sessionId: number, now: Date): Promise<void> {

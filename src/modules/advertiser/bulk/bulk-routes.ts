@@ -6,7 +6,7 @@ import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, Flag } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
-import { ZERO_TOTALS } from '../../statistics/vocabulary.ts';
+import { ZERO_TOTALS } from '../../statistics/index.ts';
 import { ChangeCampaignBody } from '../campaigns/campaign-routes.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { getCampaignWithStats } from '../campaigns/campaign-service.ts';

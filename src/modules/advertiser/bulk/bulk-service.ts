@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, type FieldError, validationFailed } from '../../../errors.ts';
-import type { DeviceId } from '../../statistics/vocabulary.ts';
+import type { DeviceId } from '../../statistics/index.ts';
 import { applyCampaignChange, type CampaignChange, copyCampaign, requireCampaign } from '../campaigns/campaign-service.ts';
 import { copyCampaignCoefficients, setDeviceCoefficient, setSiteCoefficient } from '../coefficients/coefficient-service.ts';
 import type { SiteTarget } from '../coefficients/targets.ts';

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
 import { Money, Text } from '../../../http/input-types.ts';
-import { checkMoney } from '../../../http/money-input.ts';
 import { microsToAmount } from '../../../money.ts';
-import { BROWSER_FAMILIES, DEVICE_TYPES, OS_FAMILIES, readTarget } from '../../serving/selection/agent-targets.ts';
+import { checkMoney } from '../../../shared/money-input.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
+import { BROWSER_FAMILIES, DEVICE_TYPES, OS_FAMILIES, readTarget } from '../../serving/index.ts';
 
 /**
  * A campaign's flight dates, lifetime budget, pacing, device, operating-system and browser targets and

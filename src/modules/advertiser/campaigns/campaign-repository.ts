@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
-import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
+import { containsPattern, type SortOrder } from '../../../shared/list-query.ts';
 import { MODERATION, type ModerationStatus } from '../../moderation/index.ts';
 import type { ControlColumns } from './campaign-control.ts';
 import type { CampaignRecord } from './campaign-schema.ts';
@@ -100,17 +100,6 @@ export async function findCampaign(db: Db, advertiserId: number, id: number): Pr
     .where('campaigns.advertiser_id', '=', advertiserId)
     .executeTakeFirst();
   return row === undefined ? undefined : withItems(row);
-}
-
-/** Campaigns' titles by id (notifications name campaigns). */
-export async function findCampaignTitles(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('campaigns')
-    .select(['id', 'title'])
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  return new Map(rows.map((row) => [row.id, row.title]));
 }
 
 export interface NewCampaign {

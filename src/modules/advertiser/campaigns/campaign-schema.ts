@@ -3,60 +3,9 @@ import type { Selectable } from 'kysely';
 import type { CampaignsTable } from '../../../db/schema.ts';
 import { microsToAmount } from '../../../money.ts';
 import { MODERATION } from '../../moderation/index.ts';
-import { advertiserFigures } from '../../statistics/figures.ts';
-import type { Totals } from '../../statistics/vocabulary.ts';
+import type { Totals } from '../../statistics/index.ts';
+import { advertiserFigures, figureProperties } from '../../statistics/index.ts';
 import { controlProperties, toControl } from './campaign-control.ts';
-
-/** Extensions reported beside views, clicks and money wherever the advertiser's statistics are. */
-export const servedAndRefundedProperties = {
-  served: Type.Integer({
-    description: 'Teasers served (extension); `views` counts the impressions among them, viewable ones once that is measured.',
-  }),
-  refundedClicks: Type.Integer({
-    description:
-      'Clicks found invalid after billing and refunded (extension), counted on the click’s own day and place; `clicks` still includes them.',
-  }),
-  refundedSpend: Type.Number({
-    description:
-      'Money given back for refunded clicks, in currency units (extension); `money` is what was charged before refunds.',
-  }),
-  invalidClicks: Type.Integer({
-    description:
-      'Clicks refused on arrival as invalid traffic (robots, automation, data-centre networks, prefetches, foreign sites), never charged (extension); `clicks` does not include them. Why: GET /advertiser/invalid-traffic.',
-  }),
-  grossClicks: Type.Integer({ description: 'Every click recorded: `clicks` plus `invalidClicks` (extension).' }),
-  netClicks: Type.Integer({ description: 'Clicks charged and kept: `clicks` minus `refundedClicks` (extension).' }),
-  netSpend: Type.Number({
-    description: 'Money kept by the network, in currency units: `money` minus `refundedSpend` (extension).',
-  }),
-};
-
-/** Where the conversions of `orders` came from: every figure block that shows orders carries both. */
-export const conversionSourceProperties = {
-  authenticatedOrders: Type.Integer({
-    description:
-      'Those of `orders` the advertiser’s server reported with its postback key (extension): authenticated conversions.',
-  }),
-  pixelOrders: Type.Integer({
-    description:
-      'Those of `orders` the conversion pixel reported (extension): counted from the browser that made the click, not authenticated.',
-  }),
-};
-
-/** The statistics block shared by Campaign, Ad and the statistics rows. */
-export const figureProperties = {
-  views: Type.Integer({ description: 'Viewable impressions (shows): teasers at least half in view for a second.' }),
-  clicks: Type.Integer({ description: 'Transitions (clicks).' }),
-  money: Type.Number({ description: 'Expenses, in currency units.' }),
-  orders: Type.Integer({ description: 'Conversions of the goals selected by targetId.' }),
-  ...conversionSourceProperties,
-  cpm: Type.Number({ description: 'Cost per thousand shows: money / views · 1000.' }),
-  cpo: Type.Number({ description: 'Cost per order: money / orders.' }),
-  cr: Type.Number({ description: 'Conversion rate, percent: orders / clicks · 100.' }),
-  cpc: Type.Number({ description: 'Cost per click: money / clicks.' }),
-  ctr: Type.Number({ description: 'Click-through rate, percent: clicks / views · 100 (extension).' }),
-  ...servedAndRefundedProperties,
-};
 
 /** Campaign `status`: 0 moderation, 1 approved, 2 rejected, 3 archived (whatever the moderation said). */
 export const CAMPAIGN_STATUSES = { ...MODERATION, archived: 3 } as const;

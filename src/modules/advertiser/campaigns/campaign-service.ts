@@ -1,12 +1,11 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { isId } from '../../../http/input-types.ts';
-import { checkMoney } from '../../../http/money-input.ts';
-import type { Period } from '../../statistics/period.ts';
-import { totalsByCampaign } from '../../statistics/statistics-service.ts';
-import { readIdList, type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
+import { isId } from '../../../shared/ids.ts';
+import { checkMoney } from '../../../shared/money-input.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
+import type { Period } from '../../statistics/index.ts';
+import { readIdList, type TargetId, totalsByCampaign, ZERO_TOTALS } from '../../statistics/index.ts';
 import { DESCRIPTION_LIMIT, longestOfferDescription, offersWithTotals } from '../offers/offer-service.ts';
 import { type ControlColumns, type ControlInput, checkControl } from './campaign-control.ts';
 import {

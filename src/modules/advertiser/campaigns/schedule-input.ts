@@ -1,5 +1,5 @@
 import type { FieldError } from '../../../errors.ts';
-import { HOURS_PER_WEEK, isTimeZone } from '../../serving/selection/schedule.ts';
+import { HOURS_PER_WEEK, isTimeZone } from '../../serving/index.ts';
 
 /**
  * A campaign's schedule as sent: hours of the week (0 = Monday 00:00–01:00, 167 = Sunday

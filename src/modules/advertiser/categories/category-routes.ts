@@ -4,9 +4,8 @@ import { Id } from '../../../http/input-types.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
-import { listCategories } from './category-repository.ts';
-import { CategorySchema, toCategory } from './category-schema.ts';
-import { subCategoriesOfCampaign } from './category-service.ts';
+import { CategorySchema, listCategories, toCategory } from '../../categories/index.ts';
+import { subCategoriesOfCampaign } from './sub-categories.ts';
 
 const SubCategoriesQuery = Type.Object({
   ...pageParameters,

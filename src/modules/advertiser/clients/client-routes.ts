@@ -3,20 +3,25 @@ import type { AppContext } from '../../../app-context.ts';
 import { readExpand } from '../../../http/expand.ts';
 import { uncheckedBody } from '../../../http/field-rules.ts';
 import { Count, Money, Text } from '../../../http/input-types.ts';
-import { readMoney } from '../../../http/money-input.ts';
 import { listPage, pageParameters } from '../../../http/pagination.ts';
 import { actorOf, inRequestTransaction, requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
 import { created, emailLink } from '../../../http/urls.ts';
-import { accountListOrder, accountListParameters } from '../../accounts/account-admin-routes.ts';
-import { listAccountsPage } from '../../accounts/account-service.ts';
-import { answerInvitationLink, INVITATION_LINK_DESCRIPTION, InvitationLinkSchema } from '../../accounts/invitation-link.ts';
-import { SET_PASSWORD_PATH } from '../../accounts/sessions/session-service.ts';
-import { toUser, UserSchema } from '../../accounts/user-schema.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
-import { readPeriod } from '../../statistics/period.ts';
-import { type TargetId, TargetIdParameter } from '../../statistics/vocabulary.ts';
+import { readMoney } from '../../../shared/money-input.ts';
+import {
+  accountListOrder,
+  accountListParameters,
+  answerInvitationLink,
+  INVITATION_LINK_DESCRIPTION,
+  InvitationLinkSchema,
+  listAccountsPage,
+  SET_PASSWORD_PATH,
+  toUser,
+  UserSchema,
+} from '../../accounts/index.ts';
+import { recordAudit } from '../../audit/index.ts';
+import { readPeriod, type TargetId, TargetIdParameter } from '../../statistics/index.ts';
 import { CampaignSchema } from '../campaigns/campaign-schema.ts';
 import { listCampaignsWithStats } from '../campaigns/campaign-service.ts';
 import { clientFieldErrors, createClient, getClient, moveClientBalance } from './client-service.ts';

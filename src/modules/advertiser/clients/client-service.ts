@@ -1,15 +1,19 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, type FieldError, invalidField, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { type AccountRow, createAccount, getAccount, getReferral, identityFieldErrors } from '../../accounts/account-service.ts';
-import { createPasswordToken } from '../../accounts/sessions/session-service.ts';
-import { insufficientFundsAsValidation, transfer } from '../../ledger/ledger.ts';
-import { createEmailConfirmation } from '../../mail/email-confirmation.ts';
-import type { Mailer } from '../../mail/mailer.ts';
-import { registrationMessage } from '../../mail/messages.ts';
-import { queueAccountMessage } from '../../mail/outbox-service.ts';
-import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/emit.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
+import {
+  type AccountRow,
+  createAccount,
+  createPasswordToken,
+  getAccount,
+  getReferral,
+  identityFieldErrors,
+} from '../../accounts/index.ts';
+import { insufficientFundsAsValidation, transfer } from '../../ledger/index.ts';
+import type { Mailer } from '../../mail/index.ts';
+import { createEmailConfirmation, queueAccountMessage, registrationMessage } from '../../mail/index.ts';
+import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/index.ts';
 
 export interface NewClientInput {
   username: string;

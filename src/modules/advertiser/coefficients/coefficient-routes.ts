@@ -5,8 +5,8 @@ import { Count, Id, Text } from '../../../http/input-types.ts';
 import { pageParameters, slicePage } from '../../../http/pagination.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses } from '../../../http/schemas.ts';
-import { readPeriod } from '../../statistics/period.ts';
-import type { TargetId } from '../../statistics/vocabulary.ts';
+import type { TargetId } from '../../statistics/index.ts';
+import { readPeriod } from '../../statistics/index.ts';
 import { CoefficientSchema, DeviceStatisticsSchema, SiteStatisticsSchema } from './coefficient-schema.ts';
 import {
   campaignSiteCoefficients,

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { conversionSourceProperties, servedAndRefundedProperties } from '../campaigns/campaign-schema.ts';
+import { conversionSourceProperties, servedAndRefundedProperties } from '../../statistics/index.ts';
 
 export const CoefficientSchema = Type.Object(
   {

@@ -1,12 +1,19 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { notFound } from '../../../errors.ts';
-import { blockBelongsToSite } from '../../publisher/blocks/index.ts';
-import { siteExists } from '../../publisher/sites/index.ts';
-import { advertiserFigures } from '../../statistics/figures.ts';
-import type { Period } from '../../statistics/period.ts';
-import { trafficByBlock, trafficByDevice, trafficBySite } from '../../statistics/statistics-service.ts';
-import { DEVICES, type DeviceId, type TargetId, type Totals, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
+import { blockBelongsToSite, siteExists } from '../../publisher/index.ts';
+import type { Period } from '../../statistics/index.ts';
+import {
+  advertiserFigures,
+  DEVICES,
+  type DeviceId,
+  type TargetId,
+  type Totals,
+  trafficByBlock,
+  trafficByDevice,
+  trafficBySite,
+  ZERO_TOTALS,
+} from '../../statistics/index.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import {
   copyCoefficients,

@@ -1,4 +1,4 @@
-import { DEVICES, type DeviceId } from '../../statistics/vocabulary.ts';
+import { DEVICES, type DeviceId } from '../../statistics/index.ts';
 
 const MAX_ID = 2_147_483_647;
 

@@ -2,7 +2,7 @@ import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { OffersTable } from '../../../db/schema.ts';
-import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
+import { containsPattern, type SortOrder } from '../../../shared/list-query.ts';
 import { MODERATION, type ModerationStatus } from '../../moderation/index.ts';
 import type { OfferRecord } from './offer-schema.ts';
 

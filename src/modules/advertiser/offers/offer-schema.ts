@@ -3,10 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { OffersTable } from '../../../db/schema.ts';
 import { microsToAmount } from '../../../money.ts';
-import { ImageSchema, toImage } from '../../images/image-schema.ts';
-import { advertiserFigures } from '../../statistics/figures.ts';
-import type { Totals } from '../../statistics/vocabulary.ts';
-import { figureProperties } from '../campaigns/campaign-schema.ts';
+import { ImageSchema, toImage } from '../../images/index.ts';
+import type { Totals } from '../../statistics/index.ts';
+import { advertiserFigures, figureProperties } from '../../statistics/index.ts';
 
 const NullableImage = (description: string) => Type.Union([ImageSchema, Type.Null()], { description });
 

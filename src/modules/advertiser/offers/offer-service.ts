@@ -1,18 +1,18 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { isId } from '../../../http/input-types.ts';
-import { checkMoney } from '../../../http/money-input.ts';
-import type { ImageStore } from '../../images/image-store.ts';
-import { readImageDataUri } from '../../images/image-validation.ts';
+import { isId } from '../../../shared/ids.ts';
+import { checkMoney } from '../../../shared/money-input.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
+import type { ImageStore } from '../../images/index.ts';
+import { readImageDataUri } from '../../images/index.ts';
 import { MODERATION } from '../../moderation/index.ts';
-import type { Period } from '../../statistics/period.ts';
-import { totalsByOffer } from '../../statistics/statistics-service.ts';
-import { type TargetId, ZERO_TOTALS } from '../../statistics/vocabulary.ts';
+import type { Period } from '../../statistics/index.ts';
+import { type TargetId, totalsByOffer, ZERO_TOTALS } from '../../statistics/index.ts';
 import { findCampaign } from '../campaigns/index.ts';
 import { costText, isDiscountType } from './discount-types.ts';
 import {
+  campaignsOfOffers,
   copyOffers,
   findOffer,
   insertOffer,
@@ -205,7 +205,7 @@ export async function requireOffer(db: Db, advertiserId: number, id: number): Pr
 }
 
 export async function offerTotals(db: Db, ids: number[], period: Period, targetId: TargetId) {
-  const totals = await totalsByOffer(db, { offerIds: ids, period, targetId });
+  const totals = await totalsByOffer(db, { offerIds: ids, campaignIds: await campaignsOfOffers(db, ids), period, targetId });
   return (id: number) => totals.get(id) ?? ZERO_TOTALS;
 }
 

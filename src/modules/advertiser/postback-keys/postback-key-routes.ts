@@ -4,7 +4,7 @@ import { actorOf, inRequestTransaction } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, NoContent } from '../../../http/schemas.ts';
 import { created } from '../../../http/urls.ts';
-import { recordAudit } from '../../audit/audit-service.ts';
+import { recordAudit } from '../../audit/index.ts';
 import { postbackKeyState, revokePostbackKey, rotatePostbackKey } from './postback-key-service.ts';
 
 const PATH = '/api/advertiser/postback-key';

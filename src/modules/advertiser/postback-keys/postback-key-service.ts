@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { notFound } from '../../../errors.ts';
-import { hashPostbackKey } from '../../serving/tracking/postback-key.ts';
+import { hashPostbackKey } from '../../serving/index.ts';
 import { deletePostbackKey, findPostbackKey, replacePostbackKey } from './postback-key-repository.ts';
 
 /** How a postback key starts: recognisable in a tracker's settings and in a leaked log. */

@@ -1,5 +1,5 @@
 import type { RuleAction, RuleComparison, RuleMetric, RuleScope } from '../../../db/schema.ts';
-import type { Totals } from '../../statistics/vocabulary.ts';
+import type { Totals } from '../../statistics/index.ts';
 
 /** The coefficient "block" sets: the lowest a coefficient may be (spec: 0.1 to 10). */
 export const BLOCK_COEF = 0.1;

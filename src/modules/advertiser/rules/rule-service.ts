@@ -1,9 +1,9 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, notFound, validationFailed } from '../../../errors.ts';
-import { readMoney } from '../../../http/money-input.ts';
 import { microsToAmount } from '../../../money.ts';
-import { type DeviceId, dayOf } from '../../statistics/vocabulary.ts';
+import { readMoney } from '../../../shared/money-input.ts';
+import { type DeviceId, dayOf } from '../../statistics/index.ts';
 import { requireCampaign } from '../campaigns/campaign-service.ts';
 import { trafficWithCoefficients, writeDeviceCoefficient, writeSiteCoefficient } from '../coefficients/coefficient-service.ts';
 import { offersWithTotals, writeOfferActive } from '../offers/offer-service.ts';

@@ -1,8 +1,8 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { DomainError, type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { readMoney } from '../../../http/money-input.ts';
+import { readMoney } from '../../../shared/money-input.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
 import { SITE_STATUSES } from '../sites/site-schema.ts';
 import { getOwnSite } from '../sites/site-service.ts';
 import { type BlockDesign, mergeDesign, readDesign } from './block-design.ts';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
-import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
+import { containsPattern, type SortOrder } from '../../../shared/list-query.ts';
 import type { PayoutMethod, PayoutRow } from './payout-schema.ts';
 
 export interface PayoutFilter {

@@ -2,14 +2,13 @@ import type { Db } from '../../../db/database.ts';
 import type { PayoutStatus } from '../../../db/schema.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { isId } from '../../../http/input-types.ts';
-import { checkMoney } from '../../../http/money-input.ts';
 import { microsToAmount } from '../../../money.ts';
-import { findAccount } from '../../accounts/account-service.ts';
-import { accountBalances } from '../../accounts/index.ts';
-import { applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/ledger.ts';
-import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/emit.ts';
+import { isId } from '../../../shared/ids.ts';
+import { checkMoney } from '../../../shared/money-input.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
+import { findAccount } from '../../accounts/index.ts';
+import { accountBalances, applyLedgerChange, insufficientFundsAsValidation } from '../../ledger/index.ts';
+import { emitBalanceDrops, emitWebhookEvent } from '../../webhooks/index.ts';
 import {
   findPayout,
   findPayoutDetails,

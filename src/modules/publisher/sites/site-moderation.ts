@@ -1,7 +1,8 @@
 import { notFound } from '../../../errors.ts';
-import type { ModeratedKind } from '../../moderation/index.ts';
+import type { ModeratedKind, ModeratedSites } from '../../moderation/index.ts';
 import { findOwnSite, findSiteStatusForUpdate, updateSiteStatus } from './site-repository.ts';
-import { SITE_STATUS, type SiteRow, siteStatusName } from './site-schema.ts';
+import { AdminWebsiteSchema, SITE_STATUS, type SiteRow, StatusCode, siteStatusName, WebsiteSchema } from './site-schema.ts';
+import { LIFETIME, presentAdminSites, presentSite } from './site-service.ts';
 
 /** What a site's owner is told a status means: a ban is a rejection, an active site an approved one. */
 const SITE_OUTCOMES = { moderation: 'moderation', active: 'approved', banned: 'rejected', unconfirmed: 'unconfirmed' } as const;
@@ -32,4 +33,14 @@ export const siteModeration: ModeratedKind<SiteRow> = {
     reason: site.moderation_reason,
   }),
   event: (site) => ({ type: 'site.moderated', data: { siteId: site.id, url: site.url, status: site.status } }),
+};
+
+/** Sites as moderation's decision routes take and answer them (app.ts hands this to moderation). */
+export const moderatedSites: ModeratedSites<SiteRow> = {
+  kind: siteModeration,
+  status: StatusCode('The new status:'),
+  operatorAnswer: AdminWebsiteSchema,
+  presentToOperator: async (db, site) => (await presentAdminSites(db, [site]))[0],
+  ownerAnswer: WebsiteSchema,
+  presentToOwner: (db, site) => presentSite(db, site, LIFETIME),
 };

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { ListWithTotal } from '../../../db/list.ts';
-import { containsPattern, type SortOrder } from '../../../http/sorting.ts';
+import { containsPattern, type SortOrder } from '../../../shared/list-query.ts';
 import { SITE_STATUS, type SiteRow } from './site-schema.ts';
 
 export async function listSiteCategories(db: Db) {

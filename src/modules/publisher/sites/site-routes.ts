@@ -7,11 +7,11 @@ import { listPage, pageParameters, slicePage } from '../../../http/pagination.ts
 import { requestDb } from '../../../http/request-write.ts';
 import { type App, accountOf } from '../../../http/routes.ts';
 import { errorResponses, IdParams } from '../../../http/schemas.ts';
-import { readSort, searchParameter, sortParameter } from '../../../http/sorting.ts';
+import { searchParameter, sortParameter } from '../../../http/sorting.ts';
 import { absoluteUrl, created } from '../../../http/urls.ts';
-import { toCategory } from '../../advertiser/categories/category-schema.ts';
-import { listProductCategories } from '../../advertiser/categories/category-service.ts';
-import { readPeriod } from '../../statistics/period.ts';
+import { readSort } from '../../../shared/list-query.ts';
+import { listProductCategories, toCategory } from '../../categories/index.ts';
+import { readPeriod } from '../../statistics/index.ts';
 import { listSiteCategories, listSites, SITE_SORT_FIELDS, type SiteSortField } from './site-repository.ts';
 import { CategorySchema, StatusCode, WebsiteSchema } from './site-schema.ts';
 import { blocksOfSite, changeSite, createSite, getOwnSite, presentSite, presentSites, siteFieldErrors } from './site-service.ts';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SitesTable } from '../../../db/schema.ts';
 import { LastRejectionSchema } from '../../moderation/index.ts';
-import { publisherFigureFields } from '../../statistics/figures.ts';
+import { publisherFigureFields } from '../../statistics/index.ts';
 import { BlockSchema } from '../blocks/block-schema.ts';
 
 export type SiteRow = Selectable<SitesTable>;

@@ -1,14 +1,12 @@
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { isId } from '../../../http/input-types.ts';
-import { unknownCategoryIds } from '../../advertiser/categories/category-service.ts';
+import { isId } from '../../../shared/ids.ts';
+import type { Unchecked } from '../../../shared/unchecked.ts';
+import { unknownCategoryIds } from '../../categories/index.ts';
 import { lastRejections, ownerNames } from '../../moderation/index.ts';
-import { publisherFigures } from '../../statistics/figures.ts';
-import type { Period } from '../../statistics/period.ts';
-import { totalsBySite } from '../../statistics/statistics-service.ts';
-import { ZERO_PUBLISHER_TOTALS } from '../../statistics/vocabulary.ts';
+import type { Period } from '../../statistics/index.ts';
+import { publisherFigures, totalsBySite, ZERO_PUBLISHER_TOTALS } from '../../statistics/index.ts';
 import { type Block, toBlock } from '../blocks/block-schema.ts';
 import { countBlocksBySite, listBlocksOfSite } from '../blocks/index.ts';
 import {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
-import { findOrCreatePlatformAccount } from '../../ledger/ledger.ts';
+import { findOrCreatePlatformAccount } from '../../ledger/index.ts';
 import { type AcceptanceVerdict, acceptClicks, type IncomingClick, withdrawAcceptedClicks } from './acceptance.ts';
 import { ClickBatcher } from './click-batcher.ts';
 import { ClickSettler } from './click-settler.ts';

@@ -4,10 +4,10 @@ import { prepared } from '../../../db/prepared.ts';
 import type { AcceptedClicksTable } from '../../../db/schema.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { systemAuditWrite } from '../../audit/index.ts';
-import { type LedgerChange, postLedgerChanges } from '../../ledger/ledger.ts';
-import { recordEvents, rollupWrites } from '../../statistics/record-events.ts';
-import type { DeviceId, GoalId, TrafficEvent } from '../../statistics/vocabulary.ts';
-import { emitSettlementEvents } from '../../webhooks/emit.ts';
+import { type LedgerChange, postLedgerChanges } from '../../ledger/index.ts';
+import type { DeviceId, GoalId, TrafficEvent } from '../../statistics/index.ts';
+import { recordEvents, rollupWrites } from '../../statistics/index.ts';
+import { emitSettlementEvents } from '../../webhooks/index.ts';
 import { newClickId } from '../tracking/click-token.ts';
 import { type ChargeSplit, splitCharge } from './charge-split.ts';
 
@@ -79,8 +79,20 @@ export async function settleTakenClicks(
     }
   }
   for (const click of fresh) outcomes.set(click.click_id, click.refusal ?? (billed.has(click.click_id) ? 'billed' : 'funds'));
-  await emitSettlementEvents(trx, fresh, billed, settings.timeZone);
+  const limited = fresh.filter((click) => click.refusal === 'limit').map((click) => click.campaign_id);
+  await emitSettlementEvents(trx, fresh, billed, settings.timeZone, await campaignTitles(trx, limited));
   return outcomes;
+}
+
+/** The titles of these campaigns (the notice of a campaign stopped by its daily limit names it). */
+async function campaignTitles(trx: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('campaigns')
+    .select(['id', 'title'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.title]));
 }
 
 /**

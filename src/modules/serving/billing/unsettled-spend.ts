@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { dayOf } from '../../statistics/vocabulary.ts';
+import { dayOf } from '../../statistics/index.ts';
 import type { IncomingClick } from '../billing/acceptance.ts';
 import type { Snapshot } from '../snapshot/snapshot.ts';
 

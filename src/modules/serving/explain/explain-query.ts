@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Text } from '../../../http/input-types.ts';
-import { DEVICES } from '../../statistics/vocabulary.ts';
+import { DEVICES } from '../../statistics/index.ts';
 import {
   type AgentTraits,
   BROWSER_FAMILIES,

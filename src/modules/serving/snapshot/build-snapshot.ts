@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { dayOf } from '../../statistics/vocabulary.ts';
+import { dayOf } from '../../statistics/index.ts';
 import { agentTargets, DEVICE_TYPES, type DeviceType } from '../selection/agent-targets.ts';
 import { smoothedCtr } from '../selection/auction.ts';
 import { lifetimeDailyTarget } from '../selection/pacing.ts';

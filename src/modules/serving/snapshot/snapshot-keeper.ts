@@ -1,7 +1,7 @@
 import type { Clock } from '../../../clock.ts';
 import { readChangeCounter } from '../../../db/change-counters.ts';
 import type { Db } from '../../../db/database.ts';
-import { dayOf } from '../../statistics/vocabulary.ts';
+import { dayOf } from '../../statistics/index.ts';
 import { buildSnapshot, emptySnapshot, refreshSpend } from './build-snapshot.ts';
 import type { Snapshot } from './snapshot.ts';
 

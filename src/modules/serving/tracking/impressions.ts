@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/database.ts';
-import { recordEvents } from '../../statistics/record-events.ts';
-import type { DeviceId, TrafficEvent } from '../../statistics/vocabulary.ts';
+import type { DeviceId, TrafficEvent } from '../../statistics/index.ts';
+import { recordEvents } from '../../statistics/index.ts';
 import { claimImpressions, forgetExpiredImpressions } from './tracking-repository.ts';
 import { VIEW_TOKEN_SKEW_MS, type ViewClaims } from './view-token.ts';
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../clock.ts';
 import type { Db } from '../../../db/database.ts';
-import { dayOf } from '../../statistics/vocabulary.ts';
+import { dayOf } from '../../statistics/index.ts';
 import type { Winner } from '../selection/auction.ts';
 import type { FrequencyStore } from '../selection/frequency.ts';
 import type { Impression } from '../selection/judgement.ts';

@@ -4,8 +4,8 @@ import { isIP } from 'node:net';
 import { isbot } from 'isbot';
 import { type CountryResponse, Reader } from 'mmdb-lib';
 import { UAParser } from 'ua-parser-js';
-import { truncatedAddress } from '../../../http/stored-address.ts';
-import { DEVICES, type DeviceId } from '../../statistics/vocabulary.ts';
+import { truncatedAddress } from '../../../shared/stored-address.ts';
+import { DEVICES, type DeviceId } from '../../statistics/index.ts';
 import { type AgentTraits, browserFamily, majorVersion, osFamily, UNKNOWN_AGENT } from '../selection/agent-targets.ts';
 
 /** What the serving engine knows about a visitor: device, operating system and browser, whether it is a robot. */

@@ -1,10 +1,9 @@
-import type { Db } from '../../../db/database.ts';
-import type { ListWithTotal } from '../../../db/list.ts';
-import { inTransaction } from '../../../db/transaction.ts';
-import { type FieldError, invalidField, notFound, validationFailed } from '../../../errors.ts';
-import type { Unchecked } from '../../../http/field-rules.ts';
-import { isId } from '../../../http/input-types.ts';
-import { requireCampaign } from '../campaigns/campaign-service.ts';
+import type { Db } from '../../db/database.ts';
+import type { ListWithTotal } from '../../db/list.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { type FieldError, invalidField, notFound, validationFailed } from '../../errors.ts';
+import { isId } from '../../shared/ids.ts';
+import type { Unchecked } from '../../shared/unchecked.ts';
 import {
   ancestorIds,
   type CategoryRow,
@@ -33,19 +32,6 @@ export function listProductCategories(db: Db, limit: number, offset: number): Pr
 export async function unknownCategoryIds(db: Db, ids: readonly number[]): Promise<number[]> {
   const found = await Promise.all(ids.map(async (id) => ((await findCategory(db, id)) === undefined ? [id] : [])));
   return found.flat();
-}
-
-/** The subcategories an ad of this campaign may use: the children of the campaign's category. */
-export async function subCategoriesOfCampaign(
-  db: Db,
-  advertiserId: number,
-  campaignId: number,
-  limit: number,
-  offset: number,
-): Promise<ListWithTotal<CategoryRow>> {
-  const campaign = await requireCampaign(db, advertiserId, campaignId);
-  if (campaign.category_id === null) return { rows: [], total: 0 };
-  return listCategories(db, { parentId: campaign.category_id }, limit, offset);
 }
 
 async function requireParent(trx: Db, parentId: number): Promise<void> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { insertCampaign, insertOffer } from '../../../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../../../helpers/server.ts';
+import { insertCampaign, insertOffer } from '../../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 describe('product categories', () => {
   let server: TestServer;

@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
-import type { Db } from '../../../db/database.ts';
-import { type ListWithTotal, listWithTotal } from '../../../db/list.ts';
-import type { CategoriesTable } from '../../../db/schema.ts';
+import type { Db } from '../../db/database.ts';
+import { type ListWithTotal, listWithTotal } from '../../db/list.ts';
+import type { CategoriesTable } from '../../db/schema.ts';
 
 export type CategoryRow = Selectable<CategoriesTable>;
 

@@ -1,5 +1,5 @@
+import { type FieldError, invalidField } from '../errors.ts';
 import { MICROS_PER_UNIT, parseMoney } from '../money.ts';
-import { type FieldError, invalidField } from './errors.ts';
 
 /** Which amounts a money field accepts besides being a plain decimal with at most 4 fraction digits. */
 export interface MoneyRule {

@@ -1,0 +1,6 @@
+/**
+ * The routes of export, which app.ts registers (MODULES); what other modules use is in index.ts.
+ * Routes take the AppContext, which names the modules' services, so index.ts does not re-export
+ * them: a module importing another's index would import the context back (an import cycle).
+ */
+export { registerExportRoutes } from './export-routes.ts';

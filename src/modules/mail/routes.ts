@@ -1,0 +1,7 @@
+/**
+ * The routes of mail, which app.ts registers (MODULES); what other modules use is in index.ts.
+ * Routes take the AppContext, which names the modules' services, so index.ts does not re-export
+ * them: a module importing another's index would import the context back (an import cycle).
+ */
+export { mailRoutes } from './mail-routes.ts';
+export { registerOutboxAdminRoutes } from './outbox-admin-routes.ts';

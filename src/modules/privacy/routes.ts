@@ -1,0 +1,8 @@
+/**
+ * The routes of privacy, which app.ts registers (MODULES); what other modules use is in index.ts.
+ * Routes take the AppContext, which names the modules' services, so index.ts does not re-export
+ * them: a module importing another's index would import the context back (an import cycle).
+ */
+export { registerAccountDataRoutes } from './account-data-routes.ts';
+export { registerSellersJsonRoutes } from './sellers-json-routes.ts';
+export { registerSitePrivacyRoutes } from './site-privacy-routes.ts';

@@ -1,0 +1,8 @@
+/**
+ * The routes of serving, which app.ts registers (MODULES); what other modules use is in index.ts.
+ * Routes take the AppContext, which names the modules' services, so index.ts does not re-export
+ * them: a module importing another's index would import the context back (an import cycle).
+ */
+export { registerExplainRoutes } from './explain/explain-routes.ts';
+export { registerOpenRtbRoutes } from './openrtb/openrtb-routes.ts';
+export { registerServingRoutes } from './serving-routes.ts';
