@@ -1,6 +1,7 @@
 // Where the teasers answer's CPU goes under each load tool: the bare route, its answer from
-// node:https with no framework, the bare route with an answer of the teasers answer's size, and
-// the teasers route (10,000 ads, as 5-serving.ts) in this one process, each loaded in turn by each
+// node:https with no framework, the bare route with an answer of the teasers answer's size, a real
+// teasers answer (its bytes and headers, captured once) sent by node:https with no work behind it,
+// and the teasers route (10,000 ads, as 5-serving.ts) in this one process, each loaded in turn by each
 // tool of BENCH_TOOLS (default autocannon,wrk; a name twice alternates them) for BENCH_SECONDS.
 // Prints server CPU µs per response (and the main thread's part, GC pauses per response) with the
 // load average; writes a V8 profile of each load to BENCH_PROFILE_DIR (BENCH_PROFILE=0: none).
@@ -67,6 +68,7 @@ await withBenchDatabase(async (databaseUrl) => {
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  let replay: https.Server | undefined;
   try {
     const { blockId } = await seedServing(server.context.db, {
       ads: 10_000,
@@ -76,10 +78,20 @@ await withBenchDatabase(async (databaseUrl) => {
       countries: [],
     });
     await server.context.serving?.refresh();
+    const captured = await capture(`${server.url}/api/serve/blocks/${blockId}/teasers`);
+    replay = https.createServer({ cert: tls.cert, key: tls.key }, (_request, response) => {
+      response.writeHead(200, captured.headers);
+      response.end(captured.body);
+    });
+    const replaying = replay;
+    await new Promise<void>((resolve) => replaying.listen(0, '127.0.0.1', resolve));
+    const replayAddress = replay.address();
+    const replayUrl = `https://127.0.0.1:${typeof replayAddress === 'object' && replayAddress ? replayAddress.port : 0}/replay`;
     const targets = [
       ['node:https, no framework', plainUrl, {}],
       ['bare', bare.url, {}],
       ['bare, 2 KB', largeUrl, {}],
+      ['node:https, a teasers answer replayed', replayUrl, {}],
       ['teasers', `${server.url}/api/serve/blocks/${blockId}/teasers`, { 'User-Agent': USER_AGENT }],
     ] as const;
     // A warm-up of each target, so the JIT has compiled the path before anything is counted.
@@ -107,6 +119,7 @@ await withBenchDatabase(async (databaseUrl) => {
     process.stdout.write(`profiles in ${directory}\n`);
   } finally {
     session.disconnect();
+    replay?.close();
     await large.close();
     plain.close();
     await bare.app.close();
@@ -114,3 +127,26 @@ await withBenchDatabase(async (databaseUrl) => {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+/** One teasers answer as the server sent it: its body and the headers a replay repeats. */
+async function capture(url: string): Promise<{ body: string; headers: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { headers: { 'user-agent': USER_AGENT }, rejectUnauthorized: false }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => {
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(response.headers)) {
+            // Node writes its own Date, Connection and Keep-Alive.
+            if (typeof value === 'string' && !['date', 'connection', 'keep-alive'].includes(name)) headers[name] = value;
+          }
+          resolve({ body, headers });
+        });
+      })
+      .on('error', reject);
+  });
+}
