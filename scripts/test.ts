@@ -21,7 +21,7 @@
  * that start tools of their own (the OpenAPI proxy, Prebid's build): the edit–test loop. It also
  * runs the files in a few long-lived processes (shards, Node's --test-isolation=none: one file
  * after another in each) rather than one process per file, so that each shard starts Node and
- * loads the app once rather than once per file: that was a third of the tier's CPU. A shard's
+ * loads the app once rather than once per file: about 30% of the tier's CPU. A shard's
  * files run one at a time, each closing what it started (servers, databases, clients, timers)
  * in its `after` hooks, and keep their hooks inside a `describe` (a top-level hook would be the
  * whole shard's). The files in OWN_PROCESS keep a process of their own, for the reason given
