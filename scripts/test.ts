@@ -1,22 +1,32 @@
 /**
- * `npm test` and `npm run test:fast`: runs the test files several at once, each in its own process
- * (its own server, database and ports), the slowest first so that a run does not end waiting on
- * one long file, and records each file's time for the next run's order.
+ * `npm test` and `npm run test:fast`: runs the test files several at once, the slowest first so
+ * that a run does not end waiting on one long file, and records each file's time for the next
+ * run's order.
  *
- *   node scripts/test.ts [--fast | --no-pages] [file ...]
+ *   node scripts/test.ts [--fast | --no-pages] [--process-per-file] [file ...]
  *
- * Two lanes run side by side: the crash and failure tests (they kill servers and time recoveries,
- * and on two cores they disturb each other more than they disturb anything else) one at a time,
- * and every other file TEST_CONCURRENCY − 1 at a time (default concurrency: the machine's cores
- * + 1, since a test file spends much of its time waiting on its server, its database or a
- * browser). --fast leaves out the browser, crash and failure tests (test/e2e, test/pages) and the
- * files that start tools of their own (the OpenAPI proxy, Prebid's build): the edit–test loop.
+ * `npm test` runs each file in a process of its own (its own server, database and ports), in two
+ * lanes side by side: the crash and failure tests (they kill servers and time recoveries, and on
+ * two cores they disturb each other more than they disturb anything else) one at a time, and
+ * every other file TEST_CONCURRENCY − 1 at a time (default concurrency: the machine's cores + 1,
+ * since a test file spends much of its time waiting on its server, its database or a browser).
  * --no-pages leaves out only the web account's page tests (test/pages): they drive pages in
  * Chromium through the API, whose every route the other files test on each database, so CI runs
  * them on the embedded database only (its second pass, on PostgreSQL and Redis, passes this).
  * --no-own-postgres leaves out the failure tests that start a PostgreSQL of their own
  * (test/e2e/chaos-postgres*): they never use the pass's database, so CI runs them once, in its
  * PostgreSQL pass, and its embedded-database pass passes this.
+ *
+ * --fast leaves out the browser, crash and failure tests (test/e2e, test/pages) and the files
+ * that start tools of their own (the OpenAPI proxy, Prebid's build): the edit–test loop. It also
+ * runs the files in a few long-lived processes (shards, Node's --test-isolation=none: one file
+ * after another in each) rather than one process per file, so that each shard starts Node and
+ * loads the app once rather than once per file: about 30% of the tier's CPU. A shard's
+ * files run one at a time, each closing what it started (servers, databases, clients, timers)
+ * in its `after` hooks, and keep their hooks inside a `describe` (a top-level hook would be the
+ * whole shard's). The files in OWN_PROCESS keep a process of their own, for the reason given
+ * there; --process-per-file runs the whole tier the old way, to tell a leak between files from a
+ * failure of the file itself.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,11 +42,18 @@ const DURATIONS = path.join(RESULTS, 'durations.json');
 const SLOW_OUTSIDE_E2E = ['test/http/openapi-prism.test.ts', 'test/integrations/prebid-adapter.test.ts'];
 /** The crash and failure tests: they get a lane of their own, one file at a time. */
 const isCrashOrChaos = (file: string) => /^test\/e2e\/.*(crash|chaos)[^/]*\.test\.ts$/.test(file);
+/**
+ * Files of the fast tier that keep a process of their own rather than join a shard, and why: a
+ * file whose state cannot be undone by its own hooks (a process-wide setting, an exit code) would
+ * leak into the files after it in a shard.
+ */
+const OWN_PROCESS: Record<string, string> = {};
 
 const args = process.argv.slice(2);
 const fast = args.includes('--fast');
 const noPages = args.includes('--no-pages');
 const noOwnPostgres = args.includes('--no-own-postgres');
+const shared = fast && !args.includes('--process-per-file');
 const isPageTest = (file: string) => file.startsWith('test/pages/');
 /** The failure tests that run against a private PostgreSQL they start, whatever the pass's database. */
 const startsOwnPostgres = (file: string) => /^test\/e2e\/chaos-postgres[^/]*\.test\.ts$/.test(file);
@@ -56,7 +73,8 @@ function slowestFirst(list: string[]): string[] {
 interface Lane {
   name: string;
   files: string[];
-  concurrency: number;
+  /** How many of its files run at once, each in a process of its own; 'shared': all in one process, one after another. */
+  concurrency: number | 'shared';
 }
 
 interface LaneResult {
@@ -73,7 +91,7 @@ function runLane(lane: Lane, live: boolean): Promise<LaneResult> {
     process.execPath,
     [
       '--test',
-      `--test-concurrency=${lane.concurrency}`,
+      lane.concurrency === 'shared' ? '--test-isolation=none' : `--test-concurrency=${lane.concurrency}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=./test/helpers/durations-reporter.ts',
@@ -102,6 +120,50 @@ function runLane(lane: Lane, live: boolean): Promise<LaneResult> {
   });
 }
 
+/**
+ * Runs the queues side by side, each one lane after another. The first lane's report goes to
+ * stdout as it comes; the others' follow it, each whole, when all have ended (rather than
+ * interleaved with it).
+ */
+async function runQueues(queues: Lane[][]): Promise<LaneResult[]> {
+  const live = queues[0]?.[0];
+  const results = await Promise.all(
+    queues.map(async (queue) => {
+      const done: LaneResult[] = [];
+      for (const lane of queue) done.push(await runLane(lane, lane === live));
+      return done;
+    }),
+  );
+  const ordered = [...results.flat()];
+  for (const result of ordered.slice(1)) process.stdout.write(`\n${result.output}`);
+  return ordered;
+}
+
+/**
+ * The fast tier's queues, `count` of them: the files spread so that each queue's last times add
+ * up to about the same (the longest file first, into the queue with the least so far). A queue's
+ * files run in one shared process (a shard), then those of OWN_PROCESS it was given each in a
+ * process of its own. A file never timed counts as a typical one.
+ */
+function shardQueues(list: string[], count: number): Lane[][] {
+  const TYPICAL_MS = 5000;
+  const estimate = (file: string) => lastTimes[file] ?? TYPICAL_MS;
+  const bins = Array.from({ length: Math.min(count, list.length) }, () => ({
+    shared: [] as string[],
+    own: [] as string[],
+    time: 0,
+  }));
+  for (const file of [...list].sort((a, b) => estimate(b) - estimate(a))) {
+    const emptiest = bins.reduce((least, bin) => (bin.time < least.time ? bin : least));
+    (file in OWN_PROCESS ? emptiest.own : emptiest.shared).push(file);
+    emptiest.time += estimate(file);
+  }
+  return bins.map((bin, index) => [
+    ...(bin.shared.length > 0 ? [{ name: `shard-${index + 1}`, files: bin.shared, concurrency: 'shared' as const }] : []),
+    ...bin.own.map((file, own) => ({ name: `shard-${index + 1}-own-${own + 1}`, files: [file], concurrency: 1 })),
+  ]);
+}
+
 function mergeDurations(lanes: Lane[]): void {
   const merged = { ...lastTimes };
   for (const lane of lanes) {
@@ -113,28 +175,38 @@ function mergeDurations(lanes: Lane[]): void {
 
 const concurrency = Math.max(2, Number(process.env.TEST_CONCURRENCY) || os.availableParallelism() + 1);
 const crashFiles = files.filter(isCrashOrChaos);
-const lanes: Lane[] = [
-  {
-    name: 'main',
-    files: files.filter((file) => !isCrashOrChaos(file)),
-    concurrency: crashFiles.length > 0 ? concurrency - 1 : concurrency,
-  },
-  { name: 'crash', files: crashFiles, concurrency: 1 },
-].filter((lane) => lane.files.length > 0);
+// The queues run side by side: npm test's two lanes, or the fast tier's `concurrency` shards.
+const queues: Lane[][] = shared
+  ? shardQueues(files, concurrency)
+  : [
+      {
+        name: 'main',
+        files: files.filter((file) => !isCrashOrChaos(file)),
+        concurrency: crashFiles.length > 0 ? concurrency - 1 : concurrency,
+      },
+      { name: 'crash', files: crashFiles, concurrency: 1 },
+    ]
+      .filter((lane) => lane.files.length > 0)
+      .map((lane) => [lane]);
+const lanes = queues.flat();
 
 mkdirSync(RESULTS, { recursive: true });
 // Every test file is a process that compiles the same sources and packages again; Node's on-disk
 // compile cache (checked against each file's contents) saves about a sixth of a server test's CPU.
 process.env.NODE_COMPILE_CACHE ??= path.join(ROOT, 'node_modules', '.cache', 'nativa-tests-compile');
+const shards = lanes.filter((lane) => lane.concurrency === 'shared').length;
+const alone = lanes.length - shards;
 console.log(
-  `${files.length} test files: ${lanes.map((lane) => `${lane.files.length} ${lane.concurrency} at a time (${lane.name})`).join(', ')}${fast ? '; fast tier: no browser, crash or chaos tests' : ''}${noPages ? '; no page tests (test/pages)' : ''}${noOwnPostgres ? '; no tests with a PostgreSQL of their own' : ''}`,
+  `${files.length} test files: ${
+    shared
+      ? `${shards} shards of about ${Math.round((files.length - alone) / Math.max(1, shards))} files, ${queues.length} at once, the files of each one after another in one process${alone > 0 ? `; ${alone} in a process of their own` : ''}`
+      : lanes.map((lane) => `${lane.files.length} ${lane.concurrency} at a time (${lane.name})`).join(', ')
+  }${fast ? '; fast tier: no browser, crash or chaos tests' : ''}${noPages ? '; no page tests (test/pages)' : ''}${noOwnPostgres ? '; no tests with a PostgreSQL of their own' : ''}`,
 );
 const startedAt = Date.now();
 // The web app's build and the migrated PGlite snapshot, once, before files race to make them.
 await globalSetup();
-const results = await Promise.all(lanes.map((lane, index) => runLane(lane, index === 0)));
-// The crash lane's report follows the main one's, whole, rather than interleaved with it.
-for (const [index, result] of results.entries()) if (index > 0) process.stdout.write(`\n${result.output}`);
+const results = await runQueues(queues);
 mergeDurations(lanes);
 
 const total = (key: keyof LaneResult['counts']) => results.reduce((sum, result) => sum + result.counts[key], 0);

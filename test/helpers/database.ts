@@ -63,6 +63,16 @@ async function openPostgresTestDatabase(
   };
 }
 
+/**
+ * Makes `dataDir` hold the migrated snapshot as its PGlite database, as `nativa serve` keeps it
+ * (DATA_DIR/pglite): a server started there skips initdb and the migrations, seconds of CPU, for
+ * tests of something other than a first start.
+ */
+export async function migratedDataDir(dataDir: string): Promise<void> {
+  const database = await openDatabase({ databaseUrl: undefined, dataDir, pgliteSnapshot: await pgliteSnapshot() });
+  await database.close();
+}
+
 export async function pgliteSnapshot(): Promise<Blob> {
   const fingerprint = createHash('sha256');
   for (const migration of listMigrations()) fingerprint.update(migration.version).update(migration.sql);

@@ -11,7 +11,10 @@ describe('route schemas compiled on first use', () => {
   let lazy: TestServer;
   let eager: TestServer;
   before(async () => {
-    [lazy, eager] = await Promise.all([startTestServer(), startTestServer({ eagerSchemas: true })]);
+    // One after the other: were one of two started together to fail, the other would be left
+    // running unclosed (and keep the test process from ever ending).
+    lazy = await startTestServer();
+    eager = await startTestServer({ eagerSchemas: true });
   });
   after(async () => {
     await Promise.all([lazy?.close(), eager?.close()]);

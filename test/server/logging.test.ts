@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { cleanEnv } from '../helpers/clean-env.ts';
+import { migratedDataDir } from '../helpers/database.ts';
 
 const MAIN = path.join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
@@ -36,6 +37,8 @@ function get(url: string, headers: Record<string, string>): Promise<number> {
 /** Starts `nativa serve` with LOG_FORMAT, sends one request with a proxy's request id, returns the log. */
 async function serveOneRequest(format: 'pretty' | 'json'): Promise<string> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-logging-'));
+  // Not a test of a first start: the database is there, migrated, as on any later start.
+  await migratedDataDir(dataDir);
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'serve'], {
     env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_FORMAT: format }),

@@ -98,95 +98,97 @@ function pageContract(name: string, make: () => MadePageStore | undefined) {
 
 let redis: Redis | undefined;
 const prefix = `nativa-test-${randomBytes(4).toString('hex')}:`;
-before(async () => {
-  if ((await redisUnreachable(TEST_REDIS_URL)) === undefined) redis = new Redis(TEST_REDIS_URL);
-});
-after(async () => {
-  if (redis === undefined) return;
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-});
-
-frequencyContract('in-process', () => memoryFrequencyStore());
-frequencyContract('Redis', () => (redis === undefined ? undefined : redisFrequencyStore(redis, prefix)));
-pageContract('in-process', () => {
-  const clock = manualClock(0);
-  return { store: memoryPageViewStore(clock.now), expire: () => clock.advance(PAGE_TTL_MS) };
-});
-pageContract('Redis', () => {
-  const client = redis;
-  if (client === undefined) return undefined;
-  return { store: redisPageViewStore(client, prefix), ttlMs: (pageId) => client.pttl(`${prefix}page:${pageId}`) };
-});
-
-describe('bounded in-process stores', () => {
-  it('the page store forgets the least recently used page when full', async () => {
-    const store = memoryPageViewStore(() => 0, 2);
-    await store.claim('a', { ads: [1], campaigns: [1], campaignsUnique: false });
-    await store.claim('b', { ads: [1], campaigns: [1], campaignsUnique: false });
-    await store.claim('a', { ads: [2], campaigns: [1], campaignsUnique: false });
-    await store.claim('c', { ads: [1], campaigns: [1], campaignsUnique: false });
-    assert.equal((await store.shown('b')).ads.size, 0);
-    assert.deepEqual([...(await store.shown('a')).ads], [1, 2]);
+describe('page and frequency stores', () => {
+  before(async () => {
+    if ((await redisUnreachable(TEST_REDIS_URL)) === undefined) redis = new Redis(TEST_REDIS_URL);
+  });
+  after(async () => {
+    if (redis === undefined) return;
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
   });
 
-  it('the frequency store forgets the oldest visitor when full', async () => {
-    const store = memoryFrequencyStore(2);
-    await store.recordView('a', 1, 'd');
-    await store.recordView('b', 1, 'd');
-    await store.recordView('c', 1, 'd');
-    assert.equal((await store.viewsToday('a', 'd')).size, 0);
-    assert.equal((await store.viewsToday('c', 'd')).get(1), 1);
+  frequencyContract('in-process', () => memoryFrequencyStore());
+  frequencyContract('Redis', () => (redis === undefined ? undefined : redisFrequencyStore(redis, prefix)));
+  pageContract('in-process', () => {
+    const clock = manualClock(0);
+    return { store: memoryPageViewStore(clock.now), expire: () => clock.advance(PAGE_TTL_MS) };
   });
-});
+  pageContract('Redis', () => {
+    const client = redis;
+    if (client === undefined) return undefined;
+    return { store: redisPageViewStore(client, prefix), ttlMs: (pageId) => client.pttl(`${prefix}page:${pageId}`) };
+  });
 
-describe('eligibility filters', () => {
-  const base: ImpressionFilters = { nowMs: 0, page: undefined, campaignsUnique: false, viewsToday: undefined };
-  const page = { ads: new Set([5]), campaigns: new Set([9]) };
-  const cases: [
-    string,
-    ImpressionFilters,
-    { id: number; frequencyCap?: number },
-    number,
-    string | undefined,
-    string | undefined,
-  ][] = [
-    ['nothing known', base, { id: 9, frequencyCap: 2 }, 5, undefined, undefined],
-    ['ad shown on the page', { ...base, page }, { id: 9 }, 5, undefined, 'page_repeat'],
-    ['campaign shown, block allows repeats', { ...base, page }, { id: 9 }, 6, undefined, undefined],
-    ['campaign shown, block refuses repeats', { ...base, page, campaignsUnique: true }, { id: 9 }, 6, 'page_repeat', undefined],
-    ['under the cap', { ...base, viewsToday: new Map([[9, 1]]) }, { id: 9, frequencyCap: 2 }, 6, undefined, undefined],
-    ['at the cap', { ...base, viewsToday: new Map([[9, 2]]) }, { id: 9, frequencyCap: 2 }, 6, 'frequency', undefined],
-    ['no cap', { ...base, viewsToday: new Map([[9, 99]]) }, { id: 9, frequencyCap: 0 }, 6, undefined, undefined],
-  ];
-  for (const [name, filters, campaign, offerId, campaignReason, adReason] of cases) {
-    it(name, () => {
-      assert.equal(campaignExclusion(campaign, filters), campaignReason);
-      assert.equal(adExclusion(offerId, filters), adReason);
+  describe('bounded in-process stores', () => {
+    it('the page store forgets the least recently used page when full', async () => {
+      const store = memoryPageViewStore(() => 0, 2);
+      await store.claim('a', { ads: [1], campaigns: [1], campaignsUnique: false });
+      await store.claim('b', { ads: [1], campaigns: [1], campaignsUnique: false });
+      await store.claim('a', { ads: [2], campaigns: [1], campaignsUnique: false });
+      await store.claim('c', { ads: [1], campaigns: [1], campaignsUnique: false });
+      assert.equal((await store.shown('b')).ads.size, 0);
+      assert.deepEqual([...(await store.shown('a')).ads], [1, 2]);
     });
-  }
-});
 
-describe('frequency visitor', () => {
-  const signals = { cookieId: undefined, loaderId: undefined, address: '203.0.113.9', userAgent: 'UA' };
-  it('prefers the cookie, then the loader id, then a daily keyed hash; always 16 keyed bytes', () => {
-    const cookieId = 'c'.repeat(22);
-    const loaderId = 'l'.repeat(32);
-    const byCookie = frequencyVisitor({ ...signals, cookieId, loaderId }, 's', 'd');
-    assert.match(byCookie, /^[A-Za-z0-9_-]{22}$/);
-    assert.equal(Buffer.from(byCookie, 'base64url').length, 16);
-    assert.equal(frequencyVisitor({ ...signals, cookieId }, 's', 'd2'), byCookie, 'the cookie wins, on any day');
-    const byLoader = frequencyVisitor({ ...signals, loaderId }, 's', 'd');
-    assert.equal(frequencyVisitor({ ...signals, loaderId, userAgent: 'UA2' }, 's', 'd2'), byLoader, 'then the loader id');
-    assert.notEqual(byLoader, byCookie);
-    assert.notEqual(frequencyVisitor({ ...signals, loaderId }, 'other', 'd'), byLoader, 'keyed by the secret');
-    assert.notEqual(frequencyVisitor({ ...signals, cookieId: loaderId }, 's', 'd'), byLoader, 'a cookie is not a loader id');
-    const hashed = frequencyVisitor(signals, 'secret', '2026-03-10');
-    assert.match(hashed, /^[A-Za-z0-9_-]{22}$/);
-    assert.equal(frequencyVisitor(signals, 'secret', '2026-03-10'), hashed);
-    assert.notEqual(frequencyVisitor(signals, 'secret', '2026-03-11'), hashed, 'not linkable across days');
-    assert.notEqual(frequencyVisitor(signals, 'other', '2026-03-10'), hashed, 'keyed by the secret');
-    assert.notEqual(frequencyVisitor({ ...signals, userAgent: 'UA2' }, 'secret', '2026-03-10'), hashed);
+    it('the frequency store forgets the oldest visitor when full', async () => {
+      const store = memoryFrequencyStore(2);
+      await store.recordView('a', 1, 'd');
+      await store.recordView('b', 1, 'd');
+      await store.recordView('c', 1, 'd');
+      assert.equal((await store.viewsToday('a', 'd')).size, 0);
+      assert.equal((await store.viewsToday('c', 'd')).get(1), 1);
+    });
+  });
+
+  describe('eligibility filters', () => {
+    const base: ImpressionFilters = { nowMs: 0, page: undefined, campaignsUnique: false, viewsToday: undefined };
+    const page = { ads: new Set([5]), campaigns: new Set([9]) };
+    const cases: [
+      string,
+      ImpressionFilters,
+      { id: number; frequencyCap?: number },
+      number,
+      string | undefined,
+      string | undefined,
+    ][] = [
+      ['nothing known', base, { id: 9, frequencyCap: 2 }, 5, undefined, undefined],
+      ['ad shown on the page', { ...base, page }, { id: 9 }, 5, undefined, 'page_repeat'],
+      ['campaign shown, block allows repeats', { ...base, page }, { id: 9 }, 6, undefined, undefined],
+      ['campaign shown, block refuses repeats', { ...base, page, campaignsUnique: true }, { id: 9 }, 6, 'page_repeat', undefined],
+      ['under the cap', { ...base, viewsToday: new Map([[9, 1]]) }, { id: 9, frequencyCap: 2 }, 6, undefined, undefined],
+      ['at the cap', { ...base, viewsToday: new Map([[9, 2]]) }, { id: 9, frequencyCap: 2 }, 6, 'frequency', undefined],
+      ['no cap', { ...base, viewsToday: new Map([[9, 99]]) }, { id: 9, frequencyCap: 0 }, 6, undefined, undefined],
+    ];
+    for (const [name, filters, campaign, offerId, campaignReason, adReason] of cases) {
+      it(name, () => {
+        assert.equal(campaignExclusion(campaign, filters), campaignReason);
+        assert.equal(adExclusion(offerId, filters), adReason);
+      });
+    }
+  });
+
+  describe('frequency visitor', () => {
+    const signals = { cookieId: undefined, loaderId: undefined, address: '203.0.113.9', userAgent: 'UA' };
+    it('prefers the cookie, then the loader id, then a daily keyed hash; always 16 keyed bytes', () => {
+      const cookieId = 'c'.repeat(22);
+      const loaderId = 'l'.repeat(32);
+      const byCookie = frequencyVisitor({ ...signals, cookieId, loaderId }, 's', 'd');
+      assert.match(byCookie, /^[A-Za-z0-9_-]{22}$/);
+      assert.equal(Buffer.from(byCookie, 'base64url').length, 16);
+      assert.equal(frequencyVisitor({ ...signals, cookieId }, 's', 'd2'), byCookie, 'the cookie wins, on any day');
+      const byLoader = frequencyVisitor({ ...signals, loaderId }, 's', 'd');
+      assert.equal(frequencyVisitor({ ...signals, loaderId, userAgent: 'UA2' }, 's', 'd2'), byLoader, 'then the loader id');
+      assert.notEqual(byLoader, byCookie);
+      assert.notEqual(frequencyVisitor({ ...signals, loaderId }, 'other', 'd'), byLoader, 'keyed by the secret');
+      assert.notEqual(frequencyVisitor({ ...signals, cookieId: loaderId }, 's', 'd'), byLoader, 'a cookie is not a loader id');
+      const hashed = frequencyVisitor(signals, 'secret', '2026-03-10');
+      assert.match(hashed, /^[A-Za-z0-9_-]{22}$/);
+      assert.equal(frequencyVisitor(signals, 'secret', '2026-03-10'), hashed);
+      assert.notEqual(frequencyVisitor(signals, 'secret', '2026-03-11'), hashed, 'not linkable across days');
+      assert.notEqual(frequencyVisitor(signals, 'other', '2026-03-10'), hashed, 'keyed by the secret');
+      assert.notEqual(frequencyVisitor({ ...signals, userAgent: 'UA2' }, 'secret', '2026-03-10'), hashed);
+    });
   });
 });
