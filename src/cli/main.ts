@@ -16,7 +16,7 @@ import { demoCommand } from './demo.ts';
 import { ivtCommands } from './ivt-commands.ts';
 import { operatorCommands } from './operator-commands.ts';
 import { publisherCommands } from './publisher-commands.ts';
-import { createsEmbeddedDatabase, migrateInChildProcess } from './start-memory.ts';
+import { createsEmbeddedDatabase, migrateInChildProcess, settleStartMemory } from './start-memory.ts';
 
 const serverCommands: Command[] = [
   {
@@ -38,6 +38,7 @@ const serverCommands: Command[] = [
       new Networks(networkSources(config)).load();
       const server = await startServer(config);
       closeOnSignals(server);
+      settleStartMemory();
     },
   },
   {
