@@ -27,10 +27,41 @@ const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36
 const SECRET = 'memory-bench-signing-secret-0123456789abcdef';
 const PROXY_HEADERS = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '8.8.8.8' };
 
-const residentMegabytes = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB$/m);
+const statusMegabytes = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm'));
   return Math.round(Number(line?.[1] ?? 0) / 1024);
 };
+const residentMegabytes = (pid: number): number => statusMegabytes(pid, 'VmRSS');
+
+/**
+ * Where the resident memory is, from the mappings of /proc/PID/smaps, in MB: `file` the node
+ * binary and shared libraries (read-only, shared with other node processes), `wasm` anonymous
+ * mappings of 100 MB and more (PGlite's WebAssembly memory, 128 MB reserved and partly touched),
+ * `mallocHeap` glibc's main arena ([heap]), `jitCode` executable anonymous mappings (V8's and
+ * WebAssembly's compiled code), `otherAnon` the rest: V8's heap pages, PGlite's wasm bytes and
+ * file bundle, malloc's other arena and its blocks of 128 kB and more. `peak` is VmHWM.
+ */
+function residentBreakdown(pid: number): Record<string, number> {
+  const parts = { file: 0, wasm: 0, mallocHeap: 0, jitCode: 0, otherAnon: 0 };
+  let part: keyof typeof parts = 'otherAnon';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = line.match(/^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/);
+    if (mapping !== null) {
+      const [, start = '0', end = '0', permissions = '', name = ''] = mapping;
+      const size = Number.parseInt(end, 16) - Number.parseInt(start, 16);
+      if (name.startsWith('/')) part = 'file';
+      else if (name === '[heap]') part = 'mallocHeap';
+      else if (name === '' && size >= 100 * 2 ** 20) part = 'wasm';
+      else if (permissions.includes('x')) part = 'jitCode';
+      else part = 'otherAnon';
+      continue;
+    }
+    const rss = line.match(/^Rss:\s+(\d+) kB$/);
+    if (rss !== null) parts[part] += Number(rss[1]);
+  }
+  const megabytes = Object.fromEntries(Object.entries(parts).map(([key, kb]) => [key, Math.round(kb / 1024)]));
+  return { ...megabytes, peak: statusMegabytes(pid, 'VmHWM') };
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `npm start`'s environment variables, node options and script, so that the bench runs what a user runs. */
@@ -63,7 +94,7 @@ async function idleServer(dataDir: string, databaseUrl: string | undefined, env:
     env: { ...start.env, ...env },
   });
   await sleep(idleSeconds * 1000);
-  return { child, port, idle: residentMegabytes(child.pid ?? 0) };
+  return { child, port, idle: residentMegabytes(child.pid ?? 0), parts: residentBreakdown(child.pid ?? 0) };
 }
 
 if (kind === 'postgres' && !process.env.TEST_DATABASE_URL) {
@@ -71,11 +102,13 @@ if (kind === 'postgres' && !process.env.TEST_DATABASE_URL) {
 }
 if (kind === 'pglite') delete process.env.TEST_DATABASE_URL;
 let firstStartIdle = 0;
+let firstStartParts: Record<string, number> = {};
 const emptyDir = mkdtempSync(path.join(os.tmpdir(), 'nativa-memory-first-'));
 const empty = await createCrashDatabase('nativa_memory_first');
 try {
   const first = await idleServer(emptyDir, empty?.url);
   firstStartIdle = first.idle;
+  firstStartParts = first.parts;
   await stopChild(first.child, 'SIGTERM');
 } finally {
   rmSync(emptyDir, { recursive: true, force: true });
@@ -108,7 +141,7 @@ try {
   } finally {
     await seed.close();
   }
-  const { child, port, idle } = await idleServer(dataDir, postgres?.url, {
+  const { child, port, idle, parts } = await idleServer(dataDir, postgres?.url, {
     TRUST_PROXY: 'true',
     SIGNING_SECRET: SECRET,
     RATE_LIMIT_RPS: '1000000',
@@ -142,7 +175,7 @@ try {
     await sleep(5_000);
     const loaded = residentMegabytes(child.pid ?? 0);
     process.stdout.write(
-      `${JSON.stringify({ database: kind, idleSeconds, firstStartIdleRssMb: firstStartIdle, idleRssMb: idle, afterLoadRssMb: loaded, teasers: teasers.total, teaserStatuses: teasers.statuses, clicks: clicks.total, clickStatuses: clicks.statuses })}\n`,
+      `${JSON.stringify({ database: kind, idleSeconds, firstStartIdleRssMb: firstStartIdle, idleRssMb: idle, firstStartParts, idleParts: parts, afterLoadRssMb: loaded, teasers: teasers.total, teaserStatuses: teasers.statuses, clicks: clicks.total, clickStatuses: clicks.statuses })}\n`,
     );
   } finally {
     await stopChild(child, 'SIGTERM');

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { ChangedMigrationError, migrate } from '../db/migrate.ts';
+import { createLogger } from '../logger.ts';
 import { Networks, networkSources } from '../modules/serving/index.ts';
 import { projectFile } from '../project-files.ts';
 import { closeOnSignals, startServer } from '../server.ts';
@@ -14,6 +16,7 @@ import { demoCommand } from './demo.ts';
 import { ivtCommands } from './ivt-commands.ts';
 import { operatorCommands } from './operator-commands.ts';
 import { publisherCommands } from './publisher-commands.ts';
+import { createsEmbeddedDatabase, migrateInChildProcess, settleStartMemory } from './start-memory.ts';
 
 const serverCommands: Command[] = [
   {
@@ -22,11 +25,20 @@ const serverCommands: Command[] = [
     summary: 'Start the HTTPS API server (configuration from the environment).',
     async run() {
       const config = loadConfig();
+      // A first start of the embedded installation creates and migrates its database in a child
+      // process (this file, `nativa migrate`): the server does not keep that work's memory.
+      if (createsEmbeddedDatabase(config)) {
+        const applied = await migrateInChildProcess(fileURLToPath(import.meta.url));
+        createLogger(config, undefined).info(
+          `created the embedded database: ${applied.length} migrations applied by a child process`,
+        );
+      }
       // The ASN table (about a second to read) is read before the server listens, not on the
       // first visitor's request; test servers, which see only loopback, never read it.
       new Networks(networkSources(config)).load();
       const server = await startServer(config);
       closeOnSignals(server);
+      settleStartMemory();
     },
   },
   {

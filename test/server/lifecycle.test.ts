@@ -182,6 +182,8 @@ describe('first start and graceful shutdown of `nativa serve`', () => {
       { timeoutMs: 60_000, intervalMs: 50 },
     );
     assert.match(output, /created the first operator account; its token is in .*operator\.token/);
+    // The new embedded database was created and migrated by a child process (`nativa migrate`).
+    assert.match(output, /created the embedded database: [1-9]\d* migrations applied by a child process/);
     const tokenPath = path.join(dataDir, 'operator.token');
     assert.equal(statSync(tokenPath).mode & 0o777, 0o600);
     assert.equal(statSync(path.join(dataDir, 'tls', 'key.pem')).mode & 0o777, 0o600);
