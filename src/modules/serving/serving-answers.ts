@@ -208,10 +208,10 @@ export async function followTeaserClick<Reply extends AnswerReply>(
 }
 
 /**
- * Any page may embed a block. Browsers get their origin echoed with credentials allowed, so the
+ * Any page may embed a block (or call the OpenRTB endpoint from its header bidding). Browsers get their origin echoed with credentials allowed, so the
  * visitor cookie (retargeting) travels with the request; other clients get `*`.
  */
-function allowCors(origin: string | undefined, reply: AnswerReply): void {
+export function allowCors(origin: string | undefined, reply: AnswerReply): void {
   if (typeof origin === 'string' && origin !== '' && origin !== 'null') {
     reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Access-Control-Allow-Credentials', 'true');

@@ -50,9 +50,9 @@ const TEASERS_PRODUCES = producedTypes(TEASERS_RESPONSES);
 const CLICK_PRODUCES = producedTypes(CLICK_LINK_RESPONSES);
 const VIEWS_PRODUCES = producedTypes(VIEWS_RESPONSES);
 
-type InputSchema = Parameters<typeof coerceInput>[0];
+export type InputSchema = Parameters<typeof coerceInput>[0];
 
-type Validate = ((value: unknown) => unknown) & { errors?: unknown };
+export type Validate = ((value: unknown) => unknown) & { errors?: unknown };
 
 /** The compiled input schemas, from the compiler Fastify validated the same routes with. */
 interface Validators {
@@ -109,14 +109,14 @@ interface Shared {
 }
 
 /** The request as the shared answer functions read it, or undefined when Fastify should have it. */
-function servingRequestOf(fastPath: FastPath, raw: IncomingMessage): ServingRequest | undefined {
+export function servingRequestOf(fastPath: FastPath, raw: IncomingMessage): ServingRequest | undefined {
   if (fastPath.refusedByProxyRule(raw)) return undefined;
   const ip = fastPath.addressOf(raw);
   return ip === undefined ? undefined : { headers: raw.headers, ip };
 }
 
 /** Whether the request asks for JSON (or anything), as the conventions negotiate it. */
-function negotiatesJson(accept: string | undefined, produces?: readonly string[]): boolean {
+export function negotiatesJson(accept: string | undefined, produces?: readonly string[]): boolean {
   try {
     return negotiateFormat(accept, produces) === 'json';
   } catch {
@@ -125,7 +125,7 @@ function negotiatesJson(accept: string | undefined, produces?: readonly string[]
 }
 
 /** Whether a validator accepts a value (ajv's compiled function answers true or false). */
-function valid(validate: Validate, value: unknown): boolean {
+export function valid(validate: Validate, value: unknown): boolean {
   return validate(value) === true;
 }
 
@@ -252,7 +252,7 @@ async function answerBeacon(
  * The request's body as UTF-8 text, decoded at once as Fastify decodes a string body; undefined
  * when the client went away before sending all of it.
  */
-function bodyText(raw: IncomingMessage): Promise<string | undefined> {
+export function bodyText(raw: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     raw.on('data', (chunk: Buffer) => chunks.push(chunk));
