@@ -159,6 +159,7 @@ describe('serving fast path: the same answers as Fastify', () => {
 describe('serving fast path behind a trusted proxy: the same answers as Fastify', () => {
   let server: TestServer;
   let blockId: number;
+  let publisherId: number;
   const CONSUMER_US = '73.12.4.5';
   const viaProxy = (address: string, extra: Record<string, string> = {}) => ({
     headers: { ...desktop, 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': address, ...extra },
@@ -170,6 +171,7 @@ describe('serving fast path behind a trusted proxy: the same answers as Fastify'
     const db = server.server.context.db;
     const advertiser = await insertAccount(db, { kind: 'advertiser', username: 'parity-advertiser', depositMicros: 10_000_000 });
     const publisher = await insertAccount(db, { kind: 'publisher', username: 'parity-publisher' });
+    publisherId = publisher.id;
     const campaign = await insertCampaign(db, { advertiserId: advertiser.id, geo: ['US'] });
     await insertOffer(db, { campaignId: campaign.id, bidMicros: 300_000 });
     const site = await insertSite(db, { publisherId: publisher.id });
@@ -193,6 +195,21 @@ describe('serving fast path behind a trusted proxy: the same answers as Fastify'
     const plain = await assertSameOnBothPaths(server, send({ headers: desktop }), false);
     assert.equal(plain.status, 403);
     await assertSameOnBothPaths(server, send(viaProxy(CONSUMER_US, { 'X-Forwarded-Host': 'ads.example.test' })), false);
+  });
+
+  it('bids for the caller’s address as Fastify reads it, and leaves refusals to it', async () => {
+    const request = fixture('native-request.json');
+    request.site.publisher.id = String(publisherId);
+    request.imp[0].tagid = String(blockId);
+    // No device address: the caller's (the leftmost X-Forwarded-For entry) is the visitor's.
+    delete request.device.ip;
+    const auction = (options: { headers: Record<string, string> }) => () =>
+      server.anonymous.request('POST', '/api/openrtb2/auction', { ...options, body: request });
+    const us = await assertSameOnBothPaths(server, auction(viaProxy(CONSUMER_US)), true);
+    assert.equal(us.status, 200, us.text);
+    await assertSameOnBothPaths(server, auction(viaProxy('8.8.8.8')), true);
+    assert.equal((await assertSameOnBothPaths(server, auction({ headers: desktop }), false)).status, 403);
+    await assertSameOnBothPaths(server, auction(viaProxy(CONSUMER_US, { 'X-Forwarded-Host': 'ads.example.test' })), false);
   });
 });
 
@@ -225,7 +242,7 @@ describe('serving fast path for OpenRTB: the same answers as Fastify', () => {
   };
   const auction = (
     body: unknown,
-    options: { raw?: string; contentType?: string; accept?: string; headers?: Record<string, string> } = {},
+    options: { raw?: string | Buffer; contentType?: string; accept?: string; headers?: Record<string, string> } = {},
   ) =>
     server.anonymous.request('POST', '/api/openrtb2/auction', {
       headers: { ...desktop, ...options.headers },
@@ -284,6 +301,11 @@ describe('serving fast path for OpenRTB: the same answers as Fastify', () => {
     assert.equal(coerced.json().nbr, 501);
     const badNative = bidRequest((request) => (request.imp[0].native.request = '{oops'));
     assert.equal((await same(() => auction(badNative, { headers: { Origin: ORIGIN } }), true)).status, 400);
+    // Not UTF-8: decoded at once, its bad bytes replaced (here: then refused by the schema).
+    const latin1 = Buffer.from(`{"id":"r\u00e9","imp":[]}`, 'latin1');
+    assert.equal((await same(() => auction(undefined, { raw: latin1 }), true)).status, 400);
+    const latin1Id = Buffer.from(`{"id":"r\u00e9","imp":[{"id":"1"}]}`, 'latin1');
+    assert.equal((await same(() => auction(undefined, { raw: latin1Id, contentType: 'text/plain' }), true)).json().nbr, 501);
     const tooComplex = { id: 'r1', imp: Array.from({ length: 10_001 }, (_, i) => i) };
     assert.equal((await same(() => auction(tooComplex), true)).status, 413);
   });

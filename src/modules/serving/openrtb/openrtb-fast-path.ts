@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { errorCodes, type FastifySchemaCompiler } from 'fastify';
+import type { FastifySchemaCompiler } from 'fastify';
 import type { FastPath, FastRequest, FastRoute } from '../../../http/fast-path.ts';
 import type { FastReply } from '../../../http/fast-reply.ts';
 import { parseJsonBody, parseQueryString } from '../../../http/input.ts';
@@ -142,7 +142,7 @@ function auctionRoute(shared: Shared): FastRoute {
       return {
         format: 'json',
         navigation: false,
-        answer: (reply: FastReply) => answerAuctionRequest(shared, request.raw, { json, bytes, base, serving }, reply),
+        answer: (reply: FastReply) => answerAuctionRequest(shared, request.raw, { json, base, serving }, reply),
       };
     },
   };
@@ -155,7 +155,7 @@ function auctionRoute(shared: Shared): FastRoute {
 async function answerAuctionRequest(
   { openrtb, compiled, bodyMaxMembers }: Shared,
   raw: IncomingMessage,
-  { json, bytes, base, serving }: { json: boolean; bytes: number; base: string; serving: ServingRequest },
+  { json, base, serving }: { json: boolean; base: string; serving: ServingRequest },
   reply: FastReply,
 ) {
   const text = await bodyText(raw);
@@ -166,8 +166,7 @@ async function answerAuctionRequest(
   }
   let parsed: object;
   try {
-    // Fastify counts the decoded text's bytes: a body that is not UTF-8 does not match its length.
-    if (Buffer.byteLength(text) !== bytes) throw new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH();
+    // Decoded at once, as Fastify decodes it: bytes that are not UTF-8 become U+FFFD.
     parsed = json ? parseJsonBody(text, bodyMaxMembers) : parseBidRequestText(text);
   } catch (error) {
     // As Fastify answers a body its parser refuses: the connection closes after the error.
