@@ -266,7 +266,20 @@ describe('serving fast path for OpenRTB: the same answers as Fastify', () => {
   const freshBids = async () => ({ fast: await freshBid(), fastify: await freshBid() });
 
   it('answers the auction alike: a bid, no bid, a reason, text/plain JSON', async () => {
-    const bid = await same(() => auction(bidRequest()), true);
+    // A bid request writes nothing: neither path wakes the webhook deliverer (a query) for it.
+    const webhooks = server.server.context.webhooks;
+    const wake = webhooks.wake;
+    let wakes = 0;
+    webhooks.wake = () => {
+      wakes += 1;
+    };
+    let bid: TestResponse;
+    try {
+      bid = await same(() => auction(bidRequest()), true);
+    } finally {
+      webhooks.wake = wake;
+    }
+    assert.equal(wakes, 0);
     assert.equal(bid.status, 200, bid.text);
     assert.equal(bid.header('x-openrtb-version'), '2.6');
     assert.equal(bid.json().seatbid.length, 1);
