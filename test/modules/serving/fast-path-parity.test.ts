@@ -385,6 +385,22 @@ describe('serving fast path for OpenRTB: the same answers as Fastify', () => {
     assert.equal((await same(() => get('/api/openrtb2/click/%01'), false)).status, 404);
   });
 
+  it('counts both paths’ answers in one series per route', async () => {
+    const text = await server.server.context.metrics.registry.metrics();
+    for (const [route, method, status] of [
+      ['/api/openrtb2/auction', 'POST', '200'],
+      ['/api/openrtb2/auction', 'POST', '400'],
+      ['/api/openrtb2/notice', 'GET', '204'],
+      ['/api/serve/view.gif', 'GET', '200'],
+    ]) {
+      const series = text
+        .split('\n')
+        .filter((line) => line.startsWith('nativa_http_requests_total{') && line.includes(`route="${route}"`))
+        .filter((line) => line.includes(`status="${status}"`) && line.includes(`method="${method}"`));
+      assert.equal(series.length, 1, `${method} ${route} ${status}:\n${series.join('\n')}`);
+    }
+  });
+
   const get = (path: string, headers: Record<string, string> = desktop, accept?: string) =>
     server.anonymous.get(path, accept === undefined ? { headers } : { headers, accept });
 });
