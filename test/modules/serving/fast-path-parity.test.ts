@@ -144,6 +144,41 @@ describe('serving fast path: the same answers as Fastify', () => {
     assert.equal((await assertSameAnswers(() => beacon('a\nb', 'text/html'), false)).status, 415);
   });
 
+  it('answers the conversion pixel alike: counted, untagged, empty, refused by the schema', async () => {
+    const links = await freshLinks();
+    const clicks = { fast: await get(links.fast), fastify: await get(links.fastify) };
+    await engineOf(server).settled();
+    const clickOf = (path: Path) => ({
+      clickId: new URL(clicks[path].header('location') ?? '').searchParams.get('id') ?? '',
+      cookie: (clicks[path].header('set-cookie') ?? '').split(';')[0] ?? '',
+    });
+    const pixel = (query: string, headers: Record<string, string> = desktop) => get(`/api/serve/pixel.gif${query}`, headers);
+    const counted = await same((path) => {
+      const { clickId, cookie } = clickOf(path);
+      return pixel(`?click_id=${clickId}&goal=purchase`, { ...desktop, Cookie: cookie });
+    }, true);
+    assert.equal(counted.header('content-type'), 'image/gif');
+    await engineOf(server).settled();
+    const rows = await server.server.context.db
+      .selectFrom('conversions')
+      .select(['click_id', 'source'])
+      .where('click_id', 'in', [clickOf('fast').clickId, clickOf('fastify').clickId])
+      .execute();
+    assert.deepEqual(
+      rows.map((row) => row.source),
+      ['pixel', 'pixel'],
+      'each path counted its own click’s conversion',
+    );
+    await same((path) => pixel(`?click_id=${clickOf(path).clickId}&goal=registration`), true);
+    await same(() => pixel(''), true);
+    await same(() => pixel('?click_id=someone&goal=purchase'), true);
+    // A goal the schema does not know: Fastify's error handler answers the GIF.
+    assert.equal((await same(() => pixel('?click_id=someone&goal=lunch'), false)).status, 200);
+    await same(() => get('/api/serve/pixel.gif', desktop, 'application/xml'), false);
+  });
+
+  const same = (send: (path: Path) => Promise<TestResponse>, taken: boolean) => assertSameOnBothPaths(server, send, taken);
+
   it('counts both paths’ answers in one series per route', async () => {
     const text = await server.server.context.metrics.registry.metrics();
     const series = text

@@ -4,8 +4,14 @@ import type { AppContext } from '../../../app-context.ts';
 import { badRequest, type DomainError } from '../../../http/errors.ts';
 import type { AnswerReply } from '../../../http/fast-reply.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../../http/schemas.ts';
-import { PIXEL_GIF } from '../loader-script.ts';
-import { allowCors, followClickLink, givtRequestOf, type ServingRequest } from '../serving-answers.ts';
+import {
+  allowCors,
+  followClickLink,
+  givtRequestOf,
+  type ServingRequest,
+  sendPixel,
+  sendRefusedPixel,
+} from '../serving-answers.ts';
 import type { ClickLog, ServingEngine } from '../serving-engine.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from '../tracking/teaser-token.ts';
 import { VIEW_TOKEN_LENGTH } from '../tracking/view-token.ts';
@@ -163,21 +169,11 @@ export async function answerViewPixel<Reply extends AnswerReply>(
   return sendPixel(reply);
 }
 
-/** The view pixel's answer: an ad shows whatever the pixel answers, a refusal too. */
-export function sendPixel<Reply extends AnswerReply>(reply: Reply): Reply {
-  reply.header('Cache-Control', 'no-store');
-  reply.header('Access-Control-Allow-Origin', '*');
-  reply.type('image/gif');
-  reply.send(PIXEL_GIF);
-  return reply;
-}
-
-/** A pixel whose request failed (a token its schema refuses, a store unavailable): logged, and the GIF all the same. */
-export function sendRefusedPixel<Reply extends AnswerReply>(
+/** A view pixel whose request failed: logged, and the GIF all the same. */
+export function sendRefusedViewPixel<Reply extends AnswerReply>(
   reply: Reply,
   error: unknown,
   log: Pick<FastifyBaseLogger, 'info'>,
 ): Reply {
-  log.info({ err: error }, 'view pixel refused');
-  return sendPixel(reply);
+  return sendRefusedPixel(reply, error, log, 'view pixel refused');
 }

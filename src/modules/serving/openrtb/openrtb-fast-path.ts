@@ -2,14 +2,22 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FastPath, FastRequest, FastRoute } from '../../../http/fast-path.ts';
 import type { FastReply } from '../../../http/fast-reply.ts';
-import { parseJsonBody, parseQueryString } from '../../../http/input.ts';
+import { parseJsonBody } from '../../../http/input.ts';
 import { boundInputSchema, coerceInput } from '../../../http/input-types.ts';
 import { negotiateFormat, type ResponseFormat } from '../../../http/negotiation.ts';
 import { producedTypes } from '../../../http/openapi.ts';
 import type { App } from '../../../http/routes.ts';
 import { absoluteUrl } from '../../../http/urls.ts';
 import { CLICK_LINK_RESPONSES, JSON_TYPE, type ServingRequest } from '../serving-answers.ts';
-import { bodyText, type InputSchema, negotiatesJson, servingRequestOf, type Validate, valid } from '../serving-fast-path.ts';
+import {
+  bodyText,
+  type InputSchema,
+  negotiatesJson,
+  servingRequestOf,
+  type Validate,
+  valid,
+  validQuery,
+} from '../serving-fast-path.ts';
 import { MAX_TEASER_TOKEN_LENGTH } from '../tracking/teaser-token.ts';
 import {
   AUCTION_RESPONSES,
@@ -23,7 +31,7 @@ import {
   NoticeQuery,
   type OpenRtbContext,
   parseBidRequestText,
-  sendRefusedPixel,
+  sendRefusedViewPixel,
   VIEW_PIXEL_RESPONSES,
   ViewPixelQuery,
 } from './openrtb-answers.ts';
@@ -189,16 +197,6 @@ function validationError(errors: unknown, dataVar: string): Error {
   return Object.assign(new Error(message), { statusCode: 400, validation: errors, validationContext: dataVar });
 }
 
-/** A query the route's schema accepts, coerced as the conventions coerce it; undefined for Fastify. */
-function validQuery(text: string, schema: InputSchema, validate: Validate): Record<string, unknown> | undefined {
-  if (text.includes('#')) return undefined;
-  const query = parseQueryString(text);
-  // `fields` is answered by the conventions' serializer step, on Fastify's path.
-  if (query.fields !== undefined) return undefined;
-  coerceInput(schema, query);
-  return valid(validate, query) ? query : undefined;
-}
-
 function noticeRoute({ fastPath, openrtb, compiled }: Shared): FastRoute {
   return {
     method: 'GET',
@@ -268,7 +266,7 @@ function viewPixelRoute({ fastPath, openrtb, compiled }: Shared): FastRoute {
             await answerViewPixel(openrtb, token, userAgent, reply);
           } catch (error) {
             // What the route's error handler answers: the GIF all the same.
-            sendRefusedPixel(reply, error, fastPath.log);
+            sendRefusedViewPixel(reply, error, fastPath.log);
           }
         },
       };

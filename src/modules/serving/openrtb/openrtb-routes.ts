@@ -15,7 +15,7 @@ import {
   NoticeQuery,
   openRtbContext,
   parseBidRequestText,
-  sendRefusedPixel,
+  sendRefusedViewPixel,
   VIEW_PIXEL_RESPONSES,
   ViewPixelQuery,
 } from './openrtb-answers.ts';
@@ -131,7 +131,7 @@ export function registerOpenRtbRoutes(app: App, context: AppContext): void {
         response: VIEW_PIXEL_RESPONSES,
       },
       // An ad shows whatever the pixel answers: a bad token is still a GIF (and counts nothing).
-      errorHandler: (error, request, reply) => sendRefusedPixel(reply as FastifyReply, error, request.log),
+      errorHandler: (error, request, reply) => sendRefusedViewPixel(reply as FastifyReply, error, request.log),
     },
     async (request, reply) => answerViewPixel(openrtb, request.query.token, request.headers['user-agent'], reply),
   );
