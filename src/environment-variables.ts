@@ -341,7 +341,7 @@ export const VARIABLES = {
   SERVING_FAST_PATH: flag({
     default: true,
     meaning:
-      "answer a publisher's page's common requests (a block's teasers, click links, the text/plain view beacon) before the web framework, with the same answers ([ADR 0056](adr/0056-serving-fast-path.md)); `false` sends every request through the framework. Off while `LOG_LEVEL` is debug or trace, which log serving requests one by one",
+      "answer the common requests of a publisher's page and of an exchange (a block's teasers, click links, the text/plain view beacon, the OpenRTB auction, its notices, the view and conversion pixels) before the web framework, with the same answers ([ADR 0056](adr/0056-serving-fast-path.md)); `false` sends every request through the framework. Off while `LOG_LEVEL` is debug or trace, which log serving requests one by one",
   }),
   SERVING_REFRESH_MS: integer({
     default: 2000,

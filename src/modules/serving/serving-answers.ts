@@ -6,8 +6,10 @@ import type { AnswerReply } from '../../http/fast-reply.ts';
 import { sendHtmlPage } from '../../http/html-page.ts';
 import { Id, Text } from '../../http/input-types.ts';
 import { errorResponses, mediaAnswer, NoContent } from '../../http/schemas.ts';
+import { GOALS } from '../statistics/index.ts';
 import { ConsentDecider, consentSignals } from './consent/consent.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
+import { PIXEL_GIF } from './loader-script.ts';
 import type { ClickLog, ServingEngine } from './serving-engine.ts';
 import { TeaserAnswerWriter, TeasersAnswerSchema } from './teaser-answer.ts';
 import { ConversionTagger, conversionCookie, conversionTags, withTag } from './tracking/conversion-cookie.ts';
@@ -87,6 +89,23 @@ export interface ServingRequest {
 export interface TeasersRequest extends ServingRequest {
   query: Static<typeof TeasersQuery>;
 }
+
+export const GoalNames = Type.Union(
+  (Object.keys(GOALS) as (keyof typeof GOALS)[]).map((goal) => Type.Literal(goal)),
+  { description: 'Goal type: purchase, registration or intermediate.' },
+);
+
+export const ClickIdField = Text('The click id the ad URL received through `{click_id}`.', { minLength: 1, maxLength: 64 });
+
+/** The pixel answers its GIF to anything (a thank-you page shows it whatever happens): every field is optional. */
+export const PixelQuery = Type.Object({
+  click_id: Type.Optional(ClickIdField),
+  goal: Type.Optional(GoalNames),
+});
+
+export const PIXEL_RESPONSES = {
+  200: mediaAnswer('A transparent 1×1 GIF, also when the query is invalid or nothing is counted.', 'image/gif'),
+};
 
 export type ServingBlock = NonNullable<ReturnType<ServingEngine['block']>>;
 
@@ -208,10 +227,10 @@ export async function followTeaserClick<Reply extends AnswerReply>(
 }
 
 /**
- * Any page may embed a block. Browsers get their origin echoed with credentials allowed, so the
+ * Any page may embed a block (or call the OpenRTB endpoint from its header bidding). Browsers get their origin echoed with credentials allowed, so the
  * visitor cookie (retargeting) travels with the request; other clients get `*`.
  */
-function allowCors(origin: string | undefined, reply: AnswerReply): void {
+export function allowCors(origin: string | undefined, reply: AnswerReply): void {
   if (typeof origin === 'string' && origin !== '' && origin !== 'null') {
     reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Access-Control-Allow-Credentials', 'true');
@@ -282,4 +301,46 @@ export function followClickLink<Reply extends AnswerReply>(reply: Reply, locatio
   reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
   reply.redirect(location, 302);
   return reply;
+}
+
+/**
+ * The conversion pixel: a conversion counted only from the browser that followed the click link
+ * (its `nv_cv` cookie holds the click's tag); the GIF whatever happened.
+ */
+export async function recordConversionPixel<Reply extends AnswerReply>(
+  { serving, pixelTags }: ServingRouteContext,
+  request: ServingRequest,
+  query: Static<typeof PixelQuery>,
+  reply: Reply,
+  log: { info(details: object, message: string): void },
+): Promise<Reply> {
+  const { click_id: clickId, goal } = query;
+  if (clickId !== undefined && goal !== undefined) {
+    if (conversionTags(request.headers.cookie).includes(pixelTags.tagOf(clickId))) {
+      await serving.recordConversion({ clickId, goal: GOALS[goal], source: 'pixel' });
+    } else log.info({ clickId }, 'conversion pixel without the tag of its click');
+  }
+  return sendPixel(reply);
+}
+
+export const CONVERSION_PIXEL_REFUSED = 'conversion pixel refused';
+
+/** A pixel's answer (the conversion pixel, a bid's view pixel): a page shows whatever it answers. */
+export function sendPixel<Reply extends AnswerReply>(reply: Reply): Reply {
+  reply.header('Cache-Control', 'no-store');
+  reply.header('Access-Control-Allow-Origin', '*');
+  reply.type('image/gif');
+  reply.send(PIXEL_GIF);
+  return reply;
+}
+
+/** A pixel whose request failed (a query its schema refuses, a store unavailable): logged, and the GIF all the same. */
+export function sendRefusedPixel<Reply extends AnswerReply>(
+  reply: Reply,
+  error: unknown,
+  log: { info(details: object, message: string): void },
+  what: string,
+): Reply {
+  log.info({ err: error }, what);
+  return sendPixel(reply);
 }

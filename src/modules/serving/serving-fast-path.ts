@@ -14,11 +14,16 @@ import {
   BlockParams,
   CLICK_LINK_RESPONSES,
   ClickParams,
+  CONVERSION_PIXEL_REFUSED,
   chooseTeasers,
   followTeaserClick,
+  PIXEL_RESPONSES,
+  PixelQuery,
   recordBeacon,
+  recordConversionPixel,
   type ServingRequest,
   type ServingRouteContext,
+  sendRefusedPixel,
   sendTeasersJson,
   startTeasersAnswer,
   TEASERS_RESPONSES,
@@ -42,6 +47,7 @@ const TEASERS_PATH = /^\/api\/serve\/blocks\/(\d{1,10})\/teasers$/;
 /** A click link's token as the loader writes it: base64url characters, nothing to decode. */
 const CLICK_PATH = new RegExp(`^/api/serve/click/([A-Za-z0-9_-]{1,${MAX_TEASER_TOKEN_LENGTH}})$`);
 const VIEWS_PATH = '/api/serve/views';
+const PIXEL_PATH = '/api/serve/pixel.gif';
 /** What `navigator.sendBeacon` sends with a string, and the plain type. */
 const BEACON_TYPE = /^text\/plain\s*(?:;\s*charset=utf-8\s*)?$/i;
 
@@ -49,10 +55,11 @@ const BEACON_TYPE = /^text\/plain\s*(?:;\s*charset=utf-8\s*)?$/i;
 const TEASERS_PRODUCES = producedTypes(TEASERS_RESPONSES);
 const CLICK_PRODUCES = producedTypes(CLICK_LINK_RESPONSES);
 const VIEWS_PRODUCES = producedTypes(VIEWS_RESPONSES);
+const PIXEL_PRODUCES = producedTypes(PIXEL_RESPONSES);
 
-type InputSchema = Parameters<typeof coerceInput>[0];
+export type InputSchema = Parameters<typeof coerceInput>[0];
 
-type Validate = ((value: unknown) => unknown) & { errors?: unknown };
+export type Validate = ((value: unknown) => unknown) & { errors?: unknown };
 
 /** The compiled input schemas, from the compiler Fastify validated the same routes with. */
 interface Validators {
@@ -60,6 +67,7 @@ interface Validators {
   teasersQuery: Validate;
   clickParams: Validate;
   viewsBody: Validate;
+  pixelQuery: Validate;
 }
 
 /** The schemas as the conventions bound them when the routes were registered (input-types.ts). */
@@ -68,6 +76,7 @@ const BOUND = {
   teasersQuery: boundInputSchema(TeasersQuery) as InputSchema,
   clickParams: boundInputSchema(ClickParams) as InputSchema,
   viewsBody: boundInputSchema(ViewsBody) as InputSchema,
+  pixelQuery: boundInputSchema(PixelQuery) as InputSchema,
 };
 
 /**
@@ -87,11 +96,13 @@ export function registerServingFastPath(app: App, routes: ServingRouteContext): 
         teasersQuery: validator(BOUND.teasersQuery, 'GET', '/api/serve/blocks/:blockId/teasers', 'querystring'),
         clickParams: validator(BOUND.clickParams, 'GET', '/api/serve/click/:token', 'params'),
         viewsBody: validator(BOUND.viewsBody, 'POST', VIEWS_PATH, 'body'),
+        pixelQuery: validator(BOUND.pixelQuery, 'GET', PIXEL_PATH, 'querystring'),
       };
       const shared = { fastPath, routes, validators, publicUrl: app.publicUrl };
       fastPath.add(teasersRoute(shared));
       fastPath.add(clickRoute(shared));
       fastPath.add(beaconRoute(shared));
+      fastPath.add(conversionPixelRoute(shared));
     }
     done();
   });
@@ -109,14 +120,14 @@ interface Shared {
 }
 
 /** The request as the shared answer functions read it, or undefined when Fastify should have it. */
-function servingRequestOf(fastPath: FastPath, raw: IncomingMessage): ServingRequest | undefined {
+export function servingRequestOf(fastPath: FastPath, raw: IncomingMessage): ServingRequest | undefined {
   if (fastPath.refusedByProxyRule(raw)) return undefined;
   const ip = fastPath.addressOf(raw);
   return ip === undefined ? undefined : { headers: raw.headers, ip };
 }
 
 /** Whether the request asks for JSON (or anything), as the conventions negotiate it. */
-function negotiatesJson(accept: string | undefined, produces?: readonly string[]): boolean {
+export function negotiatesJson(accept: string | undefined, produces?: readonly string[]): boolean {
   try {
     return negotiateFormat(accept, produces) === 'json';
   } catch {
@@ -125,8 +136,18 @@ function negotiatesJson(accept: string | undefined, produces?: readonly string[]
 }
 
 /** Whether a validator accepts a value (ajv's compiled function answers true or false). */
-function valid(validate: Validate, value: unknown): boolean {
+export function valid(validate: Validate, value: unknown): boolean {
   return validate(value) === true;
+}
+
+/** A query the route's schema accepts, coerced as the conventions coerce it; undefined for Fastify. */
+export function validQuery(text: string, schema: InputSchema, validate: Validate): Record<string, unknown> | undefined {
+  if (text.includes('#')) return undefined;
+  const query = parseQueryString(text);
+  // `fields` is answered by the conventions' serializer step, on Fastify's path.
+  if (query.fields !== undefined) return undefined;
+  coerceInput(schema, query);
+  return valid(validate, query) ? query : undefined;
 }
 
 function teasersRoute({ fastPath, routes, validators, publicUrl }: Shared): FastRoute {
@@ -222,6 +243,33 @@ function beaconRoute(shared: Shared): FastRoute {
   };
 }
 
+function conversionPixelRoute({ fastPath, routes, validators }: Shared): FastRoute {
+  return {
+    method: 'GET',
+    url: PIXEL_PATH,
+    matches: (path) => path === PIXEL_PATH,
+    take(request: FastRequest) {
+      if (!negotiatesJson(request.headers.accept, PIXEL_PRODUCES)) return undefined;
+      const query = validQuery(request.query, BOUND.pixelQuery, validators.pixelQuery);
+      if (query === undefined) return undefined;
+      const serving = servingRequestOf(fastPath, request.raw);
+      if (serving === undefined) return undefined;
+      return {
+        format: 'json',
+        navigation: false,
+        async answer(reply: FastReply) {
+          try {
+            await recordConversionPixel(routes, serving, query, reply, fastPath.log);
+          } catch (error) {
+            // What the route's error handler answers: the GIF all the same.
+            sendRefusedPixel(reply, error, fastPath.log, CONVERSION_PIXEL_REFUSED);
+          }
+        },
+      };
+    },
+  };
+}
+
 /** Reads the beacon's body and answers it: its views recorded (204), or the 422 of a bad token list. */
 async function answerBeacon(
   { fastPath, routes, validators }: Shared,
@@ -252,7 +300,7 @@ async function answerBeacon(
  * The request's body as UTF-8 text, decoded at once as Fastify decodes a string body; undefined
  * when the client went away before sending all of it.
  */
-function bodyText(raw: IncomingMessage): Promise<string | undefined> {
+export function bodyText(raw: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     raw.on('data', (chunk: Buffer) => chunks.push(chunk));

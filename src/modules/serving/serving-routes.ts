@@ -10,20 +10,28 @@ import { errorResponses, mediaAnswer } from '../../http/schemas.ts';
 import { absoluteUrl } from '../../http/urls.ts';
 import { GOALS } from '../statistics/index.ts';
 import { ConsentQueryFields } from './consent/consent-query.ts';
-import { minifiedLoaderScript, PIXEL_GIF } from './loader-script.ts';
+import { minifiedLoaderScript } from './loader-script.ts';
 import {
   BEACON_BODY_LIMIT,
   BlockParams,
   CLICK_LINK_RESPONSES,
+  ClickIdField,
   ClickParams,
+  CONVERSION_PIXEL_REFUSED,
   chooseTeasers,
   deadLinkWhenRefused,
   followTeaserClick,
+  GoalNames,
   LABEL,
   MAX_TOKENS_PER_BEACON,
+  PIXEL_RESPONSES,
+  PixelQuery,
   readVisitorId,
   recordBeacon,
+  recordConversionPixel,
   type ServingRouteContext,
+  sendPixel,
+  sendRefusedPixel,
   sendTeasersJson,
   servingRouteContext,
   startTeasersAnswer,
@@ -36,7 +44,6 @@ import {
 import { registerServingFastPath } from './serving-fast-path.ts';
 import { teaserAnswer } from './teaser-answer.ts';
 import { audienceExists } from './tracking/audiences.ts';
-import { conversionTags } from './tracking/conversion-cookie.ts';
 import { hashPostbackKey } from './tracking/postback-key.ts';
 
 const VISITOR_COOKIE_MAX_AGE = 365 * 86_400;
@@ -44,13 +51,6 @@ const PUBLIC = { access: 'public' as const };
 /** The serving path's answers: only the headers a cross-origin answer uses, no per-request log lines (src/http/conventions.ts). */
 const SERVING = { ...PUBLIC, serving: true };
 const tags = ['Serving'];
-
-const GoalNames = Type.Union(
-  (Object.keys(GOALS) as (keyof typeof GOALS)[]).map((goal) => Type.Literal(goal)),
-  { description: 'Goal type: purchase, registration or intermediate.' },
-);
-
-const ClickIdField = Text('The click id the ad URL received through `{click_id}`.', { minLength: 1, maxLength: 64 });
 
 const ConversionQuery = Type.Object({
   click_id: ClickIdField,
@@ -60,12 +60,6 @@ const ConversionQuery = Type.Object({
       maxLength: 128,
     }),
   ),
-});
-
-/** The pixel answers its GIF to anything (a thank-you page shows it whatever happens): every field is optional. */
-const PixelQuery = Type.Object({
-  click_id: Type.Optional(ClickIdField),
-  goal: Type.Optional(GoalNames),
 });
 
 const ConversionResponse = Type.Object({
@@ -202,7 +196,8 @@ function registerClickRoute(app: App, routes: ServingRouteContext): void {
 }
 
 /** Conversions: the advertiser's postback and the pixel bound to the clicking browser. */
-function registerConversionRoutes(app: App, { serving, pixelTags }: ServingRouteContext): void {
+function registerConversionRoutes(app: App, routes: ServingRouteContext): void {
+  const { serving } = routes;
   app.get(
     '/api/serve/conversion',
     {
@@ -243,7 +238,7 @@ function registerConversionRoutes(app: App, { serving, pixelTags }: ServingRoute
   app.get(
     '/api/serve/pixel.gif',
     {
-      config: PUBLIC,
+      config: SERVING,
       schema: {
         tags,
         operationId: 'recordConversionPixel',
@@ -253,25 +248,12 @@ function registerConversionRoutes(app: App, { serving, pixelTags }: ServingRoute
           'The click redirect leaves a tag of the click in a cookie of Nativa’s domain (`nv_cv`, `SameSite=None; Secure`, 30 days); the pixel counts a conversion only when the browser sends that tag back, so a click id alone (readable from the click link) records nothing. Browsers that refuse third-party cookies count nothing here: use the postback. Pixel conversions are counted apart (`pixelOrders` in statistics).',
         security: [],
         querystring: PixelQuery,
-        response: {
-          200: mediaAnswer('A transparent 1×1 GIF, also when the query is invalid or nothing is counted.', 'image/gif'),
-        },
+        response: PIXEL_RESPONSES,
       },
       // A thank-you page shows whatever the pixel answers: a bad query is still a GIF (and logged).
-      errorHandler: (error, request, reply) => {
-        request.log.info({ err: error }, 'conversion pixel refused');
-        sendPixel(reply);
-      },
+      errorHandler: (error, request, reply) => sendRefusedPixel(reply, error, request.log, CONVERSION_PIXEL_REFUSED),
     },
-    async (request, reply) => {
-      const { click_id: clickId, goal } = request.query;
-      if (clickId !== undefined && goal !== undefined) {
-        if (conversionTags(request.headers.cookie).includes(pixelTags.tagOf(clickId))) {
-          await serving.recordConversion({ clickId, goal: GOALS[goal], source: 'pixel' });
-        } else request.log.info({ clickId }, 'conversion pixel without the tag of its click');
-      }
-      return sendPixel(reply);
-    },
+    async (request, reply) => recordConversionPixel(routes, request, request.query, reply, request.log),
   );
 }
 
@@ -313,13 +295,6 @@ function registerAudienceRoute(app: App, { context, serving, decideConsent }: Se
       return sendPixel(reply);
     },
   );
-}
-
-function sendPixel(reply: FastifyReply) {
-  reply.header('Cache-Control', 'no-store');
-  reply.header('Access-Control-Allow-Origin', '*');
-  reply.type('image/gif');
-  return reply.send(PIXEL_GIF);
 }
 
 const postbackKeyRefused = () =>

@@ -77,14 +77,18 @@ interface WebhookRouteContext {
 export function registerWebhookRoutes(app: App, context: AppContext): void {
   const { clock, config, webhooks } = context;
   // Events written by any write request are sent as soon as it has answered, not at the next poll.
-  // The serving endpoints write none (a beacon's views reach the rollup at the next flush): a wake
-  // per beacon was a query for due deliveries per beacon. Callback style: no promise per request.
+  // The serving endpoints write none (a beacon's views reach the rollup at the next flush, a bid
+  // request writes nothing): a wake per beacon or bid request was a query for due deliveries per
+  // request. The serving fast path (docs/adr/0056) runs no hook, so it wakes nothing either.
+  // Callback style: no promise per request.
   app.addHook('onResponse', (request, reply, done) => {
+    const { routeOptions } = request;
     if (
       request.method !== 'GET' &&
       request.method !== 'HEAD' &&
       reply.statusCode < 400 &&
-      request.routeOptions.url?.startsWith('/api/serve/') !== true
+      routeOptions.config.serving !== true &&
+      routeOptions.url?.startsWith('/api/serve/') !== true
     ) {
       webhooks.wake();
     }
