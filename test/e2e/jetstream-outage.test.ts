@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { durableOf, EVENT_KINDS } from '../../src/modules/serving/event-log/event-stream.ts';
@@ -40,9 +40,13 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
   let database: Awaited<ReturnType<typeof createCrashDatabase>>;
   let nats: NatsCluster | undefined;
   const children: ChildProcess[] = [];
+  /** What a failed wait leaves open: the load's workers and the test's own NATS connection (which reconnects forever). */
+  const leftOpen: { stopWorkers?: () => Promise<void>; watcher?: NatsConnection } = {};
 
   after(async () => {
+    await leftOpen.watcher?.close();
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await leftOpen.stopWorkers?.();
     await nats?.stop();
     rmSync(dataDir, { recursive: true, force: true });
     await database?.drop();
@@ -106,6 +110,11 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
       }
     };
     const workers = Array.from({ length: 4 }, () => worker());
+    leftOpen.stopWorkers = async () => {
+      stop = true;
+      await Promise.all(workers);
+      agent.destroy();
+    };
     const clicksSince = (at: number) => answers.filter((answer) => answer.kind === 'click' && answer.sentAt >= at).length;
 
     await waitFor('clicks through the log', () => clicksSince(0) >= 30, { timeoutMs: 30_000, intervalMs: 50 });
@@ -123,6 +132,7 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
     const readyAt = Date.now();
     // The log is used again when the stream holds more events than it did when it came back.
     const watcher = await connect({ servers: cluster.urls.split(','), maxReconnectAttempts: -1 });
+    leftOpen.watcher = watcher;
     const manager = await jetstreamManager(watcher);
     const storedNow = async () => (await manager.streams.info('OUTAGE_EVENTS')).state.messages;
     const storedAtReturn = await waitFor(
@@ -132,12 +142,14 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
         timeoutMs: 30_000,
       },
     );
+    // A loaded machine (CI runs two files at once) takes a while to elect the stream's leader and
+    // reconnect the server: these waits share the test's 120 s bound rather than each guessing a limit.
     await waitFor('the log to be used again', async () => (await storedNow()) > Number(storedAtReturn), {
-      timeoutMs: 30_000,
+      timeoutMs: 45_000,
       intervalMs: 200,
     });
     const backAt = Date.now();
-    await waitFor('clicks through the log again', () => clicksSince(backAt) >= 20, { timeoutMs: 20_000, intervalMs: 50 });
+    await waitFor('clicks through the log again', () => clicksSince(backAt) >= 20, { timeoutMs: 30_000, intervalMs: 50 });
     stop = true;
     await Promise.all(workers);
     agent.destroy();
@@ -158,6 +170,7 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
       { timeoutMs: 20_000, intervalMs: 200 },
     );
     await watcher.close();
+    leftOpen.watcher = undefined;
     await stopChild(settler, 'SIGTERM');
 
     const phase = (from: number, to: number) => (kind: Answer['kind']) =>
