@@ -44,8 +44,6 @@ import { MAX_TEASER_TOKEN_LENGTH } from './tracking/teaser-token.ts';
  */
 
 const TEASERS_PATH = /^\/api\/serve\/blocks\/(\d{1,10})\/teasers$/;
-/** A click link's token as the loader writes it: base64url characters, nothing to decode. */
-const CLICK_PATH = new RegExp(`^/api/serve/click/([A-Za-z0-9_-]{1,${MAX_TEASER_TOKEN_LENGTH}})$`);
 const VIEWS_PATH = '/api/serve/views';
 const PIXEL_PATH = '/api/serve/pixel.gif';
 /** What `navigator.sendBeacon` sends with a string, and the plain type. */
@@ -189,14 +187,32 @@ function teasersRoute({ fastPath, routes, validators, publicUrl }: Shared): Fast
 }
 
 function clickRoute({ fastPath, routes, validators }: Shared): FastRoute {
+  return linkRoute(fastPath, '/api/serve/click/', validators.clickParams, (serving, token, reply) =>
+    followTeaserClick(routes, serving, token, reply, fastPath.log),
+  );
+}
+
+/**
+ * A signed link a browser follows (a teaser's click link, a bid's): the token is the path's last
+ * part, base64url within the route's bound and its schema; the answer is a redirect or the
+ * dead-link page.
+ */
+export function linkRoute(
+  fastPath: FastPath,
+  prefix: string,
+  validate: Validate,
+  follow: (serving: ServingRequest, token: string, reply: FastReply) => Promise<unknown>,
+): FastRoute {
+  const pattern = new RegExp(`^${prefix}([A-Za-z0-9_-]{1,${MAX_TEASER_TOKEN_LENGTH}})$`);
   return {
     method: 'GET',
-    url: '/api/serve/click/:token',
-    matches: (path) => path.startsWith('/api/serve/click/'),
+    url: `${prefix}:token`,
+    matches: (path) => path.startsWith(prefix),
     take(request: FastRequest) {
-      const token = CLICK_PATH.exec(request.path)?.[1];
+      // A link's token as the loader or a bid's markup writes it: base64url, nothing to decode.
+      const token = pattern.exec(request.path)?.[1];
       if (token === undefined || request.query.includes('#')) return undefined;
-      if (!valid(validators.clickParams, { token })) return undefined;
+      if (!valid(validate, { token })) return undefined;
       const serving = servingRequestOf(fastPath, request.raw);
       if (serving === undefined) return undefined;
       // A page route: an Accept the API cannot answer is no error there (the reply keeps JSON's
@@ -211,7 +227,7 @@ function clickRoute({ fastPath, routes, validators }: Shared): FastRoute {
         format,
         navigation: true,
         answer: async (reply: FastReply) => {
-          await followTeaserClick(routes, serving, token, reply, fastPath.log);
+          await follow(serving, token, reply);
         },
       };
     },

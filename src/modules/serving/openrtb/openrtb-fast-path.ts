@@ -4,21 +4,20 @@ import type { FastPath, FastRequest, FastRoute } from '../../../http/fast-path.t
 import type { FastReply } from '../../../http/fast-reply.ts';
 import { parseJsonBody } from '../../../http/input.ts';
 import { boundInputSchema, coerceInput } from '../../../http/input-types.ts';
-import { negotiateFormat, type ResponseFormat } from '../../../http/negotiation.ts';
 import { producedTypes } from '../../../http/openapi.ts';
 import type { App } from '../../../http/routes.ts';
 import { absoluteUrl } from '../../../http/urls.ts';
-import { CLICK_LINK_RESPONSES, JSON_TYPE, type ServingRequest } from '../serving-answers.ts';
+import { JSON_TYPE, type ServingRequest } from '../serving-answers.ts';
 import {
   bodyText,
   type InputSchema,
+  linkRoute,
   negotiatesJson,
   servingRequestOf,
   type Validate,
   valid,
   validQuery,
 } from '../serving-fast-path.ts';
-import { MAX_TEASER_TOKEN_LENGTH } from '../tracking/teaser-token.ts';
 import {
   AUCTION_RESPONSES,
   answerAuction,
@@ -50,8 +49,6 @@ import { BidRequestSchema, BidResponseSchema } from './openrtb-schema.ts';
 const AUCTION_PATH = '/api/openrtb2/auction';
 const NOTICE_PATH = '/api/openrtb2/notice';
 const VIEW_PIXEL_PATH = '/api/serve/view.gif';
-/** A bid's click link as its markup writes it: base64url characters, nothing to decode. */
-const BID_CLICK_PATH = new RegExp(`^/api/openrtb2/click/([A-Za-z0-9_-]{1,${MAX_TEASER_TOKEN_LENGTH}})$`);
 /** The bodies the auction's fast path reads: JSON, and the same JSON as header bidding's text/plain. */
 const JSON_BODY = /^application\/json\s*(?:;\s*charset=utf-8\s*)?$/i;
 const TEXT_BODY = /^text\/plain\s*(?:;\s*charset=utf-8\s*)?$/i;
@@ -59,7 +56,6 @@ const TEXT_BODY = /^text\/plain\s*(?:;\s*charset=utf-8\s*)?$/i;
 const AUCTION_PRODUCES = producedTypes(AUCTION_RESPONSES);
 const NOTICE_PRODUCES = producedTypes(NOTICE_RESPONSES);
 const VIEW_PIXEL_PRODUCES = producedTypes(VIEW_PIXEL_RESPONSES);
-const CLICK_PRODUCES = producedTypes(CLICK_LINK_RESPONSES);
 
 /** The schemas as the conventions bound them when the routes were registered (input-types.ts). */
 const BOUND = {
@@ -219,32 +215,9 @@ function noticeRoute({ fastPath, openrtb, compiled }: Shared): FastRoute {
 }
 
 function bidClickRoute({ fastPath, openrtb, compiled }: Shared): FastRoute {
-  return {
-    method: 'GET',
-    url: '/api/openrtb2/click/:token',
-    matches: (path) => path.startsWith('/api/openrtb2/click/'),
-    take(request: FastRequest) {
-      const token = BID_CLICK_PATH.exec(request.path)?.[1];
-      if (token === undefined || request.query.includes('#')) return undefined;
-      if (!valid(compiled.bidClickParams, { token })) return undefined;
-      const serving = servingRequestOf(fastPath, request.raw);
-      if (serving === undefined) return undefined;
-      // A page route: an Accept the API cannot answer is no error there (serving-fast-path.ts).
-      let format: ResponseFormat = 'json';
-      try {
-        format = negotiateFormat(request.headers.accept, CLICK_PRODUCES);
-      } catch {
-        // As the conventions' hook does for a page route.
-      }
-      return {
-        format,
-        navigation: true,
-        answer: async (reply: FastReply) => {
-          await followBidClick(openrtb, serving, token, reply, fastPath.log);
-        },
-      };
-    },
-  };
+  return linkRoute(fastPath, '/api/openrtb2/click/', compiled.bidClickParams, (serving, token, reply) =>
+    followBidClick(openrtb, serving, token, reply, fastPath.log),
+  );
 }
 
 function viewPixelRoute({ fastPath, openrtb, compiled }: Shared): FastRoute {
