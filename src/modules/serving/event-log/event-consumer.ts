@@ -73,7 +73,16 @@ export class EventConsumer<T> {
   }
 
   private add(message: JsMsg): void {
-    if (this.stopped) return;
+    if (this.stopped) {
+      // Delivered while the instance shuts down: handed back at once, so another instance (or this
+      // one after its restart) settles it now rather than after the ack wait.
+      try {
+        message.nak();
+      } catch (error) {
+        this.options.onError(error);
+      }
+      return;
+    }
     const events = this.options.decode(message.data);
     if (events.length === 0) {
       message.term();
