@@ -1,0 +1,97 @@
+// The floor under the OpenRTB auction's CPU: the bare route, then a real bid response (its bytes
+// and headers, captured once) sent by node:https to the same POST of the tests' bid request, its
+// body read and nothing done with it, then the auction route itself (1,000 ads, as 6-openrtb.ts),
+// each loaded in turn by each tool of BENCH_TOOLS (default autocannon) for BENCH_SECONDS, in this
+// one process. The replay costs what the request's and the answer's sizes cost over TLS and
+// loopback TCP with no work behind them: the auction's ratio cannot go above bare / replay.
+// `node bench/openrtb-profile.ts` (docs/performance.md, "Where the time goes").
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { startBareServer } from './lib/bare-server.ts';
+import { type LoadTool, load } from './lib/load.ts';
+import { withSeededServingServer } from './lib/serving-server.ts';
+
+const FIXTURE = path.join(import.meta.dirname, '..', 'test', 'modules', 'serving', 'openrtb', 'fixtures', 'native-request.json');
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const tools = (process.env.BENCH_TOOLS ?? 'autocannon').split(',') as LoadTool[];
+
+await withSeededServingServer(
+  { name: 'openrtb-profile', ads: 1000, advertisers: 10 },
+  async ({ server, tls, siteId, blockId }) => {
+    const site = await server.context.db
+      .selectFrom('sites')
+      .select('publisher_id')
+      .where('id', '=', siteId)
+      .executeTakeFirstOrThrow();
+    const bidRequest = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+    bidRequest.site.publisher.id = String(site.publisher_id);
+    bidRequest.imp[0].tagid = String(blockId);
+    const body = JSON.stringify(bidRequest);
+    const headers = { 'Content-Type': 'application/json' };
+    const auctionUrl = `${server.url}/api/openrtb2/auction`;
+    const captured = await capture(auctionUrl, body);
+    const replay = https.createServer({ cert: tls.cert, key: tls.key }, (request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, captured.headers);
+        response.end(captured.body);
+      });
+    });
+    await new Promise<void>((resolve) => replay.listen(0, '127.0.0.1', resolve));
+    const replayAddress = replay.address();
+    const replayUrl = `https://127.0.0.1:${typeof replayAddress === 'object' && replayAddress ? replayAddress.port : 0}/replay`;
+    const bare = await startBareServer(tls);
+    try {
+      const targets = [
+        ['bare', bare.url, undefined],
+        [`node:https, the bid request read, a bid response of ${captured.body.length} bytes replayed`, replayUrl, body],
+        ['the auction', auctionUrl, body],
+      ] as const;
+      // A warm-up of each target, so the JIT has compiled the path before anything is counted.
+      for (const [, url, payload] of targets) await load({ url, connections: 50, durationSeconds: 2, headers, body: payload });
+      for (const tool of tools) {
+        for (const [name, url, payload] of targets) {
+          const before = process.cpuUsage();
+          const result = await load({ url, connections: 50, durationSeconds: seconds, headers, body: payload }, tool);
+          const used = process.cpuUsage(before);
+          const perResponse = (used.user + used.system) / Math.max(1, result.total);
+          process.stdout.write(
+            `${tool}\t${name}\t${Math.round(result.requestsPerSecond)} req/s\tp99 ${result.p99} ms\tserver ${perResponse.toFixed(1)} µs\tload tool ${((result.loadToolCpuMicros ?? 0) / Math.max(1, result.total)).toFixed(1)} µs\tload ${os.loadavg()[0]?.toFixed(2)}\n`,
+          );
+        }
+      }
+    } finally {
+      replay.close();
+      await bare.app.close();
+    }
+  },
+);
+
+/** One bid response as the server sent it: its body and the headers a replay repeats. */
+async function capture(url: string, body: string): Promise<{ body: string; headers: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, rejectUnauthorized: false },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => {
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(response.headers)) {
+            // Node writes its own Date, Connection and Keep-Alive.
+            if (typeof value === 'string' && !['date', 'connection', 'keep-alive'].includes(name)) headers[name] = value;
+          }
+          resolve({ body: text, headers });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
