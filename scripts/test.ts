@@ -27,9 +27,11 @@
  * whole shard's). The files in OWN_PROCESS keep a process of their own, for the reason given
  * there; --process-per-file runs the whole tier the old way, to tell a leak between files from a
  * failure of the file itself.
+ *
+ * A lane silent for TEST_SILENCE_MINUTES (default 10) is stopped and fails the run (SILENCE_LIMIT_MS).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, globSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { globalSetup } from '../test/global-setup.ts';
@@ -80,13 +82,53 @@ interface Lane {
 interface LaneResult {
   output: string;
   code: number;
+  /** Stopped for its silence (SILENCE_LIMIT_MS). */
+  stopped: boolean;
   counts: { pass: number; fail: number; skipped: number; todo: number; cancelled: number };
+}
+
+/**
+ * A lane in which no test has ended and nothing was printed for this long is stopped, naming the
+ * files it was running: a file whose hook hangs (a server never closed, a wait without a bound)
+ * would otherwise hold the run until CI's own limit, with no word of which file it was. No test
+ * of ours takes a tenth of it.
+ */
+const SILENCE_LIMIT_MS = Number(process.env.TEST_SILENCE_MINUTES || 10) * 60_000;
+/** The lanes' process groups, stopped with the runner. */
+const running = new Set<number>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const group of running) stopGroup(group);
+    process.exit(130);
+  });
+}
+
+function stopGroup(group: number): void {
+  try {
+    process.kill(-group, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** The files a lane's progress report shows started and not ended. */
+function unfinishedFiles(progress: string): string[] {
+  const open = new Set<string>();
+  const text = existsSync(progress) ? readFileSync(progress, 'utf8') : '';
+  for (const line of text.split('\n')) {
+    const [kind, file] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)];
+    if (kind === 'start') open.add(file);
+    else if (kind === 'end') open.delete(file);
+  }
+  return [...open];
 }
 
 /** Runs one lane's files with Node's test runner; its output goes to stdout live or is kept. */
 function runLane(lane: Lane, live: boolean): Promise<LaneResult> {
   const report = path.join(RESULTS, `durations-${lane.name}.json`);
+  const progress = path.join(RESULTS, `progress-${lane.name}.log`);
   rmSync(report, { force: true });
+  rmSync(progress, { force: true });
   const child = spawn(
     process.execPath,
     [
@@ -98,15 +140,36 @@ function runLane(lane: Lane, live: boolean): Promise<LaneResult> {
       `--test-reporter-destination=${report}`,
       ...slowestFirst(lane.files),
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    // A group of its own, so that a lane stopped for its silence takes its test files' processes with it.
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], detached: true, env: { ...process.env, TEST_PROGRESS_FILE: progress } },
   );
+  const group = child.pid;
+  if (group !== undefined) running.add(group);
   let output = '';
+  let heardAt = Date.now();
+  let stopped = false;
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
+    heardAt = Date.now();
     if (live) process.stdout.write(chunk);
   });
+  const watchdog = setInterval(() => {
+    const progressAt = existsSync(progress) ? statSync(progress).mtimeMs : 0;
+    if (Date.now() - Math.max(heardAt, progressAt) < SILENCE_LIMIT_MS || group === undefined) return;
+    const files = unfinishedFiles(progress);
+    // The runner reports files in the order they started: the first named is the one that hangs,
+    // the others may have ended with their reports held behind it.
+    const message = `\n✖ lane ${lane.name}: no test ended for ${SILENCE_LIMIT_MS / 60_000} min; stopped. Files started and not reported ended, in order: ${files.length > 0 ? files.join(', ') : 'none recorded'}\n`;
+    output += message;
+    process.stdout.write(message);
+    clearInterval(watchdog);
+    stopped = true;
+    stopGroup(group);
+  }, 5000);
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
+      clearInterval(watchdog);
+      if (group !== undefined) running.delete(group);
       const count = (name: string) => Number(new RegExp(`^ℹ ${name} (\\d+)$`, 'm').exec(output)?.[1] ?? 0);
       const counts = {
         pass: count('pass'),
@@ -115,7 +178,7 @@ function runLane(lane: Lane, live: boolean): Promise<LaneResult> {
         todo: count('todo'),
         cancelled: count('cancelled'),
       };
-      resolve({ output, code: code ?? (signal ? 1 : 0), counts });
+      resolve({ output, code: code ?? (signal ? 1 : 0), counts, stopped });
     });
   });
 }
@@ -168,7 +231,12 @@ function mergeDurations(lanes: Lane[]): void {
   const merged = { ...lastTimes };
   for (const lane of lanes) {
     const report = path.join(RESULTS, `durations-${lane.name}.json`);
-    if (existsSync(report)) Object.assign(merged, JSON.parse(readFileSync(report, 'utf8')));
+    // A lane stopped for its silence leaves its report empty or cut short.
+    if (existsSync(report)) {
+      try {
+        Object.assign(merged, JSON.parse(readFileSync(report, 'utf8')));
+      } catch {}
+    }
   }
   writeFileSync(DURATIONS, `${JSON.stringify(merged, null, 1)}\n`);
 }
@@ -212,5 +280,8 @@ mergeDurations(lanes);
 const total = (key: keyof LaneResult['counts']) => results.reduce((sum, result) => sum + result.counts[key], 0);
 const failed = total('fail') + total('cancelled');
 console.log(`\n${files.length} files in ${Math.round((Date.now() - startedAt) / 1000)} s`);
-console.log(`tests: ${total('pass')} passed, ${failed} failed, ${total('skipped') + total('todo')} skipped`);
+const stoppedLanes = results.filter((result) => result.stopped).length;
+console.log(
+  `tests: ${total('pass')} passed, ${failed} failed, ${total('skipped') + total('todo')} skipped${stoppedLanes > 0 ? `; ${stoppedLanes} lane(s) stopped, their tests uncounted (✖ lane above)` : ''}`,
+);
 process.exit(results.some((result) => result.code !== 0) || failed > 0 ? 1 : 0);
