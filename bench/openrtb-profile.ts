@@ -3,7 +3,9 @@
 // body read and nothing done with it, then the auction route itself (1,000 ads, as 6-openrtb.ts),
 // each loaded in turn by each tool of BENCH_TOOLS (default autocannon) for BENCH_SECONDS, in this
 // one process. The replay costs what the request's and the answer's sizes cost over TLS and
-// loopback TCP with no work behind them: the auction's ratio cannot go above bare / replay.
+// loopback TCP with no work behind them: the auction's ratio cannot go above bare / replay. The
+// replay after BENCH_BUSY_US (default 100) µs of the thread's CPU shows what a slower answer costs
+// besides its own work: the load tool, waiting on it, is woken for each one.
 // `node bench/openrtb-profile.ts` (docs/performance.md, "Where the time goes").
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -16,6 +18,11 @@ import { withSeededServingServer } from './lib/serving-server.ts';
 const FIXTURE = path.join(import.meta.dirname, '..', 'test', 'modules', 'serving', 'openrtb', 'fixtures', 'native-request.json');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const tools = (process.env.BENCH_TOOLS ?? 'autocannon').split(',') as LoadTool[];
+const busyMicros = Number(process.env.BENCH_BUSY_US ?? 100);
+const threadMicros = () => {
+  const used = process.threadCpuUsage();
+  return used.user + used.system;
+};
 
 await withSeededServingServer(
   { name: 'openrtb-profile', ads: 1000, advertisers: 10 },
@@ -35,18 +42,28 @@ await withSeededServingServer(
     const replay = https.createServer({ cert: tls.cert, key: tls.key }, (request, response) => {
       request.resume();
       request.on('end', () => {
+        // /busy: the thread's CPU spent first, as much as the auction's own work (BENCH_BUSY_US).
+        if (request.url === '/busy') {
+          const until = threadMicros() + busyMicros;
+          while (threadMicros() < until);
+        }
         response.writeHead(200, captured.headers);
         response.end(captured.body);
       });
     });
     await new Promise<void>((resolve) => replay.listen(0, '127.0.0.1', resolve));
     const replayAddress = replay.address();
-    const replayUrl = `https://127.0.0.1:${typeof replayAddress === 'object' && replayAddress ? replayAddress.port : 0}/replay`;
+    const replayBase = `https://127.0.0.1:${typeof replayAddress === 'object' && replayAddress ? replayAddress.port : 0}`;
     const bare = await startBareServer(tls);
     try {
       const targets = [
         ['bare', bare.url, undefined],
-        [`node:https, the bid request read, a bid response of ${captured.body.length} bytes replayed`, replayUrl, body],
+        [
+          `node:https, the bid request read, a bid response of ${captured.body.length} bytes replayed`,
+          `${replayBase}/replay`,
+          body,
+        ],
+        [`the same after ${busyMicros} µs of the thread's CPU`, `${replayBase}/busy`, body],
         ['the auction', auctionUrl, body],
       ] as const;
       // A warm-up of each target, so the JIT has compiled the path before anything is counted.

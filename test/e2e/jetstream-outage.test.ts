@@ -43,7 +43,18 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
   /** What a failed wait leaves open: the load's workers and the test's own NATS connection (which reconnects forever). */
   const leftOpen: { stopWorkers?: () => Promise<void>; watcher?: NatsConnection } = {};
 
+  /** The servers' warnings and errors (NATS statuses among them), printed when the test fails. */
+  const serverLog: string[] = [];
+  let passed = false;
+  const keepWarnings = (text: string) => {
+    for (const line of text.split('\n')) {
+      if (/"level":(4|5|6)\d/.test(line) && serverLog.length < 300) serverLog.push(line.slice(0, 400));
+    }
+  };
+
   after(async () => {
+    if (!passed)
+      process.stdout.write(`# jetstream outage, the servers' warnings:\n${serverLog.map((line) => `#   ${line}`).join('\n')}\n`);
     await leftOpen.watcher?.close();
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await leftOpen.stopWorkers?.();
@@ -81,7 +92,7 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
       NATS_ACK_WAIT_MS: '5000',
       LOG_LEVEL: 'info',
     };
-    const server = await startChildServer({ dataDir, port, databaseUrl: database?.url, env });
+    const server = await startChildServer({ dataDir, port, databaseUrl: database?.url, env, onOutput: keepWarnings });
     children.push(server);
     const base = `https://127.0.0.1:${port}`;
     const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
@@ -159,21 +170,26 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
     for (const node of cluster.nodes) cluster.restart(node);
     await cluster.ready();
     phase('cluster ready');
-    // The log is used again when the stream holds more events than it did when it came back.
+    // The log is used again when the stream stores an event after its return: its last sequence
+    // moves on. (Not its count of messages: the stream is a work queue, whose settled events go,
+    // and the events whose acknowledgements the outage lost go when they are settled again.)
     const watcher = await connect({ servers: cluster.urls.split(','), maxReconnectAttempts: -1 });
     leftOpen.watcher = watcher;
     const manager = await jetstreamManager(watcher);
-    const storedNow = async () => (await manager.streams.info('OUTAGE_EVENTS')).state.messages;
-    const storedAtReturn = await waitFor(
+    const lastSequence = async () => (await manager.streams.info('OUTAGE_EVENTS')).state.last_seq;
+    // waitFor returns only a truthy value: the sequence, never false.
+    const atReturn = (await waitFor(
       'the stream to answer',
-      async () => (await storedNow().catch(() => undefined)) ?? false,
-      {
-        timeoutMs: 30_000,
+      async () => {
+        const sequence = await lastSequence().catch(() => undefined);
+        return sequence === undefined ? false : { sequence };
       },
-    );
+      { timeoutMs: 30_000 },
+    )) as { sequence: number };
+    phase(`the stream answered at sequence ${atReturn.sequence}`);
     // A loaded machine (CI runs two files at once) takes a while to elect the stream's leader and
     // reconnect the server: these waits share the test's 120 s bound rather than each guessing a limit.
-    await waitFor('the log to be used again', async () => (await storedNow()) > Number(storedAtReturn), {
+    await waitFor('the log to be used again', async () => (await lastSequence()) > atReturn.sequence, {
       timeoutMs: 45_000,
       intervalMs: 200,
     });
@@ -187,7 +203,7 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
     await stopChild(server, 'SIGTERM');
 
     // The restart settles what the log still holds; then the books are read.
-    const settler = await startChildServer({ dataDir, port, databaseUrl: database?.url, env });
+    const settler = await startChildServer({ dataDir, port, databaseUrl: database?.url, env, onOutput: keepWarnings });
     children.push(settler);
     phase('restarted to settle');
     await waitFor(
@@ -263,5 +279,6 @@ describe('the whole JetStream cluster down under traffic', { skip: natsSkipReaso
     } finally {
       await check.close();
     }
+    passed = true;
   });
 });
