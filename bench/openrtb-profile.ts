@@ -5,7 +5,8 @@
 // one process. The replay costs what the request's and the answer's sizes cost over TLS and
 // loopback TCP with no work behind them: the auction's ratio cannot go above bare / replay. The
 // replay after BENCH_BUSY_US (default 100) µs of busy work shows what a slower answer costs
-// besides its own work: the load tool, waiting on it, is woken for each one.
+// besides its own work: the load tool, waiting on it, is woken for each one. BENCH_RATE=N loads
+// every target at N requests a second instead, so that all pay the same wake-ups.
 // `node bench/openrtb-profile.ts` (docs/performance.md, "Where the time goes").
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -19,6 +20,8 @@ const FIXTURE = path.join(import.meta.dirname, '..', 'test', 'modules', 'serving
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const tools = (process.env.BENCH_TOOLS ?? 'autocannon').split(',') as LoadTool[];
 const busyMicros = Number(process.env.BENCH_BUSY_US ?? 100);
+/** BENCH_RATE: every target at this many requests a second (one load shape for all), not as fast as each answers. */
+const overallRate = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
 
 await withSeededServingServer(
   { name: 'openrtb-profile', ads: 1000, advertisers: 10 },
@@ -68,7 +71,10 @@ await withSeededServingServer(
       for (const tool of tools) {
         for (const [name, url, payload] of targets) {
           const before = process.cpuUsage();
-          const result = await load({ url, connections: 50, durationSeconds: seconds, headers, body: payload }, tool);
+          const result = await load(
+            { url, connections: 50, durationSeconds: seconds, headers, body: payload, overallRate },
+            tool,
+          );
           const used = process.cpuUsage(before);
           const perResponse = (used.user + used.system) / Math.max(1, result.total);
           process.stdout.write(

@@ -26,6 +26,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const tools = (process.env.BENCH_TOOLS ?? 'autocannon,wrk').split(',') as LoadTool[];
 const directory = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'nativa-profile-'));
 const profile = process.env.BENCH_PROFILE !== '0';
+/** BENCH_RATE: every target at this many requests a second (autocannon), one load shape for all. */
+const overallRate = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
 let gcMillis = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMillis += entry.duration;
@@ -102,7 +104,7 @@ await withBenchDatabase(async (databaseUrl) => {
         const before = process.cpuUsage();
         const threadBefore = process.threadCpuUsage();
         const gcBefore = gcMillis;
-        const result = await load({ url, connections: 50, durationSeconds: seconds, headers }, tool);
+        const result = await load({ url, connections: 50, durationSeconds: seconds, headers, overallRate }, tool);
         const used = process.cpuUsage(before);
         const thread = process.threadCpuUsage(threadBefore);
         const gc = gcMillis - gcBefore;

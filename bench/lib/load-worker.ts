@@ -20,6 +20,7 @@ const result = await autocannon({
   ...(spec.amount === undefined ? {} : { amount: spec.amount }),
   headers: spec.headers,
   ...(spec.body === undefined ? {} : { method: 'POST' as const, body: spec.body }),
+  ...(spec.overallRate === undefined ? {} : { overallRate: spec.overallRate }),
   requests: [
     {
       setupRequest: (request) => {

@@ -28,6 +28,8 @@ export interface LoadSpec {
   headerSets?: Record<string, string>[];
   /** A POST with this body (autocannon only); GET without. */
   body?: string;
+  /** At most this many requests a second over all connections (autocannon only); unset: as fast as answered. */
+  overallRate?: number;
 }
 
 export interface LoadResult {
