@@ -78,7 +78,7 @@ await withSeededServingServer(
           const used = process.cpuUsage(before);
           const perResponse = (used.user + used.system) / Math.max(1, result.total);
           process.stdout.write(
-            `${tool}\t${name}\t${Math.round(result.requestsPerSecond)} req/s\tp99 ${result.p99} ms\tserver ${perResponse.toFixed(1)} µs\tload tool ${((result.loadToolCpuMicros ?? 0) / Math.max(1, result.total)).toFixed(1)} µs\tload ${os.loadavg()[0]?.toFixed(2)}\n`,
+            `${tool}\t${name}\t${Math.round(result.requestsPerSecond)} req/s\tp99 ${result.p99} ms\tserver ${perResponse.toFixed(1)} µs (in the kernel ${(used.system / Math.max(1, result.total)).toFixed(1)})\tload tool ${((result.loadToolCpuMicros ?? 0) / Math.max(1, result.total)).toFixed(1)} µs\tload ${os.loadavg()[0]?.toFixed(2)}\n`,
           );
         }
       }

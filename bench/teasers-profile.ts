@@ -1,7 +1,7 @@
 // Where the teasers answer's CPU goes under each load tool: the bare route, its answer from
 // node:https with no framework, the bare route with an answer of the teasers answer's size, a real
 // teasers answer (its bytes and headers, captured once) sent by node:https with no work behind it,
-// and the teasers route (10,000 ads, as 5-serving.ts) in this one process, each loaded in turn by each
+// the same answer sent by a route of the server's fast path, and the teasers route (10,000 ads, as 5-serving.ts) in this one process, each loaded in turn by each
 // tool of BENCH_TOOLS (default autocannon,wrk; a name twice alternates them) for BENCH_SECONDS.
 // Prints server CPU µs per response (and the main thread's part, GC pauses per response) with the
 // load average; writes a V8 profile of each load to BENCH_PROFILE_DIR (BENCH_PROFILE=0: none).
@@ -89,11 +89,27 @@ await withBenchDatabase(async (databaseUrl) => {
     await new Promise<void>((resolve) => replaying.listen(0, '127.0.0.1', resolve));
     const replayAddress = replay.address();
     const replayUrl = `https://127.0.0.1:${typeof replayAddress === 'object' && replayAddress ? replayAddress.port : 0}/replay`;
+    // The same answer from a route of the server's own fast path: what the fast path's dispatch,
+    // reply, security headers, answer format and request metrics cost, with no serving behind them.
+    server.app.fastPath?.add({
+      method: 'GET',
+      url: '/bench/replay',
+      matches: (requestPath) => requestPath === '/bench/replay',
+      take: () => ({
+        format: 'json',
+        navigation: false,
+        answer: async (reply) => {
+          for (const [name, value] of Object.entries(captured.headers)) reply.header(name, value);
+          reply.send(captured.body);
+        },
+      }),
+    });
     const targets = [
       ['node:https, no framework', plainUrl, {}],
       ['bare', bare.url, {}],
       ['bare, 2 KB', largeUrl, {}],
       ['node:https, a teasers answer replayed', replayUrl, {}],
+      ["the server's fast path, a teasers answer replayed", `${server.url}/bench/replay`, {}],
       ['teasers', `${server.url}/api/serve/blocks/${blockId}/teasers`, { 'User-Agent': USER_AGENT }],
     ] as const;
     // A warm-up of each target, so the JIT has compiled the path before anything is counted.
