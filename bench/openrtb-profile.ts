@@ -8,15 +8,14 @@
 // besides its own work: the load tool, waiting on it, is woken for each one. BENCH_RATE=N loads
 // every target at N requests a second instead, so that all pay the same wake-ups.
 // `node bench/openrtb-profile.ts` (docs/performance.md, "Where the time goes").
-import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
-import path from 'node:path';
 import { startBareServer } from './lib/bare-server.ts';
+import { bidRequestBody } from './lib/bid-request.ts';
+import { captureAnswer } from './lib/captured-answer.ts';
 import { type LoadTool, load } from './lib/load.ts';
 import { withSeededServingServer } from './lib/serving-server.ts';
 
-const FIXTURE = path.join(import.meta.dirname, '..', 'test', 'modules', 'serving', 'openrtb', 'fixtures', 'native-request.json');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const tools = (process.env.BENCH_TOOLS ?? 'autocannon').split(',') as LoadTool[];
 const busyMicros = Number(process.env.BENCH_BUSY_US ?? 100);
@@ -26,18 +25,10 @@ const overallRate = process.env.BENCH_RATE === undefined ? undefined : Number(pr
 await withSeededServingServer(
   { name: 'openrtb-profile', ads: 1000, advertisers: 10 },
   async ({ server, tls, siteId, blockId }) => {
-    const site = await server.context.db
-      .selectFrom('sites')
-      .select('publisher_id')
-      .where('id', '=', siteId)
-      .executeTakeFirstOrThrow();
-    const bidRequest = JSON.parse(readFileSync(FIXTURE, 'utf8'));
-    bidRequest.site.publisher.id = String(site.publisher_id);
-    bidRequest.imp[0].tagid = String(blockId);
-    const body = JSON.stringify(bidRequest);
+    const body = await bidRequestBody(server.context.db, siteId, blockId);
     const headers = { 'Content-Type': 'application/json' };
     const auctionUrl = `${server.url}/api/openrtb2/auction`;
-    const captured = await capture(auctionUrl, body);
+    const captured = await captureAnswer(auctionUrl, { headers, body });
     const replay = https.createServer({ cert: tls.cert, key: tls.key }, (request, response) => {
       request.resume();
       request.on('end', () => {
@@ -88,30 +79,3 @@ await withSeededServingServer(
     }
   },
 );
-
-/** One bid response as the server sent it: its body and the headers a replay repeats. */
-async function capture(url: string, body: string): Promise<{ body: string; headers: Record<string, string> }> {
-  return new Promise((resolve, reject) => {
-    const request = https.request(
-      url,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, rejectUnauthorized: false },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        response.on('end', () => {
-          const headers: Record<string, string> = {};
-          for (const [name, value] of Object.entries(response.headers)) {
-            // Node writes its own Date, Connection and Keep-Alive.
-            if (typeof value === 'string' && !['date', 'connection', 'keep-alive'].includes(name)) headers[name] = value;
-          }
-          resolve({ body: text, headers });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}

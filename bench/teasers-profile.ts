@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { generateSelfSigned } from '../src/tls.ts';
 import { BARE_BODY, startBareServer } from './lib/bare-server.ts';
+import { captureAnswer } from './lib/captured-answer.ts';
 import { withBenchDatabase } from './lib/database.ts';
 import { type LoadTool, load } from './lib/load.ts';
 import { seedServing } from './lib/serving-seed.ts';
@@ -80,7 +81,9 @@ await withBenchDatabase(async (databaseUrl) => {
       countries: [],
     });
     await server.context.serving?.refresh();
-    const captured = await capture(`${server.url}/api/serve/blocks/${blockId}/teasers`);
+    const captured = await captureAnswer(`${server.url}/api/serve/blocks/${blockId}/teasers`, {
+      headers: { 'user-agent': USER_AGENT },
+    });
     replay = https.createServer({ cert: tls.cert, key: tls.key }, (_request, response) => {
       response.writeHead(200, captured.headers);
       response.end(captured.body);
@@ -145,26 +148,3 @@ await withBenchDatabase(async (databaseUrl) => {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
-
-/** One teasers answer as the server sent it: its body and the headers a replay repeats. */
-async function capture(url: string): Promise<{ body: string; headers: Record<string, string> }> {
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { headers: { 'user-agent': USER_AGENT }, rejectUnauthorized: false }, (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () => {
-          const headers: Record<string, string> = {};
-          for (const [name, value] of Object.entries(response.headers)) {
-            // Node writes its own Date, Connection and Keep-Alive.
-            if (typeof value === 'string' && !['date', 'connection', 'keep-alive'].includes(name)) headers[name] = value;
-          }
-          resolve({ body, headers });
-        });
-      })
-      .on('error', reject);
-  });
-}

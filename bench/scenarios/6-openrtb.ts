@@ -3,8 +3,7 @@
 // bare route measured at the start of the run (server-CPU ratio, bench/lib/report.ts). Each request
 // runs the serving auction for the block, signs a click link and a view token, and writes the
 // Native 1.2 markup.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { bidRequestBody } from '../lib/bid-request.ts';
 import { withCpu } from '../lib/cpu.ts';
 import { failedResponses, load } from '../lib/load.ts';
 import { withCpuProfile } from '../lib/profile.ts';
@@ -12,17 +11,6 @@ import { type BenchRow, judgedAgainstBare } from '../lib/report.ts';
 import { type SeededServingServer, withSeededServingServer } from '../lib/serving-server.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
-const FIXTURE = path.join(
-  import.meta.dirname,
-  '..',
-  '..',
-  'test',
-  'modules',
-  'serving',
-  'openrtb',
-  'fixtures',
-  'native-request.json',
-);
 /** The auction's goal: its server-CPU ratio (its p99 is held to twice the bare route's). */
 const GOAL_SERVER_CPU_RATIO = 0.4;
 
@@ -38,14 +26,7 @@ async function measure(
   { server, databaseUrl, siteId, blockId }: SeededServingServer,
 ): Promise<BenchRow[]> {
   {
-    const site = await server.context.db
-      .selectFrom('sites')
-      .select('publisher_id')
-      .where('id', '=', siteId)
-      .executeTakeFirstOrThrow();
-    const request = JSON.parse(readFileSync(FIXTURE, 'utf8'));
-    request.site.publisher.id = String(site.publisher_id);
-    request.imp[0].tagid = String(blockId);
+    const body = await bidRequestBody(server.context.db, siteId, blockId);
     const { result, cpu } = await withCpuProfile('openrtb-auction', () =>
       withCpu(
         () =>
@@ -54,7 +35,7 @@ async function measure(
             connections: context.connections,
             durationSeconds: context.durationSeconds,
             headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify(request),
+            body,
           }),
         databaseUrl,
       ),
