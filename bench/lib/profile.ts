@@ -6,11 +6,12 @@ import path from 'node:path';
  * `BENCH_CPU_PROFILE=<directory>`: the server process's CPU profile of one measured load, written
  * as `<directory>/<name>.cpuprofile` (open it in Chrome's DevTools, or summarize it with
  * `node bench/profile-summary.ts <file>`). The profile covers only that load, not the seeding,
- * the warm-up or the bare route measured beside it, which run in the same process.
+ * the warm-up or the bare route measured beside it, which run in the same process. An empty
+ * name profiles nothing (a scenario's later rounds of the same load).
  */
 export async function withCpuProfile<Result>(name: string, work: () => Promise<Result>): Promise<Result> {
   const directory = process.env.BENCH_CPU_PROFILE;
-  if (directory === undefined || directory === '') return work();
+  if (directory === undefined || directory === '' || name === '') return work();
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');

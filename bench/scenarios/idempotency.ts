@@ -18,6 +18,7 @@ import { generateSelfSigned } from '../../src/tls.ts';
 import { startBareServer } from '../lib/bare-server.ts';
 import { withBenchDatabase } from '../lib/database.ts';
 import { type LoadResult, load } from '../lib/load.ts';
+import { withCpuProfile } from '../lib/profile.ts';
 import type { BenchRow } from '../lib/report.ts';
 import type { BenchContext, Scenario } from '../run.ts';
 
@@ -170,8 +171,9 @@ const scenario: Scenario = {
           bareResults.push(
             await load({ url: bare.url, connections: context.connections, durationSeconds: context.durationSeconds }),
           );
-          plain.push(await loadMoves(spec(false, context.durationSeconds)));
-          keyed.push(await loadMoves(spec(true, context.durationSeconds)));
+          const profiled = (name: string) => (round === 0 ? name : '');
+          plain.push(await withCpuProfile(profiled('idempotency-plain'), () => loadMoves(spec(false, context.durationSeconds))));
+          keyed.push(await withCpuProfile(profiled('idempotency-keyed'), () => loadMoves(spec(true, context.durationSeconds))));
         }
         const yardstick = mean(bareResults);
         const withoutKey = mean(plain);

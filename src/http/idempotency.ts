@@ -100,29 +100,42 @@ function keyedHandler(
     const slot = `${accountId}:${key}`;
     if (running.has(slot)) throw inFlight();
     running.add(slot);
-    let answer: unknown;
-    try {
-      answer = await db.transaction().execute(async (trx) => {
-        if (!(await store.lock(trx, accountId, key))) throw inFlight();
+    const requestHash = requestHashOf(request);
+    const headersBefore = new Set(Object.keys(reply.getHeaders()));
+    const statusBefore = reply.statusCode;
+    const attempt = () =>
+      db.transaction().execute(async (trx) => {
         const now = new Date(clock.now());
         const notBefore = new Date(now.getTime() - KEY_LIFETIME_MS);
-        const requestHash = requestHashOf(request);
-        const stored = await store.find(trx, accountId, key, notBefore);
+        const { locked, stored } = await store.lockAndFind(trx, accountId, key, notBefore);
+        if (!locked) throw inFlight();
         if (stored !== undefined) return replay(reply, stored, requestHash);
         request.writeTransaction = trx;
-        const before = new Set(Object.keys(reply.getHeaders()));
         const body = await handler.call(this, request, reply);
-        const saved = await store.save(
-          trx,
-          accountId,
-          key,
-          { requestHash, status: reply.statusCode, headers: headersSetSince(reply, before), body: body ?? null },
-          now,
-          notBefore,
-        );
-        if (!saved) throw inFlight();
+        const answered = {
+          requestHash,
+          status: reply.statusCode,
+          headers: headersSetSince(reply, headersBefore),
+          body: body ?? null,
+        };
+        if (!(await store.save(trx, accountId, key, answered, now, notBefore))) throw new AnsweredMeanwhile();
         return body;
       });
+    let answer: unknown;
+    try {
+      try {
+        answer = await attempt();
+      } catch (error) {
+        if (!(error instanceof AnsweredMeanwhile)) throw error;
+        // The lock's previous holder stored its answer between this attempt's read and its lock
+        // (IdempotencyStore.lockAndFind): this attempt is rolled back, and the next one replays it.
+        request.writeTransaction = undefined;
+        for (const name of Object.keys(reply.getHeaders())) if (!headersBefore.has(name)) reply.removeHeader(name);
+        reply.code(statusBefore);
+        answer = await attempt().catch((again: unknown) => {
+          throw again instanceof AnsweredMeanwhile ? inFlight() : again;
+        });
+      }
     } finally {
       request.writeTransaction = undefined;
       running.delete(slot);
@@ -131,6 +144,9 @@ function keyedHandler(
     return answer;
   };
 }
+
+/** The key's answer was stored by another transaction after this one looked for it: nothing of this one is kept. */
+class AnsweredMeanwhile extends Error {}
 
 function inFlight(): DomainError {
   return new DomainError(

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { IdempotencyStore, StoredAnswer } from '../../shared/idempotency-store.ts';
+import type { IdempotencyStore } from '../../shared/idempotency-store.ts';
 
 /**
  * Idempotency keys in the database (migration 0430, docs/adr/0012). The lock is a transaction-level
@@ -8,22 +8,25 @@ import type { IdempotencyStore, StoredAnswer } from '../../shared/idempotency-st
  * keyed request at once: the second does not wait, it learns the key is busy and answers 409.
  */
 export const idempotencyStore: IdempotencyStore = {
-  async lock(trx, accountId, key) {
-    const result = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${`idempotency:${accountId}:${key}`}, 0)) AS locked`.execute(trx);
-    return result.rows[0]?.locked === true;
-  },
-
-  async find(trx, accountId, key, notBefore) {
-    const row = await trx
-      .selectFrom('idempotency_keys')
-      .select(['request_hash', 'status', 'headers', 'body'])
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .where('created_at', '>=', notBefore)
-      .executeTakeFirst();
-    if (row === undefined) return undefined;
-    return { requestHash: row.request_hash, status: row.status, headers: row.headers, body: row.body } satisfies StoredAnswer;
+  async lockAndFind(trx, accountId, key, notBefore) {
+    const result = await sql<{
+      locked: boolean;
+      request_hash: string | null;
+      status: number | null;
+      headers: Record<string, string> | null;
+      body: unknown;
+    }>`
+      SELECT lock.locked, k.request_hash, k.status, k.headers, k.body
+      FROM (SELECT pg_try_advisory_xact_lock(hashtextextended(${`idempotency:${accountId}:${key}`}, 0)) AS locked) AS lock
+      LEFT JOIN idempotency_keys AS k
+        ON lock.locked AND k.account_id = ${accountId} AND k.key = ${key} AND k.created_at >= ${notBefore}`.execute(trx);
+    const row = result.rows[0];
+    if (row?.locked !== true) return { locked: false };
+    if (row.request_hash === null || row.status === null) return { locked: true };
+    return {
+      locked: true,
+      stored: { requestHash: row.request_hash, status: row.status, headers: row.headers ?? {}, body: row.body },
+    };
   },
 
   async save(trx, accountId, key, answer, now, notBefore) {

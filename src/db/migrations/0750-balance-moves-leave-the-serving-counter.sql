@@ -1,0 +1,11 @@
+-- A balance that rises or an advertiser's daily budget that changes no longer moves the `serving`
+-- change counter.
+--
+-- Every refresh of the serving index already re-reads each advertiser's balance and daily budget
+-- (and today's spend), counter or not, so the full rebuild the counter asked for added nothing a
+-- refresh does not bring. It cost a lock: each top-up, client transfer or budget change updated
+-- the counter's one row and held it until its transaction committed, so every such transaction of
+-- the whole platform waited for the one before it (client balance moves measured ~300 a second on
+-- a machine where each costs a fraction of a millisecond of database work). Suspensions still move
+-- the counter (migration 0745): the index leaves a suspended advertiser's ads out when it is built.
+DROP TRIGGER accounts_serving_changed ON accounts;
