@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type RawBuilder } from 'kysely';
 import type pg from 'pg';
+import { arrayTextPool } from './array-parameter.ts';
 import { type AvailabilityEvents, reportingPool } from './availability.ts';
 import { createPgliteQueue } from './pglite-pool.ts';
 import { preparingPool } from './prepared.ts';
@@ -170,7 +171,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       connectionMade: () => events.connectionMade(),
     });
     const writes = new WriteTracker();
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: writes.wrapPool(preparingPool(available)) }) });
+    const db = new Kysely<DatabaseSchema>({
+      dialect: new PostgresDialect({ pool: writes.wrapPool(arrayTextPool(preparingPool(available))) }),
+    });
     return {
       db,
       kind: 'postgres',

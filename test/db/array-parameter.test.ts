@@ -1,8 +1,9 @@
-// Batch statements pass whole columns as one array parameter each, in the array's text form
-// (src/db/array-parameter.ts). Every value must come back from the database as it went in: strings
-// with the characters the text form gives a meaning (quotes, backslashes, commas, braces, spaces),
-// the empty string and the word NULL as strings, NULL as NULL, and numbers of every column type
-// the batch statements use. On PGlite, or the PostgreSQL of TEST_DATABASE_URL.
+// Batch statements pass whole columns as one array parameter each; on PostgreSQL the pool sends
+// them in the array's text form (src/db/array-parameter.ts). Every value must come back from the
+// database as it went in: strings with the characters the text form gives a meaning (quotes,
+// backslashes, commas, braces, spaces), the empty string and the word NULL as strings, NULL as
+// NULL, and numbers of every column type the batch statements use. On PGlite, or the PostgreSQL
+// of TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -63,6 +64,13 @@ describe('array parameters in text form', () => {
         (${arrayParameter(['2026-11-29'])}::date[])[1]::text AS day,
         host((${arrayParameter(['203.0.113.9', '2001:db8::1'])}::inet[])[2]) AS address`.execute(database.db);
     assert.deepEqual(rows[0], { at: true, day: '2026-11-29', address: '2001:db8::1' });
+  });
+
+  it('gives a JavaScript array parameter back unchanged (the pool writes it as text on PostgreSQL)', async () => {
+    const strings = ['a', '', 'NULL', 'with "quotes"', 'back\\slash', 'a,b', '{braces}', null];
+    const { rows } = await sql<{ strings: (string | null)[]; numbers: (number | null)[] }>`
+      SELECT ${strings}::text[] AS strings, ${[3, -1, null, 2_147_483_647]}::integer[] AS numbers`.execute(database.db);
+    assert.deepEqual(rows[0], { strings, numbers: [3, -1, null, 2_147_483_647] });
   });
 
   it('passes an empty column', async () => {

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import { arrayParameter } from '../../db/array-parameter.ts';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { listWithTotal } from '../../db/list.ts';
 import { prepared } from '../../db/prepared.ts';
@@ -180,13 +179,12 @@ export async function postLedgerChanges(
   }
   const alongside = (statement.alongside ?? []).map((write) => sql`, ${sql.id(write.name)} AS (${write.statement})`);
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
-  const idList = arrayParameter(ids);
   const result = await prepared(sql<{ posted: boolean }>`
     WITH totals AS (
-      SELECT * FROM unnest(${idList}::integer[], ${arrayParameter(ids.map((id) => totals.get(id) ?? 0))}::bigint[]) AS t (id, delta)
+      SELECT * FROM unnest(${ids}::integer[], ${ids.map((id) => totals.get(id) ?? 0)}::bigint[]) AS t (id, delta)
     ), locked AS (
       SELECT a.id, a.balance_micros FROM accounts AS a
-      WHERE a.id = ANY(${idList}::integer[]) ORDER BY a.id FOR UPDATE OF a
+      WHERE a.id = ANY(${ids}::integer[]) ORDER BY a.id FOR UPDATE OF a
     ), verdict AS (
       SELECT count(*) = ${ids.length} AS ok FROM locked JOIN totals USING (id) WHERE locked.balance_micros + totals.delta >= 0
     ), moved AS (
@@ -198,14 +196,14 @@ export async function postLedgerChanges(
       INSERT INTO ledger_entries (account_id, amount_micros, balance_after_micros, kind, counterparty_id, reference, comment, created_by)
       SELECT c.account_id, c.amount, moved.balance_micros + c.offset_after, c.kind, c.counterparty_id, c.reference, c.comment, c.created_by
       FROM unnest(
-        ${arrayParameter(changes.map((change) => change.accountId))}::integer[],
-        ${arrayParameter(changes.map((change) => change.amountMicros))}::bigint[],
-        ${arrayParameter(offsets.map((offset) => offset ?? 0))}::bigint[],
-        ${arrayParameter(changes.map((change) => change.kind))}::text[],
-        ${arrayParameter(changes.map((change) => change.counterpartyId ?? null))}::integer[],
-        ${arrayParameter(changes.map((change) => change.reference ?? null))}::text[],
-        ${arrayParameter(changes.map((change) => change.comment ?? ''))}::text[],
-        ${arrayParameter(changes.map((change) => change.createdBy ?? null))}::integer[]
+        ${changes.map((change) => change.accountId)}::integer[],
+        ${changes.map((change) => change.amountMicros)}::bigint[],
+        ${offsets.map((offset) => offset ?? 0)}::bigint[],
+        ${changes.map((change) => change.kind)}::text[],
+        ${changes.map((change) => change.counterpartyId ?? null)}::integer[],
+        ${changes.map((change) => change.reference ?? null)}::text[],
+        ${changes.map((change) => change.comment ?? '')}::text[],
+        ${changes.map((change) => change.createdBy ?? null)}::integer[]
       ) WITH ORDINALITY AS c (account_id, amount, offset_after, kind, counterparty_id, reference, comment, created_by, position)
       JOIN moved ON moved.id = c.account_id
       ORDER BY c.position

@@ -1,5 +1,4 @@
 import { type RawBuilder, sql } from 'kysely';
-import { arrayParameter } from '../../db/array-parameter.ts';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { rebuildSummaries, summaryNamedWrite } from './summaries.ts';
@@ -42,9 +41,9 @@ export function rollupWrites(events: readonly TrafficEvent[], timeZone: string, 
   const rows = rollupRows(events, timeZone);
   if (rows.length === 0) return [];
   const guard = onlyIf ?? sql<boolean>`true`;
-  const column = <K extends keyof RollupRow>(key: K) => arrayParameter(rows.map((row) => row[key]));
+  const column = <K extends keyof RollupRow>(key: K) => rows.map((row) => row[key]);
   const campaignRows = campaignDays(rows);
-  const campaignColumn = <K extends keyof CampaignDayRow>(key: K) => arrayParameter(campaignRows.map((row) => row[key]));
+  const campaignColumn = <K extends keyof CampaignDayRow>(key: K) => campaignRows.map((row) => row[key]);
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
   const daily = sql`
     INSERT INTO stats_daily AS s (day, campaign_id, offer_id, site_id, block_id, device, country, ${COUNTER_NAMES})

@@ -1,5 +1,4 @@
 import { type RawBuilder, sql } from 'kysely';
-import { arrayParameter } from '../../db/array-parameter.ts';
 import type { Db, NamedWrite } from '../../db/database.ts';
 import { ALL_START, enclosingSpans, SPANS } from './span-plan.ts';
 import { eventCounters, ROLLUP_COUNTERS, type RollupCounter, type TrafficEvent } from './vocabulary.ts';
@@ -157,7 +156,7 @@ const KEY = sql`shape, key_a, span, day, hour, key_b, key_c`;
  */
 export function summaryWrite(events: readonly TrafficEvent[], timeZone: string, guard: RawBuilder<boolean>): RawBuilder<unknown> {
   const rows = summaryRows(events, timeZone);
-  const column = <K extends keyof SummaryRow>(key: K) => arrayParameter(rows.map((row) => row[key]));
+  const column = <K extends keyof SummaryRow>(key: K) => rows.map((row) => row[key]);
   const sums = sql.join(ROLLUP_COUNTERS.map((counter) => sql`sum(r.${sql.ref(counter)})`));
   return sql`
     INSERT INTO stats_rollups AS s (${KEY}, ${COUNTER_NAMES})

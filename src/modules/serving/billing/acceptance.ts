@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { type ArrayElement, arrayParameter } from '../../../db/array-parameter.ts';
 import type { Db } from '../../../db/database.ts';
 import { prepared } from '../../../db/prepared.ts';
 import type { ClickClaims } from '../tracking/click-token.ts';
@@ -52,7 +51,7 @@ export async function acceptClicks(db: Db, clicks: readonly IncomingClick[]): Pr
     fresh.push(click);
   }
   // Whole columns as array parameters: the statement text (and its plan) does not grow with the batch.
-  const column = (value: (click: IncomingClick) => ArrayElement) => arrayParameter(fresh.map(value));
+  const column = <T>(value: (click: IncomingClick) => T) => fresh.map(value);
   const inserted = await prepared(sql<{ click_id: string }>`
     INSERT INTO accepted_clicks (click_id, created_at, campaign_id, offer_id, site_id, block_id, device, country,
       advertiser_id, publisher_id, charge_micros, refusal, address, invalid_reason, served_at, served_asn, asn,

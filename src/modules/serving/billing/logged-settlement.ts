@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { arrayParameter } from '../../../db/array-parameter.ts';
 import type { Db } from '../../../db/database.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import type { IncomingClick } from './acceptance.ts';
@@ -22,7 +21,7 @@ export async function settleLoggedClicks(
   if (unique.length === 0) return new Map();
   // Oldest first, as the settlement of accepted clicks takes them: funds go to the first clicks.
   unique.sort((a, b) => a.nowMs - b.nowMs || (a.claims.clickId < b.claims.clickId ? -1 : 1));
-  const ids = arrayParameter(unique.map((click) => click.claims.clickId));
+  const ids = unique.map((click) => click.claims.clickId);
   return inTransaction(db, async (trx) => {
     await sql`DELETE FROM accepted_clicks WHERE click_id = ANY(${ids}::text[])`.execute(trx);
     // A statement of its own, after the DELETE: it sees a settlement that held one of those rows.

@@ -1,5 +1,4 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
-import { type ArrayElement, arrayParameter } from '../../../db/array-parameter.ts';
 import type { Db } from '../../../db/database.ts';
 import { prepared } from '../../../db/prepared.ts';
 import type { AcceptedClicksTable } from '../../../db/schema.ts';
@@ -106,7 +105,7 @@ async function campaignTitles(trx: Db, ids: readonly number[]): Promise<Map<numb
 async function takeAcceptedClicks(trx: Db, clickIds: readonly string[]): Promise<TakenClick[]> {
   const result = await sql<TakenClick>`
     WITH taken AS (
-      DELETE FROM accepted_clicks WHERE click_id = ANY(${arrayParameter(clickIds)}::text[]) RETURNING *
+      DELETE FROM accepted_clicks WHERE click_id = ANY(${clickIds}::text[]) RETURNING *
     )
     SELECT taken.*, EXISTS (SELECT 1 FROM clicks WHERE clicks.click_id = taken.click_id) AS recorded
     FROM taken
@@ -246,8 +245,8 @@ async function recordSettlement(
   const splitOf = new Map(billedClicks.map((click, index) => [click.click_id, splits[index] as ChargeSplit]));
   // Same form as a click id: 128 random bits.
   const batchId = newClickId();
-  const column = (value: (click: AcceptedClick, split: ChargeSplit | undefined) => ArrayElement) =>
-    arrayParameter(clicks.map((click) => value(click, splitOf.get(click.click_id))));
+  const column = <T>(value: (click: AcceptedClick, split: ChargeSplit | undefined) => T) =>
+    clicks.map((click) => value(click, splitOf.get(click.click_id)));
   const posted = sql<boolean>`EXISTS (SELECT 1 FROM posted)`;
   // Guarded by `posted` (see postLedgerChanges); without money to move, `posted` is just a row.
   const insertClicks = sql`

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { arrayParameter } from '../../../db/array-parameter.ts';
 import type { Db } from '../../../db/database.ts';
 import { MODERATION } from '../../moderation/index.ts';
 
@@ -51,7 +50,7 @@ export async function findOfferTarget(db: Db, offerId: number) {
  */
 export async function claimImpressions(db: Db, ids: readonly string[], expiresAt: Date): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const sorted = arrayParameter([...ids].sort());
+  const sorted = [...ids].sort();
   // The ids travel once: a flush holds thousands, and each array parameter is written out as text.
   const { rows } = await sql<{ token_id: string }>`
     WITH ids AS (SELECT unnest(${sorted}::text[]) AS id),
